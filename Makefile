@@ -1,0 +1,96 @@
+# mcmgpu: top-level build. 'make' builds modules, tools, selftests, QEMU and
+# the guest initramfs; 'make check' runs every test; 'make run' the
+# experiments and the report. See README.md.
+
+# The kernel version is resolved in recipes, after deps may have installed it.
+KDIR        = /usr/src/linux-headers-$$(tools/scripts/kver.sh)
+CACHE       ?= $(HOME)/.cache/mcmgpu
+BUILD       := $(CURDIR)/build
+LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
+KSFT        := $(BUILD)/linux-src
+CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device
+
+TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c)
+TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h) $(wildcard uapi/*.h)
+SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mcmgpu/*_test.c))
+HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
+CORE_SRCS   := $(filter-out qemu-device/mcmgpu.c,$(wildcard qemu-device/*.c))
+MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
+
+.PHONY: all deps modules tools selftests host-tests qemu guest check run bench \
+	lint checkpatch sparse clean distclean
+
+all: guest
+
+deps:
+	@bash tools/scripts/install-deps.sh
+
+# Everything that reads KVER or the kernel headers runs after deps.
+modules: deps
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(BUILD)/modules
+	@cp drivers/mcmgpu/mcmgpu.ko drivers/iommu/barre/barre_iommu.ko \
+		drivers/cxl/gpu_rc/gpu_rc.ko $(BUILD)/modules/
+
+tools: $(BUILD)/tools/mcmgpu
+
+$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_TOOL) -o $@ $(TOOL_SRCS) -lpci
+
+$(KSFT)/.extracted: | deps
+	@mkdir -p $(KSFT)
+	@echo "  EXTRACT kselftest headers and checkpatch from linux-source-6.1"
+	@tar -xJf $(LINUX_SRC) -C $(KSFT) --strip-components=1 \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	@touch $@
+
+KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
+	-Iqemu-device -I$(KSFT)/tools/testing/selftests
+
+selftests: $(SELFTESTS)
+
+$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+	@mkdir -p $(dir $@)
+	$(CC) $(KSFT_CFLAGS) -o $@ $<
+
+host-tests: $(HOST_TESTS)
+
+$(BUILD)/host/%: selftests/host/%.c $(CORE_SRCS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+	@mkdir -p $(dir $@)
+	$(CC) $(KSFT_CFLAGS) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS)
+
+qemu: deps
+	@bash tools/scripts/build-qemu.sh >/dev/null
+
+$(BUILD)/initramfs.cpio.gz: modules tools selftests tools/guest/init tools/scripts/mkinitramfs.sh
+	@bash tools/scripts/mkinitramfs.sh $@ $(MODULES) -- $(BUILD)/tools/mcmgpu \
+		tools/guest/run-selftests -- $(SELFTESTS)
+
+guest: qemu $(BUILD)/initramfs.cpio.gz
+
+checkpatch: $(KSFT)/.extracted
+	@bash tools/scripts/lint.sh checkpatch $(KSFT)/scripts/checkpatch.pl
+
+sparse: deps
+	@bash tools/scripts/lint.sh sparse $(KDIR)
+
+check: guest host-tests
+	@bash tools/scripts/check.sh
+
+run: guest
+	@bash tools/scripts/run-experiments.sh
+
+bench: guest
+	@bash tools/scripts/bench.sh
+
+clean:
+	-@$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -rf $(BUILD)
+
+distclean: clean
+	rm -rf results

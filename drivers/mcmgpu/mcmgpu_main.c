@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcmgpu PCI driver: binds the emulated multi-chiplet GPU, sets up the
+ * command ring and MSI-X, exposes /dev/mcmgpuN and creates the auxiliary
+ * devices the Barre IOMMU and the CXL root-complex drivers bind to.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+
+#include "mcmgpu.h"
+
+static DEFINE_IDA(mcmgpu_ida);
+
+static void mcmgpu_device_release(struct kref *ref)
+{
+	struct mcmgpu_device *mdev = container_of(ref, struct mcmgpu_device, ref);
+
+	ida_free(&mcmgpu_ida, mdev->id);
+	kfree(mdev);
+}
+
+void mcmgpu_device_put(struct mcmgpu_device *mdev)
+{
+	kref_put(&mdev->ref, mcmgpu_device_release);
+}
+
+static void mcmgpu_put_action(void *data)
+{
+	mcmgpu_device_put(data);
+}
+
+static void mcmgpu_aux_release(struct device *dev)
+{
+	kfree(to_mcmgpu_aux_dev(to_auxiliary_dev(dev)));
+}
+
+static const char * const mcmgpu_aux_names[MCMGPU_AUX_COUNT] = {
+	[MCMGPU_AUX_IOMMU] = MCMGPU_AUX_IOMMU_NAME,
+	[MCMGPU_AUX_CXL_RC] = MCMGPU_AUX_CXL_RC_NAME,
+};
+
+static void mcmgpu_aux_destroy(struct mcmgpu_device *mdev)
+{
+	int i;
+
+	for (i = MCMGPU_AUX_COUNT - 1; i >= 0; i--) {
+		if (!mdev->aux[i])
+			continue;
+		auxiliary_device_delete(&mdev->aux[i]->adev);
+		auxiliary_device_uninit(&mdev->aux[i]->adev);
+		mdev->aux[i] = NULL;
+	}
+}
+
+static int mcmgpu_aux_create(struct mcmgpu_device *mdev)
+{
+	struct mcmgpu_aux_dev *aux;
+	int i, ret;
+
+	for (i = 0; i < MCMGPU_AUX_COUNT; i++) {
+		aux = kzalloc(sizeof(*aux), GFP_KERNEL);
+		if (!aux) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		aux->regs = mdev->regs;
+		aux->chiplets = mdev->chiplets;
+		aux->vram_per_chiplet = mdev->vram_per_chiplet;
+		aux->adev.name = mcmgpu_aux_names[i];
+		aux->adev.id = mdev->id;
+		aux->adev.dev.parent = &mdev->pdev->dev;
+		aux->adev.dev.release = mcmgpu_aux_release;
+		ret = auxiliary_device_init(&aux->adev);
+		if (ret) {
+			kfree(aux);
+			goto err;
+		}
+		ret = auxiliary_device_add(&aux->adev);
+		if (ret) {
+			auxiliary_device_uninit(&aux->adev);
+			goto err;
+		}
+		mdev->aux[i] = aux;
+	}
+	return 0;
+err:
+	mcmgpu_aux_destroy(mdev);
+	return ret;
+}
+
+static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
+{
+	struct device *dev = &mdev->pdev->dev;
+	void __iomem *r = mdev->regs;
+	u32 ident = readl(r + MCMGPU_REG_IDENT);
+
+	if (ident != MCMGPU_IDENT_MAGIC) {
+		dev_err(dev, "bad identity register %#x (want %#x)\n",
+			ident, MCMGPU_IDENT_MAGIC);
+		return -ENODEV;
+	}
+	mdev->hw_version = readl(r + MCMGPU_REG_VERSION);
+	if (mdev->hw_version >> 16 != MCMGPU_HW_VERSION_MAJOR) {
+		dev_err(dev, "unsupported hardware version %#x\n",
+			mdev->hw_version);
+		return -ENODEV;
+	}
+	mdev->features = readl(r + MCMGPU_REG_FEATURES);
+	mdev->chiplets = readl(r + MCMGPU_REG_CHIPLETS);
+	mdev->vram_per_chiplet = readl(r + MCMGPU_REG_VRAM_PER_CHIPLET_LO) |
+		(u64)readl(r + MCMGPU_REG_VRAM_PER_CHIPLET_HI) << 32;
+	if (mdev->chiplets < MCMGPU_MIN_CHIPLETS ||
+	    mdev->chiplets > MCMGPU_MAX_CHIPLETS || !mdev->vram_per_chiplet) {
+		dev_err(dev, "bad geometry: %u chiplets of %llu bytes\n",
+			mdev->chiplets, mdev->vram_per_chiplet);
+		return -ENODEV;
+	}
+	if (pci_resource_len(mdev->pdev, MCMGPU_BAR_VRAM) < mcmgpu_vram_total(mdev)) {
+		dev_err(dev, "BAR%d smaller than the chiplet memories\n",
+			MCMGPU_BAR_VRAM);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	struct mcmgpu_device *mdev;
+	int ret;
+
+	mdev = kzalloc(sizeof(*mdev), GFP_KERNEL);
+	if (!mdev)
+		return -ENOMEM;
+	kref_init(&mdev->ref);
+	mutex_init(&mdev->cmd_lock);
+	init_rwsem(&mdev->remove_lock);
+	init_waitqueue_head(&mdev->cmpl_wait);
+	mdev->pdev = pdev;
+	mdev->id = ida_alloc(&mcmgpu_ida, GFP_KERNEL);
+	if (mdev->id < 0) {
+		ret = mdev->id;
+		kfree(mdev);
+		return ret;
+	}
+	/* Runs after every devm resource below is released, IRQ included. */
+	ret = devm_add_action_or_reset(dev, mcmgpu_put_action, mdev);
+	if (ret)
+		return ret;
+	pci_set_drvdata(pdev, mdev);
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot enable the device\n");
+	ret = pcim_iomap_regions(pdev, BIT(MCMGPU_BAR_REGS), KBUILD_MODNAME);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot map BAR%d\n",
+				     MCMGPU_BAR_REGS);
+	mdev->regs = pcim_iomap_table(pdev)[MCMGPU_BAR_REGS];
+	ret = mcmgpu_read_identity(mdev);
+	if (ret)
+		return ret;
+
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(dev, ret, "no usable DMA mask\n");
+	pci_set_master(pdev);
+
+	ret = pci_alloc_irq_vectors(pdev, MCMGPU_MSIX_VECTORS,
+				    MCMGPU_MSIX_VECTORS, PCI_IRQ_MSIX);
+	if (ret < 0)
+		return dev_err_probe(dev, ret, "cannot allocate MSI-X vectors\n");
+	ret = devm_request_irq(dev, pci_irq_vector(pdev, MCMGPU_MSIX_VEC_CMD),
+			       mcmgpu_irq, 0, KBUILD_MODNAME, mdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot request the IRQ\n");
+
+	ret = mcmgpu_ring_init(mdev);
+	if (ret)
+		goto err_stop;
+	ret = mcmgpu_chardev_register(mdev);
+	if (ret)
+		goto err_stop;
+	ret = mcmgpu_aux_create(mdev);
+	if (ret)
+		goto err_chardev;
+
+	dev_info(dev, "%s: %u chiplets x %llu MiB, hw version %u.%u\n",
+		 mdev->name, mdev->chiplets, mdev->vram_per_chiplet >> 20,
+		 mdev->hw_version >> 16, mdev->hw_version & 0xffff);
+	return 0;
+
+err_chardev:
+	mcmgpu_chardev_unregister(mdev);
+err_stop:
+	mcmgpu_ring_stop(mdev);
+	return ret;
+}
+
+static void mcmgpu_remove(struct pci_dev *pdev)
+{
+	struct mcmgpu_device *mdev = pci_get_drvdata(pdev);
+
+	mcmgpu_aux_destroy(mdev);
+	mcmgpu_chardev_unregister(mdev);
+	/* Wait for running ioctls; later ones see 'removed' and fail. */
+	down_write(&mdev->remove_lock);
+	mdev->removed = true;
+	up_write(&mdev->remove_lock);
+	mcmgpu_ring_stop(mdev);
+	/* devm frees the IRQ and memory, then drops the probe reference. */
+}
+
+static const struct pci_device_id mcmgpu_pci_ids[] = {
+	{ PCI_DEVICE(MCMGPU_PCI_VENDOR_ID, MCMGPU_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, mcmgpu_pci_ids);
+
+static struct pci_driver mcmgpu_pci_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = mcmgpu_pci_ids,
+	.probe = mcmgpu_probe,
+	.remove = mcmgpu_remove,
+};
+module_pci_driver(mcmgpu_pci_driver);
+
+MODULE_DESCRIPTION("mcmgpu multi-chiplet GPU research device driver");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command ring: descriptors and completion records in coherent memory,
+ * a doorbell in BAR0, one MSI-X vector for completions and ring errors.
+ * Submission is serialised; the caller owns the bounce buffer between
+ * mcmgpu_cmd_begin() and mcmgpu_cmd_end().
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+
+#include "mcmgpu.h"
+
+static unsigned int cmd_timeout_ms = 10000;
+module_param(cmd_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(cmd_timeout_ms, "Command completion timeout in ms (default 10000)");
+
+static void mcmgpu_ring_program(struct mcmgpu_device *mdev)
+{
+	void __iomem *r = mdev->regs;
+
+	writel(1, r + MCMGPU_REG_RESET);
+	writel(lower_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_LO);
+	writel(upper_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_HI);
+	writel(lower_32_bits(mdev->cmpl_dma), r + MCMGPU_REG_CMPL_BASE_LO);
+	writel(upper_32_bits(mdev->cmpl_dma), r + MCMGPU_REG_CMPL_BASE_HI);
+	writel(MCMGPU_RING_ENTRIES, r + MCMGPU_REG_RING_SIZE);
+	writel(MCMGPU_RING_CTRL_ENABLE, r + MCMGPU_REG_RING_CTRL);
+	writel(MCMGPU_IRQ_CMD_DONE | MCMGPU_IRQ_RING_ERROR,
+	       r + MCMGPU_REG_IRQ_MASK);
+	mdev->tail = 0;
+	mdev->inflight = false;
+	WRITE_ONCE(mdev->ring_error, false);
+}
+
+int mcmgpu_ring_init(struct mcmgpu_device *mdev)
+{
+	struct device *dev = &mdev->pdev->dev;
+
+	mdev->ring = dmam_alloc_coherent(dev, MCMGPU_RING_ENTRIES *
+					 sizeof(*mdev->ring), &mdev->ring_dma,
+					 GFP_KERNEL);
+	mdev->cmpl = dmam_alloc_coherent(dev, MCMGPU_RING_ENTRIES *
+					 sizeof(*mdev->cmpl), &mdev->cmpl_dma,
+					 GFP_KERNEL);
+	mdev->bounce = dmam_alloc_coherent(dev, MCMGPU_BOUNCE_SIZE,
+					   &mdev->bounce_dma, GFP_KERNEL);
+	if (!mdev->ring || !mdev->cmpl || !mdev->bounce)
+		return -ENOMEM;
+
+	mcmgpu_ring_program(mdev);
+	if (!(readl(mdev->regs + MCMGPU_REG_RING_CTRL) &
+	      MCMGPU_RING_CTRL_ENABLE)) {
+		dev_err(dev, "device refused the ring configuration (status %#x)\n",
+			readl(mdev->regs + MCMGPU_REG_STATUS));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Stop the device from reading the ring or writing memory. */
+void mcmgpu_ring_stop(struct mcmgpu_device *mdev)
+{
+	writel(0, mdev->regs + MCMGPU_REG_IRQ_MASK);
+	writel(1, mdev->regs + MCMGPU_REG_RESET);
+	/* Flush the posted writes before the memory is freed. */
+	readl(mdev->regs + MCMGPU_REG_STATUS);
+}
+
+irqreturn_t mcmgpu_irq(int irq, void *data)
+{
+	struct mcmgpu_device *mdev = data;
+	u32 status = readl(mdev->regs + MCMGPU_REG_IRQ_STATUS);
+
+	if (!status)
+		return IRQ_NONE;
+	writel(status, mdev->regs + MCMGPU_REG_IRQ_STATUS);
+	if (status & MCMGPU_IRQ_RING_ERROR)
+		WRITE_ONCE(mdev->ring_error, true);
+	wake_up_all(&mdev->cmpl_wait);
+	return IRQ_HANDLED;
+}
+
+static bool mcmgpu_slot_done(struct mcmgpu_device *mdev, u32 slot, u64 seq)
+{
+	return le64_to_cpu(READ_ONCE(mdev->cmpl[slot].seq)) == seq ||
+	       READ_ONCE(mdev->ring_error);
+}
+
+/* Wait for one command; 0, -ERESTARTSYS, -ETIMEDOUT or -EIO (ring error). */
+static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq)
+{
+	long left;
+
+	left = wait_event_interruptible_timeout(mdev->cmpl_wait,
+						mcmgpu_slot_done(mdev, slot, seq),
+						msecs_to_jiffies(cmd_timeout_ms));
+	if (left < 0)
+		return left;
+	if (!left) {
+		dev_err(&mdev->pdev->dev,
+			"command %llu timed out after %u ms, resetting the ring\n",
+			seq, cmd_timeout_ms);
+		mcmgpu_ring_program(mdev);
+		return -ETIMEDOUT;
+	}
+	dma_rmb();
+	if (le64_to_cpu(mdev->cmpl[slot].seq) != seq) {
+		dev_err(&mdev->pdev->dev,
+			"device stopped the ring (status %#x), resetting it\n",
+			readl(mdev->regs + MCMGPU_REG_STATUS));
+		mcmgpu_ring_program(mdev);
+		return -EIO;
+	}
+	return 0;
+}
+
+int mcmgpu_cmd_begin(struct mcmgpu_device *mdev)
+{
+	int ret;
+
+	if (mutex_lock_interruptible(&mdev->cmd_lock))
+		return -ERESTARTSYS;
+	if (mdev->inflight) {
+		ret = mcmgpu_wait_slot(mdev, mdev->inflight_slot,
+				       mdev->inflight_seq);
+		if (ret == -ERESTARTSYS) {
+			mutex_unlock(&mdev->cmd_lock);
+			return ret;
+		}
+		mdev->inflight = false;
+	}
+	return 0;
+}
+
+void mcmgpu_cmd_end(struct mcmgpu_device *mdev)
+{
+	mutex_unlock(&mdev->cmd_lock);
+}
+
+static int mcmgpu_cmpl_errno(u32 status)
+{
+	return status == MCMGPU_CMPL_OK ? 0 : -EIO;
+}
+
+/* Submit one command and wait for it; call between cmd_begin and cmd_end. */
+int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
+		  const u64 *args, unsigned int nargs, u64 *result)
+{
+	struct mcmgpu_hw_cmd *cmd;
+	u32 slot = mdev->tail;
+	u64 seq = ++mdev->next_seq;
+	unsigned int i;
+	u32 status;
+	int ret;
+
+	lockdep_assert_held(&mdev->cmd_lock);
+	if (nargs > ARRAY_SIZE(cmd->args))
+		return -EINVAL;
+
+	cmd = &mdev->ring[slot];
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = cpu_to_le16(opcode);
+	cmd->flags = cpu_to_le16(flags);
+	cmd->seq = cpu_to_le64(seq);
+	for (i = 0; i < nargs; i++)
+		cmd->args[i] = cpu_to_le64(args[i]);
+	/* Descriptor visible before the doorbell (writel orders it too). */
+	dma_wmb();
+	mdev->tail = (slot + 1) % MCMGPU_RING_ENTRIES;
+	writel(mdev->tail, mdev->regs + MCMGPU_REG_RING_TAIL);
+
+	ret = mcmgpu_wait_slot(mdev, slot, seq);
+	if (ret == -ERESTARTSYS) {
+		mdev->inflight = true;
+		mdev->inflight_slot = slot;
+		mdev->inflight_seq = seq;
+		return ret;
+	}
+	if (ret)
+		return ret;
+
+	status = le32_to_cpu(mdev->cmpl[slot].status);
+	mdev->commands_done++;
+	if (status != MCMGPU_CMPL_OK) {
+		mdev->commands_failed++;
+		dev_dbg(&mdev->pdev->dev, "command %llu opcode %#x failed: status %u\n",
+			seq, opcode, status);
+	}
+	if (result)
+		*result = le64_to_cpu(mdev->cmpl[slot].result);
+	return mcmgpu_cmpl_errno(status);
+}

@@ -1,0 +1,527 @@
+/*
+ * mcmgpu: an emulated multi-chiplet GPU (PCIe endpoint).
+ *
+ * BAR0 holds the control registers and the MSI-X table, BAR2 all chiplet
+ * memories back to back (GPU physical address = chiplet * vram-per-chiplet
+ * + offset). Commands arrive through a ring in guest memory; every
+ * guest-supplied index, length and address is checked, and a bad command
+ * completes with an error status instead of touching QEMU state.
+ *
+ * The register and descriptor layout is in uapi/mcmgpu_hw.h, shared with
+ * the Linux driver.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/module.h"
+#include "qemu/main-loop.h"
+#include "qemu/host-utils.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "qom/object.h"
+
+#include "mcmgpu_hw.h"
+#include "mcmgpu_cmd.h"
+
+#define TYPE_MCMGPU "mcmgpu"
+OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
+
+#define MCMGPU_REGS_MMIO_SIZE   MCMGPU_MSIX_TABLE_OFFSET
+#define MCMGPU_PCIE_CAP_OFFSET  0x80
+
+struct MCMGPUState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0;
+    MemoryRegion regs;
+    MemoryRegion bar2;
+    MemoryRegion vram;
+    uint8_t *vram_ptr;
+    QEMUBH *ring_bh;
+    struct mcmgpu_geometry geom;
+
+    /* properties */
+    uint32_t chiplets;
+    uint64_t vram_per_chiplet;
+
+    /* register state (migrated) */
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t ring_ctrl;
+    uint32_t ring_head;
+    uint32_t ring_tail;
+    uint64_t cmpl_base;
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t status;
+    uint32_t cmd_count;
+    uint32_t err_count;
+};
+
+static void mcmgpu_update_irq(MCMGPUState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if ((s->irq_status & s->irq_mask) && msix_enabled(pdev)) {
+        msix_notify(pdev, MCMGPU_MSIX_VEC_CMD);
+    }
+}
+
+static void mcmgpu_raise(MCMGPUState *s, uint32_t bits)
+{
+    s->irq_status |= bits;
+    mcmgpu_update_irq(s);
+}
+
+static void mcmgpu_ring_fail(MCMGPUState *s, uint32_t why)
+{
+    s->status |= MCMGPU_STATUS_RING_ERROR | why;
+    s->ring_ctrl &= ~MCMGPU_RING_CTRL_ENABLE;
+    mcmgpu_raise(s, MCMGPU_IRQ_RING_ERROR);
+}
+
+static bool mcmgpu_ring_config_ok(MCMGPUState *s)
+{
+    return s->ring_size >= MCMGPU_RING_MIN_ENTRIES &&
+           s->ring_size <= MCMGPU_RING_MAX_ENTRIES &&
+           is_power_of_2(s->ring_size) &&
+           !(s->ring_base % MCMGPU_RING_ALIGN) &&
+           !(s->cmpl_base % MCMGPU_RING_ALIGN) &&
+           s->ring_base && s->cmpl_base;
+}
+
+static uint32_t mcmgpu_do_dma(MCMGPUState *s, uint16_t flags,
+                              const uint64_t *args, uint64_t *result,
+                              uint64_t *cycles)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t host = args[0], gpu = args[1], len = args[2];
+    uint32_t st;
+    MemTxResult r;
+
+    st = mcmgpu_check_dma(&s->geom, flags, host, gpu, len);
+    if (st != MCMGPU_CMPL_OK) {
+        return st;
+    }
+    if (flags & MCMGPU_DMA_FLAG_TO_HOST) {
+        r = pci_dma_write(pdev, host, s->vram_ptr + gpu, len);
+    } else {
+        r = pci_dma_read(pdev, host, s->vram_ptr + gpu, len);
+        memory_region_set_dirty(&s->vram, gpu, len);
+    }
+    if (r != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    *result = len;
+    *cycles = mcmgpu_dma_cycles(len);
+    return MCMGPU_CMPL_OK;
+}
+
+static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
+                               uint64_t *result, uint64_t *cycles)
+{
+    uint16_t opcode = le16_to_cpu(cmd->opcode);
+    uint16_t flags = le16_to_cpu(cmd->flags);
+    uint64_t args[ARRAY_SIZE(cmd->args)];
+    size_t i;
+
+    if (cmd->reserved) {
+        return MCMGPU_CMPL_BAD_RESERVED;
+    }
+    for (i = 0; i < ARRAY_SIZE(args); i++) {
+        args[i] = le64_to_cpu(cmd->args[i]);
+    }
+    switch (opcode) {
+    case MCMGPU_OP_NOP:
+        return flags ? MCMGPU_CMPL_BAD_FLAGS : MCMGPU_CMPL_OK;
+    case MCMGPU_OP_DMA_COPY:
+        return mcmgpu_do_dma(s, flags, args, result, cycles);
+    default:
+        return MCMGPU_CMPL_BAD_OPCODE;
+    }
+}
+
+/* Consume the ring from head to tail; runs in the main loop, not in MMIO. */
+static void mcmgpu_ring_bh(void *opaque)
+{
+    MCMGPUState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    bool done = false;
+
+    while ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
+           s->ring_head != s->ring_tail) {
+        struct mcmgpu_hw_cmd cmd;
+        struct mcmgpu_hw_cmpl cmpl = { 0 };
+        uint64_t result = 0, cycles = 0;
+        uint32_t st;
+
+        if (pci_dma_read(pdev, s->ring_base +
+                         (uint64_t)s->ring_head * MCMGPU_HW_CMD_SIZE,
+                         &cmd, sizeof(cmd)) != MEMTX_OK) {
+            mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+            break;
+        }
+        st = mcmgpu_execute(s, &cmd, &result, &cycles);
+        cmpl.seq = cmd.seq;
+        cmpl.status = cpu_to_le32(st);
+        cmpl.result = cpu_to_le64(result);
+        cmpl.cycles = cpu_to_le64(cycles);
+        if (pci_dma_write(pdev, s->cmpl_base +
+                          (uint64_t)s->ring_head * MCMGPU_HW_CMPL_SIZE,
+                          &cmpl, sizeof(cmpl)) != MEMTX_OK) {
+            mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+            break;
+        }
+        s->cmd_count++;
+        if (st != MCMGPU_CMPL_OK) {
+            s->err_count++;
+        }
+        s->ring_head = (s->ring_head + 1) & (s->ring_size - 1);
+        done = true;
+    }
+    if (done) {
+        mcmgpu_raise(s, MCMGPU_IRQ_CMD_DONE);
+    }
+}
+
+static void mcmgpu_doorbell(MCMGPUState *s, uint32_t tail)
+{
+    if (!(s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE)) {
+        return;
+    }
+    if (tail >= s->ring_size) {
+        mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_TAIL);
+        return;
+    }
+    s->ring_tail = tail;
+    qemu_bh_schedule(s->ring_bh);
+}
+
+static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
+{
+    if (!(val & MCMGPU_RING_CTRL_ENABLE)) {
+        s->ring_ctrl = 0;
+        return;
+    }
+    if (!mcmgpu_ring_config_ok(s)) {
+        mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+        return;
+    }
+    s->ring_ctrl = MCMGPU_RING_CTRL_ENABLE;
+    s->ring_head = 0;
+    s->ring_tail = 0;
+    s->status = 0;
+}
+
+static void mcmgpu_reset_regs(MCMGPUState *s)
+{
+    s->ring_base = 0;
+    s->ring_size = 0;
+    s->ring_ctrl = 0;
+    s->ring_head = 0;
+    s->ring_tail = 0;
+    s->cmpl_base = 0;
+    s->irq_status = 0;
+    s->irq_mask = 0;
+    s->status = 0;
+    s->cmd_count = 0;
+    s->err_count = 0;
+}
+
+static uint64_t mcmgpu_chiplet_reg(MCMGPUState *s, hwaddr addr)
+{
+    hwaddr off = addr - MCMGPU_REG_CHIPLET_BASE;
+    uint32_t c = off / MCMGPU_REG_CHIPLET_STRIDE;
+    uint64_t v;
+
+    if (c >= s->chiplets) {
+        return 0;
+    }
+    switch (off % MCMGPU_REG_CHIPLET_STRIDE) {
+    case MCMGPU_CHIPLET_MEM_BASE_LO:
+    case MCMGPU_CHIPLET_MEM_BASE_HI:
+        v = (uint64_t)c * s->vram_per_chiplet;
+        break;
+    default:
+        v = s->vram_per_chiplet;
+        break;
+    }
+    return (off % 8) ? v >> 32 : (uint32_t)v;
+}
+
+static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    MCMGPUState *s = opaque;
+
+    switch (addr) {
+    case MCMGPU_REG_IDENT:
+        return MCMGPU_IDENT_MAGIC;
+    case MCMGPU_REG_VERSION:
+        return MCMGPU_HW_VERSION;
+    case MCMGPU_REG_CHIPLETS:
+        return s->chiplets;
+    case MCMGPU_REG_FEATURES:
+        return MCMGPU_FEAT_DMA_COPY;
+    case MCMGPU_REG_VRAM_PER_CHIPLET_LO:
+        return (uint32_t)s->vram_per_chiplet;
+    case MCMGPU_REG_VRAM_PER_CHIPLET_HI:
+        return s->vram_per_chiplet >> 32;
+    case MCMGPU_REG_RING_BASE_LO:
+        return (uint32_t)s->ring_base;
+    case MCMGPU_REG_RING_BASE_HI:
+        return s->ring_base >> 32;
+    case MCMGPU_REG_RING_SIZE:
+        return s->ring_size;
+    case MCMGPU_REG_RING_CTRL:
+        return s->ring_ctrl;
+    case MCMGPU_REG_RING_HEAD:
+        return s->ring_head;
+    case MCMGPU_REG_CMPL_BASE_LO:
+        return (uint32_t)s->cmpl_base;
+    case MCMGPU_REG_CMPL_BASE_HI:
+        return s->cmpl_base >> 32;
+    case MCMGPU_REG_IRQ_STATUS:
+        return s->irq_status;
+    case MCMGPU_REG_IRQ_MASK:
+        return s->irq_mask;
+    case MCMGPU_REG_STATUS:
+        return s->status;
+    case MCMGPU_REG_CMD_COUNT:
+        return s->cmd_count;
+    case MCMGPU_REG_ERR_COUNT:
+        return s->err_count;
+    }
+    if (addr >= MCMGPU_REG_CHIPLET_BASE &&
+        addr < MCMGPU_REG_CHIPLET(MCMGPU_MAX_CHIPLETS, 0)) {
+        return mcmgpu_chiplet_reg(s, addr);
+    }
+    return 0;
+}
+
+static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                              unsigned size)
+{
+    MCMGPUState *s = opaque;
+
+    switch (addr) {
+    case MCMGPU_REG_RING_BASE_LO:
+        s->ring_base = deposit64(s->ring_base, 0, 32, val);
+        break;
+    case MCMGPU_REG_RING_BASE_HI:
+        s->ring_base = deposit64(s->ring_base, 32, 32, val);
+        break;
+    case MCMGPU_REG_RING_SIZE:
+        s->ring_size = val;
+        break;
+    case MCMGPU_REG_RING_CTRL:
+        mcmgpu_ring_ctrl_write(s, val);
+        break;
+    case MCMGPU_REG_RING_TAIL:
+        mcmgpu_doorbell(s, val);
+        break;
+    case MCMGPU_REG_CMPL_BASE_LO:
+        s->cmpl_base = deposit64(s->cmpl_base, 0, 32, val);
+        break;
+    case MCMGPU_REG_CMPL_BASE_HI:
+        s->cmpl_base = deposit64(s->cmpl_base, 32, 32, val);
+        break;
+    case MCMGPU_REG_IRQ_STATUS:
+        s->irq_status &= ~val;
+        break;
+    case MCMGPU_REG_IRQ_MASK:
+        s->irq_mask = val;
+        mcmgpu_update_irq(s);
+        break;
+    case MCMGPU_REG_RESET:
+        if (val & 1) {
+            mcmgpu_reset_regs(s);
+        }
+        break;
+    default:
+        /* Read-only and unknown registers ignore writes. */
+        break;
+    }
+}
+
+static const MemoryRegionOps mcmgpu_mmio_ops = {
+    .read = mcmgpu_mmio_read,
+    .write = mcmgpu_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
+{
+    ERRP_GUARD();
+    MCMGPUState *s = MCMGPU(pdev);
+    uint64_t total;
+
+    if (s->chiplets < MCMGPU_MIN_CHIPLETS ||
+        s->chiplets > MCMGPU_MAX_CHIPLETS) {
+        error_setg(errp, "mcmgpu: chiplets=%u out of range %d..%d",
+                   s->chiplets, MCMGPU_MIN_CHIPLETS, MCMGPU_MAX_CHIPLETS);
+        return;
+    }
+    if (s->vram_per_chiplet < MCMGPU_MIN_VRAM_PER_CHIPLET ||
+        s->vram_per_chiplet > MCMGPU_MAX_VRAM_PER_CHIPLET ||
+        s->vram_per_chiplet % MCMGPU_MIN_VRAM_PER_CHIPLET) {
+        error_setg(errp, "mcmgpu: vram-per-chiplet=%" PRIu64
+                   " must be a multiple of 1 MiB in 1 MiB..1 GiB",
+                   s->vram_per_chiplet);
+        return;
+    }
+    s->geom.chiplets = s->chiplets;
+    s->geom.vram_per_chiplet = s->vram_per_chiplet;
+    total = mcmgpu_geometry_total(&s->geom);
+
+    pdev->config[PCI_INTERRUPT_PIN] = 0;
+    pci_config_set_revision(pdev->config, MCMGPU_PCI_REVISION);
+
+    memory_region_init(&s->bar0, OBJECT(s), "mcmgpu-bar0",
+                       MCMGPU_BAR_REGS_SIZE);
+    memory_region_init_io(&s->regs, OBJECT(s), &mcmgpu_mmio_ops, s,
+                          "mcmgpu-regs", MCMGPU_REGS_MMIO_SIZE);
+    memory_region_add_subregion(&s->bar0, 0, &s->regs);
+    pci_register_bar(pdev, MCMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+
+    memory_region_init(&s->bar2, OBJECT(s), "mcmgpu-bar2", pow2ceil(total));
+    memory_region_init_ram(&s->vram, OBJECT(s), "mcmgpu-vram", total, errp);
+    if (*errp) {
+        return;
+    }
+    s->vram_ptr = memory_region_get_ram_ptr(&s->vram);
+    memory_region_add_subregion(&s->bar2, 0, &s->vram);
+    pci_register_bar(pdev, MCMGPU_BAR_VRAM, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar2);
+
+    if (msix_init(pdev, MCMGPU_MSIX_VECTORS, &s->bar0, MCMGPU_BAR_REGS,
+                  MCMGPU_MSIX_TABLE_OFFSET, &s->bar0, MCMGPU_BAR_REGS,
+                  MCMGPU_MSIX_PBA_OFFSET, 0, errp)) {
+        return;
+    }
+    msix_vector_use(pdev, MCMGPU_MSIX_VEC_CMD);
+
+    if (pcie_endpoint_cap_init(pdev, MCMGPU_PCIE_CAP_OFFSET) < 0) {
+        error_setg(errp, "mcmgpu: cannot add the PCIe capability");
+        msix_uninit(pdev, &s->bar0, &s->bar0);
+        return;
+    }
+
+    s->ring_bh = qemu_bh_new_guarded(mcmgpu_ring_bh, s,
+                                     &DEVICE(s)->mem_reentrancy_guard);
+}
+
+static void mcmgpu_exit(PCIDevice *pdev)
+{
+    MCMGPUState *s = MCMGPU(pdev);
+
+    qemu_bh_delete(s->ring_bh);
+    pcie_cap_exit(pdev);
+    msix_uninit(pdev, &s->bar0, &s->bar0);
+}
+
+static void mcmgpu_reset(DeviceState *dev)
+{
+    MCMGPUState *s = MCMGPU(dev);
+
+    mcmgpu_reset_regs(s);
+    msix_reset(PCI_DEVICE(s));
+    msix_vector_use(PCI_DEVICE(s), MCMGPU_MSIX_VEC_CMD);
+}
+
+static int mcmgpu_post_load(void *opaque, int version_id)
+{
+    MCMGPUState *s = opaque;
+
+    if ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
+        (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
+         s->ring_tail >= s->ring_size)) {
+        return -EINVAL;
+    }
+    if (s->ring_head != s->ring_tail) {
+        qemu_bh_schedule(s->ring_bh);
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_mcmgpu = {
+    .name = "mcmgpu",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = mcmgpu_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, MCMGPUState),
+        VMSTATE_MSIX(parent_obj, MCMGPUState),
+        VMSTATE_UINT64(ring_base, MCMGPUState),
+        VMSTATE_UINT32(ring_size, MCMGPUState),
+        VMSTATE_UINT32(ring_ctrl, MCMGPUState),
+        VMSTATE_UINT32(ring_head, MCMGPUState),
+        VMSTATE_UINT32(ring_tail, MCMGPUState),
+        VMSTATE_UINT64(cmpl_base, MCMGPUState),
+        VMSTATE_UINT32(irq_status, MCMGPUState),
+        VMSTATE_UINT32(irq_mask, MCMGPUState),
+        VMSTATE_UINT32(status, MCMGPUState),
+        VMSTATE_UINT32(cmd_count, MCMGPUState),
+        VMSTATE_UINT32(err_count, MCMGPUState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static Property mcmgpu_properties[] = {
+    DEFINE_PROP_UINT32("chiplets", MCMGPUState, chiplets,
+                       MCMGPU_DEFAULT_CHIPLETS),
+    DEFINE_PROP_SIZE("vram-per-chiplet", MCMGPUState, vram_per_chiplet,
+                     MCMGPU_DEFAULT_VRAM_PER_CHIPLET),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void mcmgpu_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = mcmgpu_realize;
+    k->exit = mcmgpu_exit;
+    k->vendor_id = MCMGPU_PCI_VENDOR_ID;
+    k->device_id = MCMGPU_PCI_DEVICE_ID;
+    k->revision = MCMGPU_PCI_REVISION;
+    k->class_id = PCI_CLASS_PROCESSOR_CO;
+    dc->desc = "Multi-chiplet GPU research device";
+    dc->reset = mcmgpu_reset;
+    dc->vmsd = &vmstate_mcmgpu;
+    device_class_set_props(dc, mcmgpu_properties);
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo mcmgpu_info = {
+    .name = TYPE_MCMGPU,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(MCMGPUState),
+    .class_init = mcmgpu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void mcmgpu_register_types(void)
+{
+    type_register_static(&mcmgpu_info);
+}
+
+type_init(mcmgpu_register_types)

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+/* Accepts decimal, 0x hex, and K/M/G suffixes (powers of two). */
+int parse_u64(const char *s, const char *what, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		goto bad;
+	switch (*end) {
+	case 'K': case 'k':
+		v <<= 10, end++;
+		break;
+	case 'M': case 'm':
+		v <<= 20, end++;
+		break;
+	case 'G': case 'g':
+		v <<= 30, end++;
+		break;
+	}
+	if (*end)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	fprintf(stderr, "%s: %s: not a number: '%s'\n", prog, what, s);
+	return -1;
+}
+
+int open_device(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path,
+			strerror(errno));
+	return fd;
+}
+
+int get_info(int fd, struct mcmgpu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(fd, MCMGPU_IOCTL_GET_INFO, info)) {
+		fprintf(stderr, "%s: GET_INFO: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int dma_transfer(int fd, bool from_gpu, void *buf, uint64_t gpu_addr,
+		 uint64_t length)
+{
+	struct mcmgpu_dma dma = {
+		.size = sizeof(dma),
+		.flags = from_gpu ? MCMGPU_DMA_FROM_GPU : 0,
+		.user_ptr = (uintptr_t)buf,
+		.gpu_addr = gpu_addr,
+		.length = length,
+	};
+
+	if (ioctl(fd, MCMGPU_IOCTL_DMA, &dma)) {
+		fprintf(stderr, "%s: DMA %s GPU address 0x%" PRIx64
+			" length %" PRIu64 ": %s\n", prog,
+			from_gpu ? "from" : "to", gpu_addr, length,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+uint64_t xorshift64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}

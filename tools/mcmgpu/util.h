@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the mcmgpu subcommands. */
+#ifndef MCMGPU_TOOL_UTIL_H
+#define MCMGPU_TOOL_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mcmgpu_ioctl.h"
+
+struct subcommand {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+extern const char *prog;
+
+void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int parse_u64(const char *s, const char *what, uint64_t *out);
+int open_device(const char *path);
+int get_info(int fd, struct mcmgpu_info *info);
+int dma_transfer(int fd, bool from_gpu, void *buf, uint64_t gpu_addr,
+		 uint64_t length);
+void json_str(FILE *f, const char *s);
+uint64_t xorshift64(uint64_t *state);
+double now_seconds(void);
+
+int cmd_info(int argc, char **argv);
+int cmd_dma(int argc, char **argv);
+
+#endif /* MCMGPU_TOOL_UTIL_H */

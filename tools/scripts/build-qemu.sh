@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Build qemu-system-x86_64 from Debian's qemu source package with
+# qemu-device/ added as hw/mcmgpu/. The source and build tree live in a
+# cache outside the clone, keyed by the source version, so a device change
+# rebuilds incrementally. Prints the path of the binary on stdout.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${MCMGPU_CACHE:-$HOME/.cache/mcmgpu}
+log() { echo "build-qemu: $*" >&2; }
+
+ver=$(apt-get source --print-uris qemu 2>/dev/null |
+	awk '/\.dsc / { sub(/^qemu_/, "", $2); sub(/\.dsc$/, "", $2); print $2 }' | head -n 1)
+[ -n "$ver" ] || { log "cannot resolve the qemu source version (deb-src missing?)"; exit 1; }
+dir=$cache/qemu-$ver
+src=$dir/src
+build=$dir/build
+
+if [ ! -f "$src/.mcmgpu-extracted" ]; then
+	log "fetching Debian qemu source $ver"
+	rm -rf "$dir/dl" "$src"
+	mkdir -p "$dir/dl"
+	(cd "$dir/dl" && apt-get source -qq qemu >/dev/null 2>&1)
+	mv "$(find "$dir/dl" -mindepth 1 -maxdepth 1 -type d -name 'qemu-*' | head -n 1)" "$src"
+	rm -rf "$dir/dl"
+	touch "$src/.mcmgpu-extracted"
+fi
+
+# Copy a file only when its content changed, so ninja sees no change otherwise.
+sync_file() {
+	if ! cmp -s "$1" "$2"; then
+		mkdir -p "$(dirname "$2")"
+		cp "$1" "$2"
+	fi
+}
+mkdir -p "$src/hw/mcmgpu/uapi"
+for f in "$top"/qemu-device/*; do
+	[ -f "$f" ] && sync_file "$f" "$src/hw/mcmgpu/$(basename "$f")"
+done
+for f in "$top"/uapi/*.h; do
+	sync_file "$f" "$src/hw/mcmgpu/uapi/$(basename "$f")"
+done
+grep -q "^subdir('mcmgpu')" "$src/hw/meson.build" ||
+	echo "subdir('mcmgpu')" >>"$src/hw/meson.build"
+grep -q "^source mcmgpu/Kconfig" "$src/hw/Kconfig" ||
+	sed -i 's|^source misc/Kconfig|&\nsource mcmgpu/Kconfig|' "$src/hw/Kconfig"
+
+if [ ! -f "$build/build.ninja" ]; then
+	log "configuring (x86_64-softmmu, minimal features)"
+	rm -rf "$build"
+	mkdir -p "$build"
+	(cd "$build" && "$src/configure" --target-list=x86_64-softmmu \
+		--without-default-features --disable-docs --disable-werror \
+		--disable-user --enable-tcg >"$build/configure.log" 2>&1) ||
+		{ log "configure failed, see $build/configure.log"; tail -n 20 "$build/configure.log" >&2; exit 1; }
+fi
+log "building (ninja, incremental)"
+if ! ninja -C "$build" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
+	log "build failed, see $build/ninja.log"
+	grep -E 'error|Error' "$build/ninja.log" | head -n 20 >&2
+	exit 1
+fi
+ln -sfn "$build/qemu-system-x86_64" "$cache/qemu-system-x86_64"
+echo "$build/qemu-system-x86_64"

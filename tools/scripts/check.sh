@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make check: static checks, host unit tests, and the kselftests inside the
+# guest for 4, 2 and 8 chiplets. The last line is "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+logdir=$top/build/check
+mkdir -p "$logdir"
+pass=0 fail=0
+
+# Add the kselftest totals found in a log; a run that failed without any
+# failing test counted (crash, timeout, kernel warning) counts as one.
+count() {
+	local name=$1 log=$2 rc=$3 p f
+	p=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\1/p' "$log" | paste -sd+ | bc)
+	f=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\2/p' "$log" | paste -sd+ | bc)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f))
+	printf '%-28s %4d passed, %d failed%s\n' "$name" "$p" "$f" \
+		"$([ "$rc" != 0 ] && echo " (exit $rc, log $log)")"
+}
+
+# A static check is one test.
+lint() {
+	local name=$1 log=$logdir/$1.log
+	shift
+	if "$@" >"$log" 2>&1; then
+		pass=$((pass + 1))
+		printf '%-28s    1 passed, 0 failed\n' "$name"
+	else
+		fail=$((fail + 1))
+		printf '%-28s    0 passed, 1 failed (log %s)\n' "$name" "$log"
+		tail -n 20 "$log"
+	fi
+}
+
+lint checkpatch make -s checkpatch
+lint sparse make -s sparse
+
+for t in build/host/*_test; do
+	[ -x "$t" ] || continue
+	log=$logdir/host-$(basename "$t").log
+	"$t" >"$log" 2>&1
+	count "host $(basename "$t")" "$log" $?
+done
+
+for n in 4 2 8; do
+	log=$logdir/guest-chiplets-$n.log
+	echo "booting the guest with $n chiplets (TCG)..."
+	tools/vm-run --no-build --chiplets "$n" --timeout 900 -- run-selftests >"$log" 2>&1
+	count "guest selftests, $n chiplets" "$log" $?
+	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Static checks of the kernel code: checkpatch --strict and sparse.
+# Exceptions to checkpatch are listed in README.md ("Style exceptions") and
+# passed as --ignore here, each with its reason there.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+case "$1" in
+checkpatch)
+	cp=(perl "$2" --strict --no-tree --terse --show-types --quiet)
+	status=0
+	# shellcheck disable=SC2046
+	"${cp[@]}" -f $(git ls-files 'drivers/*.[ch]') || status=1
+	# uapi headers are user-space headers too: BIT() and u32 do not exist
+	# there (README.md, "Style exceptions").
+	# shellcheck disable=SC2046
+	"${cp[@]}" --ignore BIT_MACRO,PREFER_KERNEL_TYPES -f $(git ls-files 'uapi/*.h') || status=1
+	exit $status
+	;;
+sparse)
+	kdir=/usr/src/linux-headers-$(tools/scripts/kver.sh)
+	out=$(make -s -C "$kdir" M="$top" C=2 CHECK="sparse -Wno-decl" modules 2>&1)
+	echo "$out"
+	! echo "$out" | grep -E 'warning:|error:'
+	;;
+*)
+	echo "lint.sh: unknown check '$1'" >&2
+	exit 2
+	;;
+esac

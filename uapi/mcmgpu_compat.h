@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The one dependency of the freestanding model cores: fixed-width types and
+ * bool, from the kernel or from the C library. Cores include nothing else.
+ */
+#ifndef MCMGPU_COMPAT_H
+#define MCMGPU_COMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+#endif
+
+#endif /* MCMGPU_COMPAT_H */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mcmgpu hardware interface: PCI identity, BAR0 registers, command ring and
+ * completion formats. The QEMU device and the kernel drivers both include
+ * this file; no register or format constant is defined anywhere else.
+ * All multi-byte fields are little-endian.
+ */
+#ifndef MCMGPU_HW_H
+#define MCMGPU_HW_H
+
+#include <linux/types.h>
+
+/* 0x1234 is QEMU's unofficial vendor ID (also used by "edu"); "MG". */
+#define MCMGPU_PCI_VENDOR_ID		0x1234
+#define MCMGPU_PCI_DEVICE_ID		0x4d47
+#define MCMGPU_PCI_REVISION		0x01
+
+#define MCMGPU_BAR_REGS			0	/* 64 KiB control registers */
+#define MCMGPU_BAR_VRAM			2	/* all chiplet memories, 64-bit */
+#define MCMGPU_BAR_REGS_SIZE		0x10000
+#define MCMGPU_MSIX_TABLE_OFFSET	0x8000	/* MSI-X table in BAR0 */
+#define MCMGPU_MSIX_PBA_OFFSET		0x9000
+#define MCMGPU_MSIX_VECTORS		1
+#define MCMGPU_MSIX_VEC_CMD		0	/* command completion / error */
+
+#define MCMGPU_IDENT_MAGIC		0x474d434dU	/* "MCMG" */
+#define MCMGPU_HW_VERSION_MAJOR		1
+#define MCMGPU_HW_VERSION_MINOR		0
+#define MCMGPU_HW_VERSION \
+	((MCMGPU_HW_VERSION_MAJOR << 16) | MCMGPU_HW_VERSION_MINOR)
+
+#define MCMGPU_MIN_CHIPLETS		2
+#define MCMGPU_MAX_CHIPLETS		8
+#define MCMGPU_DEFAULT_CHIPLETS		4
+#define MCMGPU_DEFAULT_VRAM_PER_CHIPLET	(64ULL << 20)
+#define MCMGPU_MIN_VRAM_PER_CHIPLET	(1ULL << 20)
+#define MCMGPU_MAX_VRAM_PER_CHIPLET	(1ULL << 30)
+
+/* BAR0 registers (32-bit access; 64-bit values as LO/HI pairs). */
+#define MCMGPU_REG_IDENT		0x000	/* RO: MCMGPU_IDENT_MAGIC */
+#define MCMGPU_REG_VERSION		0x004	/* RO: MCMGPU_HW_VERSION */
+#define MCMGPU_REG_CHIPLETS		0x008	/* RO: number of chiplets */
+#define MCMGPU_REG_FEATURES		0x00c	/* RO: MCMGPU_FEAT_* */
+#define MCMGPU_REG_VRAM_PER_CHIPLET_LO	0x010	/* RO: bytes per chiplet */
+#define MCMGPU_REG_VRAM_PER_CHIPLET_HI	0x014
+#define MCMGPU_REG_RING_BASE_LO		0x020	/* RW: ring bus address */
+#define MCMGPU_REG_RING_BASE_HI		0x024
+#define MCMGPU_REG_RING_SIZE		0x028	/* RW: entries, power of 2 */
+#define MCMGPU_REG_RING_CTRL		0x02c	/* RW: MCMGPU_RING_CTRL_* */
+#define MCMGPU_REG_RING_HEAD		0x030	/* RO: next entry the device reads */
+#define MCMGPU_REG_RING_TAIL		0x034	/* WO doorbell: new tail */
+#define MCMGPU_REG_CMPL_BASE_LO		0x038	/* RW: completion array address */
+#define MCMGPU_REG_CMPL_BASE_HI		0x03c
+#define MCMGPU_REG_IRQ_STATUS		0x040	/* RW1C: MCMGPU_IRQ_* */
+#define MCMGPU_REG_IRQ_MASK		0x044	/* RW: 1 = enabled */
+#define MCMGPU_REG_STATUS		0x048	/* RO: MCMGPU_STATUS_* */
+#define MCMGPU_REG_RESET		0x04c	/* WO: write 1 to reset */
+#define MCMGPU_REG_CMD_COUNT		0x050	/* RO: commands completed */
+#define MCMGPU_REG_ERR_COUNT		0x054	/* RO: commands failed */
+#define MCMGPU_REG_CHIPLET_BASE		0x100	/* per-chiplet memory window */
+#define MCMGPU_REG_CHIPLET_STRIDE	0x10
+#define MCMGPU_CHIPLET_MEM_BASE_LO	0x0	/* RO: GPU physical base */
+#define MCMGPU_CHIPLET_MEM_BASE_HI	0x4
+#define MCMGPU_CHIPLET_MEM_SIZE_LO	0x8	/* RO: bytes */
+#define MCMGPU_CHIPLET_MEM_SIZE_HI	0xc
+#define MCMGPU_REG_CHIPLET(c, field) \
+	(MCMGPU_REG_CHIPLET_BASE + (c) * MCMGPU_REG_CHIPLET_STRIDE + (field))
+
+#define MCMGPU_FEAT_DMA_COPY		(1U << 0)
+
+#define MCMGPU_RING_CTRL_ENABLE		(1U << 0)
+#define MCMGPU_RING_MIN_ENTRIES		2
+#define MCMGPU_RING_MAX_ENTRIES		4096
+#define MCMGPU_RING_ALIGN		64	/* ring and completion alignment */
+
+#define MCMGPU_IRQ_CMD_DONE		(1U << 0)
+#define MCMGPU_IRQ_RING_ERROR		(1U << 1)
+
+/* STATUS: the ring was stopped because its configuration or tail was bad. */
+#define MCMGPU_STATUS_RING_ERROR	(1U << 0)
+#define MCMGPU_STATUS_BAD_RING_CONFIG	(1U << 1)
+#define MCMGPU_STATUS_BAD_TAIL		(1U << 2)
+
+/* One command descriptor: 64 bytes in the ring. */
+struct mcmgpu_hw_cmd {
+	__le16 opcode;		/* MCMGPU_OP_* */
+	__le16 flags;		/* opcode specific */
+	__le32 reserved;	/* must be zero */
+	__le64 seq;		/* echoed in the completion record */
+	__le64 args[6];
+};
+
+#define MCMGPU_HW_CMD_SIZE		64
+
+#define MCMGPU_OP_NOP			0x0000
+/* args[0] host bus address, args[1] GPU physical address, args[2] length */
+#define MCMGPU_OP_DMA_COPY		0x0001
+#define MCMGPU_DMA_FLAG_TO_HOST		(1U << 0)	/* else host to GPU */
+#define MCMGPU_DMA_MAX_LEN		(64U << 20)	/* per command */
+
+/* One completion record per ring slot: 32 bytes, written at slot index. */
+struct mcmgpu_hw_cmpl {
+	__le64 seq;		/* seq of the completed command */
+	__le32 status;		/* MCMGPU_CMPL_* */
+	__le32 reserved;
+	__le64 result;		/* opcode specific (bytes moved for DMA) */
+	__le64 cycles;		/* modeled device cycles spent */
+};
+
+#define MCMGPU_HW_CMPL_SIZE		32
+
+#define MCMGPU_CMPL_OK			0
+#define MCMGPU_CMPL_BAD_OPCODE		1
+#define MCMGPU_CMPL_BAD_FLAGS		2
+#define MCMGPU_CMPL_BAD_LENGTH		3
+#define MCMGPU_CMPL_BAD_GPU_ADDR	4
+#define MCMGPU_CMPL_DMA_FAULT		5	/* host address not accessible */
+#define MCMGPU_CMPL_BAD_RESERVED	6
+
+/* Modeled DMA engine: fixed setup plus bytes per cycle. */
+#define MCMGPU_DMA_SETUP_CYCLES		500
+#define MCMGPU_DMA_BYTES_PER_CYCLE	32
+
+#endif /* MCMGPU_HW_H */

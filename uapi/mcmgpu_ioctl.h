@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mcmgpu user-space ABI: ioctls on /dev/mcmgpuN.
+ *
+ * Every argument struct starts with __u32 size, set by the caller to
+ * sizeof() the struct it was compiled with. The kernel accepts older
+ * (smaller) structs and newer (larger) ones whose unknown trailing bytes
+ * are zero; anything else fails with EINVAL (too small) or E2BIG
+ * (non-zero unknown bytes).
+ */
+#ifndef _UAPI_MCMGPU_IOCTL_H
+#define _UAPI_MCMGPU_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MCMGPU_IOCTL_MAGIC	'G'
+
+struct mcmgpu_info {
+	__u32 size;		/* in: sizeof(struct mcmgpu_info); out: bytes written */
+	__u32 flags;		/* in: must be 0 */
+	__u32 hw_version;	/* out: BAR0 VERSION register */
+	__u32 chiplets;		/* out: number of chiplets */
+	__u64 vram_per_chiplet;	/* out: bytes of memory per chiplet */
+	__u64 vram_total;	/* out: chiplets * vram_per_chiplet */
+	__u64 vram_bar_size;	/* out: size of the BAR exposing the memories */
+	__u32 features;		/* out: BAR0 FEATURES register */
+	__u32 pci_domain;	/* out: PCI location of the device */
+	__u32 pci_bus;
+	__u32 pci_devfn;
+	__u64 commands_done;	/* out: commands completed by this device */
+	__u64 commands_failed;	/* out: commands completed with an error */
+};
+
+#define MCMGPU_INFO_SIZE_VER0	64
+
+/* DMA between a user buffer and GPU physical memory. */
+struct mcmgpu_dma {
+	__u32 size;		/* sizeof(struct mcmgpu_dma) */
+	__u32 flags;		/* MCMGPU_DMA_* */
+	__u64 user_ptr;		/* user buffer */
+	__u64 gpu_addr;		/* chiplet * vram_per_chiplet + offset */
+	__u64 length;		/* bytes, > 0 */
+};
+
+#define MCMGPU_DMA_SIZE_VER0	32
+#define MCMGPU_DMA_FROM_GPU	(1U << 0)	/* else user buffer to GPU */
+#define MCMGPU_DMA_FLAGS_ALL	MCMGPU_DMA_FROM_GPU
+
+/*
+ * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
+ * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
+ * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
+ * ETIMEDOUT the device did not complete, EIO the device reported an error,
+ * ENODEV the device was removed.
+ */
+#define MCMGPU_IOCTL_GET_INFO	_IOWR(MCMGPU_IOCTL_MAGIC, 0x00, struct mcmgpu_info)
+#define MCMGPU_IOCTL_DMA	_IOW(MCMGPU_IOCTL_MAGIC, 0x01, struct mcmgpu_dma)
+
+#endif /* _UAPI_MCMGPU_IOCTL_H */
