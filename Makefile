@@ -27,7 +27,7 @@ deps:
 
 # Everything that reads KVER or the kernel headers runs after deps.
 modules: deps
-	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) modules
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) CONFIG_DEBUG_INFO_BTF_MODULES= modules
 	@mkdir -p $(BUILD)/modules
 	@cp drivers/mcmgpu/mcmgpu.ko drivers/iommu/barre/barre_iommu.ko \
 		drivers/cxl/gpu_rc/gpu_rc.ko $(BUILD)/modules/

@@ -32,7 +32,7 @@ struct mcmgpu_info {
 	__u64 commands_failed;	/* out: commands completed with an error */
 };
 
-#define MCMGPU_INFO_SIZE_VER0	64
+#define MCMGPU_INFO_SIZE_VER0	72
 
 /* DMA between a user buffer and GPU physical memory. */
 struct mcmgpu_dma {

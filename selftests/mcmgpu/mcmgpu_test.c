@@ -308,10 +308,11 @@ TEST_F(dev, dma_bad_input_gives_errno_and_device_stays_usable)
 	EXPECT_EQ(-EFAULT, dma(self->fd, MCMGPU_DMA_FROM_GPU, unmapped, 0, 4096));
 
 	/* A read-only buffer cannot receive data from the GPU. */
-	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, munmap((uint8_t *)ro + 4096, 4096));
 	EXPECT_EQ(-EFAULT, dma(self->fd, MCMGPU_DMA_FROM_GPU, ro, 0, 4096));
-	/* Half-mapped: the valid half is not enough. */
+	/* Half-mapped: the valid first page is not enough. */
 	EXPECT_EQ(-EFAULT, dma(self->fd, 0, ro, 0, 8192));
 	munmap(ro, 4096);
 

@@ -54,7 +54,6 @@ if [ ! -f "$build/build.ninja" ]; then
 		--disable-user --enable-tcg >"$build/configure.log" 2>&1) ||
 		{ log "configure failed, see $build/configure.log"; tail -n 20 "$build/configure.log" >&2; exit 1; }
 fi
-log "building (ninja, incremental)"
 if ! ninja -C "$build" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
 	log "build failed, see $build/ninja.log"
 	grep -E 'error|Error' "$build/ninja.log" | head -n 20 >&2
