@@ -47,6 +47,28 @@ for t in build/host/*_test; do
 	count "host $(basename "$t")" "$log" $?
 done
 
+# The guest harness itself: exit status, files in and out, kernel warnings.
+harness_test() {
+	local tmp rc=0
+	tmp=$(mktemp -d)
+	(
+		cd "$tmp" || exit 1
+		mkdir -p in
+		head -c 5000 /dev/urandom >in/data.bin
+		"$top/tools/vm-run" --no-build --out out -- \
+			sh -c 'cp "$1" out/copy.bin; exit 3' sh in/data.bin
+		[ $? = 3 ] || { echo "exit status not passed through"; exit 1; }
+		cmp in/data.bin out/copy.bin || { echo "--out file differs"; exit 1; }
+		"$top/tools/vm-run" --no-build -- \
+			sh -c 'echo "WARNING: CPU: 0 PID: 1 at selftest" >/dev/kmsg'
+		[ $? = 125 ] || { echo "kernel warning not detected"; exit 1; }
+	) || rc=1
+	rm -rf "$tmp"
+	return $rc
+}
+echo "testing the guest harness (two boots)..."
+lint vm-run-harness harness_test
+
 for n in 4 2 8; do
 	log=$logdir/guest-chiplets-$n.log
 	echo "booting the guest with $n chiplets (TCG)..."
