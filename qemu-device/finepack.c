@@ -1,0 +1,557 @@
+/*
+ * FinePack (FinePack §IV): per source chiplet, one remote write queue
+ * partition per destination chiplet; stores coalesce at 128 B line
+ * granularity inside an aligned 2^k window; a flush packs the queued runs
+ * into one packet of h-byte sub-headers and data; the destination's
+ * de-packetizer writes each sub-packet at base + offset. Plain P2P and a
+ * DMA model are accounted on the same trace.
+ *
+ * Decisions where the paper is silent (notes/finepack.md §6), pinned here:
+ * base = addr & ~(2^k - 1); exact payload accounting (cost of an entry is
+ * the sum over its runs of h + run length); a 65th entry flushes; flush
+ * checks in the order window, payload, entries; atomics are never
+ * coalesced and flush their partition first if their line is queued, as
+ * does a load; the end of a trace is a kernel end.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "finepack.h"
+
+static u32 popcount64(u64 x)
+{
+    return (u32)__builtin_popcountll(x);
+}
+
+u64 fp_window_bytes(u32 subheader)
+{
+    return 1ULL << (8 * subheader - FP_LEN_BITS);
+}
+
+bool fp_config_valid(const struct fp_config *cfg, const char **why)
+{
+    if (cfg->chiplets < 2 || cfg->chiplets > FP_MAX_CHIPLETS) {
+        *why = "chiplets: must be 2..8";
+        return false;
+    }
+    if (cfg->subheader < FP_MIN_SUBHEADER ||
+        cfg->subheader > FP_MAX_SUBHEADER) {
+        *why = "subheader: must be 2..6 bytes";
+        return false;
+    }
+    if (cfg->overhead != FP_DEFAULT_OVERHEAD &&
+        cfg->overhead != FP_ALT_OVERHEAD) {
+        *why = "overhead: must be 24 or 28 bytes";
+        return false;
+    }
+    if (!cfg->vram_per_chiplet || cfg->vram_per_chiplet > (1ULL << 40)) {
+        *why = "vram_per_chiplet: must be 1 B..1 TiB";
+        return false;
+    }
+    return true;
+}
+
+u64 fp_bitmap_bytes(const struct fp_config *cfg)
+{
+    return (cfg->chiplets * cfg->vram_per_chiplet + 7) / 8;
+}
+
+static u32 fp_mask_cost(u64 m0, u64 m1, u32 subheader)
+{
+    u64 starts0 = m0 & ~(m0 << 1);
+    u64 starts1 = m1 & ~((m1 << 1) | (m0 >> 63));
+    u32 runs = popcount64(starts0) + popcount64(starts1);
+
+    return runs * subheader + popcount64(m0) + popcount64(m1);
+}
+
+u32 fp_entry_cost(const struct fp_entry *e, u32 subheader)
+{
+    return fp_mask_cost(e->mask[0], e->mask[1], subheader);
+}
+
+u32 fp_encode_subheader(u8 *out, u32 subheader, u64 offset, u32 len)
+{
+    u64 v = offset << FP_LEN_BITS | len;
+    u32 i;
+
+    for (i = 0; i < subheader; i++) {
+        out[i] = (u8)(v >> (8 * i));
+    }
+    return subheader;
+}
+
+void fp_decode_subheader(const u8 *in, u32 subheader, u64 *offset, u32 *len)
+{
+    u64 v = 0;
+    u32 i;
+
+    for (i = 0; i < subheader; i++) {
+        v |= (u64)in[i] << (8 * i);
+    }
+    *len = v & ((1U << FP_LEN_BITS) - 1);
+    *offset = v >> FP_LEN_BITS;
+}
+
+u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead)
+{
+    return overhead + 4 * (((addr % 4) + len + 3) / 4);
+}
+
+static bool fp_mask_bit(const u64 *mask, u32 i)
+{
+    return mask[i / 64] >> (i % 64) & 1;
+}
+
+static void fp_mask_set(u64 *mask, u32 off, u32 len)
+{
+    u32 i;
+
+    for (i = off; i < off + len; i++) {
+        mask[i / 64] |= 1ULL << (i % 64);
+    }
+}
+
+static void fp_partition_reset(struct fp_partition *p)
+{
+    p->base = FP_EMPTY_BASE;
+    p->cost = 0;
+    p->nentries = 0;
+}
+
+/* Applies each sub-packet of one packet at base + offset. */
+static void fp_depacketize(struct fp_model *m, u32 dst, u64 base,
+                           const u8 *buf, u32 len)
+{
+    u32 h = m->cfg.subheader, pos = 0, sublen;
+    u64 off;
+
+    while (pos < len) {
+        if (len - pos < h) {
+            m->stats.decode_errors++;
+            return;
+        }
+        fp_decode_subheader(buf + pos, h, &off, &sublen);
+        pos += h;
+        if (!sublen || sublen > len - pos || off + sublen > m->window) {
+            m->stats.decode_errors++;
+            return;
+        }
+        m->sink.write(m->sink.ctx, dst, base + off, buf + pos, sublen);
+        pos += sublen;
+    }
+}
+
+/* One flush = one packet: runs in entry-allocation order, then offset. */
+static void fp_flush(struct fp_model *m, u32 src, u32 dst,
+                     enum fp_flush_reason why)
+{
+    struct fp_partition *p = &m->part[src][dst];
+    struct fp_stats *st = &m->stats;
+    u32 h = m->cfg.subheader, pos = 0, i, b;
+
+    if (p->base == FP_EMPTY_BASE) {
+        return;
+    }
+    for (i = 0; i < p->nentries; i++) {
+        const struct fp_entry *e = &p->entry[i];
+
+        for (b = 0; b < FP_LINE_BYTES; b++) {
+            u32 start = b;
+
+            if (!fp_mask_bit(e->mask, b)) {
+                continue;
+            }
+            while (b < FP_LINE_BYTES && fp_mask_bit(e->mask, b)) {
+                b++;
+            }
+            pos += fp_encode_subheader(m->packet + pos, h,
+                                       e->tag + start - p->base, b - start);
+            memcpy(m->packet + pos, e->data + start, b - start);
+            pos += b - start;
+            st->subpackets++;
+            st->wire_payload += b - start;
+            st->wire_subheader += h;
+        }
+    }
+    st->packets++;
+    st->wire_overhead += m->cfg.overhead;
+    st->wire_padding += ((pos + 3) & ~3U) - pos;
+    st->flushes[why]++;
+    fp_depacketize(m, dst, p->base, m->packet, pos);
+    fp_partition_reset(p);
+}
+
+static struct fp_entry *fp_find(struct fp_partition *p, u64 tag)
+{
+    u32 i;
+
+    for (i = 0; i < p->nentries; i++) {
+        if (p->entry[i].tag == tag) {
+            return &p->entry[i];
+        }
+    }
+    return NULL;
+}
+
+/* Flushes src->dst if any line of [addr, addr + len) is queued there. */
+static void fp_flush_if_queued(struct fp_model *m, u32 src, u32 dst,
+                               u64 addr, u32 len, enum fp_flush_reason why)
+{
+    struct fp_partition *p = &m->part[src][dst];
+    u64 line = addr & ~(u64)(FP_LINE_BYTES - 1);
+
+    for (; line < addr + len; line += FP_LINE_BYTES) {
+        if (fp_find(p, line)) {
+            fp_flush(m, src, dst, why);
+            return;
+        }
+    }
+}
+
+/* Admits a piece that lies in one line and one window. */
+static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
+                     u32 len, const u8 *data)
+{
+    struct fp_partition *p = &m->part[src][dst];
+    u32 h = m->cfg.subheader, off, old;
+    u64 tag = addr & ~(u64)(FP_LINE_BYTES - 1);
+    struct fp_entry *e;
+
+    off = addr - tag;
+    if (p->base != FP_EMPTY_BASE) {
+        if (addr < p->base || addr - p->base >= m->window) {
+            fp_flush(m, src, dst, FP_FLUSH_WINDOW);
+        } else {
+            u64 mask[2] = { 0, 0 };
+            u32 cost;
+
+            e = fp_find(p, tag);
+            if (e) {
+                mask[0] = e->mask[0];
+                mask[1] = e->mask[1];
+            }
+            fp_mask_set(mask, off, len);
+            cost = p->cost - (e ? fp_entry_cost(e, h) : 0) +
+                   fp_mask_cost(mask[0], mask[1], h);
+            if (cost > FP_MAX_PAYLOAD) {
+                fp_flush(m, src, dst, FP_FLUSH_PAYLOAD);
+            } else if (!e && p->nentries == FP_ENTRIES) {
+                fp_flush(m, src, dst, FP_FLUSH_ENTRIES);
+            }
+        }
+    }
+    if (p->base == FP_EMPTY_BASE) {
+        p->base = addr & ~(m->window - 1);
+    }
+    e = fp_find(p, tag);
+    if (!e) {
+        e = &p->entry[p->nentries++];
+        e->tag = tag;
+        e->mask[0] = 0;
+        e->mask[1] = 0;
+    }
+    old = fp_entry_cost(e, h);
+    memcpy(e->data + off, data, len);
+    fp_mask_set(e->mask, off, len);
+    p->cost += fp_entry_cost(e, h) - old;
+    m->stats.store_pieces++;
+}
+
+static void fp_mark_written(struct fp_model *m, u32 src, u32 dst, u64 addr,
+                            u32 len, bool dma_region)
+{
+    u64 bit = dst * m->cfg.vram_per_chiplet + addr, end = bit + len;
+
+    for (; bit < end; bit++) {
+        m->written[bit / 8] |= 1U << (bit % 8);
+    }
+    if (addr < m->dst_lo[dst]) {
+        m->dst_lo[dst] = addr;
+    }
+    if (addr + len > m->dst_hi[dst]) {
+        m->dst_hi[dst] = addr + len;
+    }
+    if (dma_region) {
+        if (addr < m->dma_lo[src][dst]) {
+            m->dma_lo[src][dst] = addr;
+        }
+        if (addr + len > m->dma_hi[src][dst]) {
+            m->dma_hi[src][dst] = addr + len;
+        }
+    }
+}
+
+static void fp_store(struct fp_model *m, const struct fp_trace_record *r,
+                     const u8 *data)
+{
+    u64 addr = r->addr, end = r->addr + r->len;
+    u64 step = m->window < FP_LINE_BYTES ? m->window : FP_LINE_BYTES;
+
+    m->stats.stores++;
+    m->stats.store_bytes += r->len;
+    fp_mark_written(m, r->src, r->dst, r->addr, r->len, true);
+    while (addr < end) {
+        u64 line_end = (addr | (FP_LINE_BYTES - 1)) + 1;
+        u32 line_len = (line_end < end ? line_end : end) - addr;
+        u64 a = addr;
+
+        m->stats.plain_wire_bytes += fp_plain_tlp_bytes(addr, line_len,
+                                                        m->cfg.overhead);
+        m->stats.plain_tlps++;
+        while (a < addr + line_len) {
+            u64 piece_end = (a | (step - 1)) + 1;
+            u32 n = (piece_end < addr + line_len ? piece_end :
+                     addr + line_len) - a;
+
+            fp_admit(m, r->src, r->dst, a, n, data + (a - r->addr));
+            a += n;
+        }
+        addr += line_len;
+    }
+}
+
+/* An atomic is one plain TLP in every scheme, after any queued data. */
+static void fp_atomic(struct fp_model *m, const struct fp_trace_record *r,
+                      const u8 *data)
+{
+    struct fp_stats *st = &m->stats;
+    u64 tlp = fp_plain_tlp_bytes(r->addr, r->len, m->cfg.overhead);
+
+    fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len, FP_FLUSH_ATOMIC);
+    st->atomics++;
+    st->atomic_bytes += r->len;
+    st->wire_payload += r->len;
+    st->wire_overhead += m->cfg.overhead;
+    st->wire_padding += tlp - m->cfg.overhead - r->len;
+    st->plain_wire_bytes += tlp;
+    st->plain_tlps++;
+    st->dma_wire_bytes += tlp;
+    st->dma_payload += r->len;
+    st->dma_tlps++;
+    fp_mark_written(m, r->src, r->dst, r->addr, r->len, false);
+    m->sink.write(m->sink.ctx, r->dst, r->addr, data, r->len);
+}
+
+static void fp_kernel_end(struct fp_model *m)
+{
+    struct fp_stats *st = &m->stats;
+    u64 vram = m->cfg.vram_per_chiplet;
+    u32 s, d;
+
+    for (s = 0; s < m->cfg.chiplets; s++) {
+        for (d = 0; d < m->cfg.chiplets; d++) {
+            fp_flush(m, s, d, FP_FLUSH_KERNEL_END);
+        }
+    }
+    /* DMA model: each source copies the hull it wrote in each destination. */
+    for (s = 0; s < m->cfg.chiplets; s++) {
+        for (d = 0; d < m->cfg.chiplets; d++) {
+            u64 lo = m->dma_lo[s][d], hi = m->dma_hi[s][d], len, tlps;
+
+            if (hi <= lo) {
+                continue;
+            }
+            len = hi - lo;
+            tlps = (len + FP_MAX_PAYLOAD - 1) / FP_MAX_PAYLOAD;
+            st->dma_payload += len;
+            st->dma_tlps += tlps;
+            st->dma_wire_bytes += ((len + 3) & ~3ULL) + tlps * m->cfg.overhead;
+            m->dma_lo[s][d] = UINT64_MAX;
+            m->dma_hi[s][d] = 0;
+        }
+    }
+    /* Useful bytes: distinct destination bytes written in this kernel. */
+    for (d = 0; d < m->cfg.chiplets; d++) {
+        u64 i, end;
+
+        if (m->dst_hi[d] <= m->dst_lo[d]) {
+            continue;
+        }
+        i = (d * vram + m->dst_lo[d]) / 8;
+        end = (d * vram + m->dst_hi[d] + 7) / 8;
+        for (; i < end; i++) {
+            st->useful_bytes += popcount64(m->written[i]);
+            m->written[i] = 0;
+        }
+        m->dst_lo[d] = UINT64_MAX;
+        m->dst_hi[d] = 0;
+    }
+    st->kernels++;
+    m->kernel_open = false;
+}
+
+void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
+                   const struct fp_sink *sink, u8 *written)
+{
+    u32 s, d;
+
+    memset(&m->stats, 0, sizeof(m->stats));
+    m->cfg = *cfg;
+    m->sink = *sink;
+    m->window = fp_window_bytes(cfg->subheader);
+    m->written = written;
+    m->kernel_open = false;
+    for (s = 0; s < FP_MAX_CHIPLETS; s++) {
+        m->dst_lo[s] = UINT64_MAX;
+        m->dst_hi[s] = 0;
+        for (d = 0; d < FP_MAX_CHIPLETS; d++) {
+            fp_partition_reset(&m->part[s][d]);
+            m->dma_lo[s][d] = UINT64_MAX;
+            m->dma_hi[s][d] = 0;
+        }
+    }
+}
+
+void fp_model_record(struct fp_model *m, const struct fp_trace_record *r,
+                     const u8 *data)
+{
+    u32 d;
+
+    m->stats.records++;
+    switch (r->type) {
+    case FP_REC_STORE:
+        fp_store(m, r, data);
+        break;
+    case FP_REC_LOAD:
+        m->stats.loads++;
+        fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len, FP_FLUSH_LOAD);
+        break;
+    case FP_REC_ATOMIC:
+        fp_atomic(m, r, data);
+        break;
+    case FP_REC_FENCE:
+        m->stats.fences++;
+        for (d = 0; d < m->cfg.chiplets; d++) {
+            fp_flush(m, r->src, d, FP_FLUSH_FENCE);
+        }
+        break;
+    case FP_REC_KERNEL_END:
+        fp_kernel_end(m);
+        return;
+    }
+    m->kernel_open = true;
+}
+
+void fp_model_finish(struct fp_model *m)
+{
+    if (m->kernel_open) {
+        fp_kernel_end(m);
+    }
+}
+
+void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
+{
+    u64 i;
+
+    for (i = 0; i < view->hdr->nrecords; i++) {
+        const struct fp_trace_record *r = &view->rec[i];
+
+        fp_model_record(m, r, view->data + r->data_off);
+    }
+    fp_model_finish(m);
+}
+
+static int fp_fail(struct fp_error *err, u64 record, const char *what,
+                   u64 value)
+{
+    err->record = record;
+    err->what = what;
+    err->value = value;
+    return -1;
+}
+
+static int fp_check_record(const struct fp_trace_record *r, u64 data_size,
+                           const struct fp_config *cfg, u64 n,
+                           struct fp_error *err)
+{
+    bool has_data = r->type == FP_REC_STORE || r->type == FP_REC_ATOMIC;
+
+    if (r->type < FP_REC_STORE || r->type > FP_REC_KERNEL_END) {
+        return fp_fail(err, n, "type: unknown record type", r->type);
+    }
+    if (r->reserved) {
+        return fp_fail(err, n, "reserved: must be 0", r->reserved);
+    }
+    if (r->type == FP_REC_KERNEL_END) {
+        return 0;
+    }
+    if (r->src >= cfg->chiplets) {
+        return fp_fail(err, n, "src: no such chiplet", r->src);
+    }
+    if (r->type == FP_REC_FENCE) {
+        return 0;
+    }
+    if (r->dst >= cfg->chiplets) {
+        return fp_fail(err, n, "dst: no such chiplet", r->dst);
+    }
+    if (r->dst == r->src) {
+        return fp_fail(err, n, "dst: equals src (not a remote access)",
+                       r->dst);
+    }
+    if (!r->len) {
+        return fp_fail(err, n, "len: must not be 0", 0);
+    }
+    if (r->len > FP_STORE_MAX_LEN) {
+        return fp_fail(err, n, "len: longer than 1 MiB", r->len);
+    }
+    if (r->type == FP_REC_ATOMIC &&
+        (r->len > FP_ATOMIC_MAX_LEN ||
+         r->addr % FP_LINE_BYTES + r->len > FP_LINE_BYTES)) {
+        return fp_fail(err, n, "len: atomic longer than 16 B or crossing a "
+                       "128 B line", r->len);
+    }
+    if (r->addr > cfg->vram_per_chiplet ||
+        r->len > cfg->vram_per_chiplet - r->addr) {
+        return fp_fail(err, n, "addr: past the end of the destination memory",
+                       r->addr);
+    }
+    if (has_data && (r->data_off > data_size ||
+                     r->len > data_size - r->data_off)) {
+        return fp_fail(err, n, "data_off: outside the data section",
+                       r->data_off);
+    }
+    return 0;
+}
+
+int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
+                   struct fp_trace_view *view, struct fp_error *err)
+{
+    const struct fp_trace_header *hdr = buf;
+    const char *why;
+    u64 i, body;
+
+    if (!fp_config_valid(cfg, &why)) {
+        return fp_fail(err, 0, why, 0);
+    }
+    if (len < sizeof(*hdr)) {
+        return fp_fail(err, 0, "header: truncated", len);
+    }
+    if (hdr->magic != FP_TRACE_MAGIC) {
+        return fp_fail(err, 0, "magic: not a FinePack trace", hdr->magic);
+    }
+    if (hdr->version != FP_TRACE_VERSION) {
+        return fp_fail(err, 0, "version: unsupported", hdr->version);
+    }
+    if (hdr->header_size != sizeof(*hdr) ||
+        hdr->record_size != sizeof(struct fp_trace_record) || hdr->reserved) {
+        return fp_fail(err, 0, "header: bad header_size, record_size or "
+                       "reserved", hdr->record_size);
+    }
+    if (hdr->nrecords > (len - sizeof(*hdr)) / sizeof(struct fp_trace_record)) {
+        return fp_fail(err, 0, "nrecords: trace truncated", hdr->nrecords);
+    }
+    body = sizeof(*hdr) + hdr->nrecords * sizeof(struct fp_trace_record);
+    if (hdr->data_size != len - body) {
+        return fp_fail(err, 0, "data_size: does not match the trace length "
+                       "(truncated or trailing bytes)", hdr->data_size);
+    }
+    view->hdr = hdr;
+    view->rec = (const struct fp_trace_record *)(hdr + 1);
+    view->data = (const u8 *)buf + body;
+    for (i = 0; i < hdr->nrecords; i++) {
+        if (fp_check_record(&view->rec[i], hdr->data_size, cfg, i + 1, err)) {
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * FinePack (Muthukrishnan et al., FinePack §IV): the remote write queue,
+ * packetizer, de-packetizer and link byte accounting, as a freestanding
+ * core shared by the QEMU device and the host tool and tests.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef FINEPACK_H
+#define FINEPACK_H
+
+#include "mcmgpu_compat.h"
+#include "mcmgpu_finepack.h"
+
+#define FP_LINE_BYTES       128     /* L1-coalesced access, entry data */
+#define FP_ENTRIES          64      /* entries per partition (Table III) */
+#define FP_MAX_PAYLOAD      4096    /* PCIe max payload (Table III) */
+#define FP_MAX_CHIPLETS     8
+#define FP_MIN_SUBHEADER    2
+#define FP_MAX_SUBHEADER    6
+#define FP_DEFAULT_SUBHEADER 5      /* 30-bit offset, 1 GiB window */
+#define FP_DEFAULT_OVERHEAD 28      /* 16 B header + framing + LCRC + ECRC */
+#define FP_ALT_OVERHEAD     24      /* without ECRC */
+#define FP_LEN_BITS         10      /* sub-header length field */
+#define FP_EMPTY_BASE       UINT64_MAX
+
+struct fp_config {
+    u32 chiplets;
+    u32 subheader;          /* h, 2..6 */
+    u32 overhead;           /* O per TLP, 24 or 28 */
+    u64 vram_per_chiplet;
+};
+
+struct fp_entry {
+    u64 tag;                /* line address in the destination chiplet */
+    u64 mask[2];            /* byte enables */
+    u8 data[FP_LINE_BYTES];
+};
+
+struct fp_partition {
+    u64 base;               /* window base, FP_EMPTY_BASE when empty */
+    u32 cost;               /* sum over runs of (h + run length) */
+    u32 nentries;           /* in allocation order */
+    struct fp_entry entry[FP_ENTRIES];
+};
+
+/* Receives every de-packetized sub-packet and every atomic. */
+struct fp_sink {
+    void *ctx;
+    void (*write)(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len);
+};
+
+struct fp_model {
+    struct fp_config cfg;
+    struct fp_sink sink;
+    u64 window;             /* 2^k bytes, k = 8h - 10 */
+    struct fp_partition part[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
+    /* Per-kernel hulls for the DMA baseline and the useful-byte count. */
+    u64 dma_lo[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
+    u64 dma_hi[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
+    u64 dst_lo[FP_MAX_CHIPLETS];    /* bytes written per destination */
+    u64 dst_hi[FP_MAX_CHIPLETS];
+    u8 *written;            /* bitmap, chiplets * vram_per_chiplet bits */
+    bool kernel_open;       /* records since the last kernel end */
+    u8 packet[FP_MAX_PAYLOAD + 4];
+    struct fp_stats stats;
+};
+
+/* Where a trace is malformed: record is 1-based, 0 means the header. */
+struct fp_error {
+    u64 record;
+    const char *what;
+    u64 value;
+};
+
+struct fp_trace_view {
+    const struct fp_trace_header *hdr;
+    const struct fp_trace_record *rec;
+    const u8 *data;
+};
+
+bool fp_config_valid(const struct fp_config *cfg, const char **why);
+u64 fp_window_bytes(u32 subheader);
+u64 fp_bitmap_bytes(const struct fp_config *cfg);
+/* Checks the whole trace against cfg; 0 or -1 with *err filled. */
+int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
+                   struct fp_trace_view *view, struct fp_error *err);
+/* written: zeroed bitmap of fp_bitmap_bytes(cfg) bytes. */
+void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
+                   const struct fp_sink *sink, u8 *written);
+/* Runs a trace that passed fp_trace_check; ends with a kernel end. */
+void fp_model_run(struct fp_model *m, const struct fp_trace_view *view);
+void fp_model_record(struct fp_model *m, const struct fp_trace_record *r,
+                     const u8 *data);
+void fp_model_finish(struct fp_model *m);
+
+/* Helpers exposed for tests. */
+u32 fp_entry_cost(const struct fp_entry *e, u32 subheader);
+u32 fp_encode_subheader(u8 *out, u32 subheader, u64 offset, u32 len);
+void fp_decode_subheader(const u8 *in, u32 subheader, u64 *offset, u32 *len);
+u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead);
+
+#endif /* FINEPACK_H */

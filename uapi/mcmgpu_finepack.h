@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * FinePack: binary trace format and replay statistics. Shared by the tool,
+ * the driver, the QEMU device and the model core (qemu-device/finepack.c).
+ *
+ * A trace is a header, nrecords fixed-size records, then data_size bytes of
+ * store/atomic data that records point into. All fields little-endian.
+ */
+#ifndef _UAPI_MCMGPU_FINEPACK_H
+#define _UAPI_MCMGPU_FINEPACK_H
+
+#include <linux/types.h>
+
+#define FP_TRACE_MAGIC		0x52545046U	/* "FPTR" */
+#define FP_TRACE_VERSION	1
+#define FP_TRACE_MAX_BYTES	(256U << 20)	/* whole trace, device limit */
+#define FP_STORE_MAX_LEN	(1U << 20)	/* one store record */
+#define FP_ATOMIC_MAX_LEN	16		/* within one 128 B line */
+
+struct fp_trace_header {
+	__u32 magic;		/* FP_TRACE_MAGIC */
+	__u16 version;		/* FP_TRACE_VERSION */
+	__u16 header_size;	/* sizeof(struct fp_trace_header) */
+	__u32 record_size;	/* sizeof(struct fp_trace_record) */
+	__u32 reserved;		/* 0 */
+	__u64 nrecords;
+	__u64 data_size;
+};
+
+enum fp_record_type {
+	FP_REC_STORE = 1,	/* src dst addr len data */
+	FP_REC_LOAD = 2,	/* src dst addr len */
+	FP_REC_ATOMIC = 3,	/* src dst addr len data */
+	FP_REC_FENCE = 4,	/* src: system-scope release */
+	FP_REC_KERNEL_END = 5,
+};
+
+struct fp_trace_record {
+	__u8 type;		/* enum fp_record_type */
+	__u8 src;		/* source chiplet */
+	__u8 dst;		/* destination chiplet */
+	__u8 reserved;		/* 0 */
+	__u32 len;		/* bytes */
+	__u64 addr;		/* byte offset in the destination chiplet */
+	__u64 data_off;		/* offset of the data in the data section */
+};
+
+enum fp_flush_reason {
+	FP_FLUSH_WINDOW,	/* piece outside the partition's window */
+	FP_FLUSH_PAYLOAD,	/* payload would exceed 4096 B */
+	FP_FLUSH_ENTRIES,	/* needs a 65th entry */
+	FP_FLUSH_FENCE,		/* system-scope fence of the source */
+	FP_FLUSH_KERNEL_END,	/* kernel end (and end of trace) */
+	FP_FLUSH_LOAD,		/* remote load to a queued line */
+	FP_FLUSH_ATOMIC,	/* remote atomic to a queued line */
+	FP_FLUSH_REASONS,
+};
+
+/* Replay counters; identical from the device and from the host core. */
+struct fp_stats {
+	__u64 records;
+	__u64 stores;		/* store records */
+	__u64 store_bytes;	/* bytes in store records */
+	__u64 store_pieces;	/* line pieces admitted to the queues */
+	__u64 loads;
+	__u64 atomics;
+	__u64 atomic_bytes;
+	__u64 fences;
+	__u64 kernels;
+	/* FinePack */
+	__u64 packets;
+	__u64 subpackets;
+	__u64 wire_payload;	/* data bytes in sub-packets and atomics */
+	__u64 wire_subheader;
+	__u64 wire_overhead;	/* O per TLP */
+	__u64 wire_padding;	/* DW padding */
+	__u64 flushes[FP_FLUSH_REASONS];
+	/* baselines on the same trace */
+	__u64 plain_wire_bytes;
+	__u64 plain_tlps;
+	__u64 dma_wire_bytes;
+	__u64 dma_payload;
+	__u64 dma_tlps;
+	/* distinct destination bytes written per kernel (never overwritten) */
+	__u64 useful_bytes;
+	__u64 decode_errors;	/* de-packetizer rejections; always 0 */
+};
+
+#endif /* _UAPI_MCMGPU_FINEPACK_H */
