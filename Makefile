@@ -15,6 +15,8 @@ TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h) $(wildcard uapi/*.h)
 SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mcmgpu/*_test.c))
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
 CORE_SRCS   := $(filter-out qemu-device/mcmgpu.c,$(wildcard qemu-device/*.c))
+# User-space libraries of the tool that host tests exercise too.
+TOOL_LIBS   := tools/mcmgpu/fp_trace.c
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
 
 .PHONY: all deps modules tools selftests host-tests qemu guest check run bench \
@@ -60,9 +62,9 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TO
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(CORE_SRCS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS)
+	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
 
 qemu: deps
 	@bash tools/scripts/build-qemu.sh >/dev/null

@@ -177,6 +177,9 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
     st->wire_overhead += m->cfg.overhead;
     st->wire_padding += ((pos + 3) & ~3U) - pos;
     st->flushes[why]++;
+    if (m->sink.packet) {
+        m->sink.packet(m->sink.ctx, src, dst, p->base, m->packet, pos);
+    }
     fp_depacketize(m, dst, p->base, m->packet, pos);
     fp_partition_reset(p);
 }

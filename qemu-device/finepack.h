@@ -47,6 +47,9 @@ struct fp_partition {
 struct fp_sink {
     void *ctx;
     void (*write)(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len);
+    /* Optional: sees each encoded packet before it is de-packetized. */
+    void (*packet)(void *ctx, u32 src, u32 dst, u64 base, const u8 *buf,
+                   u32 len);
 };
 
 struct fp_model {

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of the FinePack core (qemu-device/finepack.c): the worked
+ * examples of notes/finepack.md §3 as exact values, invariants I1-I9 of
+ * §5.2, and trace validation.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "finepack.h"
+#include "fp_trace.h"
+
+#define MIB (1ULL << 20)
+
+/* A test memory: chiplets x vram bytes, plus packet checks. */
+struct mem {
+	uint64_t vram;
+	uint8_t *bytes;
+	uint64_t packets, packet_wire, packet_errors;
+	uint32_t overhead, subheader;
+	uint64_t delivered;
+	uint64_t log_addr[16];	/* first deliveries, for ordering checks */
+	uint32_t nlog;
+};
+
+static void mem_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
+{
+	struct mem *m = ctx;
+
+	if (m->nlog < 16)
+		m->log_addr[m->nlog++] = addr;
+	m->delivered += len;
+	if (m->bytes)
+		memcpy(m->bytes + dst * m->vram + addr, data, len);
+}
+
+struct run {
+	uint64_t off;
+	uint32_t len;
+};
+
+static int run_cmp(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* I2, I4, I5 on every packet: decode independently and check bounds. */
+static void mem_packet(void *ctx, u32 src, u32 dst, u64 base, const u8 *buf,
+		       u32 len)
+{
+	struct mem *m = ctx;
+	uint64_t window = fp_window_bytes(m->subheader), off;
+	struct run runs[FP_MAX_PAYLOAD / 3];
+	uint32_t pos = 0, sublen, n = 0, i;
+
+	m->packets++;
+	m->packet_wire += m->overhead + ((len + 3) & ~3U);
+	if (len > FP_MAX_PAYLOAD || base % window)
+		m->packet_errors++;
+	while (pos < len) {
+		fp_decode_subheader(buf + pos, m->subheader, &off, &sublen);
+		pos += m->subheader;
+		if (!sublen || sublen > FP_LINE_BYTES || off + sublen > window ||
+		    pos + sublen > len) {
+			m->packet_errors++;
+			return;
+		}
+		runs[n].off = off;
+		runs[n++].len = sublen;
+		pos += sublen;
+	}
+	/* Sub-packets of one packet are byte-disjoint. */
+	qsort(runs, n, sizeof(runs[0]), run_cmp);
+	for (i = 1; i < n; i++)
+		if (runs[i - 1].off + runs[i - 1].len > runs[i].off)
+			m->packet_errors++;
+}
+
+static void run_trace(struct fp_model *model, struct mem *m, uint32_t chiplets,
+		      uint64_t vram, uint32_t h, uint32_t overhead,
+		      uint8_t *trace, size_t len, struct fp_error *err, int *ret)
+{
+	struct fp_config cfg = {
+		.chiplets = chiplets, .subheader = h, .overhead = overhead,
+		.vram_per_chiplet = vram,
+	};
+	struct fp_sink sink = { .ctx = m, .write = mem_write, .packet = mem_packet };
+	struct fp_trace_view view;
+	uint8_t *written = calloc(1, fp_bitmap_bytes(&cfg));
+
+	m->vram = vram;
+	m->overhead = overhead;
+	m->subheader = h;
+	*ret = fp_trace_check(trace, len, &cfg, &view, err);
+	if (!*ret) {
+		fp_model_init(model, &cfg, &sink, written);
+		fp_model_run(model, &view);
+	}
+	free(written);
+}
+
+static uint64_t fp_wire(const struct fp_stats *s)
+{
+	return s->wire_payload + s->wire_subheader + s->wire_overhead +
+	       s->wire_padding;
+}
+
+FIXTURE(fp) {
+	struct fp_model *model;
+	struct fp_trace_buf tb;
+	struct mem mem;
+	struct fp_error err;
+	uint8_t *trace;
+	size_t len;
+	int ret;
+};
+
+FIXTURE_SETUP(fp)
+{
+	self->model = calloc(1, sizeof(*self->model));
+	ASSERT_NE(NULL, self->model);
+	memset(&self->tb, 0, sizeof(self->tb));
+	memset(&self->mem, 0, sizeof(self->mem));
+	self->mem.bytes = calloc(4, 4 * MIB);
+	self->trace = NULL;
+}
+
+FIXTURE_TEARDOWN(fp)
+{
+	free(self->model);
+	free(self->mem.bytes);
+	free(self->trace);
+	fp_tb_free(&self->tb);
+}
+
+#define RUN(chiplets, vram, h, o) do { \
+	self->trace = fp_tb_finish(&self->tb, &self->len); \
+	run_trace(self->model, &self->mem, chiplets, vram, h, o, self->trace, \
+		  self->len, &self->err, &self->ret); \
+	ASSERT_EQ(0, self->ret) TH_LOG("record %llu: %s", \
+		(unsigned long long)self->err.record, self->err.what); \
+} while (0)
+
+static const uint8_t four[4] = { 1, 2, 3, 4 };
+
+/* Example 1: 42 scattered 4 B stores: 408 B vs 1344 B, R = 3.29. */
+TEST_F(fp, example1_42_scattered_stores)
+{
+	const struct fp_stats *s = &self->model->stats;
+	int i;
+
+	for (i = 0; i < 42; i++)
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 1024 + 8, 4, four);
+	RUN(4, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->packets);
+	EXPECT_EQ(42, s->subpackets);
+	EXPECT_EQ(408, fp_wire(s));
+	EXPECT_EQ(1344, s->plain_wire_bytes);
+	EXPECT_EQ(168, s->wire_payload);
+	EXPECT_EQ(210, s->wire_subheader);
+	EXPECT_EQ(2, s->wire_padding);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(0, self->mem.packet_errors);
+}
+
+/* Example 2: 32 consecutive 4 B stores fill one line: 164 B vs 1024 B. */
+TEST_F(fp, example2_one_full_line)
+{
+	const struct fp_stats *s = &self->model->stats;
+	uint8_t line[128];
+	int i;
+
+	for (i = 0; i < 128; i++)
+		line[i] = i * 7 + 1;
+	for (i = 0; i < 32; i++)
+		fp_tb_add(&self->tb, FP_REC_STORE, 2, 0, 4096 + i * 4, 4, line + i * 4);
+	RUN(4, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->packets);
+	EXPECT_EQ(1, s->subpackets);
+	EXPECT_EQ(164, fp_wire(s));
+	EXPECT_EQ(1024, s->plain_wire_bytes);
+	EXPECT_EQ(0, memcmp(self->mem.bytes + 4096, line, 128));
+}
+
+/* Example 3: the same 8 B written 10 times: 44 B vs 360 B, last wins. */
+TEST_F(fp, example3_redundant_stores_last_writer_wins)
+{
+	const struct fp_stats *s = &self->model->stats;
+	uint8_t v[8];
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		memset(v, i, sizeof(v));
+		fp_tb_add(&self->tb, FP_REC_STORE, 1, 3, 800, 8, v);
+	}
+	fp_tb_add(&self->tb, FP_REC_FENCE, 1, 0, 0, 0, NULL);
+	RUN(4, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->packets);
+	EXPECT_EQ(44, fp_wire(s));
+	EXPECT_EQ(360, s->plain_wire_bytes);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_FENCE]);
+	EXPECT_EQ(8, self->mem.delivered);
+	EXPECT_EQ(8, s->useful_bytes);
+	memset(v, 9, sizeof(v));
+	EXPECT_EQ(0, memcmp(self->mem.bytes + 3 * 4 * MIB + 800, v, 8));
+}
+
+/* Example 4 / I8: ping-pong between two windows; FinePack loses. */
+TEST_F(fp, example4_ping_pong_reduction_below_one)
+{
+	const struct fp_stats *s = &self->model->stats;
+	int i;
+
+	free(self->mem.bytes);
+	self->mem.bytes = NULL;	/* 2 GiB chiplets: count, do not store */
+	for (i = 0; i < 100; i++)
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1,
+			  (i % 2) * (1ULL << 30) + i * 4, 4, four);
+	RUN(2, 2ULL << 30, 5, 28);
+	EXPECT_EQ(100, s->packets);
+	EXPECT_EQ(99, s->flushes[FP_FLUSH_WINDOW]);
+	EXPECT_EQ(4000, fp_wire(s));
+	EXPECT_EQ(3200, s->plain_wire_bytes);
+	EXPECT_LT(s->plain_wire_bytes, fp_wire(s));	/* R = 0.8 */
+}
+
+/* Full-queue triggers: 64 entries, then a 65th line flushes. */
+TEST_F(fp, sixty_fifth_entry_flushes)
+{
+	const struct fp_stats *s = &self->model->stats;
+	int i;
+
+	for (i = 0; i < 65; i++)
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 128, 4, four);
+	RUN(2, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_ENTRIES]);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(2, s->packets);
+}
+
+/* Payload: 32 full lines cost 32 * 133 = 4256 > 4096: the 31st flushes. */
+TEST_F(fp, payload_limit_flushes_exactly)
+{
+	const struct fp_stats *s = &self->model->stats;
+	uint8_t line[128] = { 0 };
+	int i;
+
+	for (i = 0; i < 32; i++)
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 128, 128, line);
+	RUN(2, 4 * MIB, 5, 28);
+	/* 30 lines = 3990 B fit; the 31st would make 4123. */
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_PAYLOAD]);
+	EXPECT_EQ(2, s->packets);
+	EXPECT_EQ(32, s->subpackets);
+	EXPECT_EQ(0, self->mem.packet_errors);
+}
+
+/* Filling the gap between two runs merges them and frees a sub-header. */
+TEST_F(fp, merging_runs_saves_a_subheader)
+{
+	const struct fp_stats *s = &self->model->stats;
+
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 0, 4, four);
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8, 4, four);
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 4, 4, four);
+	RUN(2, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->subpackets);
+	EXPECT_EQ(12, s->wire_payload);
+	EXPECT_EQ(5, s->wire_subheader);
+}
+
+/* h = 2: 64 B windows split a 128 B line store into two packets. */
+TEST_F(fp, subheader2_splits_at_window)
+{
+	const struct fp_stats *s = &self->model->stats;
+	uint8_t line[128];
+
+	memset(line, 0x5a, sizeof(line));
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 256, 128, line);
+	RUN(2, 4 * MIB, 2, 28);
+	EXPECT_EQ(2, s->packets);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_WINDOW]);
+	EXPECT_EQ(1, s->plain_tlps);
+	EXPECT_EQ(0, memcmp(self->mem.bytes + 4 * MIB + 256, line, 128));
+}
+
+/* I7: an atomic to a queued line is delivered after the queued data. */
+TEST_F(fp, atomic_flushes_its_line_first_and_is_not_coalesced)
+{
+	const struct fp_stats *s = &self->model->stats;
+	uint8_t a[4] = { 9, 9, 9, 9 };
+
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 64, 4, four);
+	fp_tb_add(&self->tb, FP_REC_ATOMIC, 0, 1, 64, 4, a);
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 4096, 4, four);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 4096, 4, NULL);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 8192, 4, NULL);
+	RUN(2, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_ATOMIC]);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_LOAD]);
+	EXPECT_EQ(0, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(64, self->mem.log_addr[0]);	/* the store, */
+	EXPECT_EQ(64, self->mem.log_addr[1]);	/* then the atomic */
+	EXPECT_EQ(0, memcmp(self->mem.bytes + 4 * MIB + 64, a, 4));
+	/* Atomic: one plain TLP in both counts (28 + 4). */
+	EXPECT_EQ(32 * 3, s->plain_wire_bytes);
+	EXPECT_EQ(2 * (28 + 9 + 3) + 32, fp_wire(s));
+}
+
+/* I5: decode(encode(x)) == x for every h, random offsets and lengths. */
+TEST(subheader_round_trip_every_h)
+{
+	uint64_t rng = 12345, off, got_off;
+	uint32_t h, len, got_len;
+	uint8_t buf[8];
+	int i;
+
+	for (h = FP_MIN_SUBHEADER; h <= FP_MAX_SUBHEADER; h++) {
+		for (i = 0; i < 100000; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			off = rng % fp_window_bytes(h);
+			len = 1 + (rng >> 40) % 1023;
+			memset(buf, 0xee, sizeof(buf));
+			ASSERT_EQ(h, fp_encode_subheader(buf, h, off, len));
+			EXPECT_EQ(0xee, buf[h]);	/* writes exactly h bytes */
+			fp_decode_subheader(buf, h, &got_off, &got_len);
+			ASSERT_EQ(off, got_off);
+			ASSERT_EQ(len, got_len);
+		}
+	}
+	EXPECT_EQ(64, fp_window_bytes(2));
+	EXPECT_EQ(1ULL << 30, fp_window_bytes(5));
+	EXPECT_EQ(1ULL << 38, fp_window_bytes(6));
+}
+
+/*
+ * I1, I2, I3, I4, I6, I8, I9 on random traces for every h: memory equals
+ * in-order plain application at every kernel end; packets are well formed;
+ * fences empty the source's partitions; accounting adds up; reruns match.
+ */
+TEST(random_traces_equal_plain_application)
+{
+	const uint64_t vram = MIB / 4;
+	uint8_t *golden = calloc(4, vram), *image = calloc(4, vram);
+	struct fp_model *model = calloc(1, sizeof(*model));
+	uint64_t rng = 777;
+	uint32_t h, o;
+
+	ASSERT_NE(NULL, golden);
+	ASSERT_NE(NULL, image);
+	ASSERT_NE(NULL, model);
+	for (h = FP_MIN_SUBHEADER; h <= FP_MAX_SUBHEADER; h++) {
+		for (o = 24; o <= 28; o += 4) {
+			struct fp_config cfg = { 4, h, o, vram };
+			struct mem m = { .vram = vram, .bytes = image,
+					 .overhead = o, .subheader = h };
+			struct fp_sink sink = { &m, mem_write, mem_packet };
+			uint8_t *written = calloc(1, fp_bitmap_bytes(&cfg));
+			uint64_t atomic_wire = 0;
+			uint8_t data[300];
+			int i, j, mismatches = 0;
+
+			memset(golden, 0, 4 * vram);
+			memset(image, 0, 4 * vram);
+			fp_model_init(model, &cfg, &sink, written);
+			for (i = 0; i < 20000; i++) {
+				struct fp_trace_record r = { 0 };
+				uint64_t x;
+
+				rng ^= rng << 13;
+				rng ^= rng >> 7;
+				rng ^= rng << 17;
+				x = rng;
+				r.src = x % 4;
+				r.dst = (r.src + 1 + (x >> 8) % 3) % 4;
+				r.len = 1 + (x >> 16) % ((x >> 60) ? 16 : 300);
+				/*
+				 * Each source writes its own quarter of a destination
+				 * (no cross-source races, see README): mostly a small
+				 * hot region, sometimes anywhere in the quarter.
+				 */
+				r.addr = r.src * (vram / 4) +
+					 ((x >> 32) % 8 ? (x >> 24) % 8192 :
+					  (x >> 24) % (vram / 4 - 300));
+				switch ((x >> 56) % 64) {
+				case 0:
+					r.type = FP_REC_FENCE;
+					break;
+				case 1:
+					r.type = FP_REC_KERNEL_END;
+					break;
+				case 2:
+					r.type = FP_REC_LOAD;
+					break;
+				case 3:
+					r.type = FP_REC_ATOMIC;
+					r.len = 1 + r.len % 8;
+					r.addr &= ~127ULL;
+					break;
+				default:
+					r.type = FP_REC_STORE;
+				}
+				for (j = 0; j < (int)r.len; j++)
+					data[j] = (uint8_t)(i + j * 31);
+				if (r.type == FP_REC_STORE || r.type == FP_REC_ATOMIC)
+					memcpy(golden + r.dst * vram + r.addr, data, r.len);
+				if (r.type == FP_REC_ATOMIC)
+					atomic_wire += o + 4 * ((r.addr % 4 + r.len + 3) / 4);
+				fp_model_record(model, &r, data);
+				if (r.type == FP_REC_FENCE)
+					for (j = 0; j < 4; j++)
+						ASSERT_EQ(FP_EMPTY_BASE,
+							  model->part[r.src][j].base);
+				if (r.type == FP_REC_KERNEL_END)
+					mismatches += !!memcmp(golden, image, 4 * vram);
+			}
+			fp_model_finish(model);
+			mismatches += !!memcmp(golden, image, 4 * vram);
+			EXPECT_EQ(0, mismatches) TH_LOG("h %u O %u", h, o);
+			EXPECT_EQ(0, m.packet_errors) TH_LOG("h %u", h);
+			EXPECT_EQ(0, model->stats.decode_errors);
+			EXPECT_EQ(model->stats.packets, m.packets);
+			/* I8: wire bytes = sum over packets + atomics' TLPs. */
+			EXPECT_EQ(m.packet_wire + atomic_wire, fp_wire(&model->stats));
+			EXPECT_LT(0, model->stats.packets);
+			for (j = 0; j < 16; j++)
+				EXPECT_EQ(FP_EMPTY_BASE, model->part[j / 4][j % 4].base);
+			free(written);
+		}
+	}
+	free(model);
+	free(golden);
+	free(image);
+}
+
+/* I9: byte-identical counters and memory from two runs of one trace. */
+TEST(determinism)
+{
+	struct fp_trace_buf tb = { 0 };
+	struct fp_model *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct mem ma = { 0 }, mb = { 0 };
+	struct fp_error err;
+	uint8_t *trace, d[64];
+	size_t len;
+	int i, ra, rb;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ma.bytes = calloc(4, MIB);
+	mb.bytes = calloc(4, MIB);
+	for (i = 0; i < 5000; i++) {
+		memset(d, i, sizeof(d));
+		fp_tb_add(&tb, FP_REC_STORE, i % 4, (i / 4 + 1 + i) % 4 == i % 4 ?
+			  (i + 1) % 4 : (i / 4 + 1 + i) % 4,
+			  (i * 2654435761ULL) % (MIB - 64), 1 + i % 64, d);
+		if (i % 700 == 0)
+			fp_tb_add(&tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	}
+	trace = fp_tb_finish(&tb, &len);
+	run_trace(a, &ma, 4, MIB, 4, 28, trace, len, &err, &ra);
+	run_trace(b, &mb, 4, MIB, 4, 28, trace, len, &err, &rb);
+	ASSERT_EQ(0, ra);
+	ASSERT_EQ(0, rb);
+	EXPECT_EQ(0, memcmp(&a->stats, &b->stats, sizeof(a->stats)));
+	EXPECT_EQ(0, memcmp(ma.bytes, mb.bytes, 4 * MIB));
+	EXPECT_LT(0, a->stats.packets);
+	free(trace);
+	free(ma.bytes);
+	free(mb.bytes);
+	free(a);
+	free(b);
+}
+
+/* Bad traces: the error names the record and the field. */
+TEST(bad_traces_are_rejected_with_record_numbers)
+{
+	struct fp_config cfg = { 4, 5, 28, 4 * MIB };
+	struct fp_trace_view view;
+	struct fp_trace_buf tb = { 0 };
+	struct fp_error err;
+	struct fp_trace_header *hdr;
+	struct fp_trace_record *rec;
+	uint8_t *t;
+	size_t len;
+
+	fp_tb_add(&tb, FP_REC_STORE, 0, 1, 0, 4, four);
+	fp_tb_add(&tb, FP_REC_FENCE, 0, 0, 0, 0, NULL);
+	fp_tb_add(&tb, FP_REC_STORE, 1, 2, 100, 4, four);
+	t = fp_tb_finish(&tb, &len);
+	ASSERT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err));
+	hdr = (struct fp_trace_header *)t;
+	rec = (struct fp_trace_record *)(hdr + 1);
+
+#define BAD(field_change, restore, want_rec, want) do { \
+	field_change; \
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err)); \
+	EXPECT_EQ(want_rec, err.record); \
+	EXPECT_EQ(0, strncmp(want, err.what, strlen(want))) TH_LOG("%s", err.what); \
+	restore; \
+} while (0)
+
+	BAD(len -= 1, len += 1, 0, "data_size");
+	BAD(len = 20, len = sizeof(*hdr) + 3 * sizeof(*rec) + 8, 0, "header: truncated");
+	BAD(hdr->version = 2, hdr->version = 1, 0, "version");
+	BAD(hdr->magic = 1, hdr->magic = FP_TRACE_MAGIC, 0, "magic");
+	BAD(hdr->nrecords = 99, hdr->nrecords = 3, 0, "nrecords");
+	BAD(rec[2].type = 9, rec[2].type = FP_REC_STORE, 3, "type");
+	BAD(rec[2].len = 0, rec[2].len = 4, 3, "len: must not be 0");
+	BAD(rec[2].dst = 1, rec[2].dst = 2, 3, "dst: equals src");
+	BAD(rec[2].dst = 4, rec[2].dst = 2, 3, "dst: no such chiplet");
+	BAD(rec[1].src = 7, rec[1].src = 0, 2, "src: no such chiplet");
+	BAD(rec[0].addr = 4 * MIB - 2, rec[0].addr = 0, 1, "addr");
+	BAD(rec[0].addr = UINT64_MAX - 1, rec[0].addr = 0, 1, "addr");
+	BAD(rec[0].data_off = 6, rec[0].data_off = 0, 1, "data_off");
+	BAD(rec[0].reserved = 1, rec[0].reserved = 0, 1, "reserved");
+	BAD(cfg.subheader = 7, cfg.subheader = 5, 0, "subheader");
+	BAD(cfg.overhead = 20, cfg.overhead = 28, 0, "overhead");
+	ASSERT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err));
+	free(t);
+}
+
+/* Text form: every record type and each kind of bad line. */
+TEST(text_parser)
+{
+	static const char good[] =
+		"# comment\n"
+		"store 0 1 0x10 4 01020304   # trailing comment\n"
+		"load 0 1 16 4\n"
+		"atomic 1 0 0 2 0xbeef\n"
+		"fence 1\n"
+		"\n"
+		"kernel_end\n";
+	static const struct { const char *text, *want; } bad[] = {
+		{ "store 0 1 0 4 0102\n", "line 1: HEXDATA: 4 hex digits for LEN 4" },
+		{ "fence 0\nstroe 0 1 0 1 00\n", "line 2: unknown record type 'stroe'" },
+		{ "load 0 1 zz 4\n", "line 1: ADDR: not a number" },
+		{ "load 0 1 4\n", "line 1: load takes 4 fields, got 3" },
+		{ "store 0 1 0 2 0g00\n", "line 1: HEXDATA: bad hex digit" },
+		{ "load 0 300 0 4\n", "line 1: DST: chiplet 300 out of range" },
+	};
+	struct fp_trace_buf tb = { 0 };
+	char msg[256];
+	size_t i;
+
+	ASSERT_EQ(0, fp_text_parse(good, strlen(good), &tb, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(5, tb.nrec);
+	EXPECT_EQ(FP_REC_STORE, tb.rec[0].type);
+	EXPECT_EQ(0x10, tb.rec[0].addr);
+	EXPECT_EQ(4, tb.data[3]);
+	EXPECT_EQ(0xbe, tb.data[4]);
+	EXPECT_EQ(FP_REC_KERNEL_END, tb.rec[4].type);
+	fp_tb_free(&tb);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-1, fp_text_parse(bad[i].text, strlen(bad[i].text), &tb,
+					    msg, sizeof(msg)));
+		EXPECT_EQ(0, strncmp(bad[i].want, msg, strlen(bad[i].want)))
+			TH_LOG("got '%s'", msg);
+		fp_tb_free(&tb);
+	}
+}
+
+TEST_HARNESS_MAIN
