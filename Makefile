@@ -36,9 +36,9 @@ modules: deps
 
 tools: $(BUILD)/tools/mcmgpu
 
-$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) | deps
+$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(wildcard qemu-device/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_TOOL) -o $@ $(TOOL_SRCS) -lpci
+	$(CC) $(CFLAGS_TOOL) -o $@ $(TOOL_SRCS) $(CORE_SRCS) -lpci
 
 $(KSFT)/.extracted: | deps
 	@mkdir -p $(KSFT)

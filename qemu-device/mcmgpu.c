@@ -18,6 +18,7 @@
 #include "qemu/module.h"
 #include "qemu/main-loop.h"
 #include "qemu/host-utils.h"
+#include "qemu/cutils.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -28,6 +29,7 @@
 
 #include "mcmgpu_hw.h"
 #include "mcmgpu_cmd.h"
+#include "finepack.h"
 
 #define TYPE_MCMGPU "mcmgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
@@ -45,6 +47,11 @@ struct MCMGPUState {
     uint8_t *vram_ptr;
     QEMUBH *ring_bh;
     struct mcmgpu_geometry geom;
+
+    /* Trace buffer of TRACE_LOAD; not migrated (a replay reloads it). */
+    uint8_t *trace;
+    uint64_t trace_total;
+    uint64_t trace_loaded;
 
     /* properties */
     uint32_t chiplets;
@@ -123,6 +130,103 @@ static uint32_t mcmgpu_do_dma(MCMGPUState *s, uint16_t flags,
     return MCMGPU_CMPL_OK;
 }
 
+static void mcmgpu_trace_free(MCMGPUState *s)
+{
+    g_free(s->trace);
+    s->trace = NULL;
+    s->trace_total = 0;
+    s->trace_loaded = 0;
+}
+
+static uint32_t mcmgpu_trace_load(MCMGPUState *s, const uint64_t *args)
+{
+    uint64_t host = args[0], off = args[1], len = args[2], total = args[3];
+
+    if (off == 0) {
+        mcmgpu_trace_free(s);
+        if (total == 0 || total > FP_TRACE_MAX_BYTES) {
+            return MCMGPU_CMPL_BAD_LENGTH;
+        }
+        s->trace = g_try_malloc(total);
+        if (!s->trace) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        s->trace_total = total;
+    }
+    if (!s->trace || total != s->trace_total || off != s->trace_loaded ||
+        len == 0 || len > MCMGPU_DMA_MAX_LEN || len > total - off) {
+        return MCMGPU_CMPL_BAD_LENGTH;
+    }
+    if (host + len < host ||
+        pci_dma_read(PCI_DEVICE(s), host, s->trace + off, len) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    s->trace_loaded += len;
+    return MCMGPU_CMPL_OK;
+}
+
+/* De-packetized FinePack sub-packets land in the destination chiplet. */
+static void mcmgpu_fp_write(void *ctx, u32 dst, u64 addr, const u8 *data,
+                            u32 len)
+{
+    MCMGPUState *s = ctx;
+    uint64_t gpu = dst * s->vram_per_chiplet + addr;
+
+    memcpy(s->vram_ptr + gpu, data, len);
+    memory_region_set_dirty(&s->vram, gpu, len);
+}
+
+static uint32_t mcmgpu_finepack_run(MCMGPUState *s, const uint64_t *args,
+                                    uint64_t *result, uint64_t *cycles)
+{
+    struct fp_config cfg = {
+        .chiplets = s->chiplets,
+        .subheader = MCMGPU_FP_CFG_SUBHEADER(args[1]),
+        .overhead = MCMGPU_FP_CFG_OVERHEAD(args[1]),
+        .vram_per_chiplet = s->vram_per_chiplet,
+    };
+    struct fp_sink sink = { .ctx = s, .write = mcmgpu_fp_write };
+    g_autofree struct fp_replay_result *res = g_new0(struct fp_replay_result,
+                                                     1);
+    g_autofree struct fp_model *model = NULL;
+    g_autofree uint8_t *written = NULL;
+    struct fp_trace_view view;
+    struct fp_error err;
+    uint32_t st = MCMGPU_CMPL_OK;
+
+    if (!s->trace || args[0] != s->trace_total ||
+        s->trace_loaded != s->trace_total) {
+        return MCMGPU_CMPL_NO_TRACE;
+    }
+    if (fp_trace_check(s->trace, s->trace_total, &cfg, &view, &err)) {
+        res->error_record = err.record;
+        res->error_value = err.value;
+        pstrcpy(res->error, sizeof(res->error), err.what);
+        *result = err.record;
+        st = MCMGPU_CMPL_BAD_TRACE;
+    } else {
+        model = g_try_malloc0(sizeof(*model));
+        written = g_try_malloc0(fp_bitmap_bytes(&cfg));
+        if (!model || !written) {
+            mcmgpu_trace_free(s);
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        fp_model_init(model, &cfg, &sink, written);
+        fp_model_run(model, &view);
+        res->stats = model->stats;
+        /* Link time at 16 B per device cycle (PCIe 4.0 x16 at 2 GHz). */
+        *cycles = (res->stats.wire_payload + res->stats.wire_subheader +
+                   res->stats.wire_overhead + res->stats.wire_padding) / 16;
+        *result = res->stats.records;
+    }
+    mcmgpu_trace_free(s);
+    if (args[2] + sizeof(*res) < args[2] ||
+        pci_dma_write(PCI_DEVICE(s), args[2], res, sizeof(*res)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    return st;
+}
+
 static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
                                uint64_t *result, uint64_t *cycles)
 {
@@ -142,6 +246,11 @@ static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
         return flags ? MCMGPU_CMPL_BAD_FLAGS : MCMGPU_CMPL_OK;
     case MCMGPU_OP_DMA_COPY:
         return mcmgpu_do_dma(s, flags, args, result, cycles);
+    case MCMGPU_OP_TRACE_LOAD:
+        return flags ? MCMGPU_CMPL_BAD_FLAGS : mcmgpu_trace_load(s, args);
+    case MCMGPU_OP_FINEPACK_RUN:
+        return flags ? MCMGPU_CMPL_BAD_FLAGS :
+               mcmgpu_finepack_run(s, args, result, cycles);
     default:
         return MCMGPU_CMPL_BAD_OPCODE;
     }
@@ -267,7 +376,7 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case MCMGPU_REG_CHIPLETS:
         return s->chiplets;
     case MCMGPU_REG_FEATURES:
-        return MCMGPU_FEAT_DMA_COPY;
+        return MCMGPU_FEAT_DMA_COPY | MCMGPU_FEAT_FINEPACK;
     case MCMGPU_REG_VRAM_PER_CHIPLET_LO:
         return (uint32_t)s->vram_per_chiplet;
     case MCMGPU_REG_VRAM_PER_CHIPLET_HI:
@@ -431,6 +540,7 @@ static void mcmgpu_exit(PCIDevice *pdev)
     MCMGPUState *s = MCMGPU(pdev);
 
     qemu_bh_delete(s->ring_bh);
+    mcmgpu_trace_free(s);
     pcie_cap_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
 }
@@ -440,6 +550,7 @@ static void mcmgpu_reset(DeviceState *dev)
     MCMGPUState *s = MCMGPU(dev);
 
     mcmgpu_reset_regs(s);
+    mcmgpu_trace_free(s);
     msix_reset(PCI_DEVICE(s));
     msix_vector_use(PCI_DEVICE(s), MCMGPU_MSIX_VEC_CMD);
 }

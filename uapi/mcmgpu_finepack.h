@@ -86,4 +86,12 @@ struct fp_stats {
 	__u64 decode_errors;	/* de-packetizer rejections; always 0 */
 };
 
+/* What a replay writes back: the counters, or where the trace is bad. */
+struct fp_replay_result {
+	struct fp_stats stats;
+	__u64 error_record;	/* 1-based record number, 0 = header */
+	__u64 error_value;	/* the offending value */
+	char error[96];		/* "field: problem", NUL-terminated */
+};
+
 #endif /* _UAPI_MCMGPU_FINEPACK_H */

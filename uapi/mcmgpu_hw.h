@@ -67,6 +67,7 @@
 	(MCMGPU_REG_CHIPLET_BASE + (c) * MCMGPU_REG_CHIPLET_STRIDE + (field))
 
 #define MCMGPU_FEAT_DMA_COPY		(1U << 0)
+#define MCMGPU_FEAT_FINEPACK		(1U << 1)
 
 #define MCMGPU_RING_CTRL_ENABLE		(1U << 0)
 #define MCMGPU_RING_MIN_ENTRIES		2
@@ -97,6 +98,22 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_OP_DMA_COPY		0x0001
 #define MCMGPU_DMA_FLAG_TO_HOST		(1U << 0)	/* else host to GPU */
 #define MCMGPU_DMA_MAX_LEN		(64U << 20)	/* per command */
+/*
+ * Load a trace into the device's trace buffer, in order: args[0] host
+ * address, args[1] offset (0 starts a new trace, else the bytes loaded so
+ * far), args[2] length (<= MCMGPU_DMA_MAX_LEN), args[3] total trace length.
+ */
+#define MCMGPU_OP_TRACE_LOAD		0x0002
+/*
+ * Replay the loaded FinePack trace: args[0] total length (must match the
+ * load), args[1] MCMGPU_FP_CFG(subheader, overhead), args[2] host address
+ * of a struct fp_replay_result the device writes (also on BAD_TRACE).
+ */
+#define MCMGPU_OP_FINEPACK_RUN		0x0003
+#define MCMGPU_FP_CFG(subheader, overhead) \
+	((__u64)(subheader) | (__u64)(overhead) << 8)
+#define MCMGPU_FP_CFG_SUBHEADER(cfg)	((cfg) & 0xff)
+#define MCMGPU_FP_CFG_OVERHEAD(cfg)	(((cfg) >> 8) & 0xff)
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {
@@ -116,6 +133,9 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_BAD_GPU_ADDR	4
 #define MCMGPU_CMPL_DMA_FAULT		5	/* host address not accessible */
 #define MCMGPU_CMPL_BAD_RESERVED	6
+#define MCMGPU_CMPL_BAD_TRACE		7	/* result: 1-based record, 0 header */
+#define MCMGPU_CMPL_NO_MEMORY		8	/* device could not allocate */
+#define MCMGPU_CMPL_NO_TRACE		9	/* nothing (complete) loaded */
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

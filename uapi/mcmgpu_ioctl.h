@@ -48,6 +48,27 @@ struct mcmgpu_dma {
 #define MCMGPU_DMA_FLAGS_ALL	MCMGPU_DMA_FROM_GPU
 
 /*
+ * Replay a FinePack trace (uapi/mcmgpu_finepack.h) on the device: the
+ * trace is validated whole before anything is applied, then its stores
+ * are coalesced, packed, de-packetized and written into the destination
+ * chiplets' memories. result_ptr receives a struct fp_replay_result, also
+ * when the trace is rejected (EINVAL) so the bad record can be named.
+ */
+struct mcmgpu_finepack_replay {
+	__u32 size;		/* sizeof(struct mcmgpu_finepack_replay) */
+	__u32 flags;		/* 0 */
+	__u64 trace_ptr;
+	__u64 trace_len;	/* 1..FP_TRACE_MAX_BYTES */
+	__u32 subheader;	/* 2..6 bytes */
+	__u32 overhead;		/* 24 or 28 bytes per TLP */
+	__u64 result_ptr;	/* struct fp_replay_result */
+	__u32 result_size;	/* sizeof(struct fp_replay_result) */
+	__u32 reserved;		/* 0 */
+};
+
+#define MCMGPU_FINEPACK_REPLAY_SIZE_VER0	48
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -56,5 +77,7 @@ struct mcmgpu_dma {
  */
 #define MCMGPU_IOCTL_GET_INFO	_IOWR(MCMGPU_IOCTL_MAGIC, 0x00, struct mcmgpu_info)
 #define MCMGPU_IOCTL_DMA	_IOW(MCMGPU_IOCTL_MAGIC, 0x01, struct mcmgpu_dma)
+#define MCMGPU_IOCTL_FINEPACK_REPLAY \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x02, struct mcmgpu_finepack_replay)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

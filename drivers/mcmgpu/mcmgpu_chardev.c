@@ -11,6 +11,7 @@
 
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
+#include "mcmgpu_finepack.h"
 
 static struct mcmgpu_device *file_to_mdev(struct file *file)
 {
@@ -137,6 +138,84 @@ static int mcmgpu_ioctl_dma(struct mcmgpu_device *mdev, void __user *uarg)
 	return 0;
 }
 
+/* Upload the trace through the bounce buffer, then run it. */
+static int mcmgpu_finepack_submit(struct mcmgpu_device *mdev,
+				  const struct mcmgpu_finepack_replay *rp,
+				  struct fp_replay_result *res)
+{
+	const u8 __user *src = u64_to_user_ptr(rp->trace_ptr);
+	u64 done, args[4];
+	int ret;
+
+	for (done = 0; done < rp->trace_len; done += MCMGPU_BOUNCE_SIZE) {
+		u32 len = min_t(u64, rp->trace_len - done, MCMGPU_BOUNCE_SIZE);
+
+		if (done && fatal_signal_pending(current))
+			return -EINTR;
+		ret = mcmgpu_cmd_begin(mdev);
+		if (ret)
+			return ret;
+		if (copy_from_user(mdev->bounce, src + done, len)) {
+			mcmgpu_cmd_end(mdev);
+			return -EFAULT;
+		}
+		args[0] = mdev->bounce_dma;
+		args[1] = done;
+		args[2] = len;
+		args[3] = rp->trace_len;
+		ret = mcmgpu_submit(mdev, MCMGPU_OP_TRACE_LOAD, 0, args, 4, NULL);
+		mcmgpu_cmd_end(mdev);
+		if (ret)
+			return ret;
+	}
+
+	ret = mcmgpu_cmd_begin(mdev);
+	if (ret)
+		return ret;
+	args[0] = rp->trace_len;
+	args[1] = MCMGPU_FP_CFG(rp->subheader, rp->overhead);
+	args[2] = mdev->bounce_dma;
+	memset(mdev->bounce, 0, sizeof(*res));
+	ret = mcmgpu_submit(mdev, MCMGPU_OP_FINEPACK_RUN, 0, args, 3, NULL);
+	if (!ret || ret == -EINVAL)
+		memcpy(res, mdev->bounce, sizeof(*res));
+	mcmgpu_cmd_end(mdev);
+	return ret;
+}
+
+static int mcmgpu_ioctl_finepack(struct mcmgpu_device *mdev,
+				 void __user *uarg)
+{
+	struct mcmgpu_finepack_replay rp;
+	struct fp_replay_result *res;
+	u32 usize;
+	int ret;
+
+	ret = mcmgpu_copy_arg(&rp, sizeof(rp), MCMGPU_FINEPACK_REPLAY_SIZE_VER0,
+			      uarg, &usize);
+	if (ret)
+		return ret;
+	if (rp.flags || rp.reserved || !rp.trace_len ||
+	    rp.trace_len > FP_TRACE_MAX_BYTES ||
+	    rp.subheader < 2 || rp.subheader > 6 ||
+	    (rp.overhead != 24 && rp.overhead != 28) ||
+	    rp.result_size < sizeof(*res))
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(rp.trace_ptr), rp.trace_len) ||
+	    !rp.trace_ptr || !rp.result_ptr)
+		return -EFAULT;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	ret = mcmgpu_finepack_submit(mdev, &rp, res);
+	if ((!ret || ret == -EINVAL) &&
+	    copy_to_user(u64_to_user_ptr(rp.result_ptr), res, sizeof(*res)))
+		ret = -EFAULT;
+	kfree(res);
+	return ret;
+}
+
 static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -159,6 +238,9 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case _IOC_NR(MCMGPU_IOCTL_DMA):
 		ret = mcmgpu_ioctl_dma(mdev, uarg);
+		break;
+	case _IOC_NR(MCMGPU_IOCTL_FINEPACK_REPLAY):
+		ret = mcmgpu_ioctl_finepack(mdev, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

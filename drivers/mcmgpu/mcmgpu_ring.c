@@ -144,7 +144,16 @@ void mcmgpu_cmd_end(struct mcmgpu_device *mdev)
 
 static int mcmgpu_cmpl_errno(u32 status)
 {
-	return status == MCMGPU_CMPL_OK ? 0 : -EIO;
+	switch (status) {
+	case MCMGPU_CMPL_OK:
+		return 0;
+	case MCMGPU_CMPL_BAD_TRACE:
+		return -EINVAL;
+	case MCMGPU_CMPL_NO_MEMORY:
+		return -ENOMEM;
+	default:
+		return -EIO;
+	}
 }
 
 /* Submit one command and wait for it; call between cmd_begin and cmd_end. */

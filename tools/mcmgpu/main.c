@@ -10,6 +10,7 @@ const char *prog = "mcmgpu";
 static const struct subcommand subcommands[] = {
 	{ "info", "find mcmgpu devices and show their geometry", cmd_info },
 	{ "dma", "copy between files or random data and GPU memory", cmd_dma },
+	{ "finepack", "FinePack trace replay, generators and models", cmd_finepack },
 };
 
 static void usage(FILE *f)

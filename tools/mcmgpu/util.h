@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mcmgpu_ioctl.h"
+#include "finepack.h"
 
 struct subcommand {
 	const char *name;
@@ -29,5 +30,9 @@ double now_seconds(void);
 
 int cmd_info(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
+int cmd_finepack(int argc, char **argv);
+/* Runs a checked trace through the FinePack core into mem (host memory). */
+int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
+		uint8_t *mem, struct fp_stats *out);
 
 #endif /* MCMGPU_TOOL_UTIL_H */

@@ -59,5 +59,11 @@ if ! ninja -C "$build" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
 	grep -E 'error|Error' "$build/ninja.log" | head -n 20 >&2
 	exit 1
 fi
+# The device must compile without warnings (QEMU's own -Werror is off).
+if grep -q 'hw/mcmgpu/.*warning:' "$build/ninja.log"; then
+	log "warnings in qemu-device/:"
+	grep -A4 'hw/mcmgpu/.*warning:' "$build/ninja.log" >&2
+	exit 1
+fi
 ln -sfn "$build/qemu-system-x86_64" "$cache/qemu-system-x86_64"
 echo "$build/qemu-system-x86_64"
