@@ -56,9 +56,9 @@ KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
 
 selftests: $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TOOL_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) -o $@ $<
+	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -o $@ $< $(TOOL_LIBS)
 
 host-tests: $(HOST_TESTS)
 
