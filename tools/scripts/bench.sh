@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make bench: FinePack replay throughput of the model core on the host, of
+# the device seen from the guest, and of a plain memcpy of the same trace
+# bytes, measured in one run and reported as ratios (results/bench.md).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+tool=build/tools/mcmgpu
+out=results/bench
+mkdir -p "$out"
+"$tool" finepack gen pagerank --iters 2 -o "$out/pagerank.bin"
+echo "bench: host core..."
+"$tool" finepack bench --host --repeat 5 "$out/pagerank.bin" >"$out/host.json"
+echo "bench: device in the guest..."
+tools/vm-run --no-build --out "$out" -- sh -c \
+	'mcmgpu finepack bench --repeat 5 "$1" >results/bench/device.json' sh "$out/pagerank.bin"
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+h = json.load(open(f"{out}/host.json"))
+d = json.load(open(f"{out}/device.json"))
+rows = [
+    ("host core replay", h["replay_stores_per_s"]),
+    ("device replay (from the guest, incl. upload)", d["replay_stores_per_s"]),
+    ("memcpy of the trace bytes (host)", h["memcpy_stores_per_s"]),
+    ("memcpy of the trace bytes (guest, TCG)", d["memcpy_stores_per_s"]),
+]
+lines = ["# FinePack replay throughput", "",
+         f"Trace: PageRank-like, {h['stores']} records, {h['trace_bytes']} bytes, "
+         f"5 repetitions each, one run of `make bench`.", "",
+         "| what | stores/s |", "|---|---|"]
+lines += [f"| {n} | {v:,.0f} |" for n, v in rows]
+lines += ["", "| ratio | value |", "|---|---|",
+          f"| host core / host memcpy | {h['replay_stores_per_s'] / h['memcpy_stores_per_s']:.4f} |",
+          f"| device / host core | {d['replay_stores_per_s'] / h['replay_stores_per_s']:.4f} |",
+          f"| device / guest memcpy | {d['replay_stores_per_s'] / d['memcpy_stores_per_s']:.4f} |"]
+open(f"{out}/../bench.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
