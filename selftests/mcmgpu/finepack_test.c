@@ -15,32 +15,13 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "run_cmd.h"
 #include "mcmgpu_finepack.h"
 #include "mcmgpu_ioctl.h"
 #include "fp_trace.h"
 
 static char out_a[1 << 16], out_b[1 << 16];
 
-static int run(const char *cmd, char *out, size_t n)
-{
-	FILE *p = popen(cmd, "r");
-	size_t got = 0;
-	int st;
-
-	if (!p)
-		return -1;
-	if (out) {
-		got = fread(out, 1, n - 1, p);
-		out[got] = '\0';
-	} else {
-		char sink[4096];
-
-		while (fread(sink, 1, sizeof(sink), p))
-			;
-	}
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static const char *chiplets(void)
 {
@@ -57,13 +38,13 @@ static void same_on_device_and_host(struct __test_metadata *_metadata,
 
 	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %s "
 		 "-o /tmp/fp.bin", gen, chiplets());
-	ASSERT_EQ(0, run(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	ASSERT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
 	snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify %s "
 		 "/tmp/fp.bin", flags);
-	ASSERT_EQ(0, run(cmd, out_a, sizeof(out_a))) TH_LOG("%s: %s", cmd, out_a);
+	ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s: %s", cmd, out_a);
 	snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify --host "
 		 "--chiplets %s %s /tmp/fp.bin", chiplets(), flags);
-	ASSERT_EQ(0, run(cmd, out_b, sizeof(out_b))) TH_LOG("%s", cmd);
+	ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b))) TH_LOG("%s", cmd);
 	EXPECT_STREQ(out_a, out_b);
 	EXPECT_NE(NULL, strstr(out_a, "\"mismatched_bytes\": 0}"));
 	EXPECT_NE(NULL, strstr(out_a, "\"decode_errors\": 0"));
@@ -120,11 +101,11 @@ TEST(mixed_records_every_subheader)
 	for (h = 2; h <= 6; h++) {
 		snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify "
 			 "--subheader %d /tmp/mixed.txt", h);
-		ASSERT_EQ(0, run(cmd, out_a, sizeof(out_a))) TH_LOG("h %d", h);
+		ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("h %d", h);
 		snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify "
 			 "--host --chiplets %s --subheader %d /tmp/mixed.txt",
 			 chiplets(), h);
-		ASSERT_EQ(0, run(cmd, out_b, sizeof(out_b)));
+		ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b)));
 		EXPECT_STREQ(out_a, out_b);
 		EXPECT_NE(NULL, strstr(out_a, "\"load\": 1, \"atomic\": 1}"))
 			TH_LOG("%s", out_a);
@@ -234,7 +215,7 @@ TEST(tool_errors_name_the_record)
 	ASSERT_NE(NULL, f);
 	fputs("store 0 1 0 4 01020304\nstore 0 1 8 4 0102\n", f);
 	fclose(f);
-	EXPECT_EQ(1, run("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
+	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "line 2: HEXDATA: 4 hex digits for LEN 4"))
 		TH_LOG("%s", out_a);
@@ -243,25 +224,25 @@ TEST(tool_errors_name_the_record)
 	ASSERT_NE(NULL, f);
 	fputs("store 0 1 0 4 01020304\nfence 0\nstore 1 1 8 2 0102\n", f);
 	fclose(f);
-	EXPECT_EQ(1, run("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
+	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 3: dst: equals src")) TH_LOG("%s", out_a);
-	EXPECT_EQ(1, run("mcmgpu finepack replay --host /tmp/bad.txt 2>&1", out_a,
+	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay --host /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 3: dst: equals src"));
 
-	EXPECT_EQ(1, run("head -c 40 /tmp/fp.bin >/tmp/trunc.bin; "
+	EXPECT_EQ(1, run_cmd("head -c 40 /tmp/fp.bin >/tmp/trunc.bin; "
 			 "mcmgpu finepack replay /tmp/trunc.bin 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 0: nrecords: trace truncated"))
 		TH_LOG("%s", out_a);
-	EXPECT_EQ(2, run("mcmgpu finepack replay --subheader 9 /tmp/fp.bin 2>&1",
+	EXPECT_EQ(2, run_cmd("mcmgpu finepack replay --subheader 9 /tmp/fp.bin 2>&1",
 			 out_a, sizeof(out_a)));
-	EXPECT_EQ(0, run("mcmgpu finepack replay --help", NULL, 0));
-	EXPECT_EQ(0, run("mcmgpu finepack gen --help", NULL, 0));
-	EXPECT_EQ(0, run("mcmgpu finepack --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu finepack gen --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu finepack --help", NULL, 0));
 	/* Still working. */
-	EXPECT_EQ(0, run("mcmgpu finepack replay --verify /tmp/mixed.txt", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --verify /tmp/mixed.txt", NULL, 0));
 }
 
 TEST_HARNESS_MAIN

@@ -10,28 +10,7 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-
-/* Run cmd, capture up to n-1 bytes of stdout, return its exit status. */
-static int run(const char *cmd, char *out, size_t n)
-{
-	FILE *p = popen(cmd, "r");
-	size_t got = 0;
-	int st;
-
-	if (!p)
-		return -1;
-	if (out) {
-		got = fread(out, 1, n - 1, p);
-		out[got] = '\0';
-	} else {
-		char sink[4096];
-
-		while (fread(sink, 1, sizeof(sink), p))
-			;
-	}
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "run_cmd.h"
 
 static int count(const char *hay, const char *needle)
 {
@@ -50,7 +29,7 @@ TEST(info_json_reports_the_device_properties)
 	char want[64];
 	const char *chiplets = getenv("MCMGPU_EXPECT_CHIPLETS");
 
-	ASSERT_EQ(0, run("mcmgpu info --json", out, sizeof(out)));
+	ASSERT_EQ(0, run_cmd("mcmgpu info --json", out, sizeof(out)));
 	snprintf(want, sizeof(want), "\"chiplets\": %s,", chiplets ? chiplets : "4");
 	/* Once from the BAR0 registers, once from GET_INFO. */
 	EXPECT_EQ(2, count(out, want)) TH_LOG("%s", out);
@@ -63,36 +42,36 @@ TEST(info_works_without_the_driver)
 	static char out[16384];
 
 	ASSERT_EQ(0, system("rmmod gpu_rc barre_iommu mcmgpu"));
-	EXPECT_EQ(0, run("mcmgpu info --json", out, sizeof(out)));
+	EXPECT_EQ(0, run_cmd("mcmgpu info --json", out, sizeof(out)));
 	EXPECT_EQ(1, count(out, "\"driver\": null")) TH_LOG("%s", out);
 	EXPECT_EQ(0, count(out, "get_info"));
 	ASSERT_EQ(0, system("for m in $(cat /lib/modules/mcmgpu/load-order); do "
 			    "insmod /lib/modules/mcmgpu/$m.ko || exit 1; done"));
-	EXPECT_EQ(0, run("mcmgpu info", out, sizeof(out)));
+	EXPECT_EQ(0, run_cmd("mcmgpu info", out, sizeof(out)));
 	EXPECT_EQ(1, count(out, "GET_INFO:"));
 }
 
 TEST(every_subcommand_has_help)
 {
-	EXPECT_EQ(0, run("mcmgpu --help", NULL, 0));
-	EXPECT_EQ(0, run("mcmgpu info --help", NULL, 0));
-	EXPECT_EQ(0, run("mcmgpu dma --help", NULL, 0));
-	EXPECT_EQ(0, run("mcmgpu dma roundtrip --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu info --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu dma --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu dma roundtrip --help", NULL, 0));
 }
 
 TEST(bad_arguments_are_refused)
 {
 	static char out[4096];
 
-	EXPECT_EQ(2, run("mcmgpu frobnicate 2>&1", out, sizeof(out)));
+	EXPECT_EQ(2, run_cmd("mcmgpu frobnicate 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "unknown command 'frobnicate'"));
-	EXPECT_EQ(2, run("mcmgpu info --bogus 2>/dev/null", NULL, 0));
-	EXPECT_EQ(2, run("mcmgpu dma read --gpu-addr 12x /tmp/x 2>&1", out, sizeof(out)));
+	EXPECT_EQ(2, run_cmd("mcmgpu info --bogus 2>/dev/null", NULL, 0));
+	EXPECT_EQ(2, run_cmd("mcmgpu dma read --gpu-addr 12x /tmp/x 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--gpu-addr")) TH_LOG("%s", out);
-	EXPECT_EQ(2, run("mcmgpu dma write /tmp/x 2>&1", out, sizeof(out)));
+	EXPECT_EQ(2, run_cmd("mcmgpu dma write /tmp/x 2>&1", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "--gpu-addr is required"));
 	/* Past the end of GPU memory: the ioctl's errno reaches the user. */
-	EXPECT_EQ(1, run("head -c 100 /dev/urandom >/tmp/t.bin && "
+	EXPECT_EQ(1, run_cmd("head -c 100 /dev/urandom >/tmp/t.bin && "
 			 "mcmgpu dma write --gpu-addr 0x7fffffffffff /tmp/t.bin 2>&1",
 			 out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "Numerical result out of range")) TH_LOG("%s", out);
@@ -102,11 +81,11 @@ TEST(dma_file_roundtrip)
 {
 	static char out[4096];
 
-	ASSERT_EQ(0, run("head -c 300001 /dev/urandom >/tmp/in.bin && "
+	ASSERT_EQ(0, run_cmd("head -c 300001 /dev/urandom >/tmp/in.bin && "
 			 "mcmgpu dma write --gpu-addr 0x4000123 /tmp/in.bin && "
 			 "mcmgpu dma read --gpu-addr 0x4000123 --length 300001 /tmp/out.bin && "
 			 "cmp /tmp/in.bin /tmp/out.bin", out, sizeof(out)));
-	EXPECT_EQ(0, run("mcmgpu dma roundtrip --size 64K --seed 7 --json", out,
+	EXPECT_EQ(0, run_cmd("mcmgpu dma roundtrip --size 64K --seed 7 --json", out,
 			 sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"mismatched_bytes\": 0,")) TH_LOG("%s", out);
 }

@@ -65,17 +65,6 @@ static void *read_file(const char *path, uint64_t *len)
 	return buf;
 }
 
-static int write_file(const char *path, const void *buf, uint64_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int roundtrip(int fd, uint64_t size, uint64_t seed, bool json)
 {
 	struct mcmgpu_info info;

@@ -428,17 +428,6 @@ static int cmd_replay(int argc, char **argv)
 	return replay(argv[optind], &o);
 }
 
-static int write_all(const char *path, const uint8_t *buf, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int cmd_convert(int argc, char **argv)
 {
 	uint8_t *trace;
@@ -464,7 +453,7 @@ static int cmd_convert(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		return 1;
 	}
-	ret = write_all(argv[2], trace, len) ? 1 : 0;
+	ret = write_file(argv[2], trace, len) ? 1 : 0;
 	free(trace);
 	return ret;
 }

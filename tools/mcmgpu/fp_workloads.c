@@ -71,6 +71,11 @@ static int add_store(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
 	return fp_tb_add(tb, FP_REC_STORE, src, dst, addr, len, data);
 }
 
+static int end_kernel(struct fp_trace_buf *tb)
+{
+	return fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+}
+
 static uint32_t store_len(const struct gen_params *p)
 {
 	return p->store ? p->store : 4 + next() % 5;
@@ -96,7 +101,7 @@ static int gen_halo(struct fp_trace_buf *tb, const struct gen_params *p)
 						return -1;
 			}
 		}
-		if (fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL))
+		if (end_kernel(tb))
 			return -1;
 	}
 	return 0;
@@ -119,7 +124,7 @@ static int gen_vertex(struct fp_trace_buf *tb, const struct gen_params *p)
 					return -1;
 			}
 		}
-		if (fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL))
+		if (end_kernel(tb))
 			return -1;
 	}
 	return 0;
@@ -144,7 +149,7 @@ static int gen_transpose(struct fp_trace_buf *tb, const struct gen_params *p)
 							return -1;
 			}
 		}
-		if (fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL))
+		if (end_kernel(tb))
 			return -1;
 	}
 	return 0;
@@ -168,7 +173,7 @@ static int gen_scatter(struct fp_trace_buf *tb, const struct gen_params *p)
 					return -1;
 			}
 		}
-		if (fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL))
+		if (end_kernel(tb))
 			return -1;
 	}
 	return 0;
@@ -182,7 +187,7 @@ static int gen_lines(struct fp_trace_buf *tb, const struct gen_params *p)
 	for (n = 0; n < p->count; n++)
 		if (add_store(tb, 0, 1, n * FP_LINE_BYTES + off, p->store))
 			return -1;
-	return fp_tb_add(tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	return end_kernel(tb);
 }
 
 static void gen_usage(FILE *f)
@@ -337,15 +342,7 @@ int cmd_finepack_gen(int argc, char **argv)
 		free(trace);
 		return 1;
 	}
-	{
-		FILE *f = fopen(out, "wb");
-
-		ret = !f || fwrite(trace, 1, len, f) != len;
-		if (f && fclose(f))
-			ret = 1;
-		if (ret)
-			fprintf(stderr, "%s: %s: %s\n", prog, out, strerror(errno));
-	}
+	ret = write_file(out, trace, len) ? 1 : 0;
 	free(trace);
 	return ret;
 }

@@ -53,6 +53,17 @@ bad:
 	return -1;
 }
 
+int write_file(const char *path, const void *buf, uint64_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int open_device(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);

@@ -21,6 +21,8 @@ extern const char *prog;
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_u64(const char *s, const char *what, uint64_t *out);
 int open_device(const char *path);
+/* Writes len bytes to path; prints the error and returns -1 on failure. */
+int write_file(const char *path, const void *buf, uint64_t len);
 int get_info(int fd, struct mcmgpu_info *info);
 int dma_transfer(int fd, bool from_gpu, void *buf, uint64_t gpu_addr,
 		 uint64_t length);
