@@ -69,6 +69,7 @@ struct MCMGPUState {
     uint32_t status;
     uint32_t cmd_count;
     uint32_t err_count;
+    uint32_t fault_inject;
 };
 
 static void mcmgpu_update_irq(MCMGPUState *s)
@@ -264,6 +265,7 @@ static void mcmgpu_ring_bh(void *opaque)
     bool done = false;
 
     while ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
+           !(s->fault_inject & MCMGPU_FAULT_STALL) &&
            s->ring_head != s->ring_tail) {
         struct mcmgpu_hw_cmd cmd;
         struct mcmgpu_hw_cmpl cmpl = { 0 };
@@ -276,7 +278,12 @@ static void mcmgpu_ring_bh(void *opaque)
             mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
             break;
         }
-        st = mcmgpu_execute(s, &cmd, &result, &cycles);
+        if (s->fault_inject & MCMGPU_FAULT_FAIL_NEXT) {
+            s->fault_inject &= ~MCMGPU_FAULT_FAIL_NEXT;
+            st = MCMGPU_CMPL_INJECTED_FAULT;
+        } else {
+            st = mcmgpu_execute(s, &cmd, &result, &cycles);
+        }
         cmpl.seq = cmd.seq;
         cmpl.status = cpu_to_le32(st);
         cmpl.result = cpu_to_le64(result);
@@ -341,6 +348,7 @@ static void mcmgpu_reset_regs(MCMGPUState *s)
     s->status = 0;
     s->cmd_count = 0;
     s->err_count = 0;
+    s->fault_inject = 0;
 }
 
 static uint64_t mcmgpu_chiplet_reg(MCMGPUState *s, hwaddr addr)
@@ -405,6 +413,8 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         return s->cmd_count;
     case MCMGPU_REG_ERR_COUNT:
         return s->err_count;
+    case MCMGPU_REG_FAULT_INJECT:
+        return s->fault_inject;
     }
     if (addr >= MCMGPU_REG_CHIPLET_BASE &&
         addr < MCMGPU_REG_CHIPLET(MCMGPU_MAX_CHIPLETS, 0)) {
@@ -451,6 +461,10 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         if (val & 1) {
             mcmgpu_reset_regs(s);
         }
+        break;
+    case MCMGPU_REG_FAULT_INJECT:
+        s->fault_inject = val & (MCMGPU_FAULT_STALL | MCMGPU_FAULT_FAIL_NEXT);
+        qemu_bh_schedule(s->ring_bh);
         break;
     default:
         /* Read-only and unknown registers ignore writes. */
@@ -589,6 +603,7 @@ static const VMStateDescription vmstate_mcmgpu = {
         VMSTATE_UINT32(status, MCMGPUState),
         VMSTATE_UINT32(cmd_count, MCMGPUState),
         VMSTATE_UINT32(err_count, MCMGPUState),
+        VMSTATE_UINT32(fault_inject, MCMGPUState),
         VMSTATE_END_OF_LIST()
     },
 };

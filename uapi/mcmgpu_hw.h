@@ -57,6 +57,7 @@
 #define MCMGPU_REG_RESET		0x04c	/* WO: write 1 to reset */
 #define MCMGPU_REG_CMD_COUNT		0x050	/* RO: commands completed */
 #define MCMGPU_REG_ERR_COUNT		0x054	/* RO: commands failed */
+#define MCMGPU_REG_FAULT_INJECT		0x058	/* RW: MCMGPU_FAULT_*, for tests */
 #define MCMGPU_REG_CHIPLET_BASE		0x100	/* per-chiplet memory window */
 #define MCMGPU_REG_CHIPLET_STRIDE	0x10
 #define MCMGPU_CHIPLET_MEM_BASE_LO	0x0	/* RO: GPU physical base */
@@ -68,6 +69,10 @@
 
 #define MCMGPU_FEAT_DMA_COPY		(1U << 0)
 #define MCMGPU_FEAT_FINEPACK		(1U << 1)
+
+/* Fault injection (cleared by reset): a hung device, a failing command. */
+#define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
+#define MCMGPU_FAULT_FAIL_NEXT		(1U << 1)	/* next command fails */
 
 #define MCMGPU_RING_CTRL_ENABLE		(1U << 0)
 #define MCMGPU_RING_MIN_ENTRIES		2
@@ -136,6 +141,7 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_BAD_TRACE		7	/* result: 1-based record, 0 header */
 #define MCMGPU_CMPL_NO_MEMORY		8	/* device could not allocate */
 #define MCMGPU_CMPL_NO_TRACE		9	/* nothing (complete) loaded */
+#define MCMGPU_CMPL_INJECTED_FAULT	10	/* MCMGPU_FAULT_FAIL_NEXT */
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

@@ -488,6 +488,68 @@ TEST(raw_device_rejects_bad_rings_and_commands)
 	close(fd);
 }
 
+static volatile uint8_t *map_regs(char *slot, size_t n, int *fd)
+{
+	char path[PATH_MAX];
+	void *p;
+
+	if (find_slot(slot, n))
+		return NULL;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", slot);
+	*fd = open(path, O_RDWR | O_SYNC);
+	if (*fd < 0)
+		return NULL;
+	p = mmap(NULL, MCMGPU_BAR_REGS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 *fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int set_timeout_ms(const char *ms)
+{
+	int fd = open("/sys/module/mcmgpu/parameters/cmd_timeout_ms", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, ms, strlen(ms)) == (ssize_t)strlen(ms);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A hung device gives ETIMEDOUT and a failing command EIO; the driver
+ * resets the ring and the next command works. The device's fault
+ * injection register (BAR0, for tests) makes both happen.
+ */
+TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
+{
+	char slot[NAME_MAX + 1];
+	volatile uint8_t *regs;
+	struct mcmgpu_info after;
+	uint8_t buf[64];
+	int rfd;
+
+	regs = map_regs(slot, sizeof(slot), &rfd);
+	ASSERT_NE(NULL, regs);
+	ASSERT_EQ(0, set_timeout_ms("300"));
+
+	wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
+	EXPECT_EQ(-ETIMEDOUT, dma(self->fd, 0, buf, 0, sizeof(buf)));
+	/* The reset after the timeout cleared the stall. */
+	EXPECT_EQ(0, rd(regs, MCMGPU_REG_FAULT_INJECT));
+	EXPECT_EQ(0, roundtrip(self->fd, 4096, 100));
+
+	wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_FAIL_NEXT);
+	EXPECT_EQ(-EIO, dma(self->fd, 0, buf, 0, sizeof(buf)));
+	ASSERT_EQ(0, get_info(self->fd, &after));
+	EXPECT_EQ(self->info.commands_failed + 1, after.commands_failed);
+	EXPECT_EQ(0, roundtrip(self->fd, 8192, 100));
+
+	EXPECT_EQ(0, set_timeout_ms("10000"));
+	munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
+	close(rfd);
+}
+
 TEST(module_unload_reload_keeps_gpu_memory)
 {
 	uint8_t pattern[8192], back[8192];
