@@ -18,6 +18,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int8_t s8;
 #endif
 
 #endif /* MCMGPU_COMPAT_H */
