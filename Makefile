@@ -16,7 +16,7 @@ SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard s
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
 CORE_SRCS   := $(filter-out qemu-device/mcmgpu.c,$(wildcard qemu-device/*.c))
 # User-space libraries of the tool that host tests exercise too.
-TOOL_LIBS   := tools/mcmgpu/fp_trace.c
+TOOL_LIBS   := tools/mcmgpu/fp_trace.c tools/mcmgpu/cpe_seq.c
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
 
 .PHONY: all deps modules tools selftests host-tests qemu guest check run bench \

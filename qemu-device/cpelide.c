@@ -10,7 +10,9 @@
  * every row of that chiplet. The cache model and the oracle (a version per
  * 4 B word) turn the decisions into hits, traffic and time, and check them.
  *
- * Decisions where the paper is silent (notes §5): invalidate keeps dirty
+ * Decisions where the paper is silent (notes §5): cost of an invalidate =
+ * request + flash clear of the valid bits + ACK, of a flush = request + tag
+ * walk + write-back bytes at the link bandwidth + ACK (A11); invalidate keeps dirty
  * lines (A3); flush keeps a clean copy of fully dirty lines; a chiplet that
  * must both flush and invalidate in one launch flushes first, so no stale
  * clean copy survives; unknown ranges: flush then invalidate every chiplet,
@@ -293,8 +295,7 @@ static u64 cpe_l2_invalidate(struct cpe_model *m, u32 c)
         }
     }
     m->stats.l2_invalidates++;
-    return 2 * cpe_cp_to_gpu(CPE_XBAR_UNICAST) +
-           (u64)m->cfg.l2_sets * CPE_WALK_CYCLES_PER_SET;
+    return 2 * cpe_cp_to_gpu(CPE_XBAR_UNICAST) + CPE_FLASH_INVALIDATE_CYCLES;
 }
 
 /* FLUSH: write back dirty words; fully dirty lines stay as clean copies. */
@@ -626,6 +627,27 @@ static u32 cpe_coarsen(struct cpe_model *m, const struct cpe_record *r,
     return groups;
 }
 
+static u32 cpe_all_mask(const struct cpe_model *m)
+{
+    return (1U << m->cfg.chiplets) - 1;
+}
+
+/* Chiplets holding Dirty data that overlaps [lo, hi] (all: lo > hi). */
+static u32 cpe_dirty_holders(struct cpe_model *m, u64 lo, u64 hi, bool all)
+{
+    u32 i, c, mask = 0;
+
+    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+        for (c = 0; c < m->cfg.chiplets && m->row[i].used; c++) {
+            if (m->row[i].state[c] == CPE_D &&
+                (all || cpe_overlap(m->row[i].lo[c], m->row[i].hi[c], lo, hi))) {
+                mask |= 1U << c;
+            }
+        }
+    }
+    return mask;
+}
+
 /* The lazy acquire/release decision of one launch (§2.5 of the notes). */
 static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
 {
@@ -638,14 +660,17 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
         unknown |= r->args[i].kind == CPE_ARG_UNKNOWN;
     }
     if (unknown) {
-        /* Baseline sync (§III-C): flush, then invalidate, everywhere. */
-        for (c = 0; c < m->cfg.chiplets; c++) {
-            flush |= 1U << c;
-        }
-        sync += cpe_sync(m, flush, flush);
+        /*
+         * Baseline sync (§III-C): release what earlier kernels left dirty,
+         * invalidate every L2 (which empties the table), and release every
+         * L2 again at completion (m->completion_flush).
+         */
+        flush = cpe_dirty_holders(m, 1, 0, true);
+        sync += cpe_sync(m, cpe_all_mask(m), flush);
         for (i = 0; i < CPE_TABLE_ROWS; i++) {
             m->row[i].used = false;
         }
+        m->completion_flush = true;
         m->stats.conservative_launches++;
     }
 
@@ -767,27 +792,6 @@ static void cpe_run_kernel(struct cpe_model *m, const struct cpe_record *r)
     }
 }
 
-static u32 cpe_all_mask(const struct cpe_model *m)
-{
-    return (1U << m->cfg.chiplets) - 1;
-}
-
-/* Chiplets holding Dirty data that overlaps [lo, hi] (all: lo > hi). */
-static u32 cpe_dirty_holders(struct cpe_model *m, u64 lo, u64 hi, bool all)
-{
-    u32 i, c, mask = 0;
-
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
-        for (c = 0; c < m->cfg.chiplets && m->row[i].used; c++) {
-            if (m->row[i].state[c] == CPE_D &&
-                (all || cpe_overlap(m->row[i].lo[c], m->row[i].hi[c], lo, hi))) {
-                mask |= 1U << c;
-            }
-        }
-    }
-    return mask;
-}
-
 static void cpe_kernel(struct cpe_model *m, const struct cpe_record *r)
 {
     u64 sync = 0, exec = 0, cp = cpe_ns_to_cycles(CPE_CP_LAUNCH_NS);
@@ -829,8 +833,9 @@ static void cpe_kernel(struct cpe_model *m, const struct cpe_record *r)
             exec = t;
         }
     }
-    if (m->cfg.policy == CPE_POLICY_BASELINE) {
+    if (m->cfg.policy == CPE_POLICY_BASELINE || m->completion_flush) {
         sync += cpe_sync(m, 0, all);                /* release at completion */
+        m->completion_flush = false;
     }
     m->stats.kernels++;
     m->stats.cp_cycles += cp;
@@ -931,6 +936,8 @@ void cpe_model_finish(struct cpe_model *m)
     if (!m->ended) {
         cpe_model_record(m, &end);
     }
+    /* Idempotent: the device runs this at every END record. */
+    m->stats.oracle_final_violations = 0;
     if (m->cfg.policy != CPE_POLICY_IDEAL) {
         for (w = 0; w < words; w++) {
             m->stats.oracle_final_violations += m->mem_ver[w] != m->golden[w];

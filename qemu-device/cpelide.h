@@ -30,7 +30,8 @@
 #define CPE_CP_ELIDE_NS     6000        /* CPElide processing, 1st kernel */
 #define CPE_XBAR_UNICAST    65          /* CP cycles */
 #define CPE_XBAR_BROADCAST  100
-#define CPE_WALK_CYCLES_PER_SET 1       /* tag walk of a flush/invalidate */
+#define CPE_WALK_CYCLES_PER_SET 1       /* tag walk of a flush */
+#define CPE_FLASH_INVALIDATE_CYCLES 64  /* clear the valid bits of clean lines */
 #define CPE_LINK_BYTES_PER_CYCLE 426    /* 768 GB/s at 1801 MHz */
 #define CPE_MLP             64          /* outstanding misses per chiplet */
 #define CPE_FLIT_BYTES      16
@@ -91,6 +92,7 @@ struct cpe_model {
     u64 launches;
     bool first_kernel_done;
     bool ended;             /* the last record was the final release */
+    bool completion_flush;  /* an unknown-range kernel: release at its end */
     struct cpe_row row[CPE_TABLE_ROWS];
     u64 exec_cycles[CPE_MAX_CHIPLETS];
 };

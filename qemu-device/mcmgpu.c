@@ -30,6 +30,7 @@
 #include "mcmgpu_hw.h"
 #include "mcmgpu_cmd.h"
 #include "finepack.h"
+#include "cpelide.h"
 
 #define TYPE_MCMGPU "mcmgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
@@ -52,6 +53,10 @@ struct MCMGPUState {
     uint8_t *trace;
     uint64_t trace_total;
     uint64_t trace_loaded;
+
+    /* Global command processor of the current launch sequence (not migrated). */
+    struct cpe_model *cp;
+    void *cp_arena;
 
     /* properties */
     uint32_t chiplets;
@@ -228,6 +233,80 @@ static uint32_t mcmgpu_finepack_run(MCMGPUState *s, const uint64_t *args,
     return st;
 }
 
+static void mcmgpu_cp_free(MCMGPUState *s)
+{
+    g_free(s->cp);
+    g_free(s->cp_arena);
+    s->cp = NULL;
+    s->cp_arena = NULL;
+}
+
+static uint32_t mcmgpu_cp_reset(MCMGPUState *s, const struct cpe_record *r,
+                                struct cpe_launch_result *res)
+{
+    struct cpe_config cfg;
+    const char *why;
+
+    mcmgpu_cp_free(s);
+    cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
+    if (r->chiplets > s->chiplets) {
+        why = "chiplets: more than the device has";
+    } else if (cpe_config_valid(&cfg, &why)) {
+        s->cp = g_try_malloc0(sizeof(*s->cp));
+        s->cp_arena = g_try_malloc0(cpe_arena_bytes(&cfg));
+        if (!s->cp || !s->cp_arena) {
+            mcmgpu_cp_free(s);
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        cpe_model_init(s->cp, &cfg, s->cp_arena);
+        return MCMGPU_CMPL_OK;
+    }
+    pstrcpy(res->error, sizeof(res->error), why);
+    return MCMGPU_CMPL_BAD_LAUNCH;
+}
+
+/* One launch record through the global command processor model. */
+static uint32_t mcmgpu_cp_launch(MCMGPUState *s, const uint64_t *args,
+                                 uint64_t *cycles)
+{
+    g_autofree struct cpe_record *r = g_new0(struct cpe_record, 1);
+    g_autofree struct cpe_launch_result *res =
+        g_new0(struct cpe_launch_result, 1);
+    uint64_t before = s->cp ? s->cp->stats.modeled_cycles : 0;
+    struct cpe_error err;
+    uint32_t st = MCMGPU_CMPL_OK;
+
+    if (args[0] + sizeof(*r) < args[0] ||
+        pci_dma_read(PCI_DEVICE(s), args[0], r, sizeof(*r)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    if (r->type == CPE_REC_RESET) {
+        st = mcmgpu_cp_reset(s, r, res);
+    } else if (!s->cp) {
+        pstrcpy(res->error, sizeof(res->error),
+                "type: no sequence (send a reset record first)");
+        st = MCMGPU_CMPL_BAD_LAUNCH;
+    } else if (cpe_record_check(s->cp, r, &err)) {
+        res->error_arg = err.arg;
+        res->error_value = err.value;
+        pstrcpy(res->error, sizeof(res->error), err.what);
+        st = MCMGPU_CMPL_BAD_LAUNCH;
+    } else if (r->type == CPE_REC_END) {
+        cpe_model_finish(s->cp);
+    } else {
+        cpe_model_record(s->cp, r);
+    }
+    if (s->cp) {
+        res->stats = s->cp->stats;
+        *cycles = s->cp->stats.modeled_cycles - before;
+    }
+    if (args[1] + sizeof(*res) < args[1] ||
+        pci_dma_write(PCI_DEVICE(s), args[1], res, sizeof(*res)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    return st;
+}
+
 static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
                                uint64_t *result, uint64_t *cycles)
 {
@@ -252,6 +331,9 @@ static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
     case MCMGPU_OP_FINEPACK_RUN:
         return flags ? MCMGPU_CMPL_BAD_FLAGS :
                mcmgpu_finepack_run(s, args, result, cycles);
+    case MCMGPU_OP_CP_LAUNCH:
+        return flags ? MCMGPU_CMPL_BAD_FLAGS :
+               mcmgpu_cp_launch(s, args, cycles);
     default:
         return MCMGPU_CMPL_BAD_OPCODE;
     }
@@ -384,7 +466,8 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case MCMGPU_REG_CHIPLETS:
         return s->chiplets;
     case MCMGPU_REG_FEATURES:
-        return MCMGPU_FEAT_DMA_COPY | MCMGPU_FEAT_FINEPACK;
+        return MCMGPU_FEAT_DMA_COPY | MCMGPU_FEAT_FINEPACK |
+               MCMGPU_FEAT_CPELIDE;
     case MCMGPU_REG_VRAM_PER_CHIPLET_LO:
         return (uint32_t)s->vram_per_chiplet;
     case MCMGPU_REG_VRAM_PER_CHIPLET_HI:
@@ -555,6 +638,7 @@ static void mcmgpu_exit(PCIDevice *pdev)
 
     qemu_bh_delete(s->ring_bh);
     mcmgpu_trace_free(s);
+    mcmgpu_cp_free(s);
     pcie_cap_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
 }
@@ -565,6 +649,7 @@ static void mcmgpu_reset(DeviceState *dev)
 
     mcmgpu_reset_regs(s);
     mcmgpu_trace_free(s);
+    mcmgpu_cp_free(s);
     msix_reset(PCI_DEVICE(s));
     msix_vector_use(PCI_DEVICE(s), MCMGPU_MSIX_VEC_CMD);
 }

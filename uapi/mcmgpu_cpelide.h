@@ -93,4 +93,13 @@ struct cpe_stats {
 	__u64 oracle_final_violations;
 };
 
+/* What the device writes back after each launch record. */
+struct cpe_launch_result {
+	struct cpe_stats stats;
+	__u32 error_arg;	/* 1-based argument, 0 = the record itself */
+	__u32 reserved;
+	__u64 error_value;
+	char error[96];		/* "field: problem", NUL-terminated */
+};
+
 #endif /* _UAPI_MCMGPU_CPELIDE_H */

@@ -69,6 +69,7 @@
 
 #define MCMGPU_FEAT_DMA_COPY		(1U << 0)
 #define MCMGPU_FEAT_FINEPACK		(1U << 1)
+#define MCMGPU_FEAT_CPELIDE		(1U << 2)
 
 /* Fault injection (cleared by reset): a hung device, a failing command. */
 #define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
@@ -115,6 +116,12 @@ struct mcmgpu_hw_cmd {
  * of a struct fp_replay_result the device writes (also on BAD_TRACE).
  */
 #define MCMGPU_OP_FINEPACK_RUN		0x0003
+/*
+ * One record for the global command processor (struct cpe_record):
+ * args[0] its host address, args[1] the host address of a struct
+ * cpe_launch_result the device writes back (also on BAD_LAUNCH).
+ */
+#define MCMGPU_OP_CP_LAUNCH		0x0004
 #define MCMGPU_FP_CFG(subheader, overhead) \
 	((__u64)(subheader) | (__u64)(overhead) << 8)
 #define MCMGPU_FP_CFG_SUBHEADER(cfg)	((cfg) & 0xff)
@@ -142,6 +149,7 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_NO_MEMORY		8	/* device could not allocate */
 #define MCMGPU_CMPL_NO_TRACE		9	/* nothing (complete) loaded */
 #define MCMGPU_CMPL_INJECTED_FAULT	10	/* MCMGPU_FAULT_FAIL_NEXT */
+#define MCMGPU_CMPL_BAD_LAUNCH		11	/* result names the argument */
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

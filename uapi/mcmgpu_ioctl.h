@@ -69,6 +69,25 @@ struct mcmgpu_finepack_replay {
 #define MCMGPU_FINEPACK_REPLAY_SIZE_VER0	48
 
 /*
+ * The launch call: one record for the device's global command processor
+ * (uapi/mcmgpu_cpelide.h): a RESET that starts a sequence (policy,
+ * chiplets, memory), a KERNEL with its chiplet set, stream and arguments,
+ * HOST_READ/HOST_WRITE, or END (the final release). result_ptr receives a
+ * struct cpe_launch_result: the counters so far, or on EINVAL the argument
+ * and field the device refused.
+ */
+struct mcmgpu_launch {
+	__u32 size;		/* sizeof(struct mcmgpu_launch) */
+	__u32 flags;		/* 0 */
+	__u64 record_ptr;	/* struct cpe_record */
+	__u32 record_size;	/* sizeof(struct cpe_record) */
+	__u32 result_size;	/* sizeof(struct cpe_launch_result) */
+	__u64 result_ptr;	/* struct cpe_launch_result */
+};
+
+#define MCMGPU_LAUNCH_SIZE_VER0		32
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -79,5 +98,6 @@ struct mcmgpu_finepack_replay {
 #define MCMGPU_IOCTL_DMA	_IOW(MCMGPU_IOCTL_MAGIC, 0x01, struct mcmgpu_dma)
 #define MCMGPU_IOCTL_FINEPACK_REPLAY \
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x02, struct mcmgpu_finepack_replay)
+#define MCMGPU_IOCTL_LAUNCH	_IOW(MCMGPU_IOCTL_MAGIC, 0x03, struct mcmgpu_launch)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

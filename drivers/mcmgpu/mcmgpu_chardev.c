@@ -12,6 +12,7 @@
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
 #include "mcmgpu_finepack.h"
+#include "mcmgpu_cpelide.h"
 
 static struct mcmgpu_device *file_to_mdev(struct file *file)
 {
@@ -216,6 +217,47 @@ static int mcmgpu_ioctl_finepack(struct mcmgpu_device *mdev,
 	return ret;
 }
 
+/* The launch call: one record through the device's command processor. */
+static int mcmgpu_ioctl_launch(struct mcmgpu_device *mdev, void __user *uarg)
+{
+	struct cpe_launch_result *res;
+	struct mcmgpu_launch ln;
+	u64 args[2];
+	u32 usize;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct cpe_record) + sizeof(*res) > MCMGPU_BOUNCE_SIZE);
+	ret = mcmgpu_copy_arg(&ln, sizeof(ln), MCMGPU_LAUNCH_SIZE_VER0, uarg,
+			      &usize);
+	if (ret)
+		return ret;
+	if (ln.flags || ln.record_size != sizeof(struct cpe_record) ||
+	    ln.result_size < sizeof(*res))
+		return -EINVAL;
+	if (!ln.record_ptr || !ln.result_ptr)
+		return -EFAULT;
+
+	ret = mcmgpu_cmd_begin(mdev);
+	if (ret)
+		return ret;
+	if (copy_from_user(mdev->bounce, u64_to_user_ptr(ln.record_ptr),
+			   sizeof(struct cpe_record))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	res = mdev->bounce + sizeof(struct cpe_record);
+	memset(res, 0, sizeof(*res));
+	args[0] = mdev->bounce_dma;
+	args[1] = mdev->bounce_dma + sizeof(struct cpe_record);
+	ret = mcmgpu_submit(mdev, MCMGPU_OP_CP_LAUNCH, 0, args, 2, NULL);
+	if ((!ret || ret == -EINVAL) &&
+	    copy_to_user(u64_to_user_ptr(ln.result_ptr), res, sizeof(*res)))
+		ret = -EFAULT;
+out:
+	mcmgpu_cmd_end(mdev);
+	return ret;
+}
+
 static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -241,6 +283,9 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 		break;
 	case _IOC_NR(MCMGPU_IOCTL_FINEPACK_REPLAY):
 		ret = mcmgpu_ioctl_finepack(mdev, uarg);
+		break;
+	case _IOC_NR(MCMGPU_IOCTL_LAUNCH):
+		ret = mcmgpu_ioctl_launch(mdev, uarg);
 		break;
 	default:
 		ret = -ENOTTY;

@@ -148,6 +148,7 @@ static int mcmgpu_cmpl_errno(u32 status)
 	case MCMGPU_CMPL_OK:
 		return 0;
 	case MCMGPU_CMPL_BAD_TRACE:
+	case MCMGPU_CMPL_BAD_LAUNCH:
 		return -EINVAL;
 	case MCMGPU_CMPL_NO_MEMORY:
 		return -ENOMEM;

@@ -334,17 +334,23 @@ TEST(unknown_range_falls_back_to_baseline_sync)
 	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
 	struct cpe_record r = kern(0xf);
 
-	ASSERT_EQ(0, touch(s, 0, 1, RW, 0, 4096));
+	ASSERT_EQ(0, touch(s, 0, 1, R, 0, 4096));
 	ASSERT_EQ(0, touch(s, 2, 2, R, 0, 4096));
 	ASSERT_EQ(2, cpe_table_rows_used(&s->m));
-	arg_even(&r, 0, R, CPE_ARG_UNKNOWN);
+	arg_even(&r, 0, RW, CPE_ARG_UNKNOWN);
 	ASSERT_EQ(0, run(s, r));
+	/* n invalidates at launch, n flushes at completion, as baseline. */
 	EXPECT_EQ(4, s->m.stats.l2_invalidates);
 	EXPECT_EQ(4, s->m.stats.l2_flushes);
 	EXPECT_EQ(1, s->m.stats.conservative_launches);
-	/* The earlier rows are gone; only the unknown kernel's object is left. */
+	/* The earlier rows are gone; only the unknown kernel's object is left,
+	 * released (Valid) on every chiplet. */
 	EXPECT_EQ(1, cpe_table_rows_used(&s->m));
 	EXPECT_EQ(CPE_NP, state(s, 1, 0));
+	EXPECT_EQ(CPE_V, state(s, 0, 3));
+	/* The final release has nothing left to do. */
+	cpe_model_finish(&s->m);
+	EXPECT_EQ(4, s->m.stats.l2_flushes);
 	cpe_model_finish(&s->m);
 	EXPECT_EQ(0, s->m.stats.oracle_violations);
 	sim_free(s);

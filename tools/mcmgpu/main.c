@@ -11,6 +11,7 @@ static const struct subcommand subcommands[] = {
 	{ "info", "find mcmgpu devices and show their geometry", cmd_info },
 	{ "dma", "copy between files or random data and GPU memory", cmd_dma },
 	{ "finepack", "FinePack trace replay, generators and models", cmd_finepack },
+	{ "cpelide", "CPElide launch replay through the command processor", cmd_cpelide },
 };
 
 static void usage(FILE *f)

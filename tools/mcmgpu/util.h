@@ -33,6 +33,7 @@ double now_seconds(void);
 int cmd_info(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
 int cmd_finepack(int argc, char **argv);
+int cmd_cpelide(int argc, char **argv);
 /* Runs a checked trace through the FinePack core into mem (host memory). */
 int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
 		uint8_t *mem, struct fp_stats *out);
