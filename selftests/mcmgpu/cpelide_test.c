@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPElide kselftests in the guest: launch sequences replayed through the
+ * device's global command processor give the same counters as the host
+ * core, the coherence oracle stays clean, the directed sequences give
+ * their exact operation counts, and bad sequences and bad launch records
+ * are refused with the line or argument named.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "mcmgpu_cpelide.h"
+#include "mcmgpu_ioctl.h"
+#include "run_cmd.h"
+
+static char out_a[1 << 15], out_b[1 << 15];
+
+static const char *chiplets(void)
+{
+	const char *c = getenv("MCMGPU_EXPECT_CHIPLETS");
+
+	return c ? c : "4";
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void device_equals_host(struct __test_metadata *_metadata,
+			       const char *workload)
+{
+	static const char * const policies[] = { "baseline", "cpelide", "ideal" };
+	char cmd[512];
+	int p;
+
+	snprintf(cmd, sizeof(cmd), "mcmgpu cpelide gen %s --chiplets %s -o /tmp/w.seq",
+		 workload, chiplets());
+	ASSERT_EQ(0, run_cmd(cmd, NULL, 0));
+	for (p = 0; p < 3; p++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json --policy %s "
+			 "/tmp/w.seq", policies[p]);
+		ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", cmd);
+		snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json --host "
+			 "--chiplets %s --policy %s /tmp/w.seq", chiplets(), policies[p]);
+		ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b)));
+		EXPECT_STREQ(out_a, out_b);
+		if (p < 2)
+			EXPECT_NE(NULL, strstr(out_a, "\"oracle_violations\": 0,"));
+	}
+}
+
+TEST(square_device_equals_host)
+{
+	device_equals_host(_metadata, "square");
+}
+
+TEST(lud_device_equals_host)
+{
+	device_equals_host(_metadata, "lud");
+}
+
+TEST(rnn_device_equals_host)
+{
+	device_equals_host(_metadata, "rnn_gru_small");
+}
+
+TEST(unknown_ranges_device_equals_host)
+{
+	device_equals_host(_metadata, "btree");
+}
+
+TEST(coarsened_arguments_device_equals_host)
+{
+	device_equals_host(_metadata, "pennant");
+}
+
+/* notes §4.3.2: producer -> consumer and write after remote read. */
+TEST(directed_sequences_exact_counts)
+{
+	write_text("/tmp/pc.seq",
+		   "alloc A 65536\n"
+		   "kernel produce chiplets=0 A:rw:0=0-16383\n"
+		   "kernel consume chiplets=1 A:r:1=0-16383\n"
+		   "end\n");
+	ASSERT_EQ(0, run_cmd("mcmgpu cpelide replay --json /tmp/pc.seq", out_a,
+			     sizeof(out_a)));
+	EXPECT_NE(NULL, strstr(out_a, "\"l2_invalidates\": 0, \"l2_flushes\": 1,"))
+		TH_LOG("%s", out_a);
+
+	write_text("/tmp/war.seq",
+		   "alloc X 65536\n"
+		   "kernel read chiplets=1 X:r:1=0-4095\n"
+		   "kernel write chiplets=0 X:rw:0=0-4095\n"
+		   "kernel reread chiplets=1 X:r:1=0-4095\n");
+	ASSERT_EQ(0, run_cmd("mcmgpu cpelide replay --json /tmp/war.seq", out_a,
+			     sizeof(out_a)));
+	EXPECT_NE(NULL, strstr(out_a, "\"l2_invalidates\": 1, \"l2_flushes\": 1,"))
+		TH_LOG("%s", out_a);
+	EXPECT_NE(NULL, strstr(out_a, "\"oracle_violations\": 0,"));
+}
+
+TEST(bad_sequences_name_the_line)
+{
+	static const struct { const char *text, *want; } bad[] = {
+		{ "alloc A 4096\nkernel k chiplets=0,1 A:rw:0=0-2047,1=1024-4095\n",
+		  "line 2: argument 1: race" },
+		{ "alloc A 4096\nkernel k chiplets= A:r\n", "line 2: empty chiplet set" },
+		{ "alloc A 4096\nkernel k chiplets=9 A:r\n", "line 2: chiplet '9' does not exist" },
+		{ "alloc A 4096\nkernel k A:r:0=0-5000\n", "line 2: range: outside object 'A'" },
+		{ "alloc A 4096\nkernel k B:r\n", "line 2: unknown object 'B'" },
+		{ "alloc A 4096\nkernal k A:r\n", "line 2: unknown record type 'kernal'" },
+		{ "alloc A 4096\nkernel k A:w\n", "line 2: mode 'w': want r or rw" },
+		{ "alloc A 4096\nkernel k A:r A:r A:r A:r A:r A:r A:r A:r A:r A:r "
+		  "A:r A:r A:r A:r A:r A:r A:r\n",
+		  "line 2: more than 16 arguments" },
+	};
+	char cmd[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_text("/tmp/bad.seq", bad[i].text);
+		EXPECT_EQ(1, run_cmd("mcmgpu cpelide replay /tmp/bad.seq 2>&1", out_a,
+				     sizeof(out_a)));
+		EXPECT_NE(NULL, strstr(out_a, bad[i].want)) TH_LOG("%zu: %s", i, out_a);
+	}
+	/* Twelve arguments are coarsened, not refused. */
+	write_text("/tmp/ok.seq", "alloc A 4096\nalloc B 4096\nalloc C 4096\n"
+		   "kernel k A:r B:r C:rw A:r B:r C:rw A:r B:r A:r B:r A:r B:r\n");
+	snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json /tmp/ok.seq");
+	EXPECT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", out_a);
+	EXPECT_EQ(0, run_cmd("mcmgpu cpelide replay --help", NULL, 0));
+	EXPECT_EQ(0, run_cmd("mcmgpu cpelide gen --help", NULL, 0));
+	EXPECT_EQ(2, run_cmd("mcmgpu cpelide replay --policy magic /tmp/ok.seq 2>&1",
+			     out_a, sizeof(out_a)));
+}
+
+static int launch(int fd, struct cpe_record *r, struct cpe_launch_result *res,
+		  uint32_t record_size)
+{
+	struct mcmgpu_launch ln = {
+		.size = sizeof(ln), .record_ptr = (uintptr_t)r,
+		.record_size = record_size, .result_ptr = (uintptr_t)res,
+		.result_size = sizeof(*res),
+	};
+
+	memset(res, 0, sizeof(*res));
+	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
+}
+
+/* The device checks every record itself; the driver checks the call. */
+TEST(device_refuses_bad_launch_records)
+{
+	struct cpe_record *r = calloc(1, sizeof(*r));
+	struct cpe_launch_result res;
+	int fd = open("/dev/mcmgpu0", O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, r);
+	/* Reset the device's CP with an impossible configuration. */
+	r->type = CPE_REC_RESET;
+	r->chiplets = 9;
+	r->mem_bytes = 1 << 20;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_NE(NULL, strstr(res.error, "chiplets"));
+	/* No sequence yet: a kernel is refused. */
+	r->type = CPE_REC_KERNEL;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_NE(NULL, strstr(res.error, "no sequence")) TH_LOG("%s", res.error);
+
+	r->type = CPE_REC_RESET;
+	r->chiplets = 2;
+	r->policy = CPE_POLICY_CPELIDE;
+	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	memset(r, 0, sizeof(*r));
+	r->type = CPE_REC_KERNEL;
+	r->chiplet_mask = 0x3;
+	r->passes = 1;
+	r->nargs = 1;
+	r->args[0].base = 0;
+	r->args[0].size = 8192;
+	r->args[0].mode = CPE_MODE_RW;
+	r->args[0].kind = CPE_ARG_EXPLICIT;
+	for (int c = 2; c < CPE_MAX_CHIPLETS; c++)
+		r->args[0].range[c] = (struct cpe_range){ 1, 0 };	/* none */
+	r->args[0].range[0] = (struct cpe_range){ 0, 4095 };
+	r->args[0].range[1] = (struct cpe_range){ 4000, 8191 };
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_EQ(1, res.error_arg);
+	EXPECT_EQ(0, strncmp("race", res.error, 4)) TH_LOG("%s", res.error);
+	r->chiplet_mask = 0;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_NE(NULL, strstr(res.error, "empty chiplet set"));
+	r->chiplet_mask = 0x3;
+	r->args[0].range[1] = (struct cpe_range){ 4096, 8191 };
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r) - 8));
+	EXPECT_EQ(-EFAULT, launch(fd, NULL, &res, sizeof(*r)));
+	/* The repaired record is accepted and counted. */
+	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_EQ(1, res.stats.kernels);
+	r->type = CPE_REC_END;
+	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_EQ(2, res.stats.l2_flushes);
+	EXPECT_EQ(0, res.stats.oracle_violations);
+	free(r);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
