@@ -110,7 +110,7 @@ static void allread(struct gen *g, const char *what, unsigned long state_bytes,
 	out(g, "host_write state 0-%lu\n", state_bytes - 1);
 	for (i = 0; i < steps; i++) {
 		unsigned long in = i * state_bytes, o = (i + 1) * state_bytes;
-		unsigned long slice = state_bytes / g->n;
+		unsigned long slice = state_bytes / g->n / 64 * 64;
 
 		out(g, "kernel %s passes=%d state:r:", what, passes);
 		for (j = 0; j < (int)g->n; j++)
@@ -120,6 +120,7 @@ static void allread(struct gen *g, const char *what, unsigned long state_bytes,
 		out(g, " state:rw:");
 		for (j = 0; j < (int)g->n; j++)
 			out(g, "%s%d=%lu-%lu", j ? "," : "", j, o + j * slice,
+			    j == (int)g->n - 1 ? o + state_bytes - 1 :
 			    o + (j + 1) * slice - 1);
 		out(g, "\n");
 	}
@@ -179,7 +180,7 @@ static void manyargs(struct gen *g, int nargs, unsigned long bytes, int iters,
  */
 static void pipeline(struct gen *g, int stages, unsigned long bytes, int rounds)
 {
-	unsigned long slice = bytes / g->n;
+	unsigned long slice = bytes / g->n / 64 * 64;
 	unsigned int c;
 	int i, r;
 
@@ -193,7 +194,7 @@ static void pipeline(struct gen *g, int stages, unsigned long bytes, int rounds)
 				unsigned int src = (c + i + 1) % g->n;
 
 				out(g, "%s%u=%lu-%lu", c ? "," : "", c, src * slice,
-				    (src + 1) * slice - 1);
+				    src == g->n - 1 ? bytes - 1 : (src + 1) * slice - 1);
 			}
 			out(g, " b%d:rw\n", i + 1);
 		}

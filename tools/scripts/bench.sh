@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench: FinePack replay throughput of the model core on the host, of
 # the device seen from the guest, and of a plain memcpy of the same trace
-# bytes, measured in one run and reported as ratios (results/bench.md).
+# bytes; CPElide launches per second through the command-processor model on
+# the host and in the guest. Measured in one run, reported as ratios
+# (results/bench.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -14,11 +16,19 @@ echo "bench: host core..."
 echo "bench: device in the guest..."
 tools/vm-run --no-build --out "$out" -- sh -c \
 	'mcmgpu finepack bench --repeat 5 "$1" >results/bench/device.json' sh "$out/pagerank.bin"
+echo "bench: CPElide launches, host core..."
+"$tool" cpelide gen gaussian -o "$out/gaussian.seq"
+"$tool" cpelide bench --host "$out/gaussian.seq" >"$out/cp-host.json"
+echo "bench: CPElide launches, device in the guest..."
+tools/vm-run --no-build --out "$out" -- sh -c \
+	'mcmgpu cpelide bench "$1" >results/bench/cp-device.json' sh "$out/gaussian.seq"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
 h = json.load(open(f"{out}/host.json"))
 d = json.load(open(f"{out}/device.json"))
+ch = json.load(open(f"{out}/cp-host.json"))
+cd = json.load(open(f"{out}/cp-device.json"))
 rows = [
     ("host core replay", h["replay_stores_per_s"]),
     ("device replay (from the guest, incl. upload)", d["replay_stores_per_s"]),
@@ -34,6 +44,12 @@ lines += ["", "| ratio | value |", "|---|---|",
           f"| host core / host memcpy | {h['replay_stores_per_s'] / h['memcpy_stores_per_s']:.4f} |",
           f"| device / host core | {d['replay_stores_per_s'] / h['replay_stores_per_s']:.4f} |",
           f"| device / guest memcpy | {d['replay_stores_per_s'] / d['memcpy_stores_per_s']:.4f} |"]
+lines += ["", "# CPElide launches through the command processor model", "",
+          f"Sequence: Gaussian-like, {ch['launches']} launch records (CPElide policy).", "",
+          "| path | launches/s |", "|---|---|",
+          f"| host core | {ch['launches_per_s']:,.0f} |",
+          f"| device, one launch ioctl each, from the guest | {cd['launches_per_s']:,.0f} |",
+          "", f"Ratio device / host: {cd['launches_per_s'] / ch['launches_per_s']:.4f}"]
 open(f"{out}/../bench.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
