@@ -278,19 +278,5 @@ static const struct subcommand cpe_cmds[] = {
 
 int cmd_cpelide(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		FILE *f = argc < 2 ? stderr : stdout;
-
-		fprintf(f, "usage: mcmgpu cpelide <command> [options]\n\n");
-		for (i = 0; i < sizeof(cpe_cmds) / sizeof(cpe_cmds[0]); i++)
-			fprintf(f, "  %-7s %s\n", cpe_cmds[i].name, cpe_cmds[i].summary);
-		return argc < 2 ? 2 : 0;
-	}
-	for (i = 0; i < sizeof(cpe_cmds) / sizeof(cpe_cmds[0]); i++)
-		if (!strcmp(argv[1], cpe_cmds[i].name))
-			return cpe_cmds[i].run(argc - 1, argv + 1);
-	die_usage("cpelide: unknown command '%s'", argv[1]);
-	return 2;
+	return run_subcommand("cpelide", cpe_cmds, sizeof(cpe_cmds) / sizeof(cpe_cmds[0]), argc, argv);
 }

@@ -472,19 +472,5 @@ static const struct subcommand fp_cmds[] = {
 
 int cmd_finepack(int argc, char **argv)
 {
-	size_t i;
-
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		FILE *f = argc < 2 ? stderr : stdout;
-
-		fprintf(f, "usage: mcmgpu finepack <command> [options]\n\n");
-		for (i = 0; i < sizeof(fp_cmds) / sizeof(fp_cmds[0]); i++)
-			fprintf(f, "  %-9s %s\n", fp_cmds[i].name, fp_cmds[i].summary);
-		return argc < 2 ? 2 : 0;
-	}
-	for (i = 0; i < sizeof(fp_cmds) / sizeof(fp_cmds[0]); i++)
-		if (!strcmp(argv[1], fp_cmds[i].name))
-			return fp_cmds[i].run(argc - 1, argv + 1);
-	die_usage("finepack: unknown command '%s'", argv[1]);
-	return 2;
+	return run_subcommand("finepack", fp_cmds, sizeof(fp_cmds) / sizeof(fp_cmds[0]), argc, argv);
 }

@@ -64,6 +64,27 @@ int write_file(const char *path, const void *buf, uint64_t len)
 	return 0;
 }
 
+int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
+		   int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+
+		fprintf(f, "usage: mcmgpu %s <command> [options]\n\n", group);
+		for (i = 0; i < n; i++)
+			fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(f, "\n'mcmgpu %s <command> --help' describes one.\n", group);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	die_usage("%s: unknown command '%s'", group, argv[1]);
+	return 2;
+}
+
 int open_device(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);

@@ -19,6 +19,9 @@ struct subcommand {
 extern const char *prog;
 
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Dispatches argv[1] to one of cmds; prints the group's --help. */
+int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
+		   int argc, char **argv);
 int parse_u64(const char *s, const char *what, uint64_t *out);
 int open_device(const char *path);
 /* Writes len bytes to path; prints the error and returns -1 on failure. */
