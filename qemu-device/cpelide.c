@@ -1045,6 +1045,25 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
             }
         }
     }
+    /* Bound the work of one launch so a guest cannot stall the device. */
+    {
+        u64 lines = 0;
+
+        for (i = 0; i < r->nargs; i++) {
+            struct cpe_arg even = r->args[i];
+
+            even.kind = even.kind == CPE_ARG_UNKNOWN ? CPE_ARG_EVEN : even.kind;
+            for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
+                if (cpe_arg_range(r, &even, c, &lo, &hi)) {
+                    lines += hi / CPE_LINE_BYTES - lo / CPE_LINE_BYTES + 1;
+                }
+            }
+        }
+        if (lines * r->passes > CPE_MAX_LINE_ACCESSES) {
+            return cpe_fail(err, 0, "passes: kernel touches more than 2^26 "
+                            "lines", lines * r->passes);
+        }
+    }
     /* HRF race: one chiplet writes bytes another accesses in this kernel. */
     for (i = 0; i < r->nargs; i++) {
         for (j = 0; j < r->nargs; j++) {

@@ -17,6 +17,7 @@
 #define CPE_LINE_WORDS      16          /* oracle versions per 4 B word */
 #define CPE_PAGE_BYTES      4096        /* first-touch home granularity */
 #define CPE_MAX_MEM_BYTES   (64ULL << 20)
+#define CPE_MAX_LINE_ACCESSES (1ULL << 26)  /* per launch, bounds device work */
 
 /* Table I (GPU cycles at 1801 MHz) and §IV-B CP costs; notes A11. */
 #define CPE_GPU_MHZ         1801

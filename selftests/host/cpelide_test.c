@@ -463,6 +463,18 @@ TEST(bad_records_are_rejected)
 	r.nargs = 1;
 	r.args[0].base = 1 << 20;
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
+	/* 1024 passes over 16 x 1 MiB is too much work for one launch. */
+	r = kern(0xf);
+	for (int i = 0; i < CPE_MAX_ARGS; i++) {
+		arg_even(&r, 0, R, CPE_ARG_EVEN);
+		r.args[i].base = 0;
+		r.args[i].size = 1 << 20;
+	}
+	r.passes = 1024;
+	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
+	EXPECT_EQ(0, strncmp("passes", err.what, 6));
+	r.passes = 1;
+	EXPECT_EQ(0, cpe_record_check(&s->m, &r, &err));
 	sim_free(s);
 }
 
