@@ -521,7 +521,7 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
 {
     const struct fp_trace_header *hdr = buf;
     const char *why;
-    u64 i, body;
+    u64 i, body, total = 0;
 
     if (!fp_config_valid(cfg, &why)) {
         return fp_fail(err, 0, why, 0);
@@ -554,6 +554,12 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
     for (i = 0; i < hdr->nrecords; i++) {
         if (fp_check_record(&view->rec[i], hdr->data_size, cfg, i + 1, err)) {
             return -1;
+        }
+        /* Records may share data; bound the work so a guest cannot stall us. */
+        total += view->rec[i].len;
+        if (total > FP_MAX_TOTAL_BYTES) {
+            return fp_fail(err, i + 1, "len: the trace moves more than 1 GiB",
+                           total);
         }
     }
     return 0;

@@ -16,6 +16,7 @@
 #define FP_TRACE_MAX_BYTES	(256U << 20)	/* whole trace, device limit */
 #define FP_STORE_MAX_LEN	(1U << 20)	/* one store record */
 #define FP_ATOMIC_MAX_LEN	16		/* within one 128 B line */
+#define FP_MAX_TOTAL_BYTES	(1ULL << 30)	/* sum of record lengths */
 
 struct fp_trace_header {
 	__u32 magic;		/* FP_TRACE_MAGIC */

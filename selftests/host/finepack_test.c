@@ -525,6 +525,34 @@ TEST(bad_traces_are_rejected_with_record_numbers)
 	free(t);
 }
 
+/* Records may share one data blob; the total work is still bounded. */
+TEST(total_bytes_are_bounded)
+{
+	struct fp_config cfg = { 2, 5, 28, 1ULL << 30 };
+	const size_t n = 1100, data = MIB;
+	size_t len = sizeof(struct fp_trace_header) + n * sizeof(struct fp_trace_record) +
+		     data, i;
+	uint8_t *t = calloc(1, len);
+	struct fp_trace_header *hdr = (struct fp_trace_header *)t;
+	struct fp_trace_record *rec = (struct fp_trace_record *)(hdr + 1);
+	struct fp_trace_view view;
+	struct fp_error err;
+
+	ASSERT_NE(NULL, t);
+	*hdr = (struct fp_trace_header){ FP_TRACE_MAGIC, FP_TRACE_VERSION,
+		sizeof(*hdr), sizeof(*rec), 0, n, data };
+	for (i = 0; i < n; i++)
+		rec[i] = (struct fp_trace_record){ .type = FP_REC_STORE, .src = 0,
+						   .dst = 1, .len = MIB };
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(1025, err.record);
+	EXPECT_EQ(0, strncmp("len: the trace moves more than 1 GiB", err.what, 36));
+	hdr->nrecords = 1024;
+	hdr->data_size = len - sizeof(*hdr) - 1024 * sizeof(*rec);
+	EXPECT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err));
+	free(t);
+}
+
 /* Text form: every record type and each kind of bad line. */
 TEST(text_parser)
 {
