@@ -346,6 +346,12 @@ static void mcmgpu_ring_bh(void *opaque)
     PCIDevice *pdev = PCI_DEVICE(s);
     bool done = false;
 
+    if ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
+        (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
+         s->ring_tail >= s->ring_size)) {
+        mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+        return;
+    }
     while ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
            !(s->fault_inject & MCMGPU_FAULT_STALL) &&
            s->ring_head != s->ring_tail) {
@@ -510,7 +516,16 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                               unsigned size)
 {
     MCMGPUState *s = opaque;
+    bool running = s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE;
 
+    /* The ring geometry is fixed while the ring runs. */
+    if (running && (addr == MCMGPU_REG_RING_SIZE ||
+                    addr == MCMGPU_REG_RING_BASE_LO ||
+                    addr == MCMGPU_REG_RING_BASE_HI ||
+                    addr == MCMGPU_REG_CMPL_BASE_LO ||
+                    addr == MCMGPU_REG_CMPL_BASE_HI)) {
+        return;
+    }
     switch (addr) {
     case MCMGPU_REG_RING_BASE_LO:
         s->ring_base = deposit64(s->ring_base, 0, 32, val);

@@ -36,6 +36,9 @@ struct mcmgpu_device {
 	u32 chiplets;
 	u64 vram_per_chiplet;
 
+	/* Held across a whole FinePack upload and run: one device trace buffer. */
+	struct mutex trace_lock;
+
 	/* Serialises command submission and owns the bounce buffer. */
 	struct mutex cmd_lock;
 	struct mcmgpu_hw_cmd *ring;

@@ -209,7 +209,12 @@ static int mcmgpu_ioctl_finepack(struct mcmgpu_device *mdev,
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return -ENOMEM;
+	if (mutex_lock_interruptible(&mdev->trace_lock)) {
+		kfree(res);
+		return -ERESTARTSYS;
+	}
 	ret = mcmgpu_finepack_submit(mdev, &rp, res);
+	mutex_unlock(&mdev->trace_lock);
 	if ((!ret || ret == -EINVAL) &&
 	    copy_to_user(u64_to_user_ptr(rp.result_ptr), res, sizeof(*res)))
 		ret = -EFAULT;

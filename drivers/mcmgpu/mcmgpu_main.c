@@ -139,6 +139,7 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	kref_init(&mdev->ref);
 	mutex_init(&mdev->cmd_lock);
+	mutex_init(&mdev->trace_lock);
 	init_rwsem(&mdev->remove_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;
@@ -183,20 +184,21 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = mcmgpu_ring_init(mdev);
 	if (ret)
 		goto err_stop;
-	ret = mcmgpu_chardev_register(mdev);
-	if (ret)
-		goto err_stop;
 	ret = mcmgpu_aux_create(mdev);
 	if (ret)
-		goto err_chardev;
+		goto err_stop;
+	/* Last: once the node exists, files can outlive a failed probe. */
+	ret = mcmgpu_chardev_register(mdev);
+	if (ret)
+		goto err_aux;
 
 	dev_info(dev, "%s: %u chiplets x %llu MiB, hw version %u.%u\n",
 		 mdev->name, mdev->chiplets, mdev->vram_per_chiplet >> 20,
 		 mdev->hw_version >> 16, mdev->hw_version & 0xffff);
 	return 0;
 
-err_chardev:
-	mcmgpu_chardev_unregister(mdev);
+err_aux:
+	mcmgpu_aux_destroy(mdev);
 err_stop:
 	mcmgpu_ring_stop(mdev);
 	return ret;

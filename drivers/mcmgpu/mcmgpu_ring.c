@@ -162,16 +162,22 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
 		  const u64 *args, unsigned int nargs, u64 *result)
 {
 	struct mcmgpu_hw_cmd *cmd;
-	u32 slot = mdev->tail;
 	u64 seq = ++mdev->next_seq;
 	unsigned int i;
-	u32 status;
+	u32 status, slot;
 	int ret;
 
 	lockdep_assert_held(&mdev->cmd_lock);
 	if (nargs > ARRAY_SIZE(cmd->args))
 		return -EINVAL;
+	/* A ring stopped since the last command is restarted first; an error
+	 * raised after the last completion belongs to no command now.
+	 */
+	if (readl(mdev->regs + MCMGPU_REG_STATUS) & MCMGPU_STATUS_RING_ERROR)
+		mcmgpu_ring_program(mdev);
+	WRITE_ONCE(mdev->ring_error, false);
 
+	slot = mdev->tail;
 	cmd = &mdev->ring[slot];
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->opcode = cpu_to_le16(opcode);

@@ -429,6 +429,11 @@ TEST(raw_device_rejects_bad_rings_and_commands)
 	wr(regs, MCMGPU_REG_RING_SIZE, 16);
 	wr(regs, MCMGPU_REG_RING_CTRL, MCMGPU_RING_CTRL_ENABLE);
 	ASSERT_EQ(MCMGPU_RING_CTRL_ENABLE, rd(regs, MCMGPU_REG_RING_CTRL));
+	/* The geometry cannot change under a running ring. */
+	wr(regs, MCMGPU_REG_RING_SIZE, 1);
+	wr(regs, MCMGPU_REG_RING_BASE_HI, 0x40000);
+	EXPECT_EQ(16, rd(regs, MCMGPU_REG_RING_SIZE));
+	EXPECT_EQ(phys >> 32, rd(regs, MCMGPU_REG_RING_BASE_HI));
 
 	struct { uint16_t op, flags; uint32_t rsvd; uint64_t a0, a1, a2;
 		 uint32_t want; } cases[] = {
