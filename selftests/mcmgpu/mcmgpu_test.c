@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -551,6 +553,46 @@ TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
 	EXPECT_EQ(0, roundtrip(self->fd, 8192, 100));
 
 	EXPECT_EQ(0, set_timeout_ms("10000"));
+	munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
+	close(rfd);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A wait interrupted by a signal returns EINTR; the command stays in
+ * flight, and the next caller waits for it before reusing the bounce
+ * buffer.
+ */
+TEST_F(dev, interrupted_wait_returns_eintr_and_next_command_works)
+{
+	char slot[NAME_MAX + 1];
+	volatile uint8_t *regs;
+	int rfd, status;
+	pid_t pid;
+
+	regs = map_regs(slot, sizeof(slot), &rfd);
+	ASSERT_NE(NULL, regs);
+	wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+		uint8_t buf[256] = { 0 };
+
+		sigaction(SIGUSR1, &sa, NULL);
+		_exit(dma(self->fd, 0, buf, 0, sizeof(buf)) == -EINTR ? 0 : 1);
+	}
+	usleep(300000);
+	kill(pid, SIGUSR1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The device resumes: the stalled command completes, then ours. */
+	wr(regs, MCMGPU_REG_FAULT_INJECT, 0);
+	EXPECT_EQ(0, roundtrip(self->fd, 3 * 4096, 512));
 	munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
 	close(rfd);
 }
