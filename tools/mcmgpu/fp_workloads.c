@@ -60,6 +60,12 @@ static uint64_t next(void)
 	return xorshift64(&rng);
 }
 
+/* A random chiplet other than c. */
+static uint32_t random_peer(uint32_t c, uint32_t chiplets)
+{
+	return (c + 1 + next() % (chiplets - 1)) % chiplets;
+}
+
 static int add_store(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
 		     uint64_t addr, uint32_t len)
 {
@@ -116,8 +122,7 @@ static int gen_vertex(struct fp_trace_buf *tb, const struct gen_params *p)
 	for (it = 0; it < p->iters; it++) {
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
-				uint32_t dst = (c + 1 + next() % (p->chiplets - 1)) %
-					       p->chiplets;
+				uint32_t dst = random_peer(c, p->chiplets);
 				uint64_t addr = c * slice + next() % (slice / 8) * 8;
 
 				if (add_store(tb, c, dst, addr, store_len(p)))
@@ -164,8 +169,7 @@ static int gen_scatter(struct fp_trace_buf *tb, const struct gen_params *p)
 	for (it = 0; it < p->iters; it++) {
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
-				uint32_t dst = (c + 1 + next() % (p->chiplets - 1)) %
-					       p->chiplets;
+				uint32_t dst = random_peer(c, p->chiplets);
 				uint64_t line = (next() % lines) * p->chiplets + c;
 
 				if (add_store(tb, c, dst, line * FP_LINE_BYTES +
@@ -234,7 +238,7 @@ int cmd_finepack_gen(int argc, char **argv)
 	uint8_t *trace;
 	uint64_t v;
 	size_t i, len;
-	int c, ret;
+	int c, ret, idx = 0;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		gen_usage(stdout);
@@ -259,7 +263,7 @@ int cmd_finepack_gen(int argc, char **argv)
 		p.kind = i;
 	}
 	argc--, argv++;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", opts, &idx)) != -1) {
 		if (c == 'o') {
 			out = optarg;
 			continue;
@@ -272,9 +276,8 @@ int cmd_finepack_gen(int argc, char **argv)
 			gen_usage(stderr);
 			return 2;
 		}
-		if (parse_u64(optarg, opts[c == 'c' ? 1 : c == 'i' ? 2 : c == 's' ? 3 :
-				       c == 'b' ? 4 : c == 'n' ? 5 : c == 'r' ? 6 : 7].name,
-			      &v))
+		/* The numeric options are long-only, so idx names the one given. */
+		if (parse_u64(optarg, opts[idx].name, &v))
 			return 2;
 		switch (c) {
 		case 'c':
