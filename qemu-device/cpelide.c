@@ -676,11 +676,14 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
 
     cpe_coarsen(m, r, group, gbase, gend);
     for (i = 0; i < r->nargs; i++) {
-        rows[i] = group[i] == i ? NULL : rows[group[i]];
         if (group[i] == i) {
             rows[i] = cpe_row_for(m, gbase[i], gend[i], &sync);
             rows[i]->last_use = ++m->launches;
         }
+    }
+    /* Then every member takes its group leader's row. */
+    for (i = 0; i < r->nargs; i++) {
+        rows[i] = rows[group[i]];
     }
     /* A row found for one group may have been merged away for a later one. */
     for (i = 0; i < r->nargs; i++) {
