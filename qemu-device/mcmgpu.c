@@ -7,6 +7,13 @@
  * guest-supplied index, length and address is checked, and a bad command
  * completes with an error status instead of touching QEMU state.
  *
+ * Commands run in a worker thread, never under the BQL: a replay or a
+ * launch may take seconds of host time, and the vCPUs keep running
+ * meanwhile, as with real hardware. The registers the worker shares with
+ * the MMIO handlers are under s->lock; engine state (the trace buffer, the
+ * command processor) belongs to the worker alone. Completions are written
+ * in order by the worker; the interrupt is raised from a bottom half.
+ *
  * The register and descriptor layout is in uapi/mcmgpu_hw.h, shared with
  * the Linux driver.
  *
@@ -19,6 +26,11 @@
 #include "qemu/main-loop.h"
 #include "qemu/host-utils.h"
 #include "qemu/cutils.h"
+#include "qemu/thread.h"
+#include "qemu/rcu.h"
+#include "qemu/log.h"
+#include "sysemu/runstate.h"
+#include "exec/memory.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -46,10 +58,22 @@ struct MCMGPUState {
     MemoryRegion bar2;
     MemoryRegion vram;
     uint8_t *vram_ptr;
-    QEMUBH *ring_bh;
     struct mcmgpu_geometry geom;
 
-    /* Trace buffer of TRACE_LOAD; not migrated (a replay reloads it). */
+    /* Command execution (see the top of the file). */
+    QemuThread worker;
+    QemuMutex lock;         /* registers below, and the flags here */
+    QemuCond work_cond;     /* doorbell, reset, resume, quit */
+    QemuCond idle_cond;     /* the worker finished a command */
+    QEMUBH *irq_bh;
+    VMChangeStateEntry *vm_change;
+    bool worker_busy;
+    bool worker_quit;
+    bool paused;            /* VM stopped: start no command */
+    uint32_t reset_gen;     /* bumped by every reset */
+    uint32_t engine_gen;    /* worker only: reset_gen its engines match */
+
+    /* Engine state, worker only. Trace buffer of TRACE_LOAD; not migrated. */
     uint8_t *trace;
     uint64_t trace_total;
     uint64_t trace_loaded;
@@ -77,19 +101,26 @@ struct MCMGPUState {
     uint32_t fault_inject;
 };
 
-static void mcmgpu_update_irq(MCMGPUState *s)
+/* Under the BQL: MSI-X is not thread-safe. */
+static void mcmgpu_irq_bh(void *opaque)
 {
+    MCMGPUState *s = opaque;
     PCIDevice *pdev = PCI_DEVICE(s);
+    bool pending;
 
-    if ((s->irq_status & s->irq_mask) && msix_enabled(pdev)) {
+    qemu_mutex_lock(&s->lock);
+    pending = s->irq_status & s->irq_mask;
+    qemu_mutex_unlock(&s->lock);
+    if (pending && msix_enabled(pdev)) {
         msix_notify(pdev, MCMGPU_MSIX_VEC_CMD);
     }
 }
 
+/* Any thread, s->lock held. */
 static void mcmgpu_raise(MCMGPUState *s, uint32_t bits)
 {
     s->irq_status |= bits;
-    mcmgpu_update_irq(s);
+    qemu_bh_schedule(s->irq_bh);
 }
 
 static void mcmgpu_ring_fail(MCMGPUState *s, uint32_t why)
@@ -109,11 +140,58 @@ static bool mcmgpu_ring_config_ok(MCMGPUState *s)
            s->ring_base && s->cmpl_base;
 }
 
+/*
+ * True when [addr, addr + len) of the device's DMA address space is all
+ * RAM. The device masters only memory: a command that named another
+ * device's registers would make the worker wait for the BQL.
+ */
+static bool mcmgpu_host_is_ram(MCMGPUState *s, uint64_t addr, uint64_t len,
+                               bool is_write)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+
+    if (addr + len < addr) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, l = len;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &l,
+                                                   is_write,
+                                                   MEMTXATTRS_UNSPECIFIED);
+
+        if (!l || !memory_access_is_direct(mr, is_write)) {
+            return false;
+        }
+        addr += l;
+        len -= l;
+    }
+    return true;
+}
+
+/* The one way engines reach guest memory (bounds checked here, once). */
+static MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
+                                    uint64_t len)
+{
+    if (!mcmgpu_host_is_ram(s, addr, len, false)) {
+        return MEMTX_DECODE_ERROR;
+    }
+    return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+}
+
+static MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
+                                     const void *buf, uint64_t len)
+{
+    if (!mcmgpu_host_is_ram(s, addr, len, true)) {
+        return MEMTX_DECODE_ERROR;
+    }
+    return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+}
+
 static uint32_t mcmgpu_do_dma(MCMGPUState *s, uint16_t flags,
                               const uint64_t *args, uint64_t *result,
                               uint64_t *cycles)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
     uint64_t host = args[0], gpu = args[1], len = args[2];
     uint32_t st;
     MemTxResult r;
@@ -123,9 +201,9 @@ static uint32_t mcmgpu_do_dma(MCMGPUState *s, uint16_t flags,
         return st;
     }
     if (flags & MCMGPU_DMA_FLAG_TO_HOST) {
-        r = pci_dma_write(pdev, host, s->vram_ptr + gpu, len);
+        r = mcmgpu_host_write(s, host, s->vram_ptr + gpu, len);
     } else {
-        r = pci_dma_read(pdev, host, s->vram_ptr + gpu, len);
+        r = mcmgpu_host_read(s, host, s->vram_ptr + gpu, len);
         memory_region_set_dirty(&s->vram, gpu, len);
     }
     if (r != MEMTX_OK) {
@@ -163,8 +241,7 @@ static uint32_t mcmgpu_trace_load(MCMGPUState *s, const uint64_t *args)
         len == 0 || len > MCMGPU_DMA_MAX_LEN || len > total - off) {
         return MCMGPU_CMPL_BAD_LENGTH;
     }
-    if (host + len < host ||
-        pci_dma_read(PCI_DEVICE(s), host, s->trace + off, len) != MEMTX_OK) {
+    if (mcmgpu_host_read(s, host, s->trace + off, len) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }
     s->trace_loaded += len;
@@ -226,8 +303,7 @@ static uint32_t mcmgpu_finepack_run(MCMGPUState *s, const uint64_t *args,
         *result = res->stats.records;
     }
     mcmgpu_trace_free(s);
-    if (args[2] + sizeof(*res) < args[2] ||
-        pci_dma_write(PCI_DEVICE(s), args[2], res, sizeof(*res)) != MEMTX_OK) {
+    if (mcmgpu_host_write(s, args[2], res, sizeof(*res)) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }
     return st;
@@ -276,8 +352,7 @@ static uint32_t mcmgpu_cp_launch(MCMGPUState *s, const uint64_t *args,
     struct cpe_error err;
     uint32_t st = MCMGPU_CMPL_OK;
 
-    if (args[0] + sizeof(*r) < args[0] ||
-        pci_dma_read(PCI_DEVICE(s), args[0], r, sizeof(*r)) != MEMTX_OK) {
+    if (mcmgpu_host_read(s, args[0], r, sizeof(*r)) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }
     if (r->type == CPE_REC_RESET) {
@@ -300,8 +375,7 @@ static uint32_t mcmgpu_cp_launch(MCMGPUState *s, const uint64_t *args,
         res->stats = s->cp->stats;
         *cycles = s->cp->stats.modeled_cycles - before;
     }
-    if (args[1] + sizeof(*res) < args[1] ||
-        pci_dma_write(PCI_DEVICE(s), args[1], res, sizeof(*res)) != MEMTX_OK) {
+    if (mcmgpu_host_write(s, args[1], res, sizeof(*res)) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }
     return st;
@@ -339,59 +413,147 @@ static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
     }
 }
 
-/* Consume the ring from head to tail; runs in the main loop, not in MMIO. */
-static void mcmgpu_ring_bh(void *opaque)
+/* Engine state of the previous reset generation goes; worker only. */
+static void mcmgpu_engines_reset(MCMGPUState *s)
+{
+    mcmgpu_trace_free(s);
+    mcmgpu_cp_free(s);
+}
+
+/* A command the worker took from the ring, with where it came from. */
+struct mcmgpu_job {
+    uint32_t gen;
+    uint32_t slot;
+    uint64_t ring_base;
+    uint64_t cmpl_base;
+    bool fail;
+};
+
+/*
+ * Claim the next ring slot (s->lock held): false when there is nothing the
+ * device may start now. A ring found inconsistent is stopped, not looped.
+ */
+static bool mcmgpu_claim(MCMGPUState *s, struct mcmgpu_job *job)
+{
+    if (!(s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) || s->paused ||
+        (s->fault_inject & MCMGPU_FAULT_STALL) ||
+        s->ring_head == s->ring_tail) {
+        return false;
+    }
+    if (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
+        s->ring_tail >= s->ring_size) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ring geometry inconsistent "
+                      "(head %u tail %u size %u), ring stopped\n",
+                      s->ring_head, s->ring_tail, s->ring_size);
+        mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+        return false;
+    }
+    job->gen = s->reset_gen;
+    job->slot = s->ring_head;
+    job->ring_base = s->ring_base;
+    job->cmpl_base = s->cmpl_base;
+    job->fail = s->fault_inject & MCMGPU_FAULT_FAIL_NEXT;
+    s->fault_inject &= ~MCMGPU_FAULT_FAIL_NEXT;
+    return true;
+}
+
+/*
+ * Run one claimed command, s->lock not held: no DMA is ever done under the
+ * lock. Returns false when the ring must stop (descriptor or completion
+ * not reachable).
+ */
+static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
+                           uint32_t *st)
+{
+    struct mcmgpu_hw_cmd cmd;
+    struct mcmgpu_hw_cmpl cmpl = { 0 };
+    uint64_t result = 0, cycles = 0;
+
+    if (mcmgpu_host_read(s, job->ring_base +
+                         (uint64_t)job->slot * MCMGPU_HW_CMD_SIZE,
+                         &cmd, sizeof(cmd)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: descriptor %u of the ring at"
+                      " 0x%" PRIx64 " not readable, ring stopped\n",
+                      job->slot, job->ring_base);
+        return false;
+    }
+    *st = job->fail ? MCMGPU_CMPL_INJECTED_FAULT :
+          mcmgpu_execute(s, &cmd, &result, &cycles);
+    if (*st != MCMGPU_CMPL_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: command opcode 0x%x seq %"
+                      PRIu64 " refused: status %u\n",
+                      le16_to_cpu(cmd.opcode), le64_to_cpu(cmd.seq), *st);
+    }
+    /* A reset meanwhile: the driver waits for BUSY, not for this record. */
+    if (qatomic_read(&s->reset_gen) != job->gen) {
+        return true;
+    }
+    cmpl.seq = cmd.seq;
+    cmpl.status = cpu_to_le32(*st);
+    cmpl.result = cpu_to_le64(result);
+    cmpl.cycles = cpu_to_le64(cycles);
+    if (mcmgpu_host_write(s, job->cmpl_base +
+                          (uint64_t)job->slot * MCMGPU_HW_CMPL_SIZE,
+                          &cmpl, sizeof(cmpl)) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: completion %u at 0x%" PRIx64
+                      " not writable, ring stopped\n", job->slot,
+                      job->cmpl_base);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * The command processor: one command at a time, in ring order, completion
+ * record before HEAD moves. The guest can ring, read HEAD or reset while a
+ * command runs; a reset drops the completion of the command in flight.
+ */
+static void *mcmgpu_worker(void *opaque)
 {
     MCMGPUState *s = opaque;
-    PCIDevice *pdev = PCI_DEVICE(s);
-    bool done = false;
 
-    if ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
-        (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
-         s->ring_tail >= s->ring_size)) {
-        mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
-        return;
-    }
-    while ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
-           !(s->fault_inject & MCMGPU_FAULT_STALL) &&
-           s->ring_head != s->ring_tail) {
-        struct mcmgpu_hw_cmd cmd;
-        struct mcmgpu_hw_cmpl cmpl = { 0 };
-        uint64_t result = 0, cycles = 0;
-        uint32_t st;
+    rcu_register_thread();
+    qemu_mutex_lock(&s->lock);
+    while (!s->worker_quit) {
+        struct mcmgpu_job job;
+        uint32_t st = MCMGPU_CMPL_OK;
+        bool ok;
 
-        if (pci_dma_read(pdev, s->ring_base +
-                         (uint64_t)s->ring_head * MCMGPU_HW_CMD_SIZE,
-                         &cmd, sizeof(cmd)) != MEMTX_OK) {
-            mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
-            break;
+        if (s->engine_gen != s->reset_gen) {
+            s->engine_gen = s->reset_gen;
+            mcmgpu_engines_reset(s);
+            continue;
         }
-        if (s->fault_inject & MCMGPU_FAULT_FAIL_NEXT) {
-            s->fault_inject &= ~MCMGPU_FAULT_FAIL_NEXT;
-            st = MCMGPU_CMPL_INJECTED_FAULT;
-        } else {
-            st = mcmgpu_execute(s, &cmd, &result, &cycles);
+        if (!mcmgpu_claim(s, &job)) {
+            qemu_cond_wait(&s->work_cond, &s->lock);
+            continue;
         }
-        cmpl.seq = cmd.seq;
-        cmpl.status = cpu_to_le32(st);
-        cmpl.result = cpu_to_le64(result);
-        cmpl.cycles = cpu_to_le64(cycles);
-        if (pci_dma_write(pdev, s->cmpl_base +
-                          (uint64_t)s->ring_head * MCMGPU_HW_CMPL_SIZE,
-                          &cmpl, sizeof(cmpl)) != MEMTX_OK) {
-            mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
-            break;
+        s->worker_busy = true;
+        qemu_mutex_unlock(&s->lock);
+        ok = mcmgpu_run_job(s, &job, &st);
+        qemu_mutex_lock(&s->lock);
+        s->worker_busy = false;
+        if (job.gen == s->reset_gen) {
+            if (!ok) {
+                mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+            } else {
+                s->cmd_count++;
+                s->err_count += st != MCMGPU_CMPL_OK;
+                s->ring_head = (s->ring_head + 1) & (s->ring_size - 1);
+                mcmgpu_raise(s, MCMGPU_IRQ_CMD_DONE);
+            }
         }
-        s->cmd_count++;
-        if (st != MCMGPU_CMPL_OK) {
-            s->err_count++;
-        }
-        s->ring_head = (s->ring_head + 1) & (s->ring_size - 1);
-        done = true;
+        qemu_cond_broadcast(&s->idle_cond);
     }
-    if (done) {
-        mcmgpu_raise(s, MCMGPU_IRQ_CMD_DONE);
-    }
+    qemu_mutex_unlock(&s->lock);
+    rcu_unregister_thread();
+    return NULL;
+}
+
+/* s->lock held. */
+static void mcmgpu_kick(MCMGPUState *s)
+{
+    qemu_cond_signal(&s->work_cond);
 }
 
 static void mcmgpu_doorbell(MCMGPUState *s, uint32_t tail)
@@ -400,11 +562,13 @@ static void mcmgpu_doorbell(MCMGPUState *s, uint32_t tail)
         return;
     }
     if (tail >= s->ring_size) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: tail %u past the ring of %u,"
+                      " ring stopped\n", tail, s->ring_size);
         mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_TAIL);
         return;
     }
     s->ring_tail = tail;
-    qemu_bh_schedule(s->ring_bh);
+    mcmgpu_kick(s);
 }
 
 static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
@@ -414,6 +578,9 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
         return;
     }
     if (!mcmgpu_ring_config_ok(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: bad ring configuration (base"
+                      " 0x%" PRIx64 " size %u completions 0x%" PRIx64 ")\n",
+                      s->ring_base, s->ring_size, s->cmpl_base);
         mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
         return;
     }
@@ -423,8 +590,11 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
     s->status = 0;
 }
 
+/* s->lock held. The worker drops engine state and any command in flight. */
 static void mcmgpu_reset_regs(MCMGPUState *s)
 {
+    qatomic_inc(&s->reset_gen);
+    mcmgpu_kick(s);
     s->ring_base = 0;
     s->ring_size = 0;
     s->ring_ctrl = 0;
@@ -464,6 +634,7 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     MCMGPUState *s = opaque;
 
+    QEMU_LOCK_GUARD(&s->lock);
     switch (addr) {
     case MCMGPU_REG_IDENT:
         return MCMGPU_IDENT_MAGIC;
@@ -497,7 +668,7 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case MCMGPU_REG_IRQ_MASK:
         return s->irq_mask;
     case MCMGPU_REG_STATUS:
-        return s->status;
+        return s->status | (s->worker_busy ? MCMGPU_STATUS_BUSY : 0);
     case MCMGPU_REG_CMD_COUNT:
         return s->cmd_count;
     case MCMGPU_REG_ERR_COUNT:
@@ -509,6 +680,8 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         addr < MCMGPU_REG_CHIPLET(MCMGPU_MAX_CHIPLETS, 0)) {
         return mcmgpu_chiplet_reg(s, addr);
     }
+    qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: read of unknown register 0x%"
+                  HWADDR_PRIx "\n", addr);
     return 0;
 }
 
@@ -516,14 +689,18 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                               unsigned size)
 {
     MCMGPUState *s = opaque;
-    bool running = s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE;
+    bool running;
 
+    QEMU_LOCK_GUARD(&s->lock);
+    running = s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE;
     /* The ring geometry is fixed while the ring runs. */
     if (running && (addr == MCMGPU_REG_RING_SIZE ||
                     addr == MCMGPU_REG_RING_BASE_LO ||
                     addr == MCMGPU_REG_RING_BASE_HI ||
                     addr == MCMGPU_REG_CMPL_BASE_LO ||
                     addr == MCMGPU_REG_CMPL_BASE_HI)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ring geometry register 0x%"
+                      HWADDR_PRIx " written while the ring runs\n", addr);
         return;
     }
     switch (addr) {
@@ -553,7 +730,7 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case MCMGPU_REG_IRQ_MASK:
         s->irq_mask = val;
-        mcmgpu_update_irq(s);
+        qemu_bh_schedule(s->irq_bh);
         break;
     case MCMGPU_REG_RESET:
         if (val & 1) {
@@ -562,10 +739,12 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     case MCMGPU_REG_FAULT_INJECT:
         s->fault_inject = val & (MCMGPU_FAULT_STALL | MCMGPU_FAULT_FAIL_NEXT);
-        qemu_bh_schedule(s->ring_bh);
+        mcmgpu_kick(s);
         break;
     default:
-        /* Read-only and unknown registers ignore writes. */
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: write of 0x%" PRIx64
+                      " to read-only or unknown register 0x%" HWADDR_PRIx
+                      "\n", val, addr);
         break;
     }
 }
@@ -583,6 +762,23 @@ static const MemoryRegionOps mcmgpu_mmio_ops = {
         .max_access_size = 4,
     },
 };
+
+/*
+ * A stopped VM must not see its memory change (migration saves it), so
+ * the worker finishes the command in flight and starts no other.
+ */
+static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
+{
+    MCMGPUState *s = opaque;
+
+    qemu_mutex_lock(&s->lock);
+    s->paused = !running;
+    while (!running && s->worker_busy) {
+        qemu_cond_wait(&s->idle_cond, &s->lock);
+    }
+    mcmgpu_kick(s);
+    qemu_mutex_unlock(&s->lock);
+}
 
 static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
 {
@@ -643,17 +839,32 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    s->ring_bh = qemu_bh_new_guarded(mcmgpu_ring_bh, s,
-                                     &DEVICE(s)->mem_reentrancy_guard);
+    s->irq_bh = qemu_bh_new_guarded(mcmgpu_irq_bh, s,
+                                    &DEVICE(s)->mem_reentrancy_guard);
+    qemu_mutex_init(&s->lock);
+    qemu_cond_init(&s->work_cond);
+    qemu_cond_init(&s->idle_cond);
+    s->paused = !runstate_is_running();
+    s->vm_change = qemu_add_vm_change_state_handler(mcmgpu_vm_change, s);
+    qemu_thread_create(&s->worker, "mcmgpu", mcmgpu_worker, s,
+                       QEMU_THREAD_JOINABLE);
 }
 
 static void mcmgpu_exit(PCIDevice *pdev)
 {
     MCMGPUState *s = MCMGPU(pdev);
 
-    qemu_bh_delete(s->ring_bh);
-    mcmgpu_trace_free(s);
-    mcmgpu_cp_free(s);
+    qemu_mutex_lock(&s->lock);
+    s->worker_quit = true;
+    mcmgpu_kick(s);
+    qemu_mutex_unlock(&s->lock);
+    qemu_thread_join(&s->worker);
+    qemu_del_vm_change_state_handler(s->vm_change);
+    qemu_bh_delete(s->irq_bh);
+    qemu_cond_destroy(&s->idle_cond);
+    qemu_cond_destroy(&s->work_cond);
+    qemu_mutex_destroy(&s->lock);
+    mcmgpu_engines_reset(s);
     pcie_cap_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
 }
@@ -662,9 +873,9 @@ static void mcmgpu_reset(DeviceState *dev)
 {
     MCMGPUState *s = MCMGPU(dev);
 
+    qemu_mutex_lock(&s->lock);
     mcmgpu_reset_regs(s);
-    mcmgpu_trace_free(s);
-    mcmgpu_cp_free(s);
+    qemu_mutex_unlock(&s->lock);
     msix_reset(PCI_DEVICE(s));
     msix_vector_use(PCI_DEVICE(s), MCMGPU_MSIX_VEC_CMD);
 }
@@ -678,9 +889,9 @@ static int mcmgpu_post_load(void *opaque, int version_id)
          s->ring_tail >= s->ring_size)) {
         return -EINVAL;
     }
-    if (s->ring_head != s->ring_tail) {
-        qemu_bh_schedule(s->ring_bh);
-    }
+    qemu_mutex_lock(&s->lock);
+    mcmgpu_kick(s);
+    qemu_mutex_unlock(&s->lock);
     return 0;
 }
 

@@ -87,6 +87,12 @@
 #define MCMGPU_STATUS_RING_ERROR	(1U << 0)
 #define MCMGPU_STATUS_BAD_RING_CONFIG	(1U << 1)
 #define MCMGPU_STATUS_BAD_TAIL		(1U << 2)
+/*
+ * A command is executing. Commands run off the register path, so a RESET
+ * stops the ring at once but lets the command in flight finish: wait for
+ * BUSY to clear before freeing memory the ring pointed at.
+ */
+#define MCMGPU_STATUS_BUSY		(1U << 3)
 
 /* One command descriptor: 64 bytes in the ring. */
 struct mcmgpu_hw_cmd {

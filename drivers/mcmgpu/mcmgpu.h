@@ -49,7 +49,7 @@ struct mcmgpu_device {
 	dma_addr_t bounce_dma;
 	u32 tail;
 	u64 next_seq;
-	/* A command left running by an interrupted wait: slot and seq. */
+	/* A command left running by a killed waiter: slot and seq. */
 	bool inflight;
 	u32 inflight_slot;
 	u64 inflight_seq;
@@ -73,7 +73,7 @@ static inline u64 mcmgpu_vram_total(const struct mcmgpu_device *mdev)
 void mcmgpu_device_put(struct mcmgpu_device *mdev);
 int mcmgpu_ring_init(struct mcmgpu_device *mdev);
 void mcmgpu_ring_stop(struct mcmgpu_device *mdev);
-int mcmgpu_cmd_begin(struct mcmgpu_device *mdev);
+int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, bool progress);
 void mcmgpu_cmd_end(struct mcmgpu_device *mdev);
 int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
 		  const u64 *args, unsigned int nargs, u64 *result);

@@ -79,12 +79,13 @@ static int mcmgpu_ioctl_get_info(struct mcmgpu_device *mdev,
 }
 
 static int mcmgpu_dma_chunk(struct mcmgpu_device *mdev, bool from_gpu,
-			    u8 __user *uptr, u64 gpu_addr, u32 len)
+			    u8 __user *uptr, u64 gpu_addr, u32 len,
+			    bool progress)
 {
 	u64 args[3] = { mdev->bounce_dma, gpu_addr, len };
 	int ret;
 
-	ret = mcmgpu_cmd_begin(mdev);
+	ret = mcmgpu_cmd_begin(mdev, progress);
 	if (ret)
 		return ret;
 	if (!from_gpu && copy_from_user(mdev->bounce, uptr, len)) {
@@ -131,7 +132,7 @@ static int mcmgpu_ioctl_dma(struct mcmgpu_device *mdev, void __user *uarg)
 		if (done && fatal_signal_pending(current))
 			return -EINTR;
 		ret = mcmgpu_dma_chunk(mdev, from_gpu, uptr + done,
-				       dma.gpu_addr + done, len);
+				       dma.gpu_addr + done, len, done > 0);
 		if (ret)
 			return ret;
 		cond_resched();
@@ -153,7 +154,7 @@ static int mcmgpu_finepack_submit(struct mcmgpu_device *mdev,
 
 		if (done && fatal_signal_pending(current))
 			return -EINTR;
-		ret = mcmgpu_cmd_begin(mdev);
+		ret = mcmgpu_cmd_begin(mdev, done > 0);
 		if (ret)
 			return ret;
 		if (copy_from_user(mdev->bounce, src + done, len)) {
@@ -170,7 +171,7 @@ static int mcmgpu_finepack_submit(struct mcmgpu_device *mdev,
 			return ret;
 	}
 
-	ret = mcmgpu_cmd_begin(mdev);
+	ret = mcmgpu_cmd_begin(mdev, true);
 	if (ret)
 		return ret;
 	args[0] = rp->trace_len;
@@ -242,7 +243,7 @@ static int mcmgpu_ioctl_launch(struct mcmgpu_device *mdev, void __user *uarg)
 	if (!ln.record_ptr || !ln.result_ptr)
 		return -EFAULT;
 
-	ret = mcmgpu_cmd_begin(mdev);
+	ret = mcmgpu_cmd_begin(mdev, false);
 	if (ret)
 		return ret;
 	if (copy_from_user(mdev->bounce, u64_to_user_ptr(ln.record_ptr),

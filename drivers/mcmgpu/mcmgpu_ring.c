@@ -4,6 +4,12 @@
  * a doorbell in BAR0, one MSI-X vector for completions and ring errors.
  * Submission is serialised; the caller owns the bounce buffer between
  * mcmgpu_cmd_begin() and mcmgpu_cmd_end().
+ *
+ * Restart rule: a call may be restarted only while it has had no effect.
+ * Once the device holds a command, the wait for it ends only with the
+ * completion, the timeout or a fatal signal (the process then never sees
+ * a restart), so an SA_RESTART handler or a stop/continue cannot make the
+ * kernel submit the same command twice.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -23,7 +29,7 @@ static void mcmgpu_ring_program(struct mcmgpu_device *mdev)
 {
 	void __iomem *r = mdev->regs;
 
-	writel(1, r + MCMGPU_REG_RESET);
+	mcmgpu_ring_stop(mdev);
 	writel(lower_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_LO);
 	writel(upper_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_HI);
 	writel(lower_32_bits(mdev->cmpl_dma), r + MCMGPU_REG_CMPL_BASE_LO);
@@ -65,10 +71,19 @@ int mcmgpu_ring_init(struct mcmgpu_device *mdev)
 /* Stop the device from reading the ring or writing memory. */
 void mcmgpu_ring_stop(struct mcmgpu_device *mdev)
 {
+	unsigned long deadline;
+
 	writel(0, mdev->regs + MCMGPU_REG_IRQ_MASK);
 	writel(1, mdev->regs + MCMGPU_REG_RESET);
-	/* Flush the posted writes before the memory is freed. */
-	readl(mdev->regs + MCMGPU_REG_STATUS);
+	/* A command in flight still finishes: wait before memory is freed. */
+	deadline = jiffies + msecs_to_jiffies(cmd_timeout_ms);
+	while (readl(mdev->regs + MCMGPU_REG_STATUS) & MCMGPU_STATUS_BUSY) {
+		if (time_after(jiffies, deadline)) {
+			dev_err(&mdev->pdev->dev, "device still busy after reset\n");
+			break;
+		}
+		usleep_range(100, 1000);
+	}
 }
 
 irqreturn_t mcmgpu_irq(int irq, void *data)
@@ -91,16 +106,19 @@ static bool mcmgpu_slot_done(struct mcmgpu_device *mdev, u32 slot, u64 seq)
 	       READ_ONCE(mdev->ring_error);
 }
 
-/* Wait for one command; 0, -ERESTARTSYS, -ETIMEDOUT or -EIO (ring error). */
+/*
+ * Wait for one submitted command: 0, -EINTR (fatal signal only),
+ * -ETIMEDOUT or -EIO (ring error). Never -ERESTARTSYS: see the rule above.
+ */
 static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq)
 {
 	long left;
 
-	left = wait_event_interruptible_timeout(mdev->cmpl_wait,
-						mcmgpu_slot_done(mdev, slot, seq),
-						msecs_to_jiffies(cmd_timeout_ms));
+	left = wait_event_killable_timeout(mdev->cmpl_wait,
+					   mcmgpu_slot_done(mdev, slot, seq),
+					   msecs_to_jiffies(cmd_timeout_ms));
 	if (left < 0)
-		return left;
+		return -EINTR;
 	if (!left) {
 		dev_err(&mdev->pdev->dev,
 			"command %llu timed out after %u ms, resetting the ring\n",
@@ -119,16 +137,26 @@ static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq)
 	return 0;
 }
 
-int mcmgpu_cmd_begin(struct mcmgpu_device *mdev)
+/*
+ * Take the command lock. @progress says the call already had an effect
+ * (an earlier chunk went through): then only a fatal signal may stop it,
+ * with -EINTR; before any effect a signal gives -ERESTARTSYS.
+ */
+int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, bool progress)
 {
 	int ret;
 
-	if (mutex_lock_interruptible(&mdev->cmd_lock))
+	if (progress) {
+		if (mutex_lock_killable(&mdev->cmd_lock))
+			return -EINTR;
+	} else if (mutex_lock_interruptible(&mdev->cmd_lock)) {
 		return -ERESTARTSYS;
+	}
 	if (mdev->inflight) {
+		/* Left by a caller killed during its wait. */
 		ret = mcmgpu_wait_slot(mdev, mdev->inflight_slot,
 				       mdev->inflight_seq);
-		if (ret == -ERESTARTSYS) {
+		if (ret == -EINTR) {
 			mutex_unlock(&mdev->cmd_lock);
 			return ret;
 		}
@@ -191,7 +219,7 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
 	writel(mdev->tail, mdev->regs + MCMGPU_REG_RING_TAIL);
 
 	ret = mcmgpu_wait_slot(mdev, slot, seq);
-	if (ret == -ERESTARTSYS) {
+	if (ret == -EINTR) {
 		mdev->inflight = true;
 		mdev->inflight_slot = slot;
 		mdev->inflight_seq = seq;

@@ -18,12 +18,15 @@
 #include <sys/mman.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "run_cmd.h"
 #include "mcmgpu_hw.h"
 #include "mcmgpu_ioctl.h"
+#include "mcmgpu_cpelide.h"
 
 #define DEV_PATH	"/dev/mcmgpu0"
 #define MOD_DIR		"/lib/modules/mcmgpu"
@@ -557,42 +560,206 @@ TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
 	close(rfd);
 }
 
-static void on_usr1(int sig)
+static void on_signal(int sig)
 {
 	(void)sig;
 }
 
+static void handle(int sig, int flags)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = flags };
+
+	sigaction(sig, &sa, NULL);
+}
+
+/* One CPElide launch record; 0 or -errno, the result in *res. */
+static int launch(int fd, const struct cpe_record *rec,
+		  struct cpe_launch_result *res)
+{
+	struct mcmgpu_launch ln = {
+		.size = sizeof(ln), .record_size = sizeof(*rec),
+		.record_ptr = (uintptr_t)rec, .result_size = sizeof(*res),
+		.result_ptr = (uintptr_t)res,
+	};
+
+	memset(res, 0, sizeof(*res));
+	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
+}
+
+static int launch_reset(int fd)
+{
+	struct cpe_record r = { .type = CPE_REC_RESET, .chiplets = 2,
+				.policy = CPE_POLICY_CPELIDE, .mem_bytes = 1 << 20 };
+	struct cpe_launch_result res;
+
+	return launch(fd, &r, &res);
+}
+
+/* A one-argument kernel on chiplet 0; *kernels is the device's count. */
+static int launch_kernel(int fd, uint64_t *kernels)
+{
+	struct cpe_record r = { .type = CPE_REC_KERNEL, .nargs = 1,
+				.chiplet_mask = 1, .passes = 1 };
+	struct cpe_launch_result res;
+	int ret;
+
+	r.args[0].size = 4096;
+	r.args[0].mode = CPE_MODE_R;
+	r.args[0].kind = CPE_ARG_EVEN;
+	ret = launch(fd, &r, &res);
+	*kernels = res.stats.kernels;
+	return ret;
+}
+
 /*
- * A wait interrupted by a signal returns EINTR; the command stays in
- * flight, and the next caller waits for it before reusing the bounce
- * buffer.
+ * Once the device holds a command, only a fatal signal ends the wait, so a
+ * handled signal (with or without SA_RESTART) or a stop/continue during a
+ * stalled launch neither fails the call nor makes the kernel submit the
+ * record again: the device counts one kernel.
  */
-TEST_F(dev, interrupted_wait_returns_eintr_and_next_command_works)
+TEST_F(dev, signals_during_a_wait_never_repeat_a_launch)
+{
+	static const int flags[] = { SA_RESTART, 0 };
+	char slot[NAME_MAX + 1];
+	volatile uint8_t *regs;
+	uint64_t kernels;
+	int rfd, status, i, k;
+	pid_t pid;
+
+	regs = map_regs(slot, sizeof(slot), &rfd);
+	ASSERT_NE(NULL, regs);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, launch_reset(self->fd));
+		wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			handle(SIGUSR1, flags[i]);
+			if (launch_kernel(self->fd, &kernels))
+				_exit(2);
+			_exit(kernels == 1 ? 0 : 1);
+		}
+		usleep(200000);
+		for (k = 0; k < 3; k++) {
+			kill(pid, SIGUSR1);
+			usleep(50000);
+		}
+		kill(pid, SIGSTOP);
+		usleep(50000);
+		kill(pid, SIGCONT);
+		usleep(50000);
+		wr(regs, MCMGPU_REG_FAULT_INJECT, 0);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("sa_flags %#x: child exit %d", flags[i],
+			       WEXITSTATUS(status));
+		ASSERT_EQ(0, launch_kernel(self->fd, &kernels));
+		EXPECT_EQ(2, kernels);
+	}
+	munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
+	close(rfd);
+}
+
+/*
+ * A child launches while its parent stops and continues it again and
+ * again: the device's kernel count equals the number of successful calls.
+ */
+TEST_F(dev, stop_continue_during_launches_applies_each_once)
+{
+	int pipefd[2], status, ok_calls = -1;
+	uint64_t kernels;
+	pid_t pid;
+
+	ASSERT_EQ(0, launch_reset(self->fd));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int n = 0, i;
+
+		close(pipefd[0]);
+		for (i = 0; i < 300; i++)
+			n += launch_kernel(self->fd, &kernels) == 0;
+		_exit(write(pipefd[1], &n, sizeof(n)) == sizeof(n) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		kill(pid, SIGSTOP);
+		usleep(1000);
+		kill(pid, SIGCONT);
+		usleep(2000);
+	}
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(sizeof(ok_calls), read(pipefd[0], &ok_calls, sizeof(ok_calls)));
+	close(pipefd[0]);
+	EXPECT_EQ(300, ok_calls);
+	ASSERT_EQ(0, launch_kernel(self->fd, &kernels));
+	EXPECT_EQ(ok_calls + 1, kernels);
+}
+
+/*
+ * An 8 MiB copy each way under a 1 kHz SA_RESTART timer: every chunk is
+ * submitted once (8 commands each way), and the data arrives intact.
+ */
+TEST_F(dev, chunked_dma_under_a_1khz_timer_is_never_restarted)
+{
+	const size_t len = 8 << 20;
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	uint8_t *src = malloc(len), *dst = malloc(len);
+	struct mcmgpu_info before, after;
+	int wr_ret, rd_ret;
+
+	ASSERT_TRUE(src && dst);
+	fill_random(src, len);
+	ASSERT_EQ(0, get_info(self->fd, &before));
+	handle(SIGALRM, SA_RESTART);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	wr_ret = dma(self->fd, 0, src, 4096, len);
+	rd_ret = dma(self->fd, MCMGPU_DMA_FROM_GPU, dst, 4096, len);
+	setitimer(ITIMER_REAL, &off, NULL);
+	EXPECT_EQ(0, wr_ret);
+	EXPECT_EQ(0, rd_ret);
+	EXPECT_EQ(0, memcmp(src, dst, len));
+	ASSERT_EQ(0, get_info(self->fd, &after));
+	EXPECT_EQ(before.commands_done + 2 * len / (1 << 20),
+		  after.commands_done);
+	free(src);
+	free(dst);
+}
+
+/*
+ * A waiter killed by a fatal signal leaves its command in flight; the next
+ * caller waits for it before reusing the bounce buffer, and the device
+ * completes both.
+ */
+TEST_F(dev, killed_waiter_command_completes_before_the_next)
 {
 	char slot[NAME_MAX + 1];
 	volatile uint8_t *regs;
+	uint32_t count;
 	int rfd, status;
 	pid_t pid;
 
 	regs = map_regs(slot, sizeof(slot), &rfd);
 	ASSERT_NE(NULL, regs);
+	count = rd(regs, MCMGPU_REG_CMD_COUNT);
 	wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
 		uint8_t buf[256] = { 0 };
 
-		sigaction(SIGUSR1, &sa, NULL);
-		_exit(dma(self->fd, 0, buf, 0, sizeof(buf)) == -EINTR ? 0 : 1);
+		_exit(dma(self->fd, 0, buf, 0, sizeof(buf)) ? 1 : 0);
 	}
 	usleep(300000);
-	kill(pid, SIGUSR1);
+	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	/* The device resumes: the stalled command completes, then ours. */
 	wr(regs, MCMGPU_REG_FAULT_INJECT, 0);
 	EXPECT_EQ(0, roundtrip(self->fd, 3 * 4096, 512));
+	EXPECT_EQ(count + 3, rd(regs, MCMGPU_REG_CMD_COUNT));
 	munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
 	close(rfd);
 }
@@ -655,6 +822,52 @@ TEST(open_file_survives_unbind)
 	fd = open(DEV_PATH, O_RDWR);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, roundtrip(fd, 12345, 777));
+	close(fd);
+}
+
+static int write_sysfs(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/*
+ * A stale file keeps the old instance's index until its last close, so a
+ * rebind meanwhile comes back as /dev/mcmgpu1; the tools still find the
+ * device by its PCI address. After the close a rebind gets index 0 again.
+ */
+TEST(rebind_with_a_stale_file_is_found_by_pci_address)
+{
+	char slot[NAME_MAX + 1], cmd[PATH_MAX + 64];
+	int fd;
+
+	ASSERT_EQ(0, find_slot(slot, sizeof(slot)));
+	fd = open(DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/drivers/mcmgpu/unbind", slot));
+	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/drivers/mcmgpu/bind", slot));
+	EXPECT_NE(0, access(DEV_PATH, F_OK));
+	EXPECT_EQ(0, access("/dev/mcmgpu1", F_OK));
+	snprintf(cmd, sizeof(cmd), "mcmgpu dma roundtrip --size 4K --device %s",
+		 slot);
+	EXPECT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	/* The short form without the PCI domain works too. */
+	snprintf(cmd, sizeof(cmd), "mcmgpu dma roundtrip --size 4K --device %s",
+		 slot + 5);
+	EXPECT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	EXPECT_EQ(0, run_cmd("mcmgpu dma roundtrip --size 4K --device 1", NULL, 0));
+	close(fd);
+	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/drivers/mcmgpu/unbind", slot));
+	ASSERT_EQ(0, write_sysfs("/sys/bus/pci/drivers/mcmgpu/bind", slot));
+	fd = open(DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, roundtrip(fd, 4096, 4096));
 	close(fd);
 }
 

@@ -75,6 +75,14 @@ TEST(bad_arguments_are_refused)
 			 "mcmgpu dma write --gpu-addr 0x7fffffffffff /tmp/t.bin 2>&1",
 			 out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "Numerical result out of range")) TH_LOG("%s", out);
+	/* A device that is not there is named in the error. */
+	EXPECT_EQ(1, run_cmd("mcmgpu dma roundtrip --device 0000:7f:1f.7 2>&1",
+			     out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no mcmgpu char device at PCI address "
+			       "0000:7f:1f.7")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run_cmd("mcmgpu dma roundtrip --device 1:2 2>&1", out,
+			     sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "device '1:2'")) TH_LOG("%s", out);
 }
 
 TEST(dma_file_roundtrip)

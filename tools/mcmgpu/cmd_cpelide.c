@@ -173,7 +173,7 @@ static void replay_usage(FILE *f)
 		"                     device has; 4 with --host)\n"
 		"  --json             machine-readable counters\n"
 		"  --host             run the same model core here, no device\n"
-		"  -d, --device DEV   char device (default /dev/mcmgpu0)\n"
+		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n"
 		"  -h, --help         this text\n"
 		"Exit status 1 when the oracle saw a violation (baseline, cpelide).\n");
 }

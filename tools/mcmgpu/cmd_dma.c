@@ -23,7 +23,7 @@ static void dma_usage(FILE *f)
 		"chiplet, reads it back and compares byte for byte.\n"
 		"GPU address = chiplet * vram_per_chiplet + offset. Numbers take\n"
 		"0x and K/M/G suffixes.\n\n"
-		"  -d, --device DEV   char device (default /dev/mcmgpu0)\n"
+		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n"
 		"  -a, --gpu-addr A   GPU physical address\n"
 		"  -n, --length N     bytes to read\n"
 		"  -s, --size N       roundtrip bytes per chiplet (default 1M)\n"

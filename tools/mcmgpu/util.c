@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <limits.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,10 +87,62 @@ int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
 	return 2;
 }
 
-int open_device(const char *path)
+/*
+ * DEV names a device three ways: a path (/dev/mcmgpu0), an index (0), or
+ * a PCI address (0000:01:00.0 or 01:00.0). After an unbind and rebind with
+ * a stale file open the index changes but the PCI address does not.
+ */
+int resolve_device(const char *dev, char *path, size_t n)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	char dir[PATH_MAX];
+	struct dirent *de;
+	unsigned int dom, bus, slot, fn;
+	char tail;
+	DIR *d;
 
+	if (strchr(dev, '/')) {
+		snprintf(path, n, "%s", dev);
+		return 0;
+	}
+	if (dev[0] && strspn(dev, "0123456789") == strlen(dev)) {
+		snprintf(path, n, "/dev/mcmgpu%s", dev);
+		return 0;
+	}
+	if (sscanf(dev, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn, &tail) != 4) {
+		dom = 0;
+		if (sscanf(dev, "%x:%x.%x%c", &bus, &slot, &fn, &tail) != 3) {
+			fprintf(stderr, "%s: device '%s': want a path, an index or a "
+				"PCI address (0000:01:00.0)\n", prog, dev);
+			return -1;
+		}
+	}
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/misc",
+		 dom, bus, slot, fn);
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (!strncmp(de->d_name, "mcmgpu", 6)) {
+				snprintf(path, n, "/dev/%s", de->d_name);
+				closedir(d);
+				return 0;
+			}
+		}
+		closedir(d);
+	}
+	fprintf(stderr, "%s: device '%s': no mcmgpu char device at PCI address "
+		"%04x:%02x:%02x.%x (driver not bound?)\n", prog, dev, dom, bus,
+		slot, fn);
+	return -1;
+}
+
+int open_device(const char *dev)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (resolve_device(dev, path, sizeof(path)))
+		return -1;
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path,
 			strerror(errno));

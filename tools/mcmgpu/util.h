@@ -23,7 +23,9 @@ void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
 		   int argc, char **argv);
 int parse_u64(const char *s, const char *what, uint64_t *out);
-int open_device(const char *path);
+/* DEV: a path, an index (0) or a PCI address (0000:01:00.0). */
+int resolve_device(const char *dev, char *path, size_t n);
+int open_device(const char *dev);
 /* Writes len bytes to path; prints the error and returns -1 on failure. */
 int write_file(const char *path, const void *buf, uint64_t len);
 int get_info(int fd, struct mcmgpu_info *info);
