@@ -39,6 +39,7 @@
 #include "migration/vmstate.h"
 #include "qom/object.h"
 
+#include "trace.h"
 #include "mcmgpu_hw.h"
 #include "mcmgpu_cmd.h"
 #include "finepack.h"
@@ -78,7 +79,7 @@ struct MCMGPUState {
     uint64_t trace_total;
     uint64_t trace_loaded;
 
-    /* Global command processor of the current launch sequence (not migrated). */
+    /* Global command processor of the launch sequence (not migrated). */
     struct cpe_model *cp;
     void *cp_arena;
 
@@ -126,6 +127,7 @@ static void mcmgpu_raise(MCMGPUState *s, uint32_t bits)
 static void mcmgpu_ring_fail(MCMGPUState *s, uint32_t why)
 {
     s->status |= MCMGPU_STATUS_RING_ERROR | why;
+    trace_mcmgpu_ring_error(s->status);
     s->ring_ctrl &= ~MCMGPU_RING_CTRL_ENABLE;
     mcmgpu_raise(s, MCMGPU_IRQ_RING_ERROR);
 }
@@ -477,8 +479,11 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
                       job->slot, job->ring_base);
         return false;
     }
+    trace_mcmgpu_cmd_start(job->slot, le16_to_cpu(cmd.opcode),
+                           le64_to_cpu(cmd.seq));
     *st = job->fail ? MCMGPU_CMPL_INJECTED_FAULT :
           mcmgpu_execute(s, &cmd, &result, &cycles);
+    trace_mcmgpu_cmd_done(job->slot, *st, result, cycles);
     if (*st != MCMGPU_CMPL_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: command opcode 0x%x seq %"
                       PRIu64 " refused: status %u\n",
@@ -486,6 +491,7 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
     }
     /* A reset meanwhile: the driver waits for BUSY, not for this record. */
     if (qatomic_read(&s->reset_gen) != job->gen) {
+        trace_mcmgpu_cmd_dropped(job->slot);
         return true;
     }
     cmpl.seq = cmd.seq;
@@ -567,6 +573,7 @@ static void mcmgpu_doorbell(MCMGPUState *s, uint32_t tail)
         mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_TAIL);
         return;
     }
+    trace_mcmgpu_doorbell(tail);
     s->ring_tail = tail;
     mcmgpu_kick(s);
 }
@@ -594,6 +601,7 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
 static void mcmgpu_reset_regs(MCMGPUState *s)
 {
     qatomic_inc(&s->reset_gen);
+    trace_mcmgpu_reset(s->reset_gen);
     mcmgpu_kick(s);
     s->ring_base = 0;
     s->ring_size = 0;
@@ -630,11 +638,8 @@ static uint64_t mcmgpu_chiplet_reg(MCMGPUState *s, hwaddr addr)
     return (off % 8) ? v >> 32 : (uint32_t)v;
 }
 
-static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+static uint64_t mcmgpu_reg_read(MCMGPUState *s, hwaddr addr)
 {
-    MCMGPUState *s = opaque;
-
-    QEMU_LOCK_GUARD(&s->lock);
     switch (addr) {
     case MCMGPU_REG_IDENT:
         return MCMGPU_IDENT_MAGIC;
@@ -685,12 +690,25 @@ static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
     return 0;
 }
 
+static uint64_t mcmgpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    MCMGPUState *s = opaque;
+    uint64_t val;
+
+    qemu_mutex_lock(&s->lock);
+    val = mcmgpu_reg_read(s, addr);
+    qemu_mutex_unlock(&s->lock);
+    trace_mcmgpu_mmio_read(addr, val);
+    return val;
+}
+
 static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
                               unsigned size)
 {
     MCMGPUState *s = opaque;
     bool running;
 
+    trace_mcmgpu_mmio_write(addr, val);
     QEMU_LOCK_GUARD(&s->lock);
     running = s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE;
     /* The ring geometry is fixed while the ring runs. */
@@ -771,6 +789,7 @@ static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
 {
     MCMGPUState *s = opaque;
 
+    trace_mcmgpu_vm_pause(!running);
     qemu_mutex_lock(&s->lock);
     s->paused = !running;
     while (!running && s->worker_busy) {

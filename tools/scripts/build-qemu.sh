@@ -42,6 +42,8 @@ for f in "$top"/uapi/*.h; do
 done
 grep -q "^subdir('mcmgpu')" "$src/hw/meson.build" ||
 	echo "subdir('mcmgpu')" >>"$src/hw/meson.build"
+grep -q "'hw/mcmgpu'," "$src/meson.build" ||
+	sed -i "s|^    'hw/misc',|&\n    'hw/mcmgpu',|" "$src/meson.build"
 grep -q "^source mcmgpu/Kconfig" "$src/hw/Kconfig" ||
 	sed -i 's|^source misc/Kconfig|&\nsource mcmgpu/Kconfig|' "$src/hw/Kconfig"
 
