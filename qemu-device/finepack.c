@@ -50,9 +50,24 @@ bool fp_config_valid(const struct fp_config *cfg, const char **why)
     return true;
 }
 
+static u64 fp_bitmap_words(const struct fp_config *cfg)
+{
+    return (cfg->chiplets * cfg->vram_per_chiplet + 63) / 64;
+}
+
+/*
+ * A kernel that overflows the log has set bits in more than 1/64 of the
+ * bitmap words, so scanning its hulls costs at most 64 words per word it
+ * touched: kernel ends stay proportional to the bytes written.
+ */
+static u64 fp_touched_cap(const struct fp_config *cfg)
+{
+    return fp_bitmap_words(cfg) / 64 + 1;
+}
+
 u64 fp_bitmap_bytes(const struct fp_config *cfg)
 {
-    return (cfg->chiplets * cfg->vram_per_chiplet + 7) / 8;
+    return 8 * (fp_bitmap_words(cfg) + fp_touched_cap(cfg));
 }
 
 static u32 fp_mask_cost(u64 m0, u64 m1, u32 subheader)
@@ -97,17 +112,35 @@ u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead)
     return overhead + 4 * (((addr % 4) + len + 3) / 4);
 }
 
-static bool fp_mask_bit(const u64 *mask, u32 i)
+/* Bits [lo, hi) of a word, 0 <= lo < hi <= 64. */
+static u64 fp_bits(u32 lo, u32 hi)
 {
-    return mask[i / 64] >> (i % 64) & 1;
+    return (hi - lo == 64 ? ~0ULL : (1ULL << (hi - lo)) - 1) << lo;
 }
 
+/* First byte >= b of the line whose enable bit is set, or FP_LINE_BYTES. */
+static u32 fp_mask_next(const u64 *mask, u32 b, bool set)
+{
+    for (; b < FP_LINE_BYTES; b = (b | 63) + 1) {
+        u64 w = (set ? mask[b / 64] : ~mask[b / 64]) >> (b % 64);
+
+        if (w) {
+            return b + __builtin_ctzll(w);
+        }
+    }
+    return FP_LINE_BYTES;
+}
+
+/* Word at a time: stores cost per 64 bytes, not per byte, here. */
 static void fp_mask_set(u64 *mask, u32 off, u32 len)
 {
-    u32 i;
+    u32 end = off + len;
 
-    for (i = off; i < off + len; i++) {
-        mask[i / 64] |= 1ULL << (i % 64);
+    if (off < 64) {
+        mask[0] |= fp_bits(off, end < 64 ? end : 64);
+    }
+    if (end > 64) {
+        mask[1] |= fp_bits(off > 64 ? off - 64 : 0, end - 64);
     }
 }
 
@@ -147,7 +180,7 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
 {
     struct fp_partition *p = &m->part[src][dst];
     struct fp_stats *st = &m->stats;
-    u32 h = m->cfg.subheader, pos = 0, i, b;
+    u32 h = m->cfg.subheader, pos = 0, i, start, b;
 
     if (p->base == FP_EMPTY_BASE) {
         return;
@@ -155,15 +188,9 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
     for (i = 0; i < p->nentries; i++) {
         const struct fp_entry *e = &p->entry[i];
 
-        for (b = 0; b < FP_LINE_BYTES; b++) {
-            u32 start = b;
-
-            if (!fp_mask_bit(e->mask, b)) {
-                continue;
-            }
-            while (b < FP_LINE_BYTES && fp_mask_bit(e->mask, b)) {
-                b++;
-            }
+        for (start = fp_mask_next(e->mask, 0, true); start < FP_LINE_BYTES;
+             start = fp_mask_next(e->mask, b, true)) {
+            b = fp_mask_next(e->mask, start, false);
             pos += fp_encode_subheader(m->packet + pos, h,
                                        e->tag + start - p->base, b - start);
             memcpy(m->packet + pos, e->data + start, b - start);
@@ -196,15 +223,19 @@ static struct fp_entry *fp_find(struct fp_partition *p, u64 tag)
     return NULL;
 }
 
-/* Flushes src->dst if any line of [addr, addr + len) is queued there. */
+/*
+ * Flushes src->dst if any line of [addr, addr + len) is queued there.
+ * Walks the entries, not the lines: a 1 MiB load costs 64 compares.
+ */
 static void fp_flush_if_queued(struct fp_model *m, u32 src, u32 dst,
                                u64 addr, u32 len, enum fp_flush_reason why)
 {
     struct fp_partition *p = &m->part[src][dst];
     u64 line = addr & ~(u64)(FP_LINE_BYTES - 1);
+    u32 i;
 
-    for (; line < addr + len; line += FP_LINE_BYTES) {
-        if (fp_find(p, line)) {
+    for (i = 0; i < p->nentries; i++) {
+        if (p->entry[i].tag >= line && p->entry[i].tag < addr + len) {
             fp_flush(m, src, dst, why);
             return;
         }
@@ -260,13 +291,26 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
     m->stats.store_pieces++;
 }
 
+/* Useful bytes are the bits that flip 0 -> 1; new words go to the log. */
 static void fp_mark_written(struct fp_model *m, u32 src, u32 dst, u64 addr,
                             u32 len, bool dma_region)
 {
     u64 bit = dst * m->cfg.vram_per_chiplet + addr, end = bit + len;
 
-    for (; bit < end; bit++) {
-        m->written[bit / 8] |= 1U << (bit % 8);
+    while (bit < end) {
+        u64 i = bit / 64, n = end - bit, old = m->written[i], mask;
+        u32 sh = bit % 64;
+
+        mask = n < 64 - sh ? ((1ULL << n) - 1) << sh : ~0ULL << sh;
+        if (!old) {
+            if (m->ntouched < m->touched_cap) {
+                m->touched[m->ntouched] = i;
+            }
+            m->ntouched++;
+        }
+        m->kernel_useful += popcount64(mask & ~old);
+        m->written[i] = old | mask;
+        bit = (i + 1) * 64;
     }
     if (addr < m->dst_lo[dst]) {
         m->dst_lo[dst] = addr;
@@ -338,9 +382,14 @@ static void fp_atomic(struct fp_model *m, const struct fp_trace_record *r,
 static void fp_kernel_end(struct fp_model *m)
 {
     struct fp_stats *st = &m->stats;
-    u64 vram = m->cfg.vram_per_chiplet;
+    u64 vram = m->cfg.vram_per_chiplet, i, end;
     u32 s, d;
 
+    /* Nothing queued or written since the last one: O(1) per record. */
+    if (!m->kernel_open) {
+        st->kernels++;
+        return;
+    }
     for (s = 0; s < m->cfg.chiplets; s++) {
         for (d = 0; d < m->cfg.chiplets; d++) {
             fp_flush(m, s, d, FP_FLUSH_KERNEL_END);
@@ -364,27 +413,32 @@ static void fp_kernel_end(struct fp_model *m)
         }
     }
     /* Useful bytes: distinct destination bytes written in this kernel. */
-    for (d = 0; d < m->cfg.chiplets; d++) {
-        u64 i, end;
-
-        if (m->dst_hi[d] <= m->dst_lo[d]) {
-            continue;
+    st->useful_bytes += m->kernel_useful;
+    m->kernel_useful = 0;
+    if (m->ntouched <= m->touched_cap) {
+        for (i = 0; i < m->ntouched; i++) {
+            m->written[m->touched[i]] = 0;
         }
-        i = (d * vram + m->dst_lo[d]) / 8;
-        end = (d * vram + m->dst_hi[d] + 7) / 8;
-        for (; i < end; i++) {
-            st->useful_bytes += popcount64(m->written[i]);
-            m->written[i] = 0;
+        m->words_cleared += m->ntouched;
+    }
+    for (d = 0; d < m->cfg.chiplets; d++) {
+        /* The log overflowed: clear the hulls (see fp_touched_cap). */
+        if (m->ntouched > m->touched_cap && m->dst_hi[d] > m->dst_lo[d]) {
+            i = (d * vram + m->dst_lo[d]) / 64;
+            end = (d * vram + m->dst_hi[d] + 63) / 64;
+            memset(&m->written[i], 0, 8 * (end - i));
+            m->words_cleared += end - i;
         }
         m->dst_lo[d] = UINT64_MAX;
         m->dst_hi[d] = 0;
     }
+    m->ntouched = 0;
     st->kernels++;
     m->kernel_open = false;
 }
 
 void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
-                   const struct fp_sink *sink, u8 *written)
+                   const struct fp_sink *sink, void *written)
 {
     u32 s, d;
 
@@ -393,6 +447,11 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     m->sink = *sink;
     m->window = fp_window_bytes(cfg->subheader);
     m->written = written;
+    m->touched = m->written + fp_bitmap_words(cfg);
+    m->touched_cap = fp_touched_cap(cfg);
+    m->ntouched = 0;
+    m->kernel_useful = 0;
+    m->words_cleared = 0;
     m->kernel_open = false;
     for (s = 0; s < FP_MAX_CHIPLETS; s++) {
         m->dst_lo[s] = UINT64_MAX;

@@ -62,7 +62,17 @@ struct fp_model {
     u64 dma_hi[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
     u64 dst_lo[FP_MAX_CHIPLETS];    /* bytes written per destination */
     u64 dst_hi[FP_MAX_CHIPLETS];
-    u8 *written;            /* bitmap, chiplets * vram_per_chiplet bits */
+    u64 *written;           /* bitmap, chiplets * vram_per_chiplet bits */
+    /*
+     * Bitmap words that became non-zero in this kernel, so a kernel end
+     * clears only those. Past touched_cap the log is dropped and the kernel
+     * end clears the hulls dst_lo..dst_hi instead.
+     */
+    u64 *touched;
+    u64 touched_cap;
+    u64 ntouched;           /* may exceed touched_cap */
+    u64 kernel_useful;      /* bits set in this kernel */
+    u64 words_cleared;      /* by kernel ends, for the cost tests */
     bool kernel_open;       /* records since the last kernel end */
     u8 packet[FP_MAX_PAYLOAD + 4];
     struct fp_stats stats;
@@ -83,13 +93,17 @@ struct fp_trace_view {
 
 bool fp_config_valid(const struct fp_config *cfg, const char **why);
 u64 fp_window_bytes(u32 subheader);
+/*
+ * Bytes of the zeroed work buffer fp_model_init takes: the written-bytes
+ * bitmap and the log of its touched words, 1/64 of the bitmap's size.
+ */
 u64 fp_bitmap_bytes(const struct fp_config *cfg);
 /* Checks the whole trace against cfg; 0 or -1 with *err filled. */
 int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
                    struct fp_trace_view *view, struct fp_error *err);
-/* written: zeroed bitmap of fp_bitmap_bytes(cfg) bytes. */
+/* written: zeroed, 8-byte aligned (any malloc), fp_bitmap_bytes(cfg) bytes. */
 void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
-                   const struct fp_sink *sink, u8 *written);
+                   const struct fp_sink *sink, void *written);
 /* Runs a trace that passed fp_trace_check; ends with a kernel end. */
 void fp_model_run(struct fp_model *m, const struct fp_trace_view *view);
 void fp_model_record(struct fp_model *m, const struct fp_trace_record *r,

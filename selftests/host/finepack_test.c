@@ -311,6 +311,250 @@ TEST_F(fp, atomic_flushes_its_line_first_and_is_not_coalesced)
 	EXPECT_EQ(2 * (28 + 9 + 3) + 32, fp_wire(s));
 }
 
+/* A load flushes only if its range reaches a queued line. */
+TEST_F(fp, load_flushes_only_when_it_meets_a_queued_line)
+{
+	const struct fp_stats *s = &self->model->stats;
+
+	/* Kernel 1: loads that end at, start after, or miss the line. */
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 100, 8192 - 100, NULL);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 8192 + 128, MIB, NULL);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 1, 0, 8192, 4, NULL);
+	fp_tb_add(&self->tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	/* Kernel 2: a long load whose last byte is the line's first. */
+	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
+	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 3, 8192 - 3 + 1, NULL);
+	RUN(2, 4 * MIB, 5, 28);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(1, s->flushes[FP_FLUSH_LOAD]);
+	EXPECT_EQ(2, s->packets);
+}
+
+/*
+ * Issue 16: two 1 B stores at both ends of a 64 MiB chiplet per kernel.
+ * The DMA hull is the whole chiplet, but a kernel end clears only the two
+ * bitmap words the kernel set, not the 1 Mi words of the hull.
+ */
+TEST_F(fp, kernel_end_clears_only_the_words_it_set)
+{
+	const struct fp_stats *s = &self->model->stats;
+	const uint64_t vram = 64 * MIB, kernels = 2000;
+	uint64_t i;
+
+	free(self->mem.bytes);
+	self->mem.bytes = NULL;
+	for (i = 0; i < kernels; i++) {
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 0, 1, four);
+		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, vram - 1, 1, four);
+		fp_tb_add(&self->tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	}
+	RUN(4, vram, 5, 28);
+	EXPECT_EQ(kernels, s->kernels);
+	EXPECT_EQ(2 * kernels, s->useful_bytes);
+	EXPECT_EQ(kernels, s->packets);
+	EXPECT_EQ(kernels * vram, s->dma_payload);
+	EXPECT_EQ(kernels * (vram / 4096), s->dma_tlps);
+	EXPECT_EQ(kernels * (vram + vram / 4096 * 28), s->dma_wire_bytes);
+	EXPECT_EQ(2 * kernels, self->model->words_cleared);
+	EXPECT_EQ(0, self->model->ntouched);
+}
+
+/* Naive per-kernel reference: a byte per destination byte and per word. */
+struct ref {
+	uint64_t vram;
+	uint8_t *seen, *word_seen;
+	uint64_t *bytes, *words;	/* what to reset at the kernel end */
+	uint64_t nbytes, nwords;
+	uint64_t dst_lo[4], dst_hi[4], dma_lo[4][4], dma_hi[4][4];
+	/* Expected model counters. */
+	uint64_t kernels, useful, dma_payload, dma_tlps, dma_wire, cleared;
+	uint64_t logged, overflowed;
+};
+
+static void ref_hull(uint64_t *lo, uint64_t *hi, uint64_t addr, uint32_t len)
+{
+	if (addr < *lo)
+		*lo = addr;
+	if (addr + len > *hi)
+		*hi = addr + len;
+}
+
+static void ref_mark(struct ref *k, const struct fp_trace_record *r)
+{
+	uint64_t b = r->dst * k->vram + r->addr, end = b + r->len;
+
+	for (; b < end; b++) {
+		if (!k->seen[b]) {
+			k->seen[b] = 1;
+			k->bytes[k->nbytes++] = b;
+		}
+		if (!k->word_seen[b / 64]) {
+			k->word_seen[b / 64] = 1;
+			k->words[k->nwords++] = b / 64;
+		}
+	}
+	ref_hull(&k->dst_lo[r->dst], &k->dst_hi[r->dst], r->addr, r->len);
+	if (r->type == FP_REC_STORE) {
+		ref_hull(&k->dma_lo[r->src][r->dst], &k->dma_hi[r->src][r->dst],
+			 r->addr, r->len);
+	} else {
+		k->dma_payload += r->len;
+		k->dma_tlps++;
+		k->dma_wire += fp_plain_tlp_bytes(r->addr, r->len, 28);
+	}
+}
+
+/* What the kernel end adds, given the touched-word log's capacity. */
+static void ref_kernel_end(struct ref *k, uint64_t cap)
+{
+	uint64_t i, len, tlps;
+	uint32_t s, d;
+
+	k->kernels++;
+	k->useful += k->nbytes;
+	if (k->nwords <= cap) {
+		k->cleared += k->nwords;
+		k->logged += k->nwords > 0;
+	} else {
+		for (d = 0; d < 4; d++)
+			if (k->dst_hi[d] > k->dst_lo[d])
+				k->cleared += (d * k->vram + k->dst_hi[d] + 63) / 64 -
+					      (d * k->vram + k->dst_lo[d]) / 64;
+		k->overflowed++;
+	}
+	for (s = 0; s < 4; s++) {
+		for (d = 0; d < 4; d++) {
+			if (k->dma_hi[s][d] > k->dma_lo[s][d]) {
+				len = k->dma_hi[s][d] - k->dma_lo[s][d];
+				tlps = (len + 4095) / 4096;
+				k->dma_payload += len;
+				k->dma_tlps += tlps;
+				k->dma_wire += ((len + 3) & ~3ULL) + tlps * 28;
+			}
+			k->dma_lo[s][d] = UINT64_MAX;
+			k->dma_hi[s][d] = 0;
+		}
+		k->dst_lo[s] = UINT64_MAX;
+		k->dst_hi[s] = 0;
+	}
+	for (i = 0; i < k->nbytes; i++)
+		k->seen[k->bytes[i]] = 0;
+	for (i = 0; i < k->nwords; i++)
+		k->word_seen[k->words[i]] = 0;
+	k->nbytes = 0;
+	k->nwords = 0;
+}
+
+/*
+ * Useful bytes, the DMA hulls and the kernel-end cleanup against a naive
+ * per-kernel byte set, on random traces: overlapping and repeated stores,
+ * unaligned stores across 64 B bitmap words and lines, runs of empty
+ * kernels, and kernels big enough to overflow the touched-word log. The
+ * first vram is not a multiple of 64, so two chiplets share a word.
+ */
+TEST(useful_bytes_match_a_naive_reference)
+{
+	static const uint64_t vrams[] = { 16 * 1024 + 24, MIB / 2 };
+	struct fp_model *model = calloc(1, sizeof(*model));
+	struct mem m = { 0 };
+	struct fp_sink sink = { &m, mem_write, NULL };
+	uint64_t rng = 4242, logged = 0, overflowed = 0;
+	uint8_t data[4096];
+	unsigned int v;
+
+	ASSERT_NE(NULL, model);
+	memset(data, 0x5a, sizeof(data));
+	for (v = 0; v < 2; v++) {
+		struct fp_config cfg = { 4, 2 + v * 3, 28, vrams[v] };
+		uint64_t vram = vrams[v], span;
+		struct ref k = {
+			.vram = vram,
+			.seen = calloc(4, vram),
+			.word_seen = calloc(1, 4 * vram / 64 + 1),
+			.bytes = calloc(4, vram * 8),
+			.words = calloc(1, (4 * vram / 64 + 1) * 8),
+		};
+		uint8_t *written = calloc(1, fp_bitmap_bytes(&cfg));
+		int i, n = 40000;
+
+		ASSERT_NE(NULL, k.seen);
+		ASSERT_NE(NULL, k.word_seen);
+		ASSERT_NE(NULL, k.bytes);
+		ASSERT_NE(NULL, k.words);
+		ASSERT_NE(NULL, written);
+		ref_kernel_end(&k, 0);	/* sets the empty hulls */
+		k.kernels = 0;
+		fp_model_init(model, &cfg, &sink, written);
+		for (i = 0; i < n; i++) {
+			struct fp_trace_record r = { 0 };
+			uint64_t x;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			x = rng;
+			r.src = x % 4;
+			r.dst = (r.src + 1 + (x >> 8) % 3) % 4;
+			r.len = 1 + (x >> 16) % ((x >> 62) ? 150 : 4096);
+			/* Mostly a hot 1 KiB (repeated bytes), else anywhere. */
+			span = (x >> 40) % 4 ? 1024 : vram;
+			if (r.len > span)
+				r.len = span;
+			r.addr = (x >> 24) % (span - r.len + 1);
+			switch ((x >> 52) % 128) {
+			case 0 ... 2:
+				r.type = FP_REC_KERNEL_END;
+				break;
+			case 3:
+				r.type = FP_REC_FENCE;
+				break;
+			case 4:
+				r.type = FP_REC_LOAD;
+				break;
+			case 5 ... 6:
+				r.type = FP_REC_ATOMIC;
+				r.len = 1 + r.len % 16;
+				r.addr &= ~127ULL;
+				break;
+			default:
+				r.type = FP_REC_STORE;
+			}
+			if (i == n - 1)
+				r.type = FP_REC_KERNEL_END;
+			if (r.type == FP_REC_STORE || r.type == FP_REC_ATOMIC)
+				ref_mark(&k, &r);
+			if (r.type == FP_REC_KERNEL_END) {
+				ASSERT_EQ(k.nwords, model->ntouched);
+				ref_kernel_end(&k, model->touched_cap);
+			}
+			fp_model_record(model, &r, data);
+			if (r.type != FP_REC_KERNEL_END)
+				continue;
+			ASSERT_EQ(k.kernels, model->stats.kernels);
+			ASSERT_EQ(k.useful, model->stats.useful_bytes) TH_LOG("record %d", i);
+			ASSERT_EQ(k.cleared, model->words_cleared) TH_LOG("record %d", i);
+			ASSERT_EQ(k.dma_payload, model->stats.dma_payload);
+			ASSERT_EQ(k.dma_tlps, model->stats.dma_tlps);
+			ASSERT_EQ(k.dma_wire, model->stats.dma_wire_bytes);
+		}
+		/* Everything the kernels set was cleared: the bitmap is zero. */
+		for (i = 0; i < (int)((4 * vram + 63) / 64); i++)
+			ASSERT_EQ(0, model->written[i]) TH_LOG("word %d", i);
+		logged += k.logged;
+		overflowed += k.overflowed;
+		free(written);
+		free(k.seen);
+		free(k.word_seen);
+		free(k.bytes);
+		free(k.words);
+	}
+	/* Both cleanups ran. */
+	EXPECT_LT(100, logged);
+	EXPECT_LT(10, overflowed);
+	free(model);
+}
+
 /* I5: decode(encode(x)) == x for every h, random offsets and lengths. */
 TEST(subheader_round_trip_every_h)
 {

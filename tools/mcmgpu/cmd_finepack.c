@@ -346,7 +346,7 @@ static void replay_usage(FILE *f)
 		"  --host             run the same model core here, no device\n"
 		"  --chiplets N       with --host: chiplets (default 4)\n"
 		"  --vram-per-chiplet S  with --host: bytes per chiplet (default 64M)\n"
-		"  -d, --device DEV   char device (default /dev/mcmgpu0)\n"
+		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n"
 		"  -h, --help         this text\n");
 }
 
