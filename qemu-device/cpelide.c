@@ -675,22 +675,22 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
     }
 
     cpe_coarsen(m, r, group, gbase, gend);
+    /* Look up every group's span first, merging rows it overlaps ... */
     for (i = 0; i < r->nargs; i++) {
         if (group[i] == i) {
-            rows[i] = cpe_row_for(m, gbase[i], gend[i], &sync);
-            rows[i]->last_use = ++m->launches;
+            cpe_row_for(m, gbase[i], gend[i], &sync)->last_use =
+                ++m->launches;
         }
     }
-    /* Then every member takes its group leader's row. */
+    /*
+     * ... and only then take each argument's row. A later group's lookup
+     * can merge an earlier group's row away and hand its slot to a new
+     * row, so a pointer kept from the loop above may name another range
+     * (issue 16). Rows stay disjoint, so each span now overlaps exactly
+     * one row and this lookup neither merges nor allocates.
+     */
     for (i = 0; i < r->nargs; i++) {
-        rows[i] = rows[group[i]];
-    }
-    /* A row found for one group may have been merged away for a later one. */
-    for (i = 0; i < r->nargs; i++) {
-        if (!rows[i]->used) {
-            rows[i] = cpe_row_for(m, r->args[i].base,
-                                  r->args[i].base + r->args[i].size, &sync);
-        }
+        rows[i] = cpe_row_for(m, gbase[group[i]], gend[group[i]], &sync);
     }
 
     /* Phase 1: releases, and Stale marking for everything written. */
@@ -977,6 +977,23 @@ static int cpe_check_range(u64 lo, u64 hi, u64 base, u64 size, u32 arg,
     return 0;
 }
 
+bool cpe_reset_check(const struct cpe_record *r, const char **why)
+{
+    struct cpe_config cfg;
+
+    if (r->type != CPE_REC_RESET) {
+        *why = "type: not a reset record";
+        return false;
+    }
+    /* As for every other record, so the field can carry meaning later. */
+    if (r->reserved) {
+        *why = "reserved: must be 0";
+        return false;
+    }
+    cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
+    return cpe_config_valid(&cfg, why);
+}
+
 int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
                      struct cpe_error *err)
 {
@@ -1063,7 +1080,7 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
             }
         }
         if (lines * r->passes > CPE_MAX_LINE_ACCESSES) {
-            return cpe_fail(err, 0, "passes: kernel touches more than 2^26 "
+            return cpe_fail(err, 0, "passes: kernel touches more than 2^23 "
                             "lines", lines * r->passes);
         }
     }

@@ -17,7 +17,8 @@
 #define CPE_LINE_WORDS      16          /* oracle versions per 4 B word */
 #define CPE_PAGE_BYTES      4096        /* first-touch home granularity */
 #define CPE_MAX_MEM_BYTES   (64ULL << 20)
-#define CPE_MAX_LINE_ACCESSES (1ULL << 26)  /* per launch, bounds device work */
+/* Per launch: about 2 s of host time in the device (~200 ns an access). */
+#define CPE_MAX_LINE_ACCESSES (1ULL << 23)
 
 /* Table I (GPU cycles at 1801 MHz) and §IV-B CP costs; notes A11. */
 #define CPE_GPU_MHZ         1801
@@ -112,6 +113,9 @@ bool cpe_config_valid(const struct cpe_config *cfg, const char **why);
 /* arena: zeroed, cpe_arena_bytes(cfg) bytes, 8-byte aligned. */
 void cpe_model_init(struct cpe_model *m, const struct cpe_config *cfg,
                     void *arena);
+/* Checks a RESET record: its reserved field and the configuration it asks
+ * for (cpe_config_defaults of its chiplets, policy and mem_bytes). */
+bool cpe_reset_check(const struct cpe_record *r, const char **why);
 /* Checks one record against the model's configuration (no side effects). */
 int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
                      struct cpe_error *err);

@@ -319,28 +319,32 @@ static void mcmgpu_cp_free(MCMGPUState *s)
     s->cp_arena = NULL;
 }
 
+/* A refused reset changes nothing: the running sequence stays. */
 static uint32_t mcmgpu_cp_reset(MCMGPUState *s, const struct cpe_record *r,
                                 struct cpe_launch_result *res)
 {
     struct cpe_config cfg;
     const char *why;
 
+    if (!cpe_reset_check(r, &why)) {
+        pstrcpy(res->error, sizeof(res->error), why);
+        return MCMGPU_CMPL_BAD_LAUNCH;
+    }
+    if (r->chiplets > s->chiplets) {
+        pstrcpy(res->error, sizeof(res->error),
+                "chiplets: more than the device has");
+        return MCMGPU_CMPL_BAD_LAUNCH;
+    }
     mcmgpu_cp_free(s);
     cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
-    if (r->chiplets > s->chiplets) {
-        why = "chiplets: more than the device has";
-    } else if (cpe_config_valid(&cfg, &why)) {
-        s->cp = g_try_malloc0(sizeof(*s->cp));
-        s->cp_arena = g_try_malloc0(cpe_arena_bytes(&cfg));
-        if (!s->cp || !s->cp_arena) {
-            mcmgpu_cp_free(s);
-            return MCMGPU_CMPL_NO_MEMORY;
-        }
-        cpe_model_init(s->cp, &cfg, s->cp_arena);
-        return MCMGPU_CMPL_OK;
+    s->cp = g_try_malloc0(sizeof(*s->cp));
+    s->cp_arena = g_try_malloc0(cpe_arena_bytes(&cfg));
+    if (!s->cp || !s->cp_arena) {
+        mcmgpu_cp_free(s);
+        return MCMGPU_CMPL_NO_MEMORY;
     }
-    pstrcpy(res->error, sizeof(res->error), why);
-    return MCMGPU_CMPL_BAD_LAUNCH;
+    cpe_model_init(s->cp, &cfg, s->cp_arena);
+    return MCMGPU_CMPL_OK;
 }
 
 /* One launch record through the global command processor model. */

@@ -168,20 +168,18 @@ TEST(device_refuses_bad_launch_records)
 
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, r);
-	/* Reset the device's CP with an impossible configuration. */
+	/* Impossible resets are refused, a non-zero reserved field too. */
 	r->type = CPE_REC_RESET;
 	r->chiplets = 9;
 	r->mem_bytes = 1 << 20;
 	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
 	EXPECT_NE(NULL, strstr(res.error, "chiplets"));
-	/* No sequence yet: a kernel is refused. */
-	r->type = CPE_REC_KERNEL;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_NE(NULL, strstr(res.error, "no sequence")) TH_LOG("%s", res.error);
-
-	r->type = CPE_REC_RESET;
 	r->chiplets = 2;
 	r->policy = CPE_POLICY_CPELIDE;
+	r->reserved = 1;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_NE(NULL, strstr(res.error, "reserved")) TH_LOG("%s", res.error);
+	r->reserved = 0;
 	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
 	memset(r, 0, sizeof(*r));
 	r->type = CPE_REC_KERNEL;
@@ -209,6 +207,18 @@ TEST(device_refuses_bad_launch_records)
 	/* The repaired record is accepted and counted. */
 	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
 	EXPECT_EQ(1, res.stats.kernels);
+	/* A refused reset leaves the running sequence as it was. */
+	r->type = CPE_REC_RESET;
+	r->chiplets = 9;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	r->type = CPE_REC_KERNEL;
+	r->chiplets = 0;
+	r->reserved = 1;
+	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_NE(NULL, strstr(res.error, "reserved")) TH_LOG("%s", res.error);
+	r->reserved = 0;
+	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	EXPECT_EQ(2, res.stats.kernels);
 	r->type = CPE_REC_END;
 	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
 	EXPECT_EQ(2, res.stats.l2_flushes);
