@@ -73,8 +73,8 @@ static void stop_sleeper(struct sleeper *s)
 	pthread_join(s->thread, NULL);
 }
 
-static int launch(int fd, const struct cpe_record *rec,
-		  struct cpe_launch_result *res)
+static int launch(int fd, const struct mcmgpu_cpe_record *rec,
+		  struct mcmgpu_cpe_launch_result *res)
 {
 	struct mcmgpu_launch ln = {
 		.size = sizeof(ln), .record_size = sizeof(*rec),
@@ -89,24 +89,24 @@ static int launch(int fd, const struct cpe_record *rec,
 /* One kernel sweeping 32 MiB 15 times on two chiplets: ~2 s of device work. */
 TEST(guest_runs_during_a_long_launch)
 {
-	struct cpe_record reset = { .type = CPE_REC_RESET, .chiplets = 2,
-				    .policy = CPE_POLICY_CPELIDE,
+	struct mcmgpu_cpe_record reset = { .type = MCMGPU_CPE_REC_RESET, .chiplets = 2,
+				    .policy = MCMGPU_CPE_POLICY_CPELIDE,
 				    .mem_bytes = 32 << 20 };
-	struct cpe_record k = { .type = CPE_REC_KERNEL, .nargs = 1,
+	struct mcmgpu_cpe_record k = { .type = MCMGPU_CPE_REC_KERNEL, .nargs = 1,
 				.chiplet_mask = 3, .passes = 15 };
-	struct cpe_launch_result res;
+	struct mcmgpu_cpe_launch_result res;
 	struct sleeper s;
 	int64_t t0, took;
 	int fd = open("/dev/mcmgpu0", O_RDWR);
 
 	ASSERT_LE(0, fd);
 	k.args[0].size = 32 << 20;
-	k.args[0].mode = CPE_MODE_RW;
-	k.args[0].kind = CPE_ARG_EVEN;
+	k.args[0].mode = MCMGPU_CPE_MODE_RW;
+	k.args[0].kind = MCMGPU_CPE_ARG_EVEN;
 	ASSERT_EQ(0, launch(fd, &reset, &res));
 	ASSERT_EQ(0, start_sleeper(&s));
 	t0 = now_ns();
-	EXPECT_EQ(0, launch(fd, &k, &res)) TH_LOG("%s", res.error);
+	EXPECT_EQ(0, launch(fd, &k, &res)) TH_LOG("%s", res.error.what);
 	took = now_ns() - t0;
 	stop_sleeper(&s);
 	EXPECT_EQ(15ULL * (32 << 20) / 64, res.stats.l1_hits + res.stats.l2_hits +
@@ -124,7 +124,8 @@ static void replay_while_sleeping(struct __test_metadata *_metadata,
 	struct sleeper s;
 	int64_t t0, took;
 
-	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s -o /tmp/long.bin", gen);
+	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %s "
+		 "-o /tmp/long.bin", gen, getenv("MCMGPU_EXPECT_CHIPLETS") ?: "4");
 	ASSERT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
 	ASSERT_EQ(0, start_sleeper(&s));
 	t0 = now_ns();
