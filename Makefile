@@ -14,7 +14,10 @@ TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c)
 TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h) $(wildcard uapi/*.h)
 SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mcmgpu/*_test.c))
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
-CORE_SRCS   := $(filter-out qemu-device/mcmgpu.c,$(wildcard qemu-device/*.c))
+# The freestanding model cores, one list for QEMU (meson.build), the tool,
+# the host tests and, later, the kernel modules that own a core.
+CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
+TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/fp_trace.c tools/mcmgpu/cpe_seq.c
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
@@ -56,13 +59,13 @@ KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
 
 selftests: $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TOOL_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
+$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TEST_HDRS) $(TOOL_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -o $@ $< $(TOOL_LIBS)
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
 

@@ -12,15 +12,16 @@
  *
  * Decisions where the paper is silent (notes §5): cost of an invalidate =
  * request + flash clear of the valid bits + ACK, of a flush = request + tag
- * walk + write-back bytes at the link bandwidth + ACK (A11); invalidate keeps dirty
- * lines (A3); flush keeps a clean copy of fully dirty lines; a chiplet that
- * must both flush and invalidate in one launch flushes first, so no stale
- * clean copy survives; unknown ranges: flush then invalidate every chiplet,
- * clear the table, and track the kernel's objects as whole-object hulls;
- * overflow evicts the least recently used row after syncing it (A5);
- * coarsening merges the closest rows, flushing a chiplet first where it
- * would merge Dirty with Stale (A6); host reads flush overlapping Dirty
- * holders, host writes flush them and mark every holder Stale (A7).
+ * walk + write-back bytes at the link bandwidth + ACK (A11); invalidate
+ * keeps dirty lines (A3); flush keeps a clean copy of fully dirty lines; a
+ * chiplet that must both flush and invalidate in one launch flushes first,
+ * so no stale clean copy survives; unknown ranges: flush then invalidate
+ * every chiplet, clear the table, and track the kernel's objects as
+ * whole-object hulls; overflow evicts the least recently used row after
+ * syncing it (A5); coarsening merges the closest rows, flushing a chiplet
+ * first where it would merge Dirty with Stale (A6); host reads flush
+ * overlapping Dirty holders, host writes flush them and mark every holder
+ * Stale (A7).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -52,28 +53,28 @@ void cpe_config_defaults(struct cpe_config *cfg, u32 chiplets, u32 policy,
     cfg->l2_ways = 32;
     cfg->l3_sets = 16384;
     cfg->l3_ways = 16;
-    cfg->table_rows = CPE_TABLE_ROWS;
+    cfg->table_rows = MCMGPU_CPE_TABLE_ROWS;
 }
 
 bool cpe_config_valid(const struct cpe_config *cfg, const char **why)
 {
-    if (cfg->chiplets < 1 || cfg->chiplets > CPE_MAX_CHIPLETS) {
+    if (cfg->chiplets < 1 || cfg->chiplets > MCMGPU_MAX_CHIPLETS) {
         *why = "chiplets: must be 1..8";
         return false;
     }
-    if (cfg->policy >= CPE_POLICIES) {
+    if (cfg->policy >= MCMGPU_CPE_POLICIES) {
         *why = "policy: unknown";
         return false;
     }
-    if (!cfg->mem_bytes || cfg->mem_bytes > CPE_MAX_MEM_BYTES ||
+    if (!cfg->mem_bytes || cfg->mem_bytes > MCMGPU_CPE_MAX_MEM_BYTES ||
         cfg->mem_bytes % CPE_PAGE_BYTES) {
         *why = "mem_bytes: must be a multiple of 4 KiB up to 64 MiB";
         return false;
     }
     if (!cfg->l1_sets || !cfg->l1_ways || !cfg->l2_sets || !cfg->l2_ways ||
         !cfg->l3_sets || !cfg->l3_ways ||
-        cfg->table_rows <= CPE_ROWS_PER_KERNEL ||
-        cfg->table_rows > CPE_TABLE_ROWS) {
+        cfg->table_rows <= MCMGPU_CPE_ROWS_PER_KERNEL ||
+        cfg->table_rows > MCMGPU_CPE_TABLE_ROWS) {
         *why = "cache or table geometry: zero or too large";
         return false;
     }
@@ -303,15 +304,15 @@ static u64 cpe_l2_flush(struct cpe_model *m, u32 c)
 {
     struct cpe_line *l = &m->l2[(u64)c * cpe_l2_lines(m)];
     u64 i, bytes = 0;
+    bool full;
 
     for (i = 0; i < cpe_l2_lines(m); i++) {
         if (!l[i].tag || !l[i].dirty) {
             continue;
         }
-        if (l[i].dirty == 0xffff) {
-            cpe_writeback(m, c, &l[i]);
-        } else {
-            cpe_writeback(m, c, &l[i]);
+        full = l[i].dirty == 0xffff;
+        cpe_writeback(m, c, &l[i]);
+        if (!full) {
             l[i].tag = 0;
         }
         bytes += CPE_LINE_BYTES;
@@ -348,7 +349,7 @@ static void cpe_rows_after_invalidate(struct cpe_model *m, u32 c)
 {
     u32 i;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         if (m->row[i].used && m->row[i].state[c] != CPE_D) {
             cpe_set_state(&m->row[i], c, CPE_NP);
         }
@@ -359,7 +360,7 @@ static void cpe_rows_after_flush(struct cpe_model *m, u32 c)
 {
     u32 i;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         if (m->row[i].used && m->row[i].state[c] == CPE_D) {
             m->row[i].state[c] = CPE_V;
         }
@@ -370,7 +371,7 @@ static void cpe_free_empty_rows(struct cpe_model *m)
 {
     u32 i, c;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         bool present = false;
 
         for (c = 0; c < m->cfg.chiplets; c++) {
@@ -386,7 +387,7 @@ u32 cpe_table_rows_used(const struct cpe_model *m)
 {
     u32 i, n = 0;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         n += m->row[i].used;
     }
     return n;
@@ -408,17 +409,12 @@ static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
         bool inv = inv_mask >> c & 1, flush = flush_mask >> c & 1;
 
         t = 0;
-        /* Invalidate before flush, except that a chiplet doing both
-         * flushes first so that no stale clean copy survives. */
-        if (inv && !flush) {
-            t += cpe_l2_invalidate(m, c);
-            cpe_rows_after_invalidate(m, c);
-        }
+        /* A chiplet doing both flushes first: no stale clean copy survives. */
         if (flush) {
             t += cpe_l2_flush(m, c);
             cpe_rows_after_flush(m, c);
         }
-        if (inv && flush) {
+        if (inv) {
             t += cpe_l2_invalidate(m, c);
             cpe_rows_after_invalidate(m, c);
         }
@@ -474,7 +470,7 @@ static void cpe_evict_lru_row(struct cpe_model *m, u64 *sync)
     struct cpe_row *victim = NULL;
     u32 i, c, inv = 0, flush = 0;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         if (m->row[i].used &&
             (!victim || m->row[i].last_use < victim->last_use)) {
             victim = &m->row[i];
@@ -483,7 +479,7 @@ static void cpe_evict_lru_row(struct cpe_model *m, u64 *sync)
     if (!victim) {
         return;
     }
-    for (c = 0; c < m->cfg.chiplets && c < CPE_MAX_CHIPLETS; c++) {
+    for (c = 0; c < m->cfg.chiplets && c < MCMGPU_MAX_CHIPLETS; c++) {
         if (victim->state[c] == CPE_D) {
             flush |= 1U << c;
         }
@@ -503,7 +499,7 @@ static struct cpe_row *cpe_row_for(struct cpe_model *m, u64 base, u64 end,
     struct cpe_row *row = NULL;
     u32 i, c;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         struct cpe_row *r = &m->row[i];
 
         if (!r->used || r->end <= base || end <= r->base) {
@@ -528,7 +524,7 @@ static struct cpe_row *cpe_row_for(struct cpe_model *m, u64 base, u64 end,
         cpe_evict_lru_row(m, sync);
     }
     row = &m->row[0];   /* eviction above guarantees a free row */
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
         if (!m->row[i].used) {
             row = &m->row[i];
             break;
@@ -538,14 +534,14 @@ static struct cpe_row *cpe_row_for(struct cpe_model *m, u64 base, u64 end,
     row->used = true;
     row->base = base;
     row->end = end;
-    for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
+    for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
         cpe_set_state(row, c, CPE_NP);
     }
     return row;
 }
 
-bool cpe_arg_range(const struct cpe_record *r, const struct cpe_arg *a, u32 c,
-                   u64 *lo, u64 *hi)
+bool cpe_arg_range(const struct mcmgpu_cpe_record *r,
+                   const struct mcmgpu_cpe_arg *a, u32 c, u64 *lo, u64 *hi)
 {
     u32 k = 0, idx = 0, i;
     u64 chunk, start;
@@ -553,12 +549,12 @@ bool cpe_arg_range(const struct cpe_record *r, const struct cpe_arg *a, u32 c,
     if (!(r->chiplet_mask >> c & 1)) {
         return false;
     }
-    if (a->kind == CPE_ARG_EXPLICIT) {
+    if (a->kind == MCMGPU_CPE_ARG_EXPLICIT) {
         *lo = a->range[c].start;
         *hi = a->range[c].end;
         return *lo <= *hi;
     }
-    for (i = 0; i < CPE_MAX_CHIPLETS; i++) {
+    for (i = 0; i < MCMGPU_MAX_CHIPLETS; i++) {
         if (r->chiplet_mask >> i & 1) {
             if (i < c) {
                 idx++;
@@ -579,7 +575,7 @@ bool cpe_arg_range(const struct cpe_record *r, const struct cpe_arg *a, u32 c,
 }
 
 /* Coarsening (§III-B): group arguments into at most 8 spans. */
-static u32 cpe_coarsen(struct cpe_model *m, const struct cpe_record *r,
+static u32 cpe_coarsen(struct cpe_model *m, const struct mcmgpu_cpe_record *r,
                        u32 *group, u64 *gbase, u64 *gend)
 {
     u32 n = r->nargs, i, j, groups = n;
@@ -590,7 +586,7 @@ static u32 cpe_coarsen(struct cpe_model *m, const struct cpe_record *r,
         gend[i] = r->args[i].base + r->args[i].size;
     }
     /* Arguments on the same or overlapping objects share a row anyway. */
-    while (groups > CPE_ROWS_PER_KERNEL) {
+    while (groups > MCMGPU_CPE_ROWS_PER_KERNEL) {
         u32 best_a = 0, best_b = 0;
         u64 best_gap = UINT64_MAX;
 
@@ -637,10 +633,12 @@ static u32 cpe_dirty_holders(struct cpe_model *m, u64 lo, u64 hi, bool all)
 {
     u32 i, c, mask = 0;
 
-    for (i = 0; i < CPE_TABLE_ROWS; i++) {
-        for (c = 0; c < m->cfg.chiplets && m->row[i].used; c++) {
-            if (m->row[i].state[c] == CPE_D &&
-                (all || cpe_overlap(m->row[i].lo[c], m->row[i].hi[c], lo, hi))) {
+    for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
+        const struct cpe_row *e = &m->row[i];
+
+        for (c = 0; c < m->cfg.chiplets && e->used; c++) {
+            if (e->state[c] == CPE_D &&
+                (all || cpe_overlap(e->lo[c], e->hi[c], lo, hi))) {
                 mask |= 1U << c;
             }
         }
@@ -649,15 +647,16 @@ static u32 cpe_dirty_holders(struct cpe_model *m, u64 lo, u64 hi, bool all)
 }
 
 /* The lazy acquire/release decision of one launch (§2.5 of the notes). */
-static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
+static u64 cpe_launch_cpelide(struct cpe_model *m,
+                              const struct mcmgpu_cpe_record *r)
 {
-    struct cpe_row *rows[CPE_MAX_ARGS];
-    u32 group[CPE_MAX_ARGS], inv = 0, flush = 0, i, c, d;
-    u64 gbase[CPE_MAX_ARGS], gend[CPE_MAX_ARGS], lo, hi, sync = 0;
+    struct cpe_row *rows[MCMGPU_CPE_MAX_ARGS];
+    u32 group[MCMGPU_CPE_MAX_ARGS], inv = 0, flush = 0, i, c, d;
+    u64 gbase[MCMGPU_CPE_MAX_ARGS], gend[MCMGPU_CPE_MAX_ARGS], lo, hi, sync = 0;
     bool unknown = false;
 
     for (i = 0; i < r->nargs; i++) {
-        unknown |= r->args[i].kind == CPE_ARG_UNKNOWN;
+        unknown |= r->args[i].kind == MCMGPU_CPE_ARG_UNKNOWN;
     }
     if (unknown) {
         /*
@@ -667,7 +666,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
          */
         flush = cpe_dirty_holders(m, 1, 0, true);
         sync += cpe_sync(m, cpe_all_mask(m), flush);
-        for (i = 0; i < CPE_TABLE_ROWS; i++) {
+        for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
             m->row[i].used = false;
         }
         m->completion_flush = true;
@@ -695,7 +694,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
 
     /* Phase 1: releases, and Stale marking for everything written. */
     for (i = 0; i < r->nargs && !unknown; i++) {
-        const struct cpe_arg *a = &r->args[i];
+        const struct mcmgpu_cpe_arg *a = &r->args[i];
         struct cpe_row *e = rows[i];
 
         for (c = 0; c < m->cfg.chiplets; c++) {
@@ -709,7 +708,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
                 if (e->state[d] == CPE_D) {
                     flush |= 1U << d;
                 }
-                if (a->mode == CPE_MODE_RW &&
+                if (a->mode == MCMGPU_CPE_MODE_RW &&
                     !(m->cfg.mutate & CPE_MUTATE_SKIP_STALE) &&
                     (e->state[d] == CPE_V || e->state[d] == CPE_D)) {
                     e->state[d] = CPE_S;
@@ -732,21 +731,20 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
 
     /* The kernel's own accesses: read -> V (D stays D), write -> D. */
     for (i = 0; i < r->nargs; i++) {
-        const struct cpe_arg *a = &r->args[i];
+        const struct mcmgpu_cpe_arg *a = &r->args[i];
         struct cpe_row *e = rows[i];
 
-        e->mode = a->mode;
         for (c = 0; c < m->cfg.chiplets; c++) {
             if (!(r->chiplet_mask >> c & 1)) {
                 continue;
             }
-            if (a->kind == CPE_ARG_UNKNOWN) {
+            if (a->kind == MCMGPU_CPE_ARG_UNKNOWN) {
                 lo = a->base;
                 hi = a->base + a->size - 1;
             } else if (!cpe_arg_range(r, a, c, &lo, &hi)) {
                 continue;
             }
-            if (a->mode == CPE_MODE_RW) {
+            if (a->mode == MCMGPU_CPE_MODE_RW) {
                 e->state[c] = CPE_D;
             } else if (e->state[c] != CPE_D) {
                 e->state[c] = CPE_V;
@@ -763,20 +761,23 @@ static u64 cpe_launch_cpelide(struct cpe_model *m, const struct cpe_record *r)
     return sync;
 }
 
-static void cpe_run_kernel(struct cpe_model *m, const struct cpe_record *r)
+static void cpe_run_kernel(struct cpe_model *m,
+                           const struct mcmgpu_cpe_record *r)
 {
     u32 p, i, c;
     u64 lo, hi;
 
     for (p = 0; p < r->passes; p++) {
         for (i = 0; i < r->nargs; i++) {
-            const struct cpe_arg *a = &r->args[i];
+            const struct mcmgpu_cpe_arg *a = &r->args[i];
 
             for (c = 0; c < m->cfg.chiplets; c++) {
-                struct cpe_arg even = *a;
+                struct mcmgpu_cpe_arg even = *a;
                 u64 line;
 
-                even.kind = a->kind == CPE_ARG_UNKNOWN ? CPE_ARG_EVEN : a->kind;
+                if (a->kind == MCMGPU_CPE_ARG_UNKNOWN) {
+                    even.kind = MCMGPU_CPE_ARG_EVEN;
+                }
                 if (!cpe_arg_range(r, &even, c, &lo, &hi)) {
                     continue;
                 }
@@ -788,14 +789,14 @@ static void cpe_run_kernel(struct cpe_model *m, const struct cpe_record *r)
                                (hi - ls) / 4 : CPE_LINE_WORDS - 1;
 
                     cpe_access(m, c, line, w_lo, w_hi,
-                               a->mode == CPE_MODE_RW);
+                               a->mode == MCMGPU_CPE_MODE_RW);
                 }
             }
         }
     }
 }
 
-static void cpe_kernel(struct cpe_model *m, const struct cpe_record *r)
+static void cpe_kernel(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
 {
     u64 sync = 0, exec = 0, cp = cpe_ns_to_cycles(CPE_CP_LAUNCH_NS);
     u32 c, all = cpe_all_mask(m);
@@ -814,10 +815,10 @@ static void cpe_kernel(struct cpe_model *m, const struct cpe_record *r)
     m->stats.baseline_flushes += m->cfg.chiplets;
 
     switch (m->cfg.policy) {
-    case CPE_POLICY_BASELINE:
+    case MCMGPU_CPE_POLICY_BASELINE:
         sync += cpe_sync(m, all, 0);
         break;
-    case CPE_POLICY_CPELIDE:
+    case MCMGPU_CPE_POLICY_CPELIDE:
         if (!m->first_kernel_done) {
             cp += cpe_ns_to_cycles(CPE_CP_ELIDE_NS);
         }
@@ -836,7 +837,7 @@ static void cpe_kernel(struct cpe_model *m, const struct cpe_record *r)
             exec = t;
         }
     }
-    if (m->cfg.policy == CPE_POLICY_BASELINE || m->completion_flush) {
+    if (m->cfg.policy == MCMGPU_CPE_POLICY_BASELINE || m->completion_flush) {
         sync += cpe_sync(m, 0, all);                /* release at completion */
         m->completion_flush = false;
     }
@@ -859,16 +860,16 @@ static void cpe_host_write(struct cpe_model *m, u64 lo, u64 hi)
     }
 }
 
-static void cpe_host(struct cpe_model *m, const struct cpe_record *r)
+static void cpe_host(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
 {
     u64 lo = r->args[0].range[0].start, hi = r->args[0].range[0].end, sync;
     u32 i, c, holders;
 
-    if (m->cfg.policy == CPE_POLICY_CPELIDE) {
+    if (m->cfg.policy == MCMGPU_CPE_POLICY_CPELIDE) {
         holders = cpe_dirty_holders(m, lo, hi, false);
         sync = cpe_sync(m, 0, holders);
-        if (r->type == CPE_REC_HOST_WRITE) {
-            for (i = 0; i < CPE_TABLE_ROWS; i++) {
+        if (r->type == MCMGPU_CPE_REC_HOST_WRITE) {
+            for (i = 0; i < MCMGPU_CPE_TABLE_ROWS; i++) {
                 for (c = 0; c < m->cfg.chiplets && m->row[i].used; c++) {
                     if (m->row[i].state[c] != CPE_NP &&
                         cpe_overlap(m->row[i].lo[c], m->row[i].hi[c], lo, hi)) {
@@ -880,12 +881,12 @@ static void cpe_host(struct cpe_model *m, const struct cpe_record *r)
         m->stats.sync_cycles += sync;
         m->stats.modeled_cycles += sync;
     }
-    if (r->type == CPE_REC_HOST_READ) {
+    if (r->type == MCMGPU_CPE_REC_HOST_READ) {
         u64 w;
 
         for (w = lo / 4; w <= hi / 4; w++) {
             if (m->mem_ver[w] != m->golden[w] &&
-                m->cfg.policy != CPE_POLICY_IDEAL) {
+                m->cfg.policy != MCMGPU_CPE_POLICY_IDEAL) {
                 m->stats.oracle_read_violations++;
             }
         }
@@ -900,9 +901,9 @@ static void cpe_end(struct cpe_model *m)
     u32 mask;
     u64 sync;
 
-    if (m->cfg.policy == CPE_POLICY_CPELIDE) {
+    if (m->cfg.policy == MCMGPU_CPE_POLICY_CPELIDE) {
         mask = cpe_dirty_holders(m, 1, 0, true);
-    } else if (m->cfg.policy == CPE_POLICY_IDEAL) {
+    } else if (m->cfg.policy == MCMGPU_CPE_POLICY_IDEAL) {
         mask = cpe_all_mask(m);
     } else {
         mask = 0;               /* already released at every completion */
@@ -913,19 +914,19 @@ static void cpe_end(struct cpe_model *m)
     m->ended = true;
 }
 
-void cpe_model_record(struct cpe_model *m, const struct cpe_record *r)
+void cpe_model_record(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
 {
     m->stats.launches++;
     m->ended = false;
     switch (r->type) {
-    case CPE_REC_KERNEL:
+    case MCMGPU_CPE_REC_KERNEL:
         cpe_kernel(m, r);
         break;
-    case CPE_REC_HOST_READ:
-    case CPE_REC_HOST_WRITE:
+    case MCMGPU_CPE_REC_HOST_READ:
+    case MCMGPU_CPE_REC_HOST_WRITE:
         cpe_host(m, r);
         break;
-    case CPE_REC_END:
+    case MCMGPU_CPE_REC_END:
         cpe_end(m);
         break;
     }
@@ -934,19 +935,19 @@ void cpe_model_record(struct cpe_model *m, const struct cpe_record *r)
 void cpe_model_finish(struct cpe_model *m)
 {
     u64 w, words = m->cfg.mem_bytes / 4;
-    struct cpe_record end = { .type = CPE_REC_END };
+    struct mcmgpu_cpe_record end = { .type = MCMGPU_CPE_REC_END };
 
     if (!m->ended) {
         cpe_model_record(m, &end);
     }
     /* Idempotent: the device runs this at every END record. */
     m->stats.oracle_final_violations = 0;
-    if (m->cfg.policy != CPE_POLICY_IDEAL) {
+    if (m->cfg.policy != MCMGPU_CPE_POLICY_IDEAL) {
         for (w = 0; w < words; w++) {
             m->stats.oracle_final_violations += m->mem_ver[w] != m->golden[w];
         }
     }
-    if (m->cfg.policy == CPE_POLICY_IDEAL) {
+    if (m->cfg.policy == MCMGPU_CPE_POLICY_IDEAL) {
         m->stats.oracle_read_violations = 0;
         m->stats.oracle_order_violations = 0;
     }
@@ -955,7 +956,7 @@ void cpe_model_finish(struct cpe_model *m)
                                  m->stats.oracle_final_violations;
 }
 
-/* ---- input checks --------------------------------------------------------- */
+/* ---- input checks ------------------------------------------------------ */
 
 static int cpe_fail(struct cpe_error *err, u32 arg, const char *what, u64 v)
 {
@@ -977,11 +978,11 @@ static int cpe_check_range(u64 lo, u64 hi, u64 base, u64 size, u32 arg,
     return 0;
 }
 
-bool cpe_reset_check(const struct cpe_record *r, const char **why)
+bool cpe_reset_check(const struct mcmgpu_cpe_record *r, const char **why)
 {
     struct cpe_config cfg;
 
-    if (r->type != CPE_REC_RESET) {
+    if (r->type != MCMGPU_CPE_REC_RESET) {
         *why = "type: not a reset record";
         return false;
     }
@@ -994,7 +995,8 @@ bool cpe_reset_check(const struct cpe_record *r, const char **why)
     return cpe_config_valid(&cfg, why);
 }
 
-int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
+int cpe_record_check(const struct cpe_model *m,
+                     const struct mcmgpu_cpe_record *r,
                      struct cpe_error *err)
 {
     u32 i, j, c, d;
@@ -1003,11 +1005,12 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
     if (r->reserved) {
         return cpe_fail(err, 0, "reserved: must be 0", r->reserved);
     }
-    if (r->type == CPE_REC_END) {
+    if (r->type == MCMGPU_CPE_REC_END) {
         return 0;
     }
-    if (r->type == CPE_REC_HOST_READ || r->type == CPE_REC_HOST_WRITE) {
-        const struct cpe_arg *a = &r->args[0];
+    if (r->type == MCMGPU_CPE_REC_HOST_READ ||
+        r->type == MCMGPU_CPE_REC_HOST_WRITE) {
+        const struct mcmgpu_cpe_arg *a = &r->args[0];
 
         if (r->nargs != 1) {
             return cpe_fail(err, 0, "nargs: a host record has one range",
@@ -1021,7 +1024,7 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
         return cpe_check_range(a->range[0].start, a->range[0].end, a->base,
                                a->size, 1, err);
     }
-    if (r->type != CPE_REC_KERNEL) {
+    if (r->type != MCMGPU_CPE_REC_KERNEL) {
         return cpe_fail(err, 0, "type: unknown record type", r->type);
     }
     if (!r->chiplet_mask) {
@@ -1030,14 +1033,14 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
     if (r->chiplet_mask >> m->cfg.chiplets) {
         return cpe_fail(err, 0, "chiplets: no such chiplet", r->chiplet_mask);
     }
-    if (!r->nargs || r->nargs > CPE_MAX_ARGS) {
+    if (!r->nargs || r->nargs > MCMGPU_CPE_MAX_ARGS) {
         return cpe_fail(err, 0, "nargs: must be 1..16", r->nargs);
     }
-    if (!r->passes || r->passes > 1024) {
+    if (!r->passes || r->passes > MCMGPU_CPE_MAX_PASSES) {
         return cpe_fail(err, 0, "passes: must be 1..1024", r->passes);
     }
     for (i = 0; i < r->nargs; i++) {
-        const struct cpe_arg *a = &r->args[i];
+        const struct mcmgpu_cpe_arg *a = &r->args[i];
 
         if (a->size == 0 || a->base > m->cfg.mem_bytes ||
             a->size > m->cfg.mem_bytes - a->base || a->base % 4 ||
@@ -1045,13 +1048,16 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
             return cpe_fail(err, i + 1, "object: outside the sequence's memory "
                             "or not 4-byte aligned", a->base);
         }
-        if (a->mode != CPE_MODE_R && a->mode != CPE_MODE_RW) {
+        if (a->mode != MCMGPU_CPE_MODE_R && a->mode != MCMGPU_CPE_MODE_RW) {
             return cpe_fail(err, i + 1, "mode: must be r or rw", a->mode);
         }
-        if (a->kind > CPE_ARG_EXPLICIT) {
+        if (a->kind > MCMGPU_CPE_ARG_EXPLICIT) {
             return cpe_fail(err, i + 1, "kind: unknown range kind", a->kind);
         }
-        for (c = 0; c < CPE_MAX_CHIPLETS && a->kind == CPE_ARG_EXPLICIT; c++) {
+        if (a->kind != MCMGPU_CPE_ARG_EXPLICIT) {
+            continue;
+        }
+        for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
             if (a->range[c].start > a->range[c].end) {
                 continue;
             }
@@ -1070,10 +1076,12 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
         u64 lines = 0;
 
         for (i = 0; i < r->nargs; i++) {
-            struct cpe_arg even = r->args[i];
+            struct mcmgpu_cpe_arg even = r->args[i];
 
-            even.kind = even.kind == CPE_ARG_UNKNOWN ? CPE_ARG_EVEN : even.kind;
-            for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
+            if (even.kind == MCMGPU_CPE_ARG_UNKNOWN) {
+                even.kind = MCMGPU_CPE_ARG_EVEN;
+            }
+            for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
                 if (cpe_arg_range(r, &even, c, &lo, &hi)) {
                     lines += hi / CPE_LINE_BYTES - lo / CPE_LINE_BYTES + 1;
                 }
@@ -1087,13 +1095,13 @@ int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
     /* HRF race: one chiplet writes bytes another accesses in this kernel. */
     for (i = 0; i < r->nargs; i++) {
         for (j = 0; j < r->nargs; j++) {
-            const struct cpe_arg *a = &r->args[i], *b = &r->args[j];
+            const struct mcmgpu_cpe_arg *a = &r->args[i], *b = &r->args[j];
 
-            if (a->mode != CPE_MODE_RW) {
+            if (a->mode != MCMGPU_CPE_MODE_RW) {
                 continue;
             }
-            for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
-                for (d = 0; d < CPE_MAX_CHIPLETS; d++) {
+            for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
+                for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
                     if (c == d || !cpe_arg_range(r, a, c, &lo, &hi) ||
                         !cpe_arg_range(r, b, d, &lo2, &hi2)) {
                         continue;

@@ -16,7 +16,6 @@
 #define CPE_LINE_BYTES      64
 #define CPE_LINE_WORDS      16          /* oracle versions per 4 B word */
 #define CPE_PAGE_BYTES      4096        /* first-touch home granularity */
-#define CPE_MAX_MEM_BYTES   (64ULL << 20)
 /* Per launch: about 2 s of host time in the device (~200 ns an access). */
 #define CPE_MAX_LINE_ACCESSES (1ULL << 23)
 
@@ -33,7 +32,7 @@
 #define CPE_XBAR_UNICAST    65          /* CP cycles */
 #define CPE_XBAR_BROADCAST  100
 #define CPE_WALK_CYCLES_PER_SET 1       /* tag walk of a flush */
-#define CPE_FLASH_INVALIDATE_CYCLES 64  /* clear the valid bits of clean lines */
+#define CPE_FLASH_INVALIDATE_CYCLES 64  /* clear clean lines' valid bits */
 #define CPE_LINK_BYTES_PER_CYCLE 426    /* 768 GB/s at 1801 MHz */
 #define CPE_MLP             64          /* outstanding misses per chiplet */
 #define CPE_FLIT_BYTES      16
@@ -75,15 +74,15 @@ struct cpe_tag {
 struct cpe_row {
     bool used;
     u64 base, end;          /* GPU address span [base, end) */
-    u32 mode;               /* latest kernel's mode, information only */
     u64 last_use;
-    u8 state[CPE_MAX_CHIPLETS];
-    u64 lo[CPE_MAX_CHIPLETS], hi[CPE_MAX_CHIPLETS];  /* hull, inclusive */
+    u8 state[MCMGPU_MAX_CHIPLETS];
+    /* Range hull each chiplet touched, inclusive. */
+    u64 lo[MCMGPU_MAX_CHIPLETS], hi[MCMGPU_MAX_CHIPLETS];
 };
 
 struct cpe_model {
     struct cpe_config cfg;
-    struct cpe_stats stats;
+    struct mcmgpu_cpe_stats stats;
     struct cpe_line *l2;    /* chiplets * l2_sets * l2_ways */
     struct cpe_tag *l1;     /* chiplets * l1_sets * l1_ways */
     struct cpe_tag *l3;     /* l3_sets * l3_ways */
@@ -95,8 +94,8 @@ struct cpe_model {
     bool first_kernel_done;
     bool ended;             /* the last record was the final release */
     bool completion_flush;  /* an unknown-range kernel: release at its end */
-    struct cpe_row row[CPE_TABLE_ROWS];
-    u64 exec_cycles[CPE_MAX_CHIPLETS];
+    struct cpe_row row[MCMGPU_CPE_TABLE_ROWS];
+    u64 exec_cycles[MCMGPU_MAX_CHIPLETS];
 };
 
 struct cpe_error {
@@ -113,19 +112,22 @@ bool cpe_config_valid(const struct cpe_config *cfg, const char **why);
 /* arena: zeroed, cpe_arena_bytes(cfg) bytes, 8-byte aligned. */
 void cpe_model_init(struct cpe_model *m, const struct cpe_config *cfg,
                     void *arena);
-/* Checks a RESET record: its reserved field and the configuration it asks
- * for (cpe_config_defaults of its chiplets, policy and mem_bytes). */
-bool cpe_reset_check(const struct cpe_record *r, const char **why);
+/*
+ * Checks a RESET record: its reserved field and the configuration it asks
+ * for (cpe_config_defaults of its chiplets, policy and mem_bytes).
+ */
+bool cpe_reset_check(const struct mcmgpu_cpe_record *r, const char **why);
 /* Checks one record against the model's configuration (no side effects). */
-int cpe_record_check(const struct cpe_model *m, const struct cpe_record *r,
+int cpe_record_check(const struct cpe_model *m,
+                     const struct mcmgpu_cpe_record *r,
                      struct cpe_error *err);
 /* Applies one checked record. */
-void cpe_model_record(struct cpe_model *m, const struct cpe_record *r);
+void cpe_model_record(struct cpe_model *m, const struct mcmgpu_cpe_record *r);
 /* Final release if the sequence did not end with one; final oracle check. */
 void cpe_model_finish(struct cpe_model *m);
 u32 cpe_table_rows_used(const struct cpe_model *m);
 /* The range chiplet c of the kernel accesses for argument a; false if none. */
-bool cpe_arg_range(const struct cpe_record *r, const struct cpe_arg *a, u32 c,
-                   u64 *lo, u64 *hi);
+bool cpe_arg_range(const struct mcmgpu_cpe_record *r,
+                   const struct mcmgpu_cpe_arg *a, u32 c, u64 *lo, u64 *hi);
 
 #endif /* CPELIDE_H */

@@ -29,17 +29,17 @@ u64 fp_window_bytes(u32 subheader)
 
 bool fp_config_valid(const struct fp_config *cfg, const char **why)
 {
-    if (cfg->chiplets < 2 || cfg->chiplets > FP_MAX_CHIPLETS) {
+    if (cfg->chiplets < 2 || cfg->chiplets > MCMGPU_MAX_CHIPLETS) {
         *why = "chiplets: must be 2..8";
         return false;
     }
-    if (cfg->subheader < FP_MIN_SUBHEADER ||
-        cfg->subheader > FP_MAX_SUBHEADER) {
+    if (cfg->subheader < MCMGPU_FP_SUBHEADER_MIN ||
+        cfg->subheader > MCMGPU_FP_SUBHEADER_MAX) {
         *why = "subheader: must be 2..6 bytes";
         return false;
     }
-    if (cfg->overhead != FP_DEFAULT_OVERHEAD &&
-        cfg->overhead != FP_ALT_OVERHEAD) {
+    if (cfg->overhead != MCMGPU_FP_OVERHEAD_ECRC &&
+        cfg->overhead != MCMGPU_FP_OVERHEAD_NO_ECRC) {
         *why = "overhead: must be 24 or 28 bytes";
         return false;
     }
@@ -176,10 +176,10 @@ static void fp_depacketize(struct fp_model *m, u32 dst, u64 base,
 
 /* One flush = one packet: runs in entry-allocation order, then offset. */
 static void fp_flush(struct fp_model *m, u32 src, u32 dst,
-                     enum fp_flush_reason why)
+                     enum mcmgpu_fp_flush_reason why)
 {
     struct fp_partition *p = &m->part[src][dst];
-    struct fp_stats *st = &m->stats;
+    struct mcmgpu_fp_stats *st = &m->stats;
     u32 h = m->cfg.subheader, pos = 0, i, start, b;
 
     if (p->base == FP_EMPTY_BASE) {
@@ -228,7 +228,8 @@ static struct fp_entry *fp_find(struct fp_partition *p, u64 tag)
  * Walks the entries, not the lines: a 1 MiB load costs 64 compares.
  */
 static void fp_flush_if_queued(struct fp_model *m, u32 src, u32 dst,
-                               u64 addr, u32 len, enum fp_flush_reason why)
+                               u64 addr, u32 len,
+                               enum mcmgpu_fp_flush_reason why)
 {
     struct fp_partition *p = &m->part[src][dst];
     u64 line = addr & ~(u64)(FP_LINE_BYTES - 1);
@@ -254,7 +255,7 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
     off = addr - tag;
     if (p->base != FP_EMPTY_BASE) {
         if (addr < p->base || addr - p->base >= m->window) {
-            fp_flush(m, src, dst, FP_FLUSH_WINDOW);
+            fp_flush(m, src, dst, MCMGPU_FP_FLUSH_WINDOW);
         } else {
             u64 mask[2] = { 0, 0 };
             u32 cost;
@@ -268,9 +269,9 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
             cost = p->cost - (e ? fp_entry_cost(e, h) : 0) +
                    fp_mask_cost(mask[0], mask[1], h);
             if (cost > FP_MAX_PAYLOAD) {
-                fp_flush(m, src, dst, FP_FLUSH_PAYLOAD);
+                fp_flush(m, src, dst, MCMGPU_FP_FLUSH_PAYLOAD);
             } else if (!e && p->nentries == FP_ENTRIES) {
-                fp_flush(m, src, dst, FP_FLUSH_ENTRIES);
+                fp_flush(m, src, dst, MCMGPU_FP_FLUSH_ENTRIES);
             }
         }
     }
@@ -328,8 +329,8 @@ static void fp_mark_written(struct fp_model *m, u32 src, u32 dst, u64 addr,
     }
 }
 
-static void fp_store(struct fp_model *m, const struct fp_trace_record *r,
-                     const u8 *data)
+static void fp_store(struct fp_model *m,
+                     const struct mcmgpu_fp_trace_record *r, const u8 *data)
 {
     u64 addr = r->addr, end = r->addr + r->len;
     u64 step = m->window < FP_LINE_BYTES ? m->window : FP_LINE_BYTES;
@@ -358,13 +359,14 @@ static void fp_store(struct fp_model *m, const struct fp_trace_record *r,
 }
 
 /* An atomic is one plain TLP in every scheme, after any queued data. */
-static void fp_atomic(struct fp_model *m, const struct fp_trace_record *r,
-                      const u8 *data)
+static void fp_atomic(struct fp_model *m,
+                      const struct mcmgpu_fp_trace_record *r, const u8 *data)
 {
-    struct fp_stats *st = &m->stats;
+    struct mcmgpu_fp_stats *st = &m->stats;
     u64 tlp = fp_plain_tlp_bytes(r->addr, r->len, m->cfg.overhead);
 
-    fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len, FP_FLUSH_ATOMIC);
+    fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len,
+                       MCMGPU_FP_FLUSH_ATOMIC);
     st->atomics++;
     st->atomic_bytes += r->len;
     st->wire_payload += r->len;
@@ -381,7 +383,7 @@ static void fp_atomic(struct fp_model *m, const struct fp_trace_record *r,
 
 static void fp_kernel_end(struct fp_model *m)
 {
-    struct fp_stats *st = &m->stats;
+    struct mcmgpu_fp_stats *st = &m->stats;
     u64 vram = m->cfg.vram_per_chiplet, i, end;
     u32 s, d;
 
@@ -392,7 +394,7 @@ static void fp_kernel_end(struct fp_model *m)
     }
     for (s = 0; s < m->cfg.chiplets; s++) {
         for (d = 0; d < m->cfg.chiplets; d++) {
-            fp_flush(m, s, d, FP_FLUSH_KERNEL_END);
+            fp_flush(m, s, d, MCMGPU_FP_FLUSH_KERNEL_END);
         }
     }
     /* DMA model: each source copies the hull it wrote in each destination. */
@@ -453,10 +455,10 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     m->kernel_useful = 0;
     m->words_cleared = 0;
     m->kernel_open = false;
-    for (s = 0; s < FP_MAX_CHIPLETS; s++) {
+    for (s = 0; s < MCMGPU_MAX_CHIPLETS; s++) {
         m->dst_lo[s] = UINT64_MAX;
         m->dst_hi[s] = 0;
-        for (d = 0; d < FP_MAX_CHIPLETS; d++) {
+        for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
             fp_partition_reset(&m->part[s][d]);
             m->dma_lo[s][d] = UINT64_MAX;
             m->dma_hi[s][d] = 0;
@@ -464,30 +466,31 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     }
 }
 
-void fp_model_record(struct fp_model *m, const struct fp_trace_record *r,
-                     const u8 *data)
+void fp_model_record(struct fp_model *m,
+                     const struct mcmgpu_fp_trace_record *r, const u8 *data)
 {
     u32 d;
 
     m->stats.records++;
     switch (r->type) {
-    case FP_REC_STORE:
+    case MCMGPU_FP_REC_STORE:
         fp_store(m, r, data);
         break;
-    case FP_REC_LOAD:
+    case MCMGPU_FP_REC_LOAD:
         m->stats.loads++;
-        fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len, FP_FLUSH_LOAD);
+        fp_flush_if_queued(m, r->src, r->dst, r->addr, r->len,
+                           MCMGPU_FP_FLUSH_LOAD);
         break;
-    case FP_REC_ATOMIC:
+    case MCMGPU_FP_REC_ATOMIC:
         fp_atomic(m, r, data);
         break;
-    case FP_REC_FENCE:
+    case MCMGPU_FP_REC_FENCE:
         m->stats.fences++;
         for (d = 0; d < m->cfg.chiplets; d++) {
-            fp_flush(m, r->src, d, FP_FLUSH_FENCE);
+            fp_flush(m, r->src, d, MCMGPU_FP_FLUSH_FENCE);
         }
         break;
-    case FP_REC_KERNEL_END:
+    case MCMGPU_FP_REC_KERNEL_END:
         fp_kernel_end(m);
         return;
     }
@@ -506,7 +509,7 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
     u64 i;
 
     for (i = 0; i < view->hdr->nrecords; i++) {
-        const struct fp_trace_record *r = &view->rec[i];
+        const struct mcmgpu_fp_trace_record *r = &view->rec[i];
 
         fp_model_record(m, r, view->data + r->data_off);
     }
@@ -522,25 +525,26 @@ static int fp_fail(struct fp_error *err, u64 record, const char *what,
     return -1;
 }
 
-static int fp_check_record(const struct fp_trace_record *r, u64 data_size,
-                           const struct fp_config *cfg, u64 n,
+static int fp_check_record(const struct mcmgpu_fp_trace_record *r,
+                           u64 data_size, const struct fp_config *cfg, u64 n,
                            struct fp_error *err)
 {
-    bool has_data = r->type == FP_REC_STORE || r->type == FP_REC_ATOMIC;
+    bool has_data = r->type == MCMGPU_FP_REC_STORE ||
+                    r->type == MCMGPU_FP_REC_ATOMIC;
 
-    if (r->type < FP_REC_STORE || r->type > FP_REC_KERNEL_END) {
+    if (r->type < MCMGPU_FP_REC_STORE || r->type > MCMGPU_FP_REC_KERNEL_END) {
         return fp_fail(err, n, "type: unknown record type", r->type);
     }
     if (r->reserved) {
         return fp_fail(err, n, "reserved: must be 0", r->reserved);
     }
-    if (r->type == FP_REC_KERNEL_END) {
+    if (r->type == MCMGPU_FP_REC_KERNEL_END) {
         return 0;
     }
     if (r->src >= cfg->chiplets) {
         return fp_fail(err, n, "src: no such chiplet", r->src);
     }
-    if (r->type == FP_REC_FENCE) {
+    if (r->type == MCMGPU_FP_REC_FENCE) {
         return 0;
     }
     if (r->dst >= cfg->chiplets) {
@@ -553,11 +557,11 @@ static int fp_check_record(const struct fp_trace_record *r, u64 data_size,
     if (!r->len) {
         return fp_fail(err, n, "len: must not be 0", 0);
     }
-    if (r->len > FP_STORE_MAX_LEN) {
+    if (r->len > MCMGPU_FP_STORE_MAX_LEN) {
         return fp_fail(err, n, "len: longer than 1 MiB", r->len);
     }
-    if (r->type == FP_REC_ATOMIC &&
-        (r->len > FP_ATOMIC_MAX_LEN ||
+    if (r->type == MCMGPU_FP_REC_ATOMIC &&
+        (r->len > MCMGPU_FP_ATOMIC_MAX_LEN ||
          r->addr % FP_LINE_BYTES + r->len > FP_LINE_BYTES)) {
         return fp_fail(err, n, "len: atomic longer than 16 B or crossing a "
                        "128 B line", r->len);
@@ -578,7 +582,8 @@ static int fp_check_record(const struct fp_trace_record *r, u64 data_size,
 int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
                    struct fp_trace_view *view, struct fp_error *err)
 {
-    const struct fp_trace_header *hdr = buf;
+    const struct mcmgpu_fp_trace_header *hdr = buf;
+    const u64 rec_size = sizeof(struct mcmgpu_fp_trace_record);
     const char *why;
     u64 i, body, total = 0;
 
@@ -588,27 +593,27 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
     if (len < sizeof(*hdr)) {
         return fp_fail(err, 0, "header: truncated", len);
     }
-    if (hdr->magic != FP_TRACE_MAGIC) {
+    if (hdr->magic != MCMGPU_FP_TRACE_MAGIC) {
         return fp_fail(err, 0, "magic: not a FinePack trace", hdr->magic);
     }
-    if (hdr->version != FP_TRACE_VERSION) {
+    if (hdr->version != MCMGPU_FP_TRACE_VERSION) {
         return fp_fail(err, 0, "version: unsupported", hdr->version);
     }
-    if (hdr->header_size != sizeof(*hdr) ||
-        hdr->record_size != sizeof(struct fp_trace_record) || hdr->reserved) {
+    if (hdr->header_size != sizeof(*hdr) || hdr->record_size != rec_size ||
+        hdr->reserved) {
         return fp_fail(err, 0, "header: bad header_size, record_size or "
                        "reserved", hdr->record_size);
     }
-    if (hdr->nrecords > (len - sizeof(*hdr)) / sizeof(struct fp_trace_record)) {
+    if (hdr->nrecords > (len - sizeof(*hdr)) / rec_size) {
         return fp_fail(err, 0, "nrecords: trace truncated", hdr->nrecords);
     }
-    body = sizeof(*hdr) + hdr->nrecords * sizeof(struct fp_trace_record);
+    body = sizeof(*hdr) + hdr->nrecords * rec_size;
     if (hdr->data_size != len - body) {
         return fp_fail(err, 0, "data_size: does not match the trace length "
                        "(truncated or trailing bytes)", hdr->data_size);
     }
     view->hdr = hdr;
-    view->rec = (const struct fp_trace_record *)(hdr + 1);
+    view->rec = (const struct mcmgpu_fp_trace_record *)(hdr + 1);
     view->data = (const u8 *)buf + body;
     for (i = 0; i < hdr->nrecords; i++) {
         if (fp_check_record(&view->rec[i], hdr->data_size, cfg, i + 1, err)) {
@@ -616,7 +621,7 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
         }
         /* Records may share data; bound the work so a guest cannot stall us. */
         total += view->rec[i].len;
-        if (total > FP_MAX_TOTAL_BYTES) {
+        if (total > MCMGPU_FP_MAX_TOTAL_BYTES) {
             return fp_fail(err, i + 1, "len: the trace moves more than 1 GiB",
                            total);
         }

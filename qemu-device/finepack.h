@@ -14,12 +14,6 @@
 #define FP_LINE_BYTES       128     /* L1-coalesced access, entry data */
 #define FP_ENTRIES          64      /* entries per partition (Table III) */
 #define FP_MAX_PAYLOAD      4096    /* PCIe max payload (Table III) */
-#define FP_MAX_CHIPLETS     8
-#define FP_MIN_SUBHEADER    2
-#define FP_MAX_SUBHEADER    6
-#define FP_DEFAULT_SUBHEADER 5      /* 30-bit offset, 1 GiB window */
-#define FP_DEFAULT_OVERHEAD 28      /* 16 B header + framing + LCRC + ECRC */
-#define FP_ALT_OVERHEAD     24      /* without ECRC */
 #define FP_LEN_BITS         10      /* sub-header length field */
 #define FP_EMPTY_BASE       UINT64_MAX
 
@@ -56,12 +50,12 @@ struct fp_model {
     struct fp_config cfg;
     struct fp_sink sink;
     u64 window;             /* 2^k bytes, k = 8h - 10 */
-    struct fp_partition part[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
+    struct fp_partition part[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
     /* Per-kernel hulls for the DMA baseline and the useful-byte count. */
-    u64 dma_lo[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
-    u64 dma_hi[FP_MAX_CHIPLETS][FP_MAX_CHIPLETS];
-    u64 dst_lo[FP_MAX_CHIPLETS];    /* bytes written per destination */
-    u64 dst_hi[FP_MAX_CHIPLETS];
+    u64 dma_lo[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
+    u64 dma_hi[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
+    u64 dst_lo[MCMGPU_MAX_CHIPLETS];    /* bytes written per destination */
+    u64 dst_hi[MCMGPU_MAX_CHIPLETS];
     u64 *written;           /* bitmap, chiplets * vram_per_chiplet bits */
     /*
      * Bitmap words that became non-zero in this kernel, so a kernel end
@@ -75,7 +69,7 @@ struct fp_model {
     u64 words_cleared;      /* by kernel ends, for the cost tests */
     bool kernel_open;       /* records since the last kernel end */
     u8 packet[FP_MAX_PAYLOAD + 4];
-    struct fp_stats stats;
+    struct mcmgpu_fp_stats stats;
 };
 
 /* Where a trace is malformed: record is 1-based, 0 means the header. */
@@ -86,8 +80,8 @@ struct fp_error {
 };
 
 struct fp_trace_view {
-    const struct fp_trace_header *hdr;
-    const struct fp_trace_record *rec;
+    const struct mcmgpu_fp_trace_header *hdr;
+    const struct mcmgpu_fp_trace_record *rec;
     const u8 *data;
 };
 
@@ -106,7 +100,7 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
                    const struct fp_sink *sink, void *written);
 /* Runs a trace that passed fp_trace_check; ends with a kernel end. */
 void fp_model_run(struct fp_model *m, const struct fp_trace_view *view);
-void fp_model_record(struct fp_model *m, const struct fp_trace_record *r,
+void fp_model_record(struct fp_model *m, const struct mcmgpu_fp_trace_record *r,
                      const u8 *data);
 void fp_model_finish(struct fp_model *m);
 

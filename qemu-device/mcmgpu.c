@@ -15,7 +15,9 @@
  * in order by the worker; the interrupt is raised from a bottom half.
  *
  * The register and descriptor layout is in uapi/mcmgpu_hw.h, shared with
- * the Linux driver.
+ * the Linux driver. Mechanisms are engines (mcmgpu_engine.h), one file
+ * each, listed in mcmgpu_engines[] below; contexts hold their state per
+ * client.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -40,16 +42,54 @@
 #include "qom/object.h"
 
 #include "trace.h"
-#include "mcmgpu_hw.h"
-#include "mcmgpu_cmd.h"
-#include "finepack.h"
-#include "cpelide.h"
+#include "mcmgpu_engine.h"
+
+/* Mechanism structures are read from guest memory as they are (mcmgpu_hw.h). */
+QEMU_BUILD_BUG_MSG(HOST_BIG_ENDIAN, "mcmgpu needs a little-endian host");
 
 #define TYPE_MCMGPU "mcmgpu"
 OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
 
-#define MCMGPU_REGS_MMIO_SIZE   MCMGPU_MSIX_TABLE_OFFSET
+#define MCMGPU_REGS_MMIO_SIZE   MCMGPU_WINDOW_BASE
 #define MCMGPU_PCIE_CAP_OFFSET  0x80
+#define MCMGPU_DEFAULT_CONTEXTS 64
+#define MCMGPU_MAX_CONTEXTS     1024
+
+static const MCMGPUCommand mcmgpu_core_commands[];
+
+/* The device's mechanisms; a new one is one line here. */
+static const MCMGPUEngine mcmgpu_core_engine = {
+    .name = "core",
+    .commands = mcmgpu_core_commands,
+    .not_migrated = "the context table is in the device's own VMState",
+    .window = -1,
+};
+
+static const MCMGPUEngine *const mcmgpu_engines[] = {
+    &mcmgpu_core_engine,
+    &mcmgpu_dma_engine,
+    &mcmgpu_finepack_engine,
+    &mcmgpu_cpelide_engine,
+    &mcmgpu_iommu_engine,
+    &mcmgpu_cxl_rc_engine,
+};
+#define MCMGPU_ENGINES ARRAY_SIZE(mcmgpu_engines)
+
+/* One client's state in every engine; worker thread only. */
+struct MCMGPUContext {
+    uint32_t id;
+    void *state[MCMGPU_ENGINES];
+};
+
+/* A BAR0 window and its common registers (under s->lock). */
+typedef struct MCMGPUWindow {
+    MemoryRegion mr;
+    MCMGPUState *s;
+    const MCMGPUEngine *engine;
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t pings;
+} MCMGPUWindow;
 
 struct MCMGPUState {
     PCIDevice parent_obj;
@@ -74,18 +114,16 @@ struct MCMGPUState {
     uint32_t reset_gen;     /* bumped by every reset */
     uint32_t engine_gen;    /* worker only: reset_gen its engines match */
 
-    /* Engine state, worker only. Trace buffer of TRACE_LOAD; not migrated. */
-    uint8_t *trace;
-    uint64_t trace_total;
-    uint64_t trace_loaded;
+    /* Contexts, id = index + 1; the worker's alone (see the top). */
+    MCMGPUContext **ctx;
+    uint8_t *ctx_live;      /* migration: which ids exist */
 
-    /* Global command processor of the launch sequence (not migrated). */
-    struct cpe_model *cp;
-    void *cp_arena;
+    MCMGPUWindow window[MCMGPU_WINDOWS];
 
     /* properties */
     uint32_t chiplets;
     uint64_t vram_per_chiplet;
+    uint32_t contexts;
 
     /* register state (migrated) */
     uint64_t ring_base;
@@ -102,18 +140,36 @@ struct MCMGPUState {
     uint32_t fault_inject;
 };
 
+/* A window's vector follows the command vector. */
+static unsigned mcmgpu_window_vector(int window)
+{
+    return MCMGPU_MSIX_VEC_CMD + 1 + window;
+}
+
 /* Under the BQL: MSI-X is not thread-safe. */
 static void mcmgpu_irq_bh(void *opaque)
 {
     MCMGPUState *s = opaque;
     PCIDevice *pdev = PCI_DEVICE(s);
-    bool pending;
+    bool pending[1 + MCMGPU_WINDOWS];
+    int w;
 
     qemu_mutex_lock(&s->lock);
-    pending = s->irq_status & s->irq_mask;
+    pending[0] = s->irq_status & s->irq_mask;
+    for (w = 0; w < MCMGPU_WINDOWS; w++) {
+        pending[1 + w] = s->window[w].irq_status & s->window[w].irq_mask;
+    }
     qemu_mutex_unlock(&s->lock);
-    if (pending && msix_enabled(pdev)) {
+    if (!msix_enabled(pdev)) {
+        return;
+    }
+    if (pending[0]) {
         msix_notify(pdev, MCMGPU_MSIX_VEC_CMD);
+    }
+    for (w = 0; w < MCMGPU_WINDOWS; w++) {
+        if (pending[1 + w]) {
+            msix_notify(pdev, mcmgpu_window_vector(w));
+        }
     }
 }
 
@@ -171,9 +227,8 @@ static bool mcmgpu_host_is_ram(MCMGPUState *s, uint64_t addr, uint64_t len,
     return true;
 }
 
-/* The one way engines reach guest memory (bounds checked here, once). */
-static MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
-                                    uint64_t len)
+MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
+                             uint64_t len)
 {
     if (!mcmgpu_host_is_ram(s, addr, len, false)) {
         return MEMTX_DECODE_ERROR;
@@ -181,8 +236,8 @@ static MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
     return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
 }
 
-static MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
-                                     const void *buf, uint64_t len)
+MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
+                              const void *buf, uint64_t len)
 {
     if (!mcmgpu_host_is_ram(s, addr, len, true)) {
         return MEMTX_DECODE_ERROR;
@@ -190,240 +245,218 @@ static MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
     return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
 }
 
-static uint32_t mcmgpu_do_dma(MCMGPUState *s, uint16_t flags,
-                              const uint64_t *args, uint64_t *result,
-                              uint64_t *cycles)
+const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s)
 {
-    uint64_t host = args[0], gpu = args[1], len = args[2];
-    uint32_t st;
+    return &s->geom;
+}
+
+bool mcmgpu_gpu_write(MCMGPUState *s, uint64_t gpa, const void *buf,
+                      uint64_t len)
+{
+    if (!mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {
+        return false;
+    }
+    memcpy(s->vram_ptr + gpa, buf, len);
+    memory_region_set_dirty(&s->vram, gpa, len);
+    return true;
+}
+
+bool mcmgpu_gpu_read(MCMGPUState *s, uint64_t gpa, void *buf, uint64_t len)
+{
+    if (!mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {
+        return false;
+    }
+    memcpy(buf, s->vram_ptr + gpa, len);
+    return true;
+}
+
+uint32_t mcmgpu_gpu_host_copy(MCMGPUState *s, uint64_t gpa, uint64_t host,
+                              uint64_t len, bool to_host)
+{
     MemTxResult r;
 
-    st = mcmgpu_check_dma(&s->geom, flags, host, gpu, len);
-    if (st != MCMGPU_CMPL_OK) {
-        return st;
+    if (!mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {
+        return MCMGPU_CMPL_BAD_GPU_ADDR;
     }
-    if (flags & MCMGPU_DMA_FLAG_TO_HOST) {
-        r = mcmgpu_host_write(s, host, s->vram_ptr + gpu, len);
+    if (to_host) {
+        r = mcmgpu_host_write(s, host, s->vram_ptr + gpa, len);
     } else {
-        r = mcmgpu_host_read(s, host, s->vram_ptr + gpu, len);
-        memory_region_set_dirty(&s->vram, gpu, len);
+        r = mcmgpu_host_read(s, host, s->vram_ptr + gpa, len);
+        memory_region_set_dirty(&s->vram, gpa, len);
     }
-    if (r != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
+    return r == MEMTX_OK ? MCMGPU_CMPL_OK : MCMGPU_CMPL_DMA_FAULT;
+}
+
+static int mcmgpu_engine_index(const MCMGPUEngine *e)
+{
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        if (mcmgpu_engines[i] == e) {
+            return i;
+        }
     }
-    *result = len;
-    *cycles = mcmgpu_dma_cycles(len);
+    g_assert_not_reached();
+}
+
+void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e)
+{
+    return ctx->state[mcmgpu_engine_index(e)];
+}
+
+void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits)
+{
+    qemu_mutex_lock(&s->lock);
+    s->window[window].irq_status |= bits;
+    qemu_mutex_unlock(&s->lock);
+    qemu_bh_schedule(s->irq_bh);
+}
+
+/* Worker thread only. */
+static MCMGPUContext *mcmgpu_ctx_new(MCMGPUState *s, uint32_t id)
+{
+    MCMGPUContext *ctx = g_new0(MCMGPUContext, 1);
+    int i;
+
+    ctx->id = id;
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        if (mcmgpu_engines[i]->ctx_new) {
+            ctx->state[i] = mcmgpu_engines[i]->ctx_new(s);
+        }
+    }
+    s->ctx[id - 1] = ctx;
+    return ctx;
+}
+
+static void mcmgpu_ctx_free(MCMGPUState *s, uint32_t id)
+{
+    MCMGPUContext *ctx = s->ctx[id - 1];
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        if (mcmgpu_engines[i]->ctx_free) {
+            mcmgpu_engines[i]->ctx_free(ctx->state[i]);
+        }
+    }
+    g_free(ctx);
+    s->ctx[id - 1] = NULL;
+}
+
+static MCMGPUContext *mcmgpu_ctx_lookup(MCMGPUState *s, uint32_t id)
+{
+    return id && id <= s->contexts ? s->ctx[id - 1] : NULL;
+}
+
+static uint32_t mcmgpu_nop(MCMGPUState *s, MCMGPUContext *ctx,
+                           uint16_t flags, const uint64_t *args,
+                           MCMGPUCmdOut *out)
+{
     return MCMGPU_CMPL_OK;
 }
 
-static void mcmgpu_trace_free(MCMGPUState *s)
+static uint32_t mcmgpu_ctx_create(MCMGPUState *s, MCMGPUContext *ctx,
+                                  uint16_t flags, const uint64_t *args,
+                                  MCMGPUCmdOut *out)
 {
-    g_free(s->trace);
-    s->trace = NULL;
-    s->trace_total = 0;
-    s->trace_loaded = 0;
+    uint32_t id;
+
+    for (id = 1; id <= s->contexts; id++) {
+        if (!s->ctx[id - 1]) {
+            mcmgpu_ctx_new(s, id);
+            out->result = id;
+            return MCMGPU_CMPL_OK;
+        }
+    }
+    return MCMGPU_CMPL_NO_CONTEXT;
 }
 
-static uint32_t mcmgpu_trace_load(MCMGPUState *s, const uint64_t *args)
+static uint32_t mcmgpu_ctx_destroy(MCMGPUState *s, MCMGPUContext *ctx,
+                                   uint16_t flags, const uint64_t *args,
+                                   MCMGPUCmdOut *out)
 {
-    uint64_t host = args[0], off = args[1], len = args[2], total = args[3];
-
-    if (off == 0) {
-        mcmgpu_trace_free(s);
-        if (total == 0 || total > FP_TRACE_MAX_BYTES) {
-            return MCMGPU_CMPL_BAD_LENGTH;
-        }
-        s->trace = g_try_malloc(total);
-        if (!s->trace) {
-            return MCMGPU_CMPL_NO_MEMORY;
-        }
-        s->trace_total = total;
-    }
-    if (!s->trace || total != s->trace_total || off != s->trace_loaded ||
-        len == 0 || len > MCMGPU_DMA_MAX_LEN || len > total - off) {
-        return MCMGPU_CMPL_BAD_LENGTH;
-    }
-    if (mcmgpu_host_read(s, host, s->trace + off, len) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
-    s->trace_loaded += len;
+    mcmgpu_ctx_free(s, ctx->id);
     return MCMGPU_CMPL_OK;
 }
 
-/* De-packetized FinePack sub-packets land in the destination chiplet. */
-static void mcmgpu_fp_write(void *ctx, u32 dst, u64 addr, const u8 *data,
-                            u32 len)
+/* args[0] a window: raise its PING event, for the aux drivers' test. */
+static uint32_t mcmgpu_ping(MCMGPUState *s, MCMGPUContext *ctx,
+                            uint16_t flags, const uint64_t *args,
+                            MCMGPUCmdOut *out)
 {
-    MCMGPUState *s = ctx;
-    uint64_t gpu = dst * s->vram_per_chiplet + addr;
-
-    memcpy(s->vram_ptr + gpu, data, len);
-    memory_region_set_dirty(&s->vram, gpu, len);
-}
-
-static uint32_t mcmgpu_finepack_run(MCMGPUState *s, const uint64_t *args,
-                                    uint64_t *result, uint64_t *cycles)
-{
-    struct fp_config cfg = {
-        .chiplets = s->chiplets,
-        .subheader = MCMGPU_FP_CFG_SUBHEADER(args[1]),
-        .overhead = MCMGPU_FP_CFG_OVERHEAD(args[1]),
-        .vram_per_chiplet = s->vram_per_chiplet,
-    };
-    struct fp_sink sink = { .ctx = s, .write = mcmgpu_fp_write };
-    g_autofree struct fp_replay_result *res = g_new0(struct fp_replay_result,
-                                                     1);
-    g_autofree struct fp_model *model = NULL;
-    g_autofree uint8_t *written = NULL;
-    struct fp_trace_view view;
-    struct fp_error err;
-    uint32_t st = MCMGPU_CMPL_OK;
-
-    if (!s->trace || args[0] != s->trace_total ||
-        s->trace_loaded != s->trace_total) {
-        return MCMGPU_CMPL_NO_TRACE;
+    if (args[0] >= MCMGPU_WINDOWS || !s->window[args[0]].engine) {
+        return MCMGPU_CMPL_BAD_ARG;
     }
-    if (fp_trace_check(s->trace, s->trace_total, &cfg, &view, &err)) {
-        res->error_record = err.record;
-        res->error_value = err.value;
-        pstrcpy(res->error, sizeof(res->error), err.what);
-        *result = err.record;
-        st = MCMGPU_CMPL_BAD_TRACE;
-    } else {
-        model = g_try_malloc0(sizeof(*model));
-        written = g_try_malloc0(fp_bitmap_bytes(&cfg));
-        if (!model || !written) {
-            mcmgpu_trace_free(s);
-            return MCMGPU_CMPL_NO_MEMORY;
-        }
-        fp_model_init(model, &cfg, &sink, written);
-        fp_model_run(model, &view);
-        res->stats = model->stats;
-        /* Link time at 16 B per device cycle (PCIe 4.0 x16 at 2 GHz). */
-        *cycles = (res->stats.wire_payload + res->stats.wire_subheader +
-                   res->stats.wire_overhead + res->stats.wire_padding) / 16;
-        *result = res->stats.records;
-    }
-    mcmgpu_trace_free(s);
-    if (mcmgpu_host_write(s, args[2], res, sizeof(*res)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
-    return st;
-}
-
-static void mcmgpu_cp_free(MCMGPUState *s)
-{
-    g_free(s->cp);
-    g_free(s->cp_arena);
-    s->cp = NULL;
-    s->cp_arena = NULL;
-}
-
-/* A refused reset changes nothing: the running sequence stays. */
-static uint32_t mcmgpu_cp_reset(MCMGPUState *s, const struct cpe_record *r,
-                                struct cpe_launch_result *res)
-{
-    struct cpe_config cfg;
-    const char *why;
-
-    if (!cpe_reset_check(r, &why)) {
-        pstrcpy(res->error, sizeof(res->error), why);
-        return MCMGPU_CMPL_BAD_LAUNCH;
-    }
-    if (r->chiplets > s->chiplets) {
-        pstrcpy(res->error, sizeof(res->error),
-                "chiplets: more than the device has");
-        return MCMGPU_CMPL_BAD_LAUNCH;
-    }
-    mcmgpu_cp_free(s);
-    cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
-    s->cp = g_try_malloc0(sizeof(*s->cp));
-    s->cp_arena = g_try_malloc0(cpe_arena_bytes(&cfg));
-    if (!s->cp || !s->cp_arena) {
-        mcmgpu_cp_free(s);
-        return MCMGPU_CMPL_NO_MEMORY;
-    }
-    cpe_model_init(s->cp, &cfg, s->cp_arena);
+    qemu_mutex_lock(&s->lock);
+    s->window[args[0]].pings++;
+    qemu_mutex_unlock(&s->lock);
+    mcmgpu_window_raise(s, args[0], MCMGPU_WIN_IRQ_PING);
     return MCMGPU_CMPL_OK;
 }
 
-/* One launch record through the global command processor model. */
-static uint32_t mcmgpu_cp_launch(MCMGPUState *s, const uint64_t *args,
-                                 uint64_t *cycles)
-{
-    g_autofree struct cpe_record *r = g_new0(struct cpe_record, 1);
-    g_autofree struct cpe_launch_result *res =
-        g_new0(struct cpe_launch_result, 1);
-    uint64_t before = s->cp ? s->cp->stats.modeled_cycles : 0;
-    struct cpe_error err;
-    uint32_t st = MCMGPU_CMPL_OK;
+static const MCMGPUCommand mcmgpu_core_commands[] = {
+    { MCMGPU_OP_NOP, "NOP", 0, false, mcmgpu_nop },
+    { MCMGPU_OP_CTX_CREATE, "CTX_CREATE", 0, false, mcmgpu_ctx_create },
+    { MCMGPU_OP_CTX_DESTROY, "CTX_DESTROY", 0, true, mcmgpu_ctx_destroy },
+    { MCMGPU_OP_PING, "PING", 0, false, mcmgpu_ping },
+    { 0 }
+};
 
-    if (mcmgpu_host_read(s, args[0], r, sizeof(*r)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
+static const MCMGPUCommand *mcmgpu_find_command(uint16_t opcode)
+{
+    const MCMGPUCommand *c;
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        for (c = mcmgpu_engines[i]->commands; c && c->name; c++) {
+            if (c->opcode == opcode) {
+                return c;
+            }
+        }
     }
-    if (r->type == CPE_REC_RESET) {
-        st = mcmgpu_cp_reset(s, r, res);
-    } else if (!s->cp) {
-        pstrcpy(res->error, sizeof(res->error),
-                "type: no sequence (send a reset record first)");
-        st = MCMGPU_CMPL_BAD_LAUNCH;
-    } else if (cpe_record_check(s->cp, r, &err)) {
-        res->error_arg = err.arg;
-        res->error_value = err.value;
-        pstrcpy(res->error, sizeof(res->error), err.what);
-        st = MCMGPU_CMPL_BAD_LAUNCH;
-    } else if (r->type == CPE_REC_END) {
-        cpe_model_finish(s->cp);
-    } else {
-        cpe_model_record(s->cp, r);
-    }
-    if (s->cp) {
-        res->stats = s->cp->stats;
-        *cycles = s->cp->stats.modeled_cycles - before;
-    }
-    if (mcmgpu_host_write(s, args[1], res, sizeof(*res)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
-    return st;
+    return NULL;
 }
 
+/* Decode, check what every command shares, and run it; worker thread. */
 static uint32_t mcmgpu_execute(MCMGPUState *s, const struct mcmgpu_hw_cmd *cmd,
-                               uint64_t *result, uint64_t *cycles)
+                               MCMGPUCmdOut *out)
 {
-    uint16_t opcode = le16_to_cpu(cmd->opcode);
     uint16_t flags = le16_to_cpu(cmd->flags);
+    uint32_t ctx_id = le32_to_cpu(cmd->ctx);
+    const MCMGPUCommand *c = mcmgpu_find_command(le16_to_cpu(cmd->opcode));
     uint64_t args[ARRAY_SIZE(cmd->args)];
+    MCMGPUContext *ctx = NULL;
     size_t i;
 
-    if (cmd->reserved) {
-        return MCMGPU_CMPL_BAD_RESERVED;
+    if (!c) {
+        return MCMGPU_CMPL_BAD_OPCODE;
+    }
+    if (flags & ~c->flags) {
+        return MCMGPU_CMPL_BAD_FLAGS;
+    }
+    if (c->context) {
+        ctx = mcmgpu_ctx_lookup(s, ctx_id);
+        if (!ctx) {
+            return MCMGPU_CMPL_BAD_CONTEXT;
+        }
+    } else if (ctx_id) {
+        return MCMGPU_CMPL_BAD_CONTEXT;
     }
     for (i = 0; i < ARRAY_SIZE(args); i++) {
         args[i] = le64_to_cpu(cmd->args[i]);
     }
-    switch (opcode) {
-    case MCMGPU_OP_NOP:
-        return flags ? MCMGPU_CMPL_BAD_FLAGS : MCMGPU_CMPL_OK;
-    case MCMGPU_OP_DMA_COPY:
-        return mcmgpu_do_dma(s, flags, args, result, cycles);
-    case MCMGPU_OP_TRACE_LOAD:
-        return flags ? MCMGPU_CMPL_BAD_FLAGS : mcmgpu_trace_load(s, args);
-    case MCMGPU_OP_FINEPACK_RUN:
-        return flags ? MCMGPU_CMPL_BAD_FLAGS :
-               mcmgpu_finepack_run(s, args, result, cycles);
-    case MCMGPU_OP_CP_LAUNCH:
-        return flags ? MCMGPU_CMPL_BAD_FLAGS :
-               mcmgpu_cp_launch(s, args, cycles);
-    default:
-        return MCMGPU_CMPL_BAD_OPCODE;
-    }
+    return c->run(s, ctx, flags, args, out);
 }
 
-/* Engine state of the previous reset generation goes; worker only. */
+/* Every context goes with a reset; worker only (or with it stopped). */
 static void mcmgpu_engines_reset(MCMGPUState *s)
 {
-    mcmgpu_trace_free(s);
-    mcmgpu_cp_free(s);
+    uint32_t id;
+
+    for (id = 1; id <= s->contexts; id++) {
+        if (s->ctx[id - 1]) {
+            mcmgpu_ctx_free(s, id);
+        }
+    }
 }
 
 /* A command the worker took from the ring, with where it came from. */
@@ -473,7 +506,7 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
 {
     struct mcmgpu_hw_cmd cmd;
     struct mcmgpu_hw_cmpl cmpl = { 0 };
-    uint64_t result = 0, cycles = 0;
+    MCMGPUCmdOut out = { 0 };
 
     if (mcmgpu_host_read(s, job->ring_base +
                          (uint64_t)job->slot * MCMGPU_HW_CMD_SIZE,
@@ -486,8 +519,8 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
     trace_mcmgpu_cmd_start(job->slot, le16_to_cpu(cmd.opcode),
                            le64_to_cpu(cmd.seq));
     *st = job->fail ? MCMGPU_CMPL_INJECTED_FAULT :
-          mcmgpu_execute(s, &cmd, &result, &cycles);
-    trace_mcmgpu_cmd_done(job->slot, *st, result, cycles);
+          mcmgpu_execute(s, &cmd, &out);
+    trace_mcmgpu_cmd_done(job->slot, *st, out.result, out.cycles);
     if (*st != MCMGPU_CMPL_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: command opcode 0x%x seq %"
                       PRIu64 " refused: status %u\n",
@@ -500,8 +533,8 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
     }
     cmpl.seq = cmd.seq;
     cmpl.status = cpu_to_le32(*st);
-    cmpl.result = cpu_to_le64(result);
-    cmpl.cycles = cpu_to_le64(cycles);
+    cmpl.result = cpu_to_le64(out.result);
+    cmpl.cycles = cpu_to_le64(out.cycles);
     if (mcmgpu_host_write(s, job->cmpl_base +
                           (uint64_t)job->slot * MCMGPU_HW_CMPL_SIZE,
                           &cmpl, sizeof(cmpl)) != MEMTX_OK) {
@@ -604,6 +637,13 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
 /* s->lock held. The worker drops engine state and any command in flight. */
 static void mcmgpu_reset_regs(MCMGPUState *s)
 {
+    int w;
+
+    for (w = 0; w < MCMGPU_WINDOWS; w++) {
+        s->window[w].irq_status = 0;
+        s->window[w].irq_mask = 0;
+        s->window[w].pings = 0;
+    }
     qatomic_inc(&s->reset_gen);
     trace_mcmgpu_reset(s->reset_gen);
     mcmgpu_kick(s);
@@ -642,6 +682,17 @@ static uint64_t mcmgpu_chiplet_reg(MCMGPUState *s, hwaddr addr)
     return (off % 8) ? v >> 32 : (uint32_t)v;
 }
 
+static uint32_t mcmgpu_features(void)
+{
+    uint32_t f = 0;
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        f |= mcmgpu_engines[i]->feature;
+    }
+    return f;
+}
+
 static uint64_t mcmgpu_reg_read(MCMGPUState *s, hwaddr addr)
 {
     switch (addr) {
@@ -652,8 +703,9 @@ static uint64_t mcmgpu_reg_read(MCMGPUState *s, hwaddr addr)
     case MCMGPU_REG_CHIPLETS:
         return s->chiplets;
     case MCMGPU_REG_FEATURES:
-        return MCMGPU_FEAT_DMA_COPY | MCMGPU_FEAT_FINEPACK |
-               MCMGPU_FEAT_CPELIDE;
+        return mcmgpu_features();
+    case MCMGPU_REG_CONTEXTS:
+        return s->contexts;
     case MCMGPU_REG_VRAM_PER_CHIPLET_LO:
         return (uint32_t)s->vram_per_chiplet;
     case MCMGPU_REG_VRAM_PER_CHIPLET_HI:
@@ -785,6 +837,113 @@ static const MemoryRegionOps mcmgpu_mmio_ops = {
     },
 };
 
+/* The common registers of a window; the rest is its engine's. */
+static uint64_t mcmgpu_window_read(void *opaque, hwaddr off, unsigned size)
+{
+    MCMGPUWindow *w = opaque;
+    MCMGPUState *s = w->s;
+    const MCMGPUEngine *e = w->engine;
+    uint64_t val = 0;
+
+    qemu_mutex_lock(&s->lock);
+    switch (off) {
+    case MCMGPU_WIN_IDENT:
+        val = e->window_ident;
+        break;
+    case MCMGPU_WIN_VECTOR:
+        val = mcmgpu_window_vector(e->window);
+        break;
+    case MCMGPU_WIN_IRQ_STATUS:
+        val = w->irq_status;
+        break;
+    case MCMGPU_WIN_IRQ_MASK:
+        val = w->irq_mask;
+        break;
+    case MCMGPU_WIN_PINGS:
+        val = w->pings;
+        break;
+    default:
+        if (off >= MCMGPU_WIN_ENGINE && e->window_read) {
+            val = e->window_read(s, off);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: read of unknown %s "
+                          "window register 0x%" HWADDR_PRIx "\n", e->name,
+                          off);
+        }
+        break;
+    }
+    qemu_mutex_unlock(&s->lock);
+    trace_mcmgpu_mmio_read(MCMGPU_WINDOW(e->window) + off, val);
+    return val;
+}
+
+static void mcmgpu_window_write(void *opaque, hwaddr off, uint64_t val,
+                                unsigned size)
+{
+    MCMGPUWindow *w = opaque;
+    MCMGPUState *s = w->s;
+    const MCMGPUEngine *e = w->engine;
+
+    trace_mcmgpu_mmio_write(MCMGPU_WINDOW(e->window) + off, val);
+    qemu_mutex_lock(&s->lock);
+    switch (off) {
+    case MCMGPU_WIN_IRQ_STATUS:
+        w->irq_status &= ~val;
+        break;
+    case MCMGPU_WIN_IRQ_MASK:
+        w->irq_mask = val;
+        qemu_bh_schedule(s->irq_bh);
+        break;
+    default:
+        if (off >= MCMGPU_WIN_ENGINE && e->window_write) {
+            e->window_write(s, off, val);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: write of 0x%" PRIx64
+                          " to read-only or unknown %s window register 0x%"
+                          HWADDR_PRIx "\n", val, e->name, off);
+        }
+        break;
+    }
+    qemu_mutex_unlock(&s->lock);
+}
+
+static const MemoryRegionOps mcmgpu_window_ops = {
+    .read = mcmgpu_window_read,
+    .write = mcmgpu_window_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void mcmgpu_windows_init(MCMGPUState *s)
+{
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        const MCMGPUEngine *e = mcmgpu_engines[i];
+        MCMGPUWindow *w;
+        g_autofree char *name = NULL;
+
+        if (e->window < 0) {
+            continue;
+        }
+        w = &s->window[e->window];
+        w->s = s;
+        w->engine = e;
+        name = g_strdup_printf("mcmgpu-%s", e->name);
+        memory_region_init_io(&w->mr, OBJECT(s), &mcmgpu_window_ops, w, name,
+                              MCMGPU_WINDOW_SIZE);
+        memory_region_add_subregion(&s->bar0, MCMGPU_WINDOW(e->window),
+                                    &w->mr);
+    }
+}
+
 /*
  * A stopped VM must not see its memory change (migration saves it), so
  * the worker finishes the command in flight and starts no other.
@@ -803,6 +962,15 @@ static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
     qemu_mutex_unlock(&s->lock);
 }
 
+static void mcmgpu_msix_use(PCIDevice *pdev)
+{
+    unsigned v;
+
+    for (v = 0; v < MCMGPU_MSIX_VECTORS; v++) {
+        msix_vector_use(pdev, v);
+    }
+}
+
 static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
 {
     ERRP_GUARD();
@@ -813,6 +981,11 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
         s->chiplets > MCMGPU_MAX_CHIPLETS) {
         error_setg(errp, "mcmgpu: chiplets=%u out of range %d..%d",
                    s->chiplets, MCMGPU_MIN_CHIPLETS, MCMGPU_MAX_CHIPLETS);
+        return;
+    }
+    if (s->contexts < 1 || s->contexts > MCMGPU_MAX_CONTEXTS) {
+        error_setg(errp, "mcmgpu: contexts=%u out of range 1..%d",
+                   s->contexts, MCMGPU_MAX_CONTEXTS);
         return;
     }
     if (s->vram_per_chiplet < MCMGPU_MIN_VRAM_PER_CHIPLET ||
@@ -835,6 +1008,7 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
     memory_region_init_io(&s->regs, OBJECT(s), &mcmgpu_mmio_ops, s,
                           "mcmgpu-regs", MCMGPU_REGS_MMIO_SIZE);
     memory_region_add_subregion(&s->bar0, 0, &s->regs);
+    mcmgpu_windows_init(s);
     pci_register_bar(pdev, MCMGPU_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
 
@@ -854,7 +1028,7 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
                   MCMGPU_MSIX_PBA_OFFSET, 0, errp)) {
         return;
     }
-    msix_vector_use(pdev, MCMGPU_MSIX_VEC_CMD);
+    mcmgpu_msix_use(pdev);
 
     if (pcie_endpoint_cap_init(pdev, MCMGPU_PCIE_CAP_OFFSET) < 0) {
         error_setg(errp, "mcmgpu: cannot add the PCIe capability");
@@ -862,6 +1036,8 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
+    s->ctx = g_new0(MCMGPUContext *, s->contexts);
+    s->ctx_live = g_new0(uint8_t, s->contexts);
     s->irq_bh = qemu_bh_new_guarded(mcmgpu_irq_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
     qemu_mutex_init(&s->lock);
@@ -888,6 +1064,8 @@ static void mcmgpu_exit(PCIDevice *pdev)
     qemu_cond_destroy(&s->work_cond);
     qemu_mutex_destroy(&s->lock);
     mcmgpu_engines_reset(s);
+    g_free(s->ctx);
+    g_free(s->ctx_live);
     pcie_cap_exit(pdev);
     msix_uninit(pdev, &s->bar0, &s->bar0);
 }
@@ -900,12 +1078,28 @@ static void mcmgpu_reset(DeviceState *dev)
     mcmgpu_reset_regs(s);
     qemu_mutex_unlock(&s->lock);
     msix_reset(PCI_DEVICE(s));
-    msix_vector_use(PCI_DEVICE(s), MCMGPU_MSIX_VEC_CMD);
+    mcmgpu_msix_use(PCI_DEVICE(s));
 }
 
+/* The VM is stopped, so the worker is idle (mcmgpu_vm_change). */
+static int mcmgpu_pre_save(void *opaque)
+{
+    MCMGPUState *s = opaque;
+    uint32_t i;
+
+    qemu_mutex_lock(&s->lock);
+    for (i = 0; i < s->contexts; i++) {
+        s->ctx_live[i] = s->ctx[i] != NULL;
+    }
+    qemu_mutex_unlock(&s->lock);
+    return 0;
+}
+
+/* Contexts come back empty: engines keep nothing across migration. */
 static int mcmgpu_post_load(void *opaque, int version_id)
 {
     MCMGPUState *s = opaque;
+    uint32_t id;
 
     if ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
         (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
@@ -913,16 +1107,45 @@ static int mcmgpu_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     qemu_mutex_lock(&s->lock);
+    if (s->engine_gen != s->reset_gen) {
+        s->engine_gen = s->reset_gen;
+        mcmgpu_engines_reset(s);
+    }
+    for (id = 1; id <= s->contexts; id++) {
+        if (s->ctx_live[id - 1] && !s->ctx[id - 1]) {
+            mcmgpu_ctx_new(s, id);
+        } else if (!s->ctx_live[id - 1] && s->ctx[id - 1]) {
+            mcmgpu_ctx_free(s, id);
+        }
+    }
     mcmgpu_kick(s);
     qemu_mutex_unlock(&s->lock);
     return 0;
 }
 
-static const VMStateDescription vmstate_mcmgpu = {
-    .name = "mcmgpu",
+static const VMStateDescription vmstate_mcmgpu_window = {
+    .name = "mcmgpu/window",
     .version_id = 1,
     .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(irq_status, MCMGPUWindow),
+        VMSTATE_UINT32(irq_mask, MCMGPUWindow),
+        VMSTATE_UINT32(pings, MCMGPUWindow),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* Engines with a VMState of their own, as subsections (class init). */
+static const VMStateDescription *
+mcmgpu_engine_vmsds[ARRAY_SIZE(mcmgpu_engines) + 1];
+
+static const VMStateDescription vmstate_mcmgpu = {
+    .name = "mcmgpu",
+    .version_id = 2,
+    .minimum_version_id = 2,
+    .pre_save = mcmgpu_pre_save,
     .post_load = mcmgpu_post_load,
+    .subsections = mcmgpu_engine_vmsds,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, MCMGPUState),
         VMSTATE_MSIX(parent_obj, MCMGPUState),
@@ -938,6 +1161,9 @@ static const VMStateDescription vmstate_mcmgpu = {
         VMSTATE_UINT32(cmd_count, MCMGPUState),
         VMSTATE_UINT32(err_count, MCMGPUState),
         VMSTATE_UINT32(fault_inject, MCMGPUState),
+        VMSTATE_VBUFFER_UINT32(ctx_live, MCMGPUState, 2, NULL, contexts),
+        VMSTATE_STRUCT_ARRAY(window, MCMGPUState, MCMGPU_WINDOWS, 2,
+                             vmstate_mcmgpu_window, MCMGPUWindow),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -947,6 +1173,8 @@ static Property mcmgpu_properties[] = {
                        MCMGPU_DEFAULT_CHIPLETS),
     DEFINE_PROP_SIZE("vram-per-chiplet", MCMGPUState, vram_per_chiplet,
                      MCMGPU_DEFAULT_VRAM_PER_CHIPLET),
+    DEFINE_PROP_UINT32("contexts", MCMGPUState, contexts,
+                       MCMGPU_DEFAULT_CONTEXTS),
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -954,6 +1182,15 @@ static void mcmgpu_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    int i, n = 0;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        /* Each engine says how it migrates, or why it need not. */
+        assert(mcmgpu_engines[i]->vmsd || mcmgpu_engines[i]->not_migrated);
+        if (mcmgpu_engines[i]->vmsd) {
+            mcmgpu_engine_vmsds[n++] = mcmgpu_engines[i]->vmsd;
+        }
+    }
 
     k->realize = mcmgpu_realize;
     k->exit = mcmgpu_exit;

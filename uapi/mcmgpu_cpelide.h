@@ -10,61 +10,64 @@
 
 #include <linux/types.h>
 
-#define CPE_MAX_CHIPLETS	8
-#define CPE_MAX_ARGS		16	/* per launch descriptor */
-#define CPE_TABLE_ROWS		64	/* Chiplet Coherence Table */
-#define CPE_ROWS_PER_KERNEL	8	/* more arguments are coarsened */
+#include "mcmgpu_hw.h"	/* MCMGPU_MAX_CHIPLETS, struct mcmgpu_record_error */
 
-enum cpe_policy {
-	CPE_POLICY_BASELINE = 0,	/* INV every L2 at launch, FLUSH at completion */
-	CPE_POLICY_CPELIDE = 1,
-	CPE_POLICY_IDEAL = 2,		/* no L2 sync: the reuse bound */
-	CPE_POLICIES,
+#define MCMGPU_CPE_MAX_ARGS		16	/* per launch descriptor */
+#define MCMGPU_CPE_TABLE_ROWS		64	/* Chiplet Coherence Table */
+#define MCMGPU_CPE_ROWS_PER_KERNEL	8	/* more arguments are coarsened */
+#define MCMGPU_CPE_MAX_MEM_BYTES	(64ULL << 20)	/* per sequence */
+#define MCMGPU_CPE_MAX_PASSES		1024	/* per kernel */
+
+enum mcmgpu_cpe_policy {
+	MCMGPU_CPE_POLICY_BASELINE = 0,	/* INV every L2 at launch, FLUSH at completion */
+	MCMGPU_CPE_POLICY_CPELIDE = 1,
+	MCMGPU_CPE_POLICY_IDEAL = 2,		/* no L2 sync: the reuse bound */
+	MCMGPU_CPE_POLICIES,
 };
 
-enum cpe_record_type {
-	CPE_REC_RESET = 1,	/* start a sequence: policy, chiplets, memory */
-	CPE_REC_KERNEL = 2,
-	CPE_REC_HOST_READ = 3,	/* args[0]: the range the host reads */
-	CPE_REC_HOST_WRITE = 4,	/* args[0]: the range the host writes */
-	CPE_REC_END = 5,	/* final release */
+enum mcmgpu_cpe_record_type {
+	MCMGPU_CPE_REC_RESET = 1,	/* start a sequence: policy, chiplets, memory */
+	MCMGPU_CPE_REC_KERNEL = 2,
+	MCMGPU_CPE_REC_HOST_READ = 3,	/* args[0]: the range the host reads */
+	MCMGPU_CPE_REC_HOST_WRITE = 4,	/* args[0]: the range the host writes */
+	MCMGPU_CPE_REC_END = 5,	/* final release */
 };
 
-#define CPE_MODE_R		1
-#define CPE_MODE_RW		2
+#define MCMGPU_CPE_MODE_R		1
+#define MCMGPU_CPE_MODE_RW		2
 
-#define CPE_ARG_EVEN		0	/* split evenly over the kernel's chiplets */
-#define CPE_ARG_UNKNOWN		1	/* range not known: baseline sync */
-#define CPE_ARG_EXPLICIT	2	/* range[c] per chiplet; start > end: none */
+#define MCMGPU_CPE_ARG_EVEN		0	/* split evenly over the kernel's chiplets */
+#define MCMGPU_CPE_ARG_UNKNOWN		1	/* range not known: baseline sync */
+#define MCMGPU_CPE_ARG_EXPLICIT	2	/* range[c] per chiplet; start > end: none */
 
-struct cpe_range {
+struct mcmgpu_cpe_range {
 	__u64 start;
 	__u64 end;		/* inclusive */
 };
 
-struct cpe_arg {
+struct mcmgpu_cpe_arg {
 	__u64 base;		/* the object: GPU address and size */
 	__u64 size;
 	__u32 mode;		/* CPE_MODE_* */
 	__u32 kind;		/* CPE_ARG_* */
-	struct cpe_range range[CPE_MAX_CHIPLETS];	/* CPE_ARG_EXPLICIT */
+	struct mcmgpu_cpe_range range[MCMGPU_MAX_CHIPLETS];	/* MCMGPU_CPE_ARG_EXPLICIT */
 };
 
-struct cpe_record {
-	__u32 type;		/* enum cpe_record_type */
-	__u32 nargs;		/* kernel: 1..CPE_MAX_ARGS; host: 1 */
+struct mcmgpu_cpe_record {
+	__u32 type;		/* enum mcmgpu_cpe_record_type */
+	__u32 nargs;		/* kernel: 1..MCMGPU_CPE_MAX_ARGS; host: 1 */
 	__u32 chiplet_mask;	/* kernel: chiplets that run it */
 	__u32 stream;
 	__u32 passes;		/* kernel: sweeps over each range, >= 1 */
-	__u32 policy;		/* reset: enum cpe_policy */
+	__u32 policy;		/* reset: enum mcmgpu_cpe_policy */
 	__u32 chiplets;		/* reset: chiplet count */
 	__u32 reserved;
 	__u64 mem_bytes;	/* reset: bytes of GPU memory the sequence uses */
 	__u64 kernel_id;
-	struct cpe_arg args[CPE_MAX_ARGS];
+	struct mcmgpu_cpe_arg args[MCMGPU_CPE_MAX_ARGS];
 };
 
-struct cpe_stats {
+struct mcmgpu_cpe_stats {
 	__u64 kernels;
 	__u64 launches;			/* kernels + host records + end */
 	__u64 l2_invalidates;
@@ -94,12 +97,9 @@ struct cpe_stats {
 };
 
 /* What the device writes back after each launch record. */
-struct cpe_launch_result {
-	struct cpe_stats stats;
-	__u32 error_arg;	/* 1-based argument, 0 = the record itself */
-	__u32 reserved;
-	__u64 error_value;
-	char error[96];		/* "field: problem", NUL-terminated */
+struct mcmgpu_cpe_launch_result {
+	struct mcmgpu_cpe_stats stats;
+	struct mcmgpu_record_error error;	/* index: 1-based argument, 0 = record */
 };
 
 #endif /* _UAPI_MCMGPU_CPELIDE_H */

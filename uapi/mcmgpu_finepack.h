@@ -11,33 +11,40 @@
 
 #include <linux/types.h>
 
-#define FP_TRACE_MAGIC		0x52545046U	/* "FPTR" */
-#define FP_TRACE_VERSION	1
-#define FP_TRACE_MAX_BYTES	(256U << 20)	/* whole trace, device limit */
-#define FP_STORE_MAX_LEN	(1U << 20)	/* one store record */
-#define FP_ATOMIC_MAX_LEN	16		/* within one 128 B line */
-#define FP_MAX_TOTAL_BYTES	(1ULL << 30)	/* sum of record lengths */
+#include "mcmgpu_hw.h"	/* struct mcmgpu_record_error */
 
-struct fp_trace_header {
-	__u32 magic;		/* FP_TRACE_MAGIC */
-	__u16 version;		/* FP_TRACE_VERSION */
-	__u16 header_size;	/* sizeof(struct fp_trace_header) */
-	__u32 record_size;	/* sizeof(struct fp_trace_record) */
+#define MCMGPU_FP_TRACE_MAGIC		0x52545046U	/* "FPTR" */
+#define MCMGPU_FP_TRACE_VERSION	1
+#define MCMGPU_FP_TRACE_MAX_BYTES	(256U << 20)	/* whole trace, device limit */
+#define MCMGPU_FP_STORE_MAX_LEN	(1U << 20)	/* one store record */
+#define MCMGPU_FP_ATOMIC_MAX_LEN	16		/* within one 128 B line */
+#define MCMGPU_FP_MAX_TOTAL_BYTES	(1ULL << 30)	/* sum of record lengths */
+#define MCMGPU_FP_SUBHEADER_MIN		2	/* sub-header bytes */
+#define MCMGPU_FP_SUBHEADER_MAX		6
+#define MCMGPU_FP_SUBHEADER_DEFAULT	5	/* 30-bit offset, 1 GiB window */
+#define MCMGPU_FP_OVERHEAD_ECRC		28	/* TLP: 16 B header, framing, LCRC, ECRC */
+#define MCMGPU_FP_OVERHEAD_NO_ECRC	24	/* the same without ECRC */
+
+struct mcmgpu_fp_trace_header {
+	__u32 magic;		/* MCMGPU_FP_TRACE_MAGIC */
+	__u16 version;		/* MCMGPU_FP_TRACE_VERSION */
+	__u16 header_size;	/* sizeof(struct mcmgpu_fp_trace_header) */
+	__u32 record_size;	/* sizeof(struct mcmgpu_fp_trace_record) */
 	__u32 reserved;		/* 0 */
 	__u64 nrecords;
 	__u64 data_size;
 };
 
-enum fp_record_type {
-	FP_REC_STORE = 1,	/* src dst addr len data */
-	FP_REC_LOAD = 2,	/* src dst addr len */
-	FP_REC_ATOMIC = 3,	/* src dst addr len data */
-	FP_REC_FENCE = 4,	/* src: system-scope release */
-	FP_REC_KERNEL_END = 5,
+enum mcmgpu_fp_record_type {
+	MCMGPU_FP_REC_STORE = 1,	/* src dst addr len data */
+	MCMGPU_FP_REC_LOAD = 2,	/* src dst addr len */
+	MCMGPU_FP_REC_ATOMIC = 3,	/* src dst addr len data */
+	MCMGPU_FP_REC_FENCE = 4,	/* src: system-scope release */
+	MCMGPU_FP_REC_KERNEL_END = 5,
 };
 
-struct fp_trace_record {
-	__u8 type;		/* enum fp_record_type */
+struct mcmgpu_fp_trace_record {
+	__u8 type;		/* enum mcmgpu_fp_record_type */
 	__u8 src;		/* source chiplet */
 	__u8 dst;		/* destination chiplet */
 	__u8 reserved;		/* 0 */
@@ -46,19 +53,19 @@ struct fp_trace_record {
 	__u64 data_off;		/* offset of the data in the data section */
 };
 
-enum fp_flush_reason {
-	FP_FLUSH_WINDOW,	/* piece outside the partition's window */
-	FP_FLUSH_PAYLOAD,	/* payload would exceed 4096 B */
-	FP_FLUSH_ENTRIES,	/* needs a 65th entry */
-	FP_FLUSH_FENCE,		/* system-scope fence of the source */
-	FP_FLUSH_KERNEL_END,	/* kernel end (and end of trace) */
-	FP_FLUSH_LOAD,		/* remote load to a queued line */
-	FP_FLUSH_ATOMIC,	/* remote atomic to a queued line */
-	FP_FLUSH_REASONS,
+enum mcmgpu_fp_flush_reason {
+	MCMGPU_FP_FLUSH_WINDOW,	/* piece outside the partition's window */
+	MCMGPU_FP_FLUSH_PAYLOAD,	/* payload would exceed 4096 B */
+	MCMGPU_FP_FLUSH_ENTRIES,	/* needs a 65th entry */
+	MCMGPU_FP_FLUSH_FENCE,		/* system-scope fence of the source */
+	MCMGPU_FP_FLUSH_KERNEL_END,	/* kernel end (and end of trace) */
+	MCMGPU_FP_FLUSH_LOAD,		/* remote load to a queued line */
+	MCMGPU_FP_FLUSH_ATOMIC,	/* remote atomic to a queued line */
+	MCMGPU_FP_FLUSH_REASONS,
 };
 
 /* Replay counters; identical from the device and from the host core. */
-struct fp_stats {
+struct mcmgpu_fp_stats {
 	__u64 records;
 	__u64 stores;		/* store records */
 	__u64 store_bytes;	/* bytes in store records */
@@ -75,7 +82,7 @@ struct fp_stats {
 	__u64 wire_subheader;
 	__u64 wire_overhead;	/* O per TLP */
 	__u64 wire_padding;	/* DW padding */
-	__u64 flushes[FP_FLUSH_REASONS];
+	__u64 flushes[MCMGPU_FP_FLUSH_REASONS];
 	/* baselines on the same trace */
 	__u64 plain_wire_bytes;
 	__u64 plain_tlps;
@@ -88,11 +95,9 @@ struct fp_stats {
 };
 
 /* What a replay writes back: the counters, or where the trace is bad. */
-struct fp_replay_result {
-	struct fp_stats stats;
-	__u64 error_record;	/* 1-based record number, 0 = header */
-	__u64 error_value;	/* the offending value */
-	char error[96];		/* "field: problem", NUL-terminated */
+struct mcmgpu_fp_replay_result {
+	struct mcmgpu_fp_stats stats;
+	struct mcmgpu_record_error error;	/* index: 1-based record, 0 = header */
 };
 
 #endif /* _UAPI_MCMGPU_FINEPACK_H */

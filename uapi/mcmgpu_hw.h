@@ -3,7 +3,13 @@
  * mcmgpu hardware interface: PCI identity, BAR0 registers, command ring and
  * completion formats. The QEMU device and the kernel drivers both include
  * this file; no register or format constant is defined anywhere else.
- * All multi-byte fields are little-endian.
+ *
+ * Byte order: every structure the device reads or writes by DMA is
+ * little-endian. The ring's descriptors and completions use __le types.
+ * The mechanism structures (traces, launch records, results) are shared
+ * with user space, which fills them in its native order and the driver
+ * copies them unchanged, so the device and the driver refuse to build for
+ * a big-endian host or guest (a compile-time check in each).
  */
 #ifndef MCMGPU_HW_H
 #define MCMGPU_HW_H
@@ -20,8 +26,10 @@
 #define MCMGPU_BAR_REGS_SIZE		0x10000
 #define MCMGPU_MSIX_TABLE_OFFSET	0x8000	/* MSI-X table in BAR0 */
 #define MCMGPU_MSIX_PBA_OFFSET		0x9000
-#define MCMGPU_MSIX_VECTORS		1
+#define MCMGPU_MSIX_VECTORS		3
 #define MCMGPU_MSIX_VEC_CMD		0	/* command completion / error */
+#define MCMGPU_MSIX_VEC_IOMMU		1	/* events of the IOMMU window */
+#define MCMGPU_MSIX_VEC_CXL_RC		2	/* events of the CXL RC window */
 
 #define MCMGPU_IDENT_MAGIC		0x474d434dU	/* "MCMG" */
 #define MCMGPU_HW_VERSION_MAJOR		1
@@ -58,6 +66,7 @@
 #define MCMGPU_REG_CMD_COUNT		0x050	/* RO: commands completed */
 #define MCMGPU_REG_ERR_COUNT		0x054	/* RO: commands failed */
 #define MCMGPU_REG_FAULT_INJECT		0x058	/* RW: MCMGPU_FAULT_*, for tests */
+#define MCMGPU_REG_CONTEXTS		0x05c	/* RO: contexts the device keeps */
 #define MCMGPU_REG_CHIPLET_BASE		0x100	/* per-chiplet memory window */
 #define MCMGPU_REG_CHIPLET_STRIDE	0x10
 #define MCMGPU_CHIPLET_MEM_BASE_LO	0x0	/* RO: GPU physical base */
@@ -66,6 +75,26 @@
 #define MCMGPU_CHIPLET_MEM_SIZE_HI	0xc
 #define MCMGPU_REG_CHIPLET(c, field) \
 	(MCMGPU_REG_CHIPLET_BASE + (c) * MCMGPU_REG_CHIPLET_STRIDE + (field))
+
+/*
+ * Register windows: an engine may own one 4 KiB window of BAR0, served by
+ * its own code. Each starts with the same four registers; the engine's own
+ * registers begin at MCMGPU_WIN_ENGINE. Events of a window raise its
+ * MSI-X vector.
+ */
+#define MCMGPU_WINDOW_BASE		0x1000
+#define MCMGPU_WINDOW_SIZE		0x1000
+#define MCMGPU_WINDOWS			2
+#define MCMGPU_WINDOW_IOMMU		0	/* Barre's IOMMU (barre_iommu.ko) */
+#define MCMGPU_WINDOW_CXL_RC		1	/* the CXL root complex (gpu_rc.ko) */
+#define MCMGPU_WINDOW(n)	(MCMGPU_WINDOW_BASE + (n) * MCMGPU_WINDOW_SIZE)
+#define MCMGPU_WIN_IDENT		0x000	/* RO: engine name, 4 ASCII bytes */
+#define MCMGPU_WIN_VECTOR		0x004	/* RO: the window's MSI-X vector */
+#define MCMGPU_WIN_IRQ_STATUS		0x008	/* RW1C: MCMGPU_WIN_IRQ_* */
+#define MCMGPU_WIN_IRQ_MASK		0x00c	/* RW: 1 = enabled */
+#define MCMGPU_WIN_PINGS		0x010	/* RO: PING commands received */
+#define MCMGPU_WIN_ENGINE		0x100	/* engine registers from here */
+#define MCMGPU_WIN_IRQ_PING		(1U << 0)	/* raised by MCMGPU_OP_PING */
 
 #define MCMGPU_FEAT_DMA_COPY		(1U << 0)
 #define MCMGPU_FEAT_FINEPACK		(1U << 1)
@@ -94,11 +123,16 @@
  */
 #define MCMGPU_STATUS_BUSY		(1U << 3)
 
-/* One command descriptor: 64 bytes in the ring. */
+/*
+ * One command descriptor: 64 bytes in the ring. A context holds what a
+ * mechanism keeps between commands (a trace, a launch sequence) for one
+ * client; the driver makes one per open file. Commands that use one name
+ * it in ctx; the others must leave ctx 0.
+ */
 struct mcmgpu_hw_cmd {
 	__le16 opcode;		/* MCMGPU_OP_* */
 	__le16 flags;		/* opcode specific */
-	__le32 reserved;	/* must be zero */
+	__le32 ctx;		/* context id, 0 = none */
 	__le64 seq;		/* echoed in the completion record */
 	__le64 args[6];
 };
@@ -111,27 +145,30 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_DMA_FLAG_TO_HOST		(1U << 0)	/* else host to GPU */
 #define MCMGPU_DMA_MAX_LEN		(64U << 20)	/* per command */
 /*
- * Load a trace into the device's trace buffer, in order: args[0] host
+ * Load a trace into the context's trace buffer, in order: args[0] host
  * address, args[1] offset (0 starts a new trace, else the bytes loaded so
  * far), args[2] length (<= MCMGPU_DMA_MAX_LEN), args[3] total trace length.
  */
 #define MCMGPU_OP_TRACE_LOAD		0x0002
 /*
- * Replay the loaded FinePack trace: args[0] total length (must match the
- * load), args[1] MCMGPU_FP_CFG(subheader, overhead), args[2] host address
- * of a struct fp_replay_result the device writes (also on BAD_TRACE).
+ * Replay the context's FinePack trace: args[0] total length (must match
+ * the load), args[1] sub-header bytes, args[2] TLP overhead bytes, args[3]
+ * host address of a struct mcmgpu_fp_replay_result the device writes (also
+ * on BAD_TRACE).
  */
 #define MCMGPU_OP_FINEPACK_RUN		0x0003
 /*
- * One record for the global command processor (struct cpe_record):
+ * One record for the global command processor (struct mcmgpu_cpe_record):
  * args[0] its host address, args[1] the host address of a struct
- * cpe_launch_result the device writes back (also on BAD_LAUNCH).
+ * mcmgpu_cpe_launch_result the device writes back (also on BAD_LAUNCH).
  */
 #define MCMGPU_OP_CP_LAUNCH		0x0004
-#define MCMGPU_FP_CFG(subheader, overhead) \
-	((__u64)(subheader) | (__u64)(overhead) << 8)
-#define MCMGPU_FP_CFG_SUBHEADER(cfg)	((cfg) & 0xff)
-#define MCMGPU_FP_CFG_OVERHEAD(cfg)	(((cfg) >> 8) & 0xff)
+/* Create a context (ctx 0): result = its id, 1..CONTEXTS. */
+#define MCMGPU_OP_CTX_CREATE		0x0005
+/* Destroy the context named in ctx and everything it holds. */
+#define MCMGPU_OP_CTX_DESTROY		0x0006
+/* Raise window args[0]'s PING event and vector (ctx 0): the aux drivers' test. */
+#define MCMGPU_OP_PING			0x0007
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {
@@ -156,6 +193,20 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_NO_TRACE		9	/* nothing (complete) loaded */
 #define MCMGPU_CMPL_INJECTED_FAULT	10	/* MCMGPU_FAULT_FAIL_NEXT */
 #define MCMGPU_CMPL_BAD_LAUNCH		11	/* result names the argument */
+#define MCMGPU_CMPL_NO_CONTEXT		12	/* every context is in use */
+#define MCMGPU_CMPL_BAD_CONTEXT		13	/* ctx not live, or not 0 */
+#define MCMGPU_CMPL_BAD_ARG		14	/* an argument out of its range */
+
+/*
+ * Where the device refused a record (a trace record, a launch argument),
+ * in the result every mechanism writes back: the command's status says
+ * which mechanism, index which record or argument.
+ */
+struct mcmgpu_record_error {
+	__u64 index;		/* 1-based; 0 = the header or the record itself */
+	__u64 value;		/* the offending value */
+	char what[96];		/* "field: problem", NUL-terminated */
+};
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

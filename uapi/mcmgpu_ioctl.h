@@ -51,18 +51,18 @@ struct mcmgpu_dma {
  * Replay a FinePack trace (uapi/mcmgpu_finepack.h) on the device: the
  * trace is validated whole before anything is applied, then its stores
  * are coalesced, packed, de-packetized and written into the destination
- * chiplets' memories. result_ptr receives a struct fp_replay_result, also
+ * chiplets' memories. result_ptr receives a struct mcmgpu_fp_replay_result, also
  * when the trace is rejected (EINVAL) so the bad record can be named.
  */
 struct mcmgpu_finepack_replay {
 	__u32 size;		/* sizeof(struct mcmgpu_finepack_replay) */
 	__u32 flags;		/* 0 */
 	__u64 trace_ptr;
-	__u64 trace_len;	/* 1..FP_TRACE_MAX_BYTES */
+	__u64 trace_len;	/* 1..MCMGPU_FP_TRACE_MAX_BYTES */
 	__u32 subheader;	/* 2..6 bytes */
 	__u32 overhead;		/* 24 or 28 bytes per TLP */
-	__u64 result_ptr;	/* struct fp_replay_result */
-	__u32 result_size;	/* sizeof(struct fp_replay_result) */
+	__u64 result_ptr;	/* struct mcmgpu_fp_replay_result */
+	__u32 result_size;	/* sizeof(struct mcmgpu_fp_replay_result) */
 	__u32 reserved;		/* 0 */
 };
 
@@ -73,16 +73,16 @@ struct mcmgpu_finepack_replay {
  * (uapi/mcmgpu_cpelide.h): a RESET that starts a sequence (policy,
  * chiplets, memory), a KERNEL with its chiplet set, stream and arguments,
  * HOST_READ/HOST_WRITE, or END (the final release). result_ptr receives a
- * struct cpe_launch_result: the counters so far, or on EINVAL the argument
+ * struct mcmgpu_cpe_launch_result: the counters so far, or on EINVAL the argument
  * and field the device refused.
  */
 struct mcmgpu_launch {
 	__u32 size;		/* sizeof(struct mcmgpu_launch) */
 	__u32 flags;		/* 0 */
-	__u64 record_ptr;	/* struct cpe_record */
-	__u32 record_size;	/* sizeof(struct cpe_record) */
-	__u32 result_size;	/* sizeof(struct cpe_launch_result) */
-	__u64 result_ptr;	/* struct cpe_launch_result */
+	__u64 record_ptr;	/* struct mcmgpu_cpe_record */
+	__u32 record_size;	/* sizeof(struct mcmgpu_cpe_record) */
+	__u32 result_size;	/* sizeof(struct mcmgpu_cpe_launch_result) */
+	__u64 result_ptr;	/* struct mcmgpu_cpe_launch_result */
 };
 
 #define MCMGPU_LAUNCH_SIZE_VER0		32

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* mcmgpu driver internals shared by the PCI, ring and char-device code. */
+/* mcmgpu driver internals shared by the PCI, ring, aux and ioctl code. */
 #ifndef MCMGPU_DRV_H
 #define MCMGPU_DRV_H
 
@@ -36,9 +36,6 @@ struct mcmgpu_device {
 	u32 chiplets;
 	u64 vram_per_chiplet;
 
-	/* Held across a whole FinePack upload and run: one device trace buffer. */
-	struct mutex trace_lock;
-
 	/* Serialises command submission and owns the bounce buffer. */
 	struct mutex cmd_lock;
 	struct mcmgpu_hw_cmd *ring;
@@ -65,21 +62,86 @@ struct mcmgpu_device {
 	struct mcmgpu_aux_dev *aux[MCMGPU_AUX_COUNT];
 };
 
+/* One open file: its device context and what it keeps there. */
+struct mcmgpu_file {
+	struct mcmgpu_device *mdev;
+	u32 ctx;		/* device context id */
+	/* One multi-command operation (a trace upload and run) at a time. */
+	struct mutex lock;
+};
+
 static inline u64 mcmgpu_vram_total(const struct mcmgpu_device *mdev)
 {
 	return (u64)mdev->chiplets * mdev->vram_per_chiplet;
 }
 
+/* How a command waits once submitted (see mcmgpu_ring.c). */
+enum mcmgpu_wait {
+	MCMGPU_WAIT_KILLABLE,		/* ioctls: only a fatal signal ends it */
+	MCMGPU_WAIT_UNINTERRUPTIBLE,	/* release and removal */
+};
+
+/* One device command; status and result are filled on completion. */
+struct mcmgpu_cmd {
+	u16 opcode;
+	u16 flags;
+	u32 ctx;
+	u64 args[6];
+	enum mcmgpu_wait wait;
+	u32 status;		/* out: MCMGPU_CMPL_* */
+	u64 result;		/* out */
+};
+
+/*
+ * The bounce-buffer round trip of one command: in_len bytes from user
+ * space go to the start of the buffer, args[in_arg] gets their bus
+ * address; args[out_arg] gets the bus address of out_len bytes after them,
+ * which go back to user space when the device completes the command with
+ * MCMGPU_CMPL_OK or report_status (a refusal that names its reason).
+ */
+struct mcmgpu_xfer {
+	const void __user *in;
+	u32 in_len;
+	int in_arg;		/* -1: none */
+	void __user *out;
+	u32 out_len;
+	int out_arg;		/* -1: none */
+	u32 report_status;
+	bool progress;		/* the call already had an effect */
+};
+
 void mcmgpu_device_put(struct mcmgpu_device *mdev);
 int mcmgpu_ring_init(struct mcmgpu_device *mdev);
 void mcmgpu_ring_stop(struct mcmgpu_device *mdev);
-int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, bool progress);
+int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, enum mcmgpu_wait wait,
+		     bool progress);
 void mcmgpu_cmd_end(struct mcmgpu_device *mdev);
-int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
-		  const u64 *args, unsigned int nargs, u64 *result);
+int mcmgpu_submit_locked(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c);
+int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c);
+int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
+		       const struct mcmgpu_xfer *x);
+int mcmgpu_status_errno(u32 status);
 irqreturn_t mcmgpu_irq(int irq, void *data);
+
+int mcmgpu_aux_create(struct mcmgpu_device *mdev);
+void mcmgpu_aux_destroy(struct mcmgpu_device *mdev);
 
 int mcmgpu_chardev_register(struct mcmgpu_device *mdev);
 void mcmgpu_chardev_unregister(struct mcmgpu_device *mdev);
+
+/* Extensible ioctl arguments: see uapi/mcmgpu_ioctl.h. */
+struct mcmgpu_ioctl_desc {
+	unsigned int nr;
+	const char *name;
+	u32 size;		/* the kernel's struct */
+	u32 size_ver0;		/* the smallest accepted */
+	/* arg: the kernel copy, zero-extended; copied back if copy_out. */
+	int (*handler)(struct mcmgpu_file *mf, void *arg, u32 usize);
+	bool copy_out;
+};
+
+int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize);
 
 #endif /* MCMGPU_DRV_H */

@@ -34,65 +34,6 @@ static void mcmgpu_put_action(void *data)
 	mcmgpu_device_put(data);
 }
 
-static void mcmgpu_aux_release(struct device *dev)
-{
-	kfree(to_mcmgpu_aux_dev(to_auxiliary_dev(dev)));
-}
-
-static const char * const mcmgpu_aux_names[MCMGPU_AUX_COUNT] = {
-	[MCMGPU_AUX_IOMMU] = MCMGPU_AUX_IOMMU_NAME,
-	[MCMGPU_AUX_CXL_RC] = MCMGPU_AUX_CXL_RC_NAME,
-};
-
-static void mcmgpu_aux_destroy(struct mcmgpu_device *mdev)
-{
-	int i;
-
-	for (i = MCMGPU_AUX_COUNT - 1; i >= 0; i--) {
-		if (!mdev->aux[i])
-			continue;
-		auxiliary_device_delete(&mdev->aux[i]->adev);
-		auxiliary_device_uninit(&mdev->aux[i]->adev);
-		mdev->aux[i] = NULL;
-	}
-}
-
-static int mcmgpu_aux_create(struct mcmgpu_device *mdev)
-{
-	struct mcmgpu_aux_dev *aux;
-	int i, ret;
-
-	for (i = 0; i < MCMGPU_AUX_COUNT; i++) {
-		aux = kzalloc(sizeof(*aux), GFP_KERNEL);
-		if (!aux) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		aux->regs = mdev->regs;
-		aux->chiplets = mdev->chiplets;
-		aux->vram_per_chiplet = mdev->vram_per_chiplet;
-		aux->adev.name = mcmgpu_aux_names[i];
-		aux->adev.id = mdev->id;
-		aux->adev.dev.parent = &mdev->pdev->dev;
-		aux->adev.dev.release = mcmgpu_aux_release;
-		ret = auxiliary_device_init(&aux->adev);
-		if (ret) {
-			kfree(aux);
-			goto err;
-		}
-		ret = auxiliary_device_add(&aux->adev);
-		if (ret) {
-			auxiliary_device_uninit(&aux->adev);
-			goto err;
-		}
-		mdev->aux[i] = aux;
-	}
-	return 0;
-err:
-	mcmgpu_aux_destroy(mdev);
-	return ret;
-}
-
 static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 {
 	struct device *dev = &mdev->pdev->dev;
@@ -139,7 +80,6 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	kref_init(&mdev->ref);
 	mutex_init(&mdev->cmd_lock);
-	mutex_init(&mdev->trace_lock);
 	init_rwsem(&mdev->remove_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;

@@ -9,7 +9,8 @@
  * Once the device holds a command, the wait for it ends only with the
  * completion, the timeout or a fatal signal (the process then never sees
  * a restart), so an SA_RESTART handler or a stop/continue cannot make the
- * kernel submit the same command twice.
+ * kernel submit the same command twice. Release and removal wait
+ * uninterruptibly: a dying process must still destroy its context.
  */
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
@@ -18,6 +19,7 @@
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
+#include <linux/uaccess.h>
 
 #include "mcmgpu.h"
 
@@ -107,16 +109,23 @@ static bool mcmgpu_slot_done(struct mcmgpu_device *mdev, u32 slot, u64 seq)
 }
 
 /*
- * Wait for one submitted command: 0, -EINTR (fatal signal only),
- * -ETIMEDOUT or -EIO (ring error). Never -ERESTARTSYS: see the rule above.
+ * Wait for one submitted command: 0, -EINTR (fatal signal, killable waits
+ * only), -ETIMEDOUT or -EIO (ring error). Never -ERESTARTSYS.
  */
-static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq)
+static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq,
+			    enum mcmgpu_wait wait)
 {
+	unsigned long timeout = msecs_to_jiffies(cmd_timeout_ms);
 	long left;
 
-	left = wait_event_killable_timeout(mdev->cmpl_wait,
-					   mcmgpu_slot_done(mdev, slot, seq),
-					   msecs_to_jiffies(cmd_timeout_ms));
+	if (wait == MCMGPU_WAIT_UNINTERRUPTIBLE)
+		left = wait_event_timeout(mdev->cmpl_wait,
+					  mcmgpu_slot_done(mdev, slot, seq),
+					  timeout);
+	else
+		left = wait_event_killable_timeout(mdev->cmpl_wait,
+						   mcmgpu_slot_done(mdev, slot, seq),
+						   timeout);
 	if (left < 0)
 		return -EINTR;
 	if (!left) {
@@ -142,11 +151,14 @@ static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq)
  * (an earlier chunk went through): then only a fatal signal may stop it,
  * with -EINTR; before any effect a signal gives -ERESTARTSYS.
  */
-int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, bool progress)
+int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, enum mcmgpu_wait wait,
+		     bool progress)
 {
 	int ret;
 
-	if (progress) {
+	if (wait == MCMGPU_WAIT_UNINTERRUPTIBLE) {
+		mutex_lock(&mdev->cmd_lock);
+	} else if (progress) {
 		if (mutex_lock_killable(&mdev->cmd_lock))
 			return -EINTR;
 	} else if (mutex_lock_interruptible(&mdev->cmd_lock)) {
@@ -155,7 +167,7 @@ int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, bool progress)
 	if (mdev->inflight) {
 		/* Left by a caller killed during its wait. */
 		ret = mcmgpu_wait_slot(mdev, mdev->inflight_slot,
-				       mdev->inflight_seq);
+				       mdev->inflight_seq, wait);
 		if (ret == -EINTR) {
 			mutex_unlock(&mdev->cmd_lock);
 			return ret;
@@ -170,34 +182,20 @@ void mcmgpu_cmd_end(struct mcmgpu_device *mdev)
 	mutex_unlock(&mdev->cmd_lock);
 }
 
-static int mcmgpu_cmpl_errno(u32 status)
-{
-	switch (status) {
-	case MCMGPU_CMPL_OK:
-		return 0;
-	case MCMGPU_CMPL_BAD_TRACE:
-	case MCMGPU_CMPL_BAD_LAUNCH:
-		return -EINVAL;
-	case MCMGPU_CMPL_NO_MEMORY:
-		return -ENOMEM;
-	default:
-		return -EIO;
-	}
-}
-
-/* Submit one command and wait for it; call between cmd_begin and cmd_end. */
-int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
-		  const u64 *args, unsigned int nargs, u64 *result)
+/*
+ * Submit one command and wait for it, between cmd_begin and cmd_end:
+ * 0 when the device completed it (c->status says how), or -errno when
+ * the ring did not deliver a completion.
+ */
+int mcmgpu_submit_locked(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
 {
 	struct mcmgpu_hw_cmd *cmd;
 	u64 seq = ++mdev->next_seq;
 	unsigned int i;
-	u32 status, slot;
+	u32 slot;
 	int ret;
 
 	lockdep_assert_held(&mdev->cmd_lock);
-	if (nargs > ARRAY_SIZE(cmd->args))
-		return -EINVAL;
 	/* A ring stopped since the last command is restarted first; an error
 	 * raised after the last completion belongs to no command now.
 	 */
@@ -208,17 +206,18 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
 	slot = mdev->tail;
 	cmd = &mdev->ring[slot];
 	memset(cmd, 0, sizeof(*cmd));
-	cmd->opcode = cpu_to_le16(opcode);
-	cmd->flags = cpu_to_le16(flags);
+	cmd->opcode = cpu_to_le16(c->opcode);
+	cmd->flags = cpu_to_le16(c->flags);
+	cmd->ctx = cpu_to_le32(c->ctx);
 	cmd->seq = cpu_to_le64(seq);
-	for (i = 0; i < nargs; i++)
-		cmd->args[i] = cpu_to_le64(args[i]);
+	for (i = 0; i < ARRAY_SIZE(cmd->args); i++)
+		cmd->args[i] = cpu_to_le64(c->args[i]);
 	/* Descriptor visible before the doorbell (writel orders it too). */
 	dma_wmb();
 	mdev->tail = (slot + 1) % MCMGPU_RING_ENTRIES;
 	writel(mdev->tail, mdev->regs + MCMGPU_REG_RING_TAIL);
 
-	ret = mcmgpu_wait_slot(mdev, slot, seq);
+	ret = mcmgpu_wait_slot(mdev, slot, seq, c->wait);
 	if (ret == -EINTR) {
 		mdev->inflight = true;
 		mdev->inflight_slot = slot;
@@ -228,14 +227,57 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, u16 opcode, u16 flags,
 	if (ret)
 		return ret;
 
-	status = le32_to_cpu(mdev->cmpl[slot].status);
+	c->status = le32_to_cpu(mdev->cmpl[slot].status);
+	c->result = le64_to_cpu(mdev->cmpl[slot].result);
 	mdev->commands_done++;
-	if (status != MCMGPU_CMPL_OK) {
+	if (c->status != MCMGPU_CMPL_OK) {
 		mdev->commands_failed++;
 		dev_dbg(&mdev->pdev->dev, "command %llu opcode %#x failed: status %u\n",
-			seq, opcode, status);
+			seq, c->opcode, c->status);
 	}
-	if (result)
-		*result = le64_to_cpu(mdev->cmpl[slot].result);
-	return mcmgpu_cmpl_errno(status);
+	return 0;
+}
+
+/* One command with no bounce-buffer data. */
+int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
+{
+	int ret = mcmgpu_cmd_begin(mdev, c->wait, false);
+
+	if (ret)
+		return ret;
+	ret = mcmgpu_submit_locked(mdev, c);
+	mcmgpu_cmd_end(mdev);
+	return ret;
+}
+
+/* One command whose data goes through the bounce buffer (mcmgpu.h). */
+int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
+		       const struct mcmgpu_xfer *x)
+{
+	dma_addr_t out_dma = mdev->bounce_dma + x->in_len;
+	void *out = mdev->bounce + x->in_len;
+	int ret;
+
+	if (x->in_len + x->out_len > MCMGPU_BOUNCE_SIZE)
+		return -EINVAL;
+	ret = mcmgpu_cmd_begin(mdev, c->wait, x->progress);
+	if (ret)
+		return ret;
+	if (x->in_len && copy_from_user(mdev->bounce, x->in, x->in_len)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	memset(out, 0, x->out_len);
+	if (x->in_arg >= 0)
+		c->args[x->in_arg] = mdev->bounce_dma;
+	if (x->out_arg >= 0)
+		c->args[x->out_arg] = out_dma;
+	ret = mcmgpu_submit_locked(mdev, c);
+	if (!ret && x->out_len &&
+	    (c->status == MCMGPU_CMPL_OK || c->status == x->report_status) &&
+	    copy_to_user(x->out, out, x->out_len))
+		ret = -EFAULT;
+out:
+	mcmgpu_cmd_end(mdev);
+	return ret;
 }

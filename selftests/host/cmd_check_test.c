@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
 #include "mcmgpu_cmd.h"
 #include "mcmgpu_hw.h"
 #include "mcmgpu_ioctl.h"
@@ -19,10 +20,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return mt_xorshift64(&rng);
 }
 
 TEST(geometry_total)

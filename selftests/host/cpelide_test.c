@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
 #include "cpelide.h"
 
 #define KIB 1024ULL
@@ -49,25 +50,25 @@ static u64 obj(int i)
 	return i * 64 * KIB;
 }
 
-static struct cpe_record kern(u32 mask)
+static struct mcmgpu_cpe_record kern(u32 mask)
 {
-	struct cpe_record r = { .type = CPE_REC_KERNEL, .chiplet_mask = mask,
+	struct mcmgpu_cpe_record r = { .type = MCMGPU_CPE_REC_KERNEL, .chiplet_mask = mask,
 				.passes = 1 };
 	return r;
 }
 
 /* Argument: object i, mode, chiplet c accesses [off, off + len). */
-static void arg_on(struct cpe_record *r, int i, u32 mode, u32 c, u64 off,
+static void arg_on(struct mcmgpu_cpe_record *r, int i, u32 mode, u32 c, u64 off,
 		   u64 len)
 {
-	struct cpe_arg *a = &r->args[r->nargs++];
+	struct mcmgpu_cpe_arg *a = &r->args[r->nargs++];
 	u32 d;
 
 	a->base = obj(i);
 	a->size = 64 * KIB;
 	a->mode = mode;
-	a->kind = CPE_ARG_EXPLICIT;
-	for (d = 0; d < CPE_MAX_CHIPLETS; d++) {
+	a->kind = MCMGPU_CPE_ARG_EXPLICIT;
+	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
 		a->range[d].start = 1;
 		a->range[d].end = 0;
 	}
@@ -75,9 +76,9 @@ static void arg_on(struct cpe_record *r, int i, u32 mode, u32 c, u64 off,
 	a->range[c].end = obj(i) + off + len - 1;
 }
 
-static void arg_even(struct cpe_record *r, int i, u32 mode, u32 kind)
+static void arg_even(struct mcmgpu_cpe_record *r, int i, u32 mode, u32 kind)
 {
-	struct cpe_arg *a = &r->args[r->nargs++];
+	struct mcmgpu_cpe_arg *a = &r->args[r->nargs++];
 
 	a->base = obj(i);
 	a->size = 64 * KIB;
@@ -85,7 +86,7 @@ static void arg_even(struct cpe_record *r, int i, u32 mode, u32 kind)
 	a->kind = kind;
 }
 
-static int run(struct sim *s, struct cpe_record r)
+static int run(struct sim *s, struct mcmgpu_cpe_record r)
 {
 	struct cpe_error err;
 
@@ -98,7 +99,7 @@ static int run(struct sim *s, struct cpe_record r)
 /* One chiplet touches [off, off+len) of object i. */
 static int touch(struct sim *s, u32 c, int i, u32 mode, u64 off, u64 len)
 {
-	struct cpe_record r = kern(1U << c);
+	struct mcmgpu_cpe_record r = kern(1U << c);
 
 	arg_on(&r, i, mode, c, off, len);
 	return run(s, r);
@@ -108,7 +109,7 @@ static int state_at(struct sim *s, u64 addr, u32 c)
 {
 	u32 k;
 
-	for (k = 0; k < CPE_TABLE_ROWS; k++)
+	for (k = 0; k < MCMGPU_CPE_TABLE_ROWS; k++)
 		if (s->m.row[k].used && s->m.row[k].base <= addr &&
 		    addr < s->m.row[k].end)
 			return s->m.row[k].state[c];
@@ -121,8 +122,8 @@ static int state(struct sim *s, int i, u32 c)
 }
 
 #define OPS(s) ((s)->m.stats.l2_invalidates + (s)->m.stats.l2_flushes)
-#define R CPE_MODE_R
-#define RW CPE_MODE_RW
+#define R MCMGPU_CPE_MODE_R
+#define RW MCMGPU_CPE_MODE_RW
 
 FIXTURE(cp) {
 	struct sim *s;
@@ -130,7 +131,7 @@ FIXTURE(cp) {
 
 FIXTURE_SETUP(cp)
 {
-	self->s = sim_new(3, CPE_POLICY_CPELIDE, 0);
+	self->s = sim_new(3, MCMGPU_CPE_POLICY_CPELIDE, 0);
 }
 
 FIXTURE_TEARDOWN(cp)
@@ -240,16 +241,16 @@ TEST_F(cp, invalidate_drops_valid_rows_keeps_dirty_and_frees_empty_rows)
 
 TEST(stream_like_elides_everything_until_the_final_flush)
 {
-	struct sim *c = sim_new(4, CPE_POLICY_CPELIDE, 0);
-	struct sim *b = sim_new(4, CPE_POLICY_BASELINE, 0);
+	struct sim *c = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
+	struct sim *b = sim_new(4, MCMGPU_CPE_POLICY_BASELINE, 0);
 	int k;
 
 	for (k = 0; k < 10; k++) {
-		struct cpe_record r = kern(0xf);
+		struct mcmgpu_cpe_record r = kern(0xf);
 
-		arg_even(&r, 0, R, CPE_ARG_EVEN);
-		arg_even(&r, 1, R, CPE_ARG_EVEN);
-		arg_even(&r, 2, RW, CPE_ARG_EVEN);
+		arg_even(&r, 0, R, MCMGPU_CPE_ARG_EVEN);
+		arg_even(&r, 1, R, MCMGPU_CPE_ARG_EVEN);
+		arg_even(&r, 2, RW, MCMGPU_CPE_ARG_EVEN);
 		ASSERT_EQ(0, run(c, r));
 		ASSERT_EQ(0, run(b, r));
 	}
@@ -273,7 +274,7 @@ TEST(stream_like_elides_everything_until_the_final_flush)
 
 TEST(producer_consumer_one_flush_no_invalidate)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
 
 	ASSERT_EQ(0, touch(s, 0, 0, RW, 0, 16384));
 	ASSERT_EQ(0, touch(s, 1, 0, R, 0, 16384));
@@ -288,21 +289,21 @@ TEST(producer_consumer_one_flush_no_invalidate)
 
 TEST(read_sharing_needs_no_operations)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
 	int k, c;
 
 	for (k = 0; k < 6; k++) {
-		struct cpe_record r = kern(0xf);
+		struct mcmgpu_cpe_record r = kern(0xf);
 
-		for (c = 0; c < CPE_MAX_CHIPLETS; c++)
+		for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
 			r.args[0].range[c] = c < 4 ?
-				(struct cpe_range){ obj(1), obj(1) + 65535 } :
-				(struct cpe_range){ 1, 0 };
+				(struct mcmgpu_cpe_range){ obj(1), obj(1) + 65535 } :
+				(struct mcmgpu_cpe_range){ 1, 0 };
 		r.nargs = 1;
 		r.args[0].base = obj(1);
 		r.args[0].size = 64 * KIB;
 		r.args[0].mode = R;
-		r.args[0].kind = CPE_ARG_EXPLICIT;
+		r.args[0].kind = MCMGPU_CPE_ARG_EXPLICIT;
 		ASSERT_EQ(0, run(s, r));
 	}
 	cpe_model_finish(&s->m);
@@ -315,7 +316,7 @@ TEST(read_sharing_needs_no_operations)
 
 static struct sim *write_after_remote_read(u32 mutate)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, mutate);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, mutate);
 
 	touch(s, 1, 0, R, 0, 4096);	/* chiplet 1 reads X: V */
 	touch(s, 0, 0, RW, 0, 4096);	/* chiplet 0 writes X: 1 -> S */
@@ -337,13 +338,13 @@ TEST(write_after_remote_read_one_invalidate_one_flush)
 
 TEST(unknown_range_falls_back_to_baseline_sync)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
-	struct cpe_record r = kern(0xf);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
+	struct mcmgpu_cpe_record r = kern(0xf);
 
 	ASSERT_EQ(0, touch(s, 0, 1, R, 0, 4096));
 	ASSERT_EQ(0, touch(s, 2, 2, R, 0, 4096));
 	ASSERT_EQ(2, cpe_table_rows_used(&s->m));
-	arg_even(&r, 0, RW, CPE_ARG_UNKNOWN);
+	arg_even(&r, 0, RW, MCMGPU_CPE_ARG_UNKNOWN);
 	ASSERT_EQ(0, run(s, r));
 	/* n invalidates at launch, n flushes at completion, as baseline. */
 	EXPECT_EQ(4, s->m.stats.l2_invalidates);
@@ -374,7 +375,7 @@ TEST(mutations_are_caught_by_the_oracle)
 	sim_free(s);
 
 	/* Dropped release: the consumer reads memory the producer never wrote back. */
-	s = sim_new(4, CPE_POLICY_CPELIDE, CPE_MUTATE_DROP_RELEASE);
+	s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, CPE_MUTATE_DROP_RELEASE);
 	touch(s, 0, 0, RW, 0, 16384);
 	touch(s, 1, 0, R, 0, 16384);
 	EXPECT_LT(0, s->m.stats.oracle_read_violations);
@@ -383,14 +384,14 @@ TEST(mutations_are_caught_by_the_oracle)
 
 TEST(coarsening_above_eight_arguments_stays_correct)
 {
-	struct sim *s = sim_new(2, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
 	int k, i;
 
 	for (k = 0; k < 4; k++) {
-		struct cpe_record r = kern(k % 2 ? 0x3 : 0x1);
+		struct mcmgpu_cpe_record r = kern(k % 2 ? 0x3 : 0x1);
 
 		for (i = 0; i < 12; i++)
-			arg_even(&r, i, (i + k) % 3 ? R : RW, CPE_ARG_EVEN);
+			arg_even(&r, i, (i + k) % 3 ? R : RW, MCMGPU_CPE_ARG_EVEN);
 		ASSERT_EQ(0, run(s, r));
 		EXPECT_GE(8, cpe_table_rows_used(&s->m) - 0);
 	}
@@ -402,7 +403,7 @@ TEST(coarsening_above_eight_arguments_stays_correct)
 
 TEST(table_overflow_evicts_with_syncs)
 {
-	struct sim *s = sim_new(2, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
 	int i;
 
 	s->m.cfg.table_rows = 9;
@@ -419,17 +420,17 @@ TEST(table_overflow_evicts_with_syncs)
 
 TEST(host_read_and_write_in_the_middle)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
-	struct cpe_record h = { .type = CPE_REC_HOST_READ, .nargs = 1 };
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
+	struct mcmgpu_cpe_record h = { .type = MCMGPU_CPE_REC_HOST_READ, .nargs = 1 };
 
 	ASSERT_EQ(0, touch(s, 0, 0, RW, 0, 4096));
 	ASSERT_EQ(0, touch(s, 1, 1, RW, 0, 4096));
 	h.args[0].base = obj(0);
 	h.args[0].size = 64 * KIB;
-	h.args[0].range[0] = (struct cpe_range){ obj(0), obj(0) + 4095 };
+	h.args[0].range[0] = (struct mcmgpu_cpe_range){ obj(0), obj(0) + 4095 };
 	ASSERT_EQ(0, run(s, h));
 	EXPECT_EQ(1, s->m.stats.l2_flushes);	/* only chiplet 0 */
-	h.type = CPE_REC_HOST_WRITE;
+	h.type = MCMGPU_CPE_REC_HOST_WRITE;
 	ASSERT_EQ(0, run(s, h));
 	EXPECT_EQ(CPE_S, state(s, 0, 0));
 	ASSERT_EQ(0, touch(s, 0, 0, R, 0, 4096));	/* sees the host's data */
@@ -440,15 +441,15 @@ TEST(host_read_and_write_in_the_middle)
 
 TEST(bad_records_are_rejected)
 {
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
 	struct cpe_error err;
-	struct cpe_record r = kern(0x3);
+	struct mcmgpu_cpe_record r = kern(0x3);
 
 	arg_on(&r, 0, RW, 0, 0, 4096);
-	r.args[0].range[1] = (struct cpe_range){ obj(0) + 4092, obj(0) + 8191 };
+	r.args[0].range[1] = (struct mcmgpu_cpe_range){ obj(0) + 4092, obj(0) + 8191 };
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
 	EXPECT_EQ(0, strncmp("race", err.what, 4));
-	r.args[0].range[1] = (struct cpe_range){ obj(0) + 4096, obj(0) + 8191 };
+	r.args[0].range[1] = (struct mcmgpu_cpe_range){ obj(0) + 4096, obj(0) + 8191 };
 	EXPECT_EQ(0, cpe_record_check(&s->m, &r, &err));
 	r.chiplet_mask = 0;
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
@@ -457,13 +458,13 @@ TEST(bad_records_are_rejected)
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
 	EXPECT_EQ(0, strncmp("chiplets: no such", err.what, 17));
 	r.chiplet_mask = 0x3;
-	r.args[0].range[1] = (struct cpe_range){ obj(0) + 4096, obj(1) + 8 };
+	r.args[0].range[1] = (struct mcmgpu_cpe_range){ obj(0) + 4096, obj(1) + 8 };
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
 	EXPECT_EQ(1, err.arg);
 	EXPECT_EQ(0, strncmp("range: outside", err.what, 14));
-	r.args[0].range[1] = (struct cpe_range){ obj(0) + 4097, obj(0) + 8191 };
+	r.args[0].range[1] = (struct mcmgpu_cpe_range){ obj(0) + 4097, obj(0) + 8191 };
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
-	r.args[0].range[1] = (struct cpe_range){ obj(0) + 4096, obj(0) + 8191 };
+	r.args[0].range[1] = (struct mcmgpu_cpe_range){ obj(0) + 4096, obj(0) + 8191 };
 	r.nargs = 17;
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
 	r.nargs = 1;
@@ -471,8 +472,8 @@ TEST(bad_records_are_rejected)
 	EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
 	/* 1024 passes over 16 x 1 MiB is too much work for one launch. */
 	r = kern(0xf);
-	for (int i = 0; i < CPE_MAX_ARGS; i++) {
-		arg_even(&r, 0, R, CPE_ARG_EVEN);
+	for (int i = 0; i < MCMGPU_CPE_MAX_ARGS; i++) {
+		arg_even(&r, 0, R, MCMGPU_CPE_ARG_EVEN);
 		r.args[i].base = 0;
 		r.args[i].size = 1 << 20;
 	}
@@ -491,14 +492,14 @@ TEST(bad_records_are_rejected)
 }
 
 /* Argument: the view [base, base + size) of memory, split evenly. */
-static void arg_view(struct cpe_record *r, u64 base, u64 size, u32 mode)
+static void arg_view(struct mcmgpu_cpe_record *r, u64 base, u64 size, u32 mode)
 {
-	struct cpe_arg *a = &r->args[r->nargs++];
+	struct mcmgpu_cpe_arg *a = &r->args[r->nargs++];
 
 	a->base = base;
 	a->size = size;
 	a->mode = mode;
-	a->kind = CPE_ARG_EVEN;
+	a->kind = MCMGPU_CPE_ARG_EVEN;
 }
 
 /*
@@ -508,14 +509,14 @@ static void arg_view(struct cpe_record *r, u64 base, u64 size, u32 mode)
  */
 TEST(merged_row_keeps_its_arguments_dirty_state)
 {
-	static const u32 policy[] = { CPE_POLICY_CPELIDE, CPE_POLICY_BASELINE };
+	static const u32 policy[] = { MCMGPU_CPE_POLICY_CPELIDE, MCMGPU_CPE_POLICY_BASELINE };
 	unsigned int p;
 
 	for (p = 0; p < ARRAY_SIZE(policy); p++) {
 		struct sim *s = sim_new(4, policy[p], 0);
-		struct cpe_record k1 = kern(1U << 2), k2 = kern(1U << 0),
+		struct mcmgpu_cpe_record k1 = kern(1U << 2), k2 = kern(1U << 0),
 				  k3 = kern(1U << 1);
-		bool cpelide = policy[p] == CPE_POLICY_CPELIDE;
+		bool cpelide = policy[p] == MCMGPU_CPE_POLICY_CPELIDE;
 
 		arg_view(&k1, 0, 4 * KIB, R);
 		arg_view(&k2, 8 * KIB, 4 * KIB, RW);	/* A */
@@ -550,12 +551,12 @@ TEST(merged_row_keeps_its_arguments_dirty_state)
 /* Issue 16 part 4: RESET refuses a non-zero reserved field like the rest. */
 TEST(reserved_field_is_refused_in_every_record_type)
 {
-	static const u32 types[] = { CPE_REC_KERNEL, CPE_REC_HOST_READ,
-				     CPE_REC_HOST_WRITE, CPE_REC_END };
-	struct cpe_record reset = { .type = CPE_REC_RESET, .chiplets = 4,
-				    .policy = CPE_POLICY_CPELIDE,
+	static const u32 types[] = { MCMGPU_CPE_REC_KERNEL, MCMGPU_CPE_REC_HOST_READ,
+				     MCMGPU_CPE_REC_HOST_WRITE, MCMGPU_CPE_REC_END };
+	struct mcmgpu_cpe_record reset = { .type = MCMGPU_CPE_REC_RESET, .chiplets = 4,
+				    .policy = MCMGPU_CPE_POLICY_CPELIDE,
 				    .mem_bytes = 1 << 20 };
-	struct sim *s = sim_new(4, CPE_POLICY_CPELIDE, 0);
+	struct sim *s = sim_new(4, MCMGPU_CPE_POLICY_CPELIDE, 0);
 	const char *why = NULL;
 	struct cpe_error err;
 	unsigned int t;
@@ -574,12 +575,12 @@ TEST(reserved_field_is_refused_in_every_record_type)
 	EXPECT_EQ(0, strncmp("mem_bytes", why, 9));
 
 	for (t = 0; t < ARRAY_SIZE(types); t++) {
-		struct cpe_record r = kern(0x1);
+		struct mcmgpu_cpe_record r = kern(0x1);
 
 		r.type = types[t];
 		arg_on(&r, 0, R, 0, 0, 4096);
-		if (types[t] != CPE_REC_KERNEL)
-			r.args[0].range[0] = (struct cpe_range){ 0, 4095 };
+		if (types[t] != MCMGPU_CPE_REC_KERNEL)
+			r.args[0].range[0] = (struct mcmgpu_cpe_range){ 0, 4095 };
 		ASSERT_EQ(0, cpe_record_check(&s->m, &r, &err))
 			TH_LOG("type %u", r.type);
 		r.reserved = 0x80000000;
@@ -613,20 +614,17 @@ struct fuzz {
 	uint64_t rng;
 	u32 mask;
 	bool even[FUZZ_OBJS];		/* whole-object args */
-	u64 part_lo[FUZZ_OBJS][CPE_MAX_CHIPLETS];	/* offsets, [lo, hi) */
-	u64 part_hi[FUZZ_OBJS][CPE_MAX_CHIPLETS];
+	u64 part_lo[FUZZ_OBJS][MCMGPU_MAX_CHIPLETS];	/* offsets, [lo, hi) */
+	u64 part_hi[FUZZ_OBJS][MCMGPU_MAX_CHIPLETS];
 	u32 sizes;			/* views up to len[sizes - 1] */
 	bool wide;			/* many small separate buffers */
-	struct cpe_record last;		/* the previous kernel */
+	struct mcmgpu_cpe_record last;		/* the previous kernel */
 	u32 nested;			/* kernels with overlapping views */
 };
 
 static u64 rnd(struct fuzz *f)
 {
-	f->rng ^= f->rng << 13;
-	f->rng ^= f->rng >> 7;
-	f->rng ^= f->rng << 17;
-	return f->rng;
+	return mt_xorshift64(&f->rng);
 }
 
 /* A random multiple of 4 in [0, n]. */
@@ -638,10 +636,10 @@ static u64 rnd4(struct fuzz *f, u64 n)
 /* Per object: whole-object even args, or a line-aligned split. */
 static void fuzz_partition(struct fuzz *f)
 {
-	u32 order[CPE_MAX_CHIPLETS], k = 0, o, i, j, t;
-	u64 cut[CPE_MAX_CHIPLETS + 1];
+	u32 order[MCMGPU_MAX_CHIPLETS], k = 0, o, i, j, t;
+	u64 cut[MCMGPU_MAX_CHIPLETS + 1];
 
-	for (i = 0; i < CPE_MAX_CHIPLETS; i++)
+	for (i = 0; i < MCMGPU_MAX_CHIPLETS; i++)
 		if (f->mask >> i & 1)
 			order[k++] = i;
 	for (o = 0; o < FUZZ_OBJS; o++) {
@@ -665,7 +663,7 @@ static void fuzz_partition(struct fuzz *f)
 					cut[i] = cut[j];
 					cut[j] = x;
 				}
-		for (i = 0; i < CPE_MAX_CHIPLETS; i++)
+		for (i = 0; i < MCMGPU_MAX_CHIPLETS; i++)
 			f->part_lo[o][i] = f->part_hi[o][i] = 0;
 		for (i = 0; i < k; i++) {
 			f->part_lo[o][order[i]] = cut[i] * CPE_LINE_BYTES;
@@ -675,10 +673,10 @@ static void fuzz_partition(struct fuzz *f)
 }
 
 /* Appends the view [s, e) of object o, if there is room. */
-static void fuzz_add(struct cpe_record *r, u32 max, u32 o, u64 s, u64 e,
+static void fuzz_add(struct mcmgpu_cpe_record *r, u32 max, u32 o, u64 s, u64 e,
 		     u32 mode)
 {
-	struct cpe_arg *a;
+	struct mcmgpu_cpe_arg *a;
 
 	if (r->nargs >= max || s >= e)
 		return;
@@ -706,7 +704,7 @@ static u64 rndl(struct fuzz *f, u64 n)
  * sometimes a view nested in, identical to or overlapping a part; now and
  * then shuffled. Views are whole lines (see above); fuzz_ranges cuts them.
  */
-static void fuzz_cluster(struct fuzz *f, struct cpe_record *r, u32 max)
+static void fuzz_cluster(struct fuzz *f, struct mcmgpu_cpe_record *r, u32 max)
 {
 	const u64 l = CPE_LINE_BYTES;
 	static const u64 len[] = { 64, 256, 1024, 4096, 16384 };
@@ -753,7 +751,7 @@ static void fuzz_cluster(struct fuzz *f, struct cpe_record *r, u32 max)
 				 other_mode(f, r->args[first + i].mode));
 	}
 	for (i = first; i + 1 < r->nargs && !(rnd(f) % 4); i++) {
-		struct cpe_arg t = r->args[i];
+		struct mcmgpu_cpe_arg t = r->args[i];
 
 		j = i + rnd(f) % (r->nargs - i);
 		r->args[i] = r->args[j];
@@ -762,7 +760,7 @@ static void fuzz_cluster(struct fuzz *f, struct cpe_record *r, u32 max)
 }
 
 /* Chiplet c's part of the view: explicit, or the whole object evenly. */
-static void fuzz_ranges(struct fuzz *f, struct cpe_arg *a, bool unknown)
+static void fuzz_ranges(struct fuzz *f, struct mcmgpu_cpe_arg *a, bool unknown)
 {
 	u32 o = a->base / obj(1), c;
 	u64 s = a->base - obj(o), e = s + a->size;
@@ -770,12 +768,12 @@ static void fuzz_ranges(struct fuzz *f, struct cpe_arg *a, bool unknown)
 	if (f->even[o]) {
 		a->base = obj(o);
 		a->size = 64 * KIB;
-		a->kind = unknown && !(rnd(f) % 4) ? CPE_ARG_UNKNOWN :
-			  CPE_ARG_EVEN;
+		a->kind = unknown && !(rnd(f) % 4) ? MCMGPU_CPE_ARG_UNKNOWN :
+			  MCMGPU_CPE_ARG_EVEN;
 		return;
 	}
-	a->kind = CPE_ARG_EXPLICIT;
-	for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
+	a->kind = MCMGPU_CPE_ARG_EXPLICIT;
+	for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
 		u64 lo = s > f->part_lo[o][c] ? s : f->part_lo[o][c];
 		u64 hi = e < f->part_hi[o][c] ? e : f->part_hi[o][c];
 
@@ -797,22 +795,22 @@ static void fuzz_ranges(struct fuzz *f, struct cpe_arg *a, bool unknown)
  * One race-free kernel of 1..16 arguments; half of them consume a subset
  * of the previous kernel's views on a new split, as a next step would.
  */
-static void fuzz_kernel(struct fuzz *f, struct cpe_record *r, u32 chiplets)
+static void fuzz_kernel(struct fuzz *f, struct mcmgpu_cpe_record *r, u32 chiplets)
 {
-	u32 nargs = 1 + rnd(f) % (rnd(f) % 2 ? 8 : CPE_MAX_ARGS), i, j;
+	u32 nargs = 1 + rnd(f) % (rnd(f) % 2 ? 8 : MCMGPU_CPE_MAX_ARGS), i, j;
 	u32 ncons = 1 + rnd(f) % 3;
 	bool unknown = rnd(f) % 12 == 0;
 	bool consumer = f->last.nargs && !(rnd(f) % (f->wide ? 4 : 2));
 
 	if (f->wide)
-		nargs = CPE_ROWS_PER_KERNEL;
+		nargs = MCMGPU_CPE_ROWS_PER_KERNEL;
 
 	*r = kern(1 + rnd(f) % ((1U << chiplets) - 1));
 	r->passes = 1 + rnd(f) % 2;
 	f->mask = r->chiplet_mask;
 	fuzz_partition(f);
 	for (i = 0; consumer && i < ncons; i++) {
-		struct cpe_arg *a = &r->args[r->nargs++];
+		struct mcmgpu_cpe_arg *a = &r->args[r->nargs++];
 
 		/* Mostly what the last kernel wrote. */
 		for (j = 0; j < 4; j++) {
@@ -827,7 +825,7 @@ static void fuzz_kernel(struct fuzz *f, struct cpe_record *r, u32 chiplets)
 	for (i = 0; i < r->nargs; i++)
 		fuzz_ranges(f, &r->args[i], unknown);
 	for (i = 0; i < r->nargs; i++) {
-		const struct cpe_arg *a = &r->args[i], *b;
+		const struct mcmgpu_cpe_arg *a = &r->args[i], *b;
 
 		for (j = i + 1; j < r->nargs; j++) {
 			b = &r->args[j];
@@ -862,7 +860,7 @@ static u64 table_misses(const struct cpe_model *m)
 
 			if (!l->tag)
 				continue;
-			for (k = 0; k < CPE_TABLE_ROWS && !row; k++)
+			for (k = 0; k < MCMGPU_CPE_TABLE_ROWS && !row; k++)
 				if (m->row[k].used &&
 				    m->row[k].base <= line * CPE_LINE_BYTES &&
 				    line * CPE_LINE_BYTES < m->row[k].end)
@@ -884,26 +882,26 @@ TEST(differential_fuzz_baseline_vs_cpelide)
 
 	for (seq = 0; seq < FUZZ_SEQS; seq++) {
 		u32 n = 1 + rnd(&f) % 8, k, i;
-		struct sim *sim[2] = { sim_new(n, CPE_POLICY_BASELINE, 0),
-				       sim_new(n, CPE_POLICY_CPELIDE, 0) };
+		struct sim *sim[2] = { sim_new(n, MCMGPU_CPE_POLICY_BASELINE, 0),
+				       sim_new(n, MCMGPU_CPE_POLICY_CPELIDE, 0) };
 		u64 misses = 0;
 
 		f.last.nargs = 0;
 		f.wide = rnd(&f) % 6 == 0;
 		f.sizes = f.wide ? 2 : 2 + rnd(&f) % 4;
 		if (rnd(&f) % 4 == 0)
-			sim[1]->m.cfg.table_rows = CPE_ROWS_PER_KERNEL + 1 +
+			sim[1]->m.cfg.table_rows = MCMGPU_CPE_ROWS_PER_KERNEL + 1 +
 						   rnd(&f) % 24;
 		for (k = 0; k < FUZZ_KERNELS * (f.wide ? 2 : 1); k++) {
-			struct cpe_record r;
+			struct mcmgpu_cpe_record r;
 
 			if (rnd(&f) % 10 == 0) {
 				u32 o = rnd(&f) % FUZZ_OBJS;
 				u64 s = rnd4(&f, 64 * KIB - 4);
 
-				r = (struct cpe_record){ .nargs = 1 };
-				r.type = rnd(&f) % 2 ? CPE_REC_HOST_READ :
-						       CPE_REC_HOST_WRITE;
+				r = (struct mcmgpu_cpe_record){ .nargs = 1 };
+				r.type = rnd(&f) % 2 ? MCMGPU_CPE_REC_HOST_READ :
+						       MCMGPU_CPE_REC_HOST_WRITE;
 				r.args[0].base = obj(o);
 				r.args[0].size = 64 * KIB;
 				r.args[0].range[0].start = obj(o) + s;
@@ -931,12 +929,12 @@ TEST(differential_fuzz_baseline_vs_cpelide)
 				TH_LOG("seq %d policy %u", seq, i);
 		}
 		/* A table shrunk far below 64 rows may sync more (A5). */
-		if (sim[1]->m.cfg.table_rows == CPE_TABLE_ROWS)
+		if (sim[1]->m.cfg.table_rows == MCMGPU_CPE_TABLE_ROWS)
 			EXPECT_LE(OPS(sim[1]), OPS(sim[0])) TH_LOG("seq %d", seq);
 		EXPECT_LT(0, sim[0]->m.stats.kernels);
 		coarsened += sim[1]->m.stats.coarsened_args;
 		evictions += sim[1]->m.stats.overflow_evictions;
-		full64 += sim[1]->m.cfg.table_rows == CPE_TABLE_ROWS &&
+		full64 += sim[1]->m.cfg.table_rows == MCMGPU_CPE_TABLE_ROWS &&
 			  sim[1]->m.stats.overflow_evictions;
 		sim_free(sim[0]);
 		sim_free(sim[1]);

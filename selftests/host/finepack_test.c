@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
 #include "finepack.h"
 #include "fp_trace.h"
 
@@ -103,7 +104,7 @@ static void run_trace(struct fp_model *model, struct mem *m, uint32_t chiplets,
 	free(written);
 }
 
-static uint64_t fp_wire(const struct fp_stats *s)
+static uint64_t fp_wire(const struct mcmgpu_fp_stats *s)
 {
 	return s->wire_payload + s->wire_subheader + s->wire_overhead +
 	       s->wire_padding;
@@ -150,11 +151,11 @@ static const uint8_t four[4] = { 1, 2, 3, 4 };
 /* Example 1: 42 scattered 4 B stores: 408 B vs 1344 B, R = 3.29. */
 TEST_F(fp, example1_42_scattered_stores)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	int i;
 
 	for (i = 0; i < 42; i++)
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 1024 + 8, 4, four);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, i * 1024 + 8, 4, four);
 	RUN(4, 4 * MIB, 5, 28);
 	EXPECT_EQ(1, s->packets);
 	EXPECT_EQ(42, s->subpackets);
@@ -163,21 +164,21 @@ TEST_F(fp, example1_42_scattered_stores)
 	EXPECT_EQ(168, s->wire_payload);
 	EXPECT_EQ(210, s->wire_subheader);
 	EXPECT_EQ(2, s->wire_padding);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_KERNEL_END]);
 	EXPECT_EQ(0, self->mem.packet_errors);
 }
 
 /* Example 2: 32 consecutive 4 B stores fill one line: 164 B vs 1024 B. */
 TEST_F(fp, example2_one_full_line)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	uint8_t line[128];
 	int i;
 
 	for (i = 0; i < 128; i++)
 		line[i] = i * 7 + 1;
 	for (i = 0; i < 32; i++)
-		fp_tb_add(&self->tb, FP_REC_STORE, 2, 0, 4096 + i * 4, 4, line + i * 4);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 2, 0, 4096 + i * 4, 4, line + i * 4);
 	RUN(4, 4 * MIB, 5, 28);
 	EXPECT_EQ(1, s->packets);
 	EXPECT_EQ(1, s->subpackets);
@@ -189,20 +190,20 @@ TEST_F(fp, example2_one_full_line)
 /* Example 3: the same 8 B written 10 times: 44 B vs 360 B, last wins. */
 TEST_F(fp, example3_redundant_stores_last_writer_wins)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	uint8_t v[8];
 	int i;
 
 	for (i = 0; i < 10; i++) {
 		memset(v, i, sizeof(v));
-		fp_tb_add(&self->tb, FP_REC_STORE, 1, 3, 800, 8, v);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 1, 3, 800, 8, v);
 	}
-	fp_tb_add(&self->tb, FP_REC_FENCE, 1, 0, 0, 0, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_FENCE, 1, 0, 0, 0, NULL);
 	RUN(4, 4 * MIB, 5, 28);
 	EXPECT_EQ(1, s->packets);
 	EXPECT_EQ(44, fp_wire(s));
 	EXPECT_EQ(360, s->plain_wire_bytes);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_FENCE]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_FENCE]);
 	EXPECT_EQ(8, self->mem.delivered);
 	EXPECT_EQ(8, s->useful_bytes);
 	memset(v, 9, sizeof(v));
@@ -212,17 +213,17 @@ TEST_F(fp, example3_redundant_stores_last_writer_wins)
 /* Example 4 / I8: ping-pong between two windows; FinePack loses. */
 TEST_F(fp, example4_ping_pong_reduction_below_one)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	int i;
 
 	free(self->mem.bytes);
 	self->mem.bytes = NULL;	/* 2 GiB chiplets: count, do not store */
 	for (i = 0; i < 100; i++)
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1,
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1,
 			  (i % 2) * (1ULL << 30) + i * 4, 4, four);
 	RUN(2, 2ULL << 30, 5, 28);
 	EXPECT_EQ(100, s->packets);
-	EXPECT_EQ(99, s->flushes[FP_FLUSH_WINDOW]);
+	EXPECT_EQ(99, s->flushes[MCMGPU_FP_FLUSH_WINDOW]);
 	EXPECT_EQ(4000, fp_wire(s));
 	EXPECT_EQ(3200, s->plain_wire_bytes);
 	EXPECT_LT(s->plain_wire_bytes, fp_wire(s));	/* R = 0.8 */
@@ -231,29 +232,29 @@ TEST_F(fp, example4_ping_pong_reduction_below_one)
 /* Full-queue triggers: 64 entries, then a 65th line flushes. */
 TEST_F(fp, sixty_fifth_entry_flushes)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	int i;
 
 	for (i = 0; i < 65; i++)
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 128, 4, four);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, i * 128, 4, four);
 	RUN(2, 4 * MIB, 5, 28);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_ENTRIES]);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_ENTRIES]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_KERNEL_END]);
 	EXPECT_EQ(2, s->packets);
 }
 
 /* Payload: 32 full lines cost 32 * 133 = 4256 > 4096: the 31st flushes. */
 TEST_F(fp, payload_limit_flushes_exactly)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	uint8_t line[128] = { 0 };
 	int i;
 
 	for (i = 0; i < 32; i++)
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, i * 128, 128, line);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, i * 128, 128, line);
 	RUN(2, 4 * MIB, 5, 28);
 	/* 30 lines = 3990 B fit; the 31st would make 4123. */
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_PAYLOAD]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_PAYLOAD]);
 	EXPECT_EQ(2, s->packets);
 	EXPECT_EQ(32, s->subpackets);
 	EXPECT_EQ(0, self->mem.packet_errors);
@@ -262,11 +263,11 @@ TEST_F(fp, payload_limit_flushes_exactly)
 /* Filling the gap between two runs merges them and frees a sub-header. */
 TEST_F(fp, merging_runs_saves_a_subheader)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 0, 4, four);
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8, 4, four);
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 4, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 0, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 8, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 4, 4, four);
 	RUN(2, 4 * MIB, 5, 28);
 	EXPECT_EQ(1, s->subpackets);
 	EXPECT_EQ(12, s->wire_payload);
@@ -276,14 +277,14 @@ TEST_F(fp, merging_runs_saves_a_subheader)
 /* h = 2: 64 B windows split a 128 B line store into two packets. */
 TEST_F(fp, subheader2_splits_at_window)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	uint8_t line[128];
 
 	memset(line, 0x5a, sizeof(line));
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 256, 128, line);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 256, 128, line);
 	RUN(2, 4 * MIB, 2, 28);
 	EXPECT_EQ(2, s->packets);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_WINDOW]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_WINDOW]);
 	EXPECT_EQ(1, s->plain_tlps);
 	EXPECT_EQ(0, memcmp(self->mem.bytes + 4 * MIB + 256, line, 128));
 }
@@ -291,18 +292,18 @@ TEST_F(fp, subheader2_splits_at_window)
 /* I7: an atomic to a queued line is delivered after the queued data. */
 TEST_F(fp, atomic_flushes_its_line_first_and_is_not_coalesced)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	uint8_t a[4] = { 9, 9, 9, 9 };
 
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 64, 4, four);
-	fp_tb_add(&self->tb, FP_REC_ATOMIC, 0, 1, 64, 4, a);
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 4096, 4, four);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 4096, 4, NULL);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 8192, 4, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 64, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_ATOMIC, 0, 1, 64, 4, a);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 4096, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 0, 1, 4096, 4, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 0, 1, 8192, 4, NULL);
 	RUN(2, 4 * MIB, 5, 28);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_ATOMIC]);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_LOAD]);
-	EXPECT_EQ(0, s->flushes[FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_ATOMIC]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_LOAD]);
+	EXPECT_EQ(0, s->flushes[MCMGPU_FP_FLUSH_KERNEL_END]);
 	EXPECT_EQ(64, self->mem.log_addr[0]);	/* the store, */
 	EXPECT_EQ(64, self->mem.log_addr[1]);	/* then the atomic */
 	EXPECT_EQ(0, memcmp(self->mem.bytes + 4 * MIB + 64, a, 4));
@@ -314,20 +315,20 @@ TEST_F(fp, atomic_flushes_its_line_first_and_is_not_coalesced)
 /* A load flushes only if its range reaches a queued line. */
 TEST_F(fp, load_flushes_only_when_it_meets_a_queued_line)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 
 	/* Kernel 1: loads that end at, start after, or miss the line. */
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 100, 8192 - 100, NULL);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 8192 + 128, MIB, NULL);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 1, 0, 8192, 4, NULL);
-	fp_tb_add(&self->tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 0, 1, 100, 8192 - 100, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 0, 1, 8192 + 128, MIB, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 1, 0, 8192, 4, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
 	/* Kernel 2: a long load whose last byte is the line's first. */
-	fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
-	fp_tb_add(&self->tb, FP_REC_LOAD, 0, 1, 3, 8192 - 3 + 1, NULL);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 8192 + 100, 4, four);
+	fp_tb_add(&self->tb, MCMGPU_FP_REC_LOAD, 0, 1, 3, 8192 - 3 + 1, NULL);
 	RUN(2, 4 * MIB, 5, 28);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_KERNEL_END]);
-	EXPECT_EQ(1, s->flushes[FP_FLUSH_LOAD]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_KERNEL_END]);
+	EXPECT_EQ(1, s->flushes[MCMGPU_FP_FLUSH_LOAD]);
 	EXPECT_EQ(2, s->packets);
 }
 
@@ -338,16 +339,16 @@ TEST_F(fp, load_flushes_only_when_it_meets_a_queued_line)
  */
 TEST_F(fp, kernel_end_clears_only_the_words_it_set)
 {
-	const struct fp_stats *s = &self->model->stats;
+	const struct mcmgpu_fp_stats *s = &self->model->stats;
 	const uint64_t vram = 64 * MIB, kernels = 2000;
 	uint64_t i;
 
 	free(self->mem.bytes);
 	self->mem.bytes = NULL;
 	for (i = 0; i < kernels; i++) {
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, 0, 1, four);
-		fp_tb_add(&self->tb, FP_REC_STORE, 0, 1, vram - 1, 1, four);
-		fp_tb_add(&self->tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, 0, 1, four);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_STORE, 0, 1, vram - 1, 1, four);
+		fp_tb_add(&self->tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
 	}
 	RUN(4, vram, 5, 28);
 	EXPECT_EQ(kernels, s->kernels);
@@ -380,7 +381,7 @@ static void ref_hull(uint64_t *lo, uint64_t *hi, uint64_t addr, uint32_t len)
 		*hi = addr + len;
 }
 
-static void ref_mark(struct ref *k, const struct fp_trace_record *r)
+static void ref_mark(struct ref *k, const struct mcmgpu_fp_trace_record *r)
 {
 	uint64_t b = r->dst * k->vram + r->addr, end = b + r->len;
 
@@ -395,7 +396,7 @@ static void ref_mark(struct ref *k, const struct fp_trace_record *r)
 		}
 	}
 	ref_hull(&k->dst_lo[r->dst], &k->dst_hi[r->dst], r->addr, r->len);
-	if (r->type == FP_REC_STORE) {
+	if (r->type == MCMGPU_FP_REC_STORE) {
 		ref_hull(&k->dma_lo[r->src][r->dst], &k->dma_hi[r->src][r->dst],
 			 r->addr, r->len);
 	} else {
@@ -487,13 +488,10 @@ TEST(useful_bytes_match_a_naive_reference)
 		k.kernels = 0;
 		fp_model_init(model, &cfg, &sink, written);
 		for (i = 0; i < n; i++) {
-			struct fp_trace_record r = { 0 };
+			struct mcmgpu_fp_trace_record r = { 0 };
 			uint64_t x;
 
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			x = rng;
+			x = mt_xorshift64(&rng);
 			r.src = x % 4;
 			r.dst = (r.src + 1 + (x >> 8) % 3) % 4;
 			r.len = 1 + (x >> 16) % ((x >> 62) ? 150 : 4096);
@@ -504,32 +502,32 @@ TEST(useful_bytes_match_a_naive_reference)
 			r.addr = (x >> 24) % (span - r.len + 1);
 			switch ((x >> 52) % 128) {
 			case 0 ... 2:
-				r.type = FP_REC_KERNEL_END;
+				r.type = MCMGPU_FP_REC_KERNEL_END;
 				break;
 			case 3:
-				r.type = FP_REC_FENCE;
+				r.type = MCMGPU_FP_REC_FENCE;
 				break;
 			case 4:
-				r.type = FP_REC_LOAD;
+				r.type = MCMGPU_FP_REC_LOAD;
 				break;
 			case 5 ... 6:
-				r.type = FP_REC_ATOMIC;
+				r.type = MCMGPU_FP_REC_ATOMIC;
 				r.len = 1 + r.len % 16;
 				r.addr &= ~127ULL;
 				break;
 			default:
-				r.type = FP_REC_STORE;
+				r.type = MCMGPU_FP_REC_STORE;
 			}
 			if (i == n - 1)
-				r.type = FP_REC_KERNEL_END;
-			if (r.type == FP_REC_STORE || r.type == FP_REC_ATOMIC)
+				r.type = MCMGPU_FP_REC_KERNEL_END;
+			if (r.type == MCMGPU_FP_REC_STORE || r.type == MCMGPU_FP_REC_ATOMIC)
 				ref_mark(&k, &r);
-			if (r.type == FP_REC_KERNEL_END) {
+			if (r.type == MCMGPU_FP_REC_KERNEL_END) {
 				ASSERT_EQ(k.nwords, model->ntouched);
 				ref_kernel_end(&k, model->touched_cap);
 			}
 			fp_model_record(model, &r, data);
-			if (r.type != FP_REC_KERNEL_END)
+			if (r.type != MCMGPU_FP_REC_KERNEL_END)
 				continue;
 			ASSERT_EQ(k.kernels, model->stats.kernels);
 			ASSERT_EQ(k.useful, model->stats.useful_bytes) TH_LOG("record %d", i);
@@ -563,11 +561,9 @@ TEST(subheader_round_trip_every_h)
 	uint8_t buf[8];
 	int i;
 
-	for (h = FP_MIN_SUBHEADER; h <= FP_MAX_SUBHEADER; h++) {
+	for (h = MCMGPU_FP_SUBHEADER_MIN; h <= MCMGPU_FP_SUBHEADER_MAX; h++) {
 		for (i = 0; i < 100000; i++) {
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
+			mt_xorshift64(&rng);
 			off = rng % fp_window_bytes(h);
 			len = 1 + (rng >> 40) % 1023;
 			memset(buf, 0xee, sizeof(buf));
@@ -599,7 +595,7 @@ TEST(random_traces_equal_plain_application)
 	ASSERT_NE(NULL, golden);
 	ASSERT_NE(NULL, image);
 	ASSERT_NE(NULL, model);
-	for (h = FP_MIN_SUBHEADER; h <= FP_MAX_SUBHEADER; h++) {
+	for (h = MCMGPU_FP_SUBHEADER_MIN; h <= MCMGPU_FP_SUBHEADER_MAX; h++) {
 		for (o = 24; o <= 28; o += 4) {
 			struct fp_config cfg = { 4, h, o, vram };
 			struct mem m = { .vram = vram, .bytes = image,
@@ -614,13 +610,10 @@ TEST(random_traces_equal_plain_application)
 			memset(image, 0, 4 * vram);
 			fp_model_init(model, &cfg, &sink, written);
 			for (i = 0; i < 20000; i++) {
-				struct fp_trace_record r = { 0 };
+				struct mcmgpu_fp_trace_record r = { 0 };
 				uint64_t x;
 
-				rng ^= rng << 13;
-				rng ^= rng >> 7;
-				rng ^= rng << 17;
-				x = rng;
+				x = mt_xorshift64(&rng);
 				r.src = x % 4;
 				r.dst = (r.src + 1 + (x >> 8) % 3) % 4;
 				r.len = 1 + (x >> 16) % ((x >> 60) ? 16 : 300);
@@ -634,34 +627,34 @@ TEST(random_traces_equal_plain_application)
 					  (x >> 24) % (vram / 4 - 300));
 				switch ((x >> 56) % 64) {
 				case 0:
-					r.type = FP_REC_FENCE;
+					r.type = MCMGPU_FP_REC_FENCE;
 					break;
 				case 1:
-					r.type = FP_REC_KERNEL_END;
+					r.type = MCMGPU_FP_REC_KERNEL_END;
 					break;
 				case 2:
-					r.type = FP_REC_LOAD;
+					r.type = MCMGPU_FP_REC_LOAD;
 					break;
 				case 3:
-					r.type = FP_REC_ATOMIC;
+					r.type = MCMGPU_FP_REC_ATOMIC;
 					r.len = 1 + r.len % 8;
 					r.addr &= ~127ULL;
 					break;
 				default:
-					r.type = FP_REC_STORE;
+					r.type = MCMGPU_FP_REC_STORE;
 				}
 				for (j = 0; j < (int)r.len; j++)
 					data[j] = (uint8_t)(i + j * 31);
-				if (r.type == FP_REC_STORE || r.type == FP_REC_ATOMIC)
+				if (r.type == MCMGPU_FP_REC_STORE || r.type == MCMGPU_FP_REC_ATOMIC)
 					memcpy(golden + r.dst * vram + r.addr, data, r.len);
-				if (r.type == FP_REC_ATOMIC)
+				if (r.type == MCMGPU_FP_REC_ATOMIC)
 					atomic_wire += o + 4 * ((r.addr % 4 + r.len + 3) / 4);
 				fp_model_record(model, &r, data);
-				if (r.type == FP_REC_FENCE)
+				if (r.type == MCMGPU_FP_REC_FENCE)
 					for (j = 0; j < 4; j++)
 						ASSERT_EQ(FP_EMPTY_BASE,
 							  model->part[r.src][j].base);
-				if (r.type == FP_REC_KERNEL_END)
+				if (r.type == MCMGPU_FP_REC_KERNEL_END)
 					mismatches += !!memcmp(golden, image, 4 * vram);
 			}
 			fp_model_finish(model);
@@ -700,11 +693,11 @@ TEST(determinism)
 	mb.bytes = calloc(4, MIB);
 	for (i = 0; i < 5000; i++) {
 		memset(d, i, sizeof(d));
-		fp_tb_add(&tb, FP_REC_STORE, i % 4, (i / 4 + 1 + i) % 4 == i % 4 ?
+		fp_tb_add(&tb, MCMGPU_FP_REC_STORE, i % 4, (i / 4 + 1 + i) % 4 == i % 4 ?
 			  (i + 1) % 4 : (i / 4 + 1 + i) % 4,
 			  (i * 2654435761ULL) % (MIB - 64), 1 + i % 64, d);
 		if (i % 700 == 0)
-			fp_tb_add(&tb, FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+			fp_tb_add(&tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
 	}
 	trace = fp_tb_finish(&tb, &len);
 	run_trace(a, &ma, 4, MIB, 4, 28, trace, len, &err, &ra);
@@ -728,18 +721,18 @@ TEST(bad_traces_are_rejected_with_record_numbers)
 	struct fp_trace_view view;
 	struct fp_trace_buf tb = { 0 };
 	struct fp_error err;
-	struct fp_trace_header *hdr;
-	struct fp_trace_record *rec;
+	struct mcmgpu_fp_trace_header *hdr;
+	struct mcmgpu_fp_trace_record *rec;
 	uint8_t *t;
 	size_t len;
 
-	fp_tb_add(&tb, FP_REC_STORE, 0, 1, 0, 4, four);
-	fp_tb_add(&tb, FP_REC_FENCE, 0, 0, 0, 0, NULL);
-	fp_tb_add(&tb, FP_REC_STORE, 1, 2, 100, 4, four);
+	fp_tb_add(&tb, MCMGPU_FP_REC_STORE, 0, 1, 0, 4, four);
+	fp_tb_add(&tb, MCMGPU_FP_REC_FENCE, 0, 0, 0, 0, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_STORE, 1, 2, 100, 4, four);
 	t = fp_tb_finish(&tb, &len);
 	ASSERT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err));
-	hdr = (struct fp_trace_header *)t;
-	rec = (struct fp_trace_record *)(hdr + 1);
+	hdr = (struct mcmgpu_fp_trace_header *)t;
+	rec = (struct mcmgpu_fp_trace_record *)(hdr + 1);
 
 #define BAD(field_change, restore, want_rec, want) do { \
 	field_change; \
@@ -752,9 +745,9 @@ TEST(bad_traces_are_rejected_with_record_numbers)
 	BAD(len -= 1, len += 1, 0, "data_size");
 	BAD(len = 20, len = sizeof(*hdr) + 3 * sizeof(*rec) + 8, 0, "header: truncated");
 	BAD(hdr->version = 2, hdr->version = 1, 0, "version");
-	BAD(hdr->magic = 1, hdr->magic = FP_TRACE_MAGIC, 0, "magic");
+	BAD(hdr->magic = 1, hdr->magic = MCMGPU_FP_TRACE_MAGIC, 0, "magic");
 	BAD(hdr->nrecords = 99, hdr->nrecords = 3, 0, "nrecords");
-	BAD(rec[2].type = 9, rec[2].type = FP_REC_STORE, 3, "type");
+	BAD(rec[2].type = 9, rec[2].type = MCMGPU_FP_REC_STORE, 3, "type");
 	BAD(rec[2].len = 0, rec[2].len = 4, 3, "len: must not be 0");
 	BAD(rec[2].dst = 1, rec[2].dst = 2, 3, "dst: equals src");
 	BAD(rec[2].dst = 4, rec[2].dst = 2, 3, "dst: no such chiplet");
@@ -774,19 +767,19 @@ TEST(total_bytes_are_bounded)
 {
 	struct fp_config cfg = { 2, 5, 28, 1ULL << 30 };
 	const size_t n = 1100, data = MIB;
-	size_t len = sizeof(struct fp_trace_header) + n * sizeof(struct fp_trace_record) +
+	size_t len = sizeof(struct mcmgpu_fp_trace_header) + n * sizeof(struct mcmgpu_fp_trace_record) +
 		     data, i;
 	uint8_t *t = calloc(1, len);
-	struct fp_trace_header *hdr = (struct fp_trace_header *)t;
-	struct fp_trace_record *rec = (struct fp_trace_record *)(hdr + 1);
+	struct mcmgpu_fp_trace_header *hdr = (struct mcmgpu_fp_trace_header *)t;
+	struct mcmgpu_fp_trace_record *rec = (struct mcmgpu_fp_trace_record *)(hdr + 1);
 	struct fp_trace_view view;
 	struct fp_error err;
 
 	ASSERT_NE(NULL, t);
-	*hdr = (struct fp_trace_header){ FP_TRACE_MAGIC, FP_TRACE_VERSION,
+	*hdr = (struct mcmgpu_fp_trace_header){ MCMGPU_FP_TRACE_MAGIC, MCMGPU_FP_TRACE_VERSION,
 		sizeof(*hdr), sizeof(*rec), 0, n, data };
 	for (i = 0; i < n; i++)
-		rec[i] = (struct fp_trace_record){ .type = FP_REC_STORE, .src = 0,
+		rec[i] = (struct mcmgpu_fp_trace_record){ .type = MCMGPU_FP_REC_STORE, .src = 0,
 						   .dst = 1, .len = MIB };
 	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
 	EXPECT_EQ(1025, err.record);
@@ -823,11 +816,11 @@ TEST(text_parser)
 	ASSERT_EQ(0, fp_text_parse(good, strlen(good), &tb, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
 	ASSERT_EQ(5, tb.nrec);
-	EXPECT_EQ(FP_REC_STORE, tb.rec[0].type);
+	EXPECT_EQ(MCMGPU_FP_REC_STORE, tb.rec[0].type);
 	EXPECT_EQ(0x10, tb.rec[0].addr);
 	EXPECT_EQ(4, tb.data[3]);
 	EXPECT_EQ(0xbe, tb.data[4]);
-	EXPECT_EQ(FP_REC_KERNEL_END, tb.rec[4].type);
+	EXPECT_EQ(MCMGPU_FP_REC_KERNEL_END, tb.rec[4].type);
 	fp_tb_free(&tb);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(-1, fp_text_parse(bad[i].text, strlen(bad[i].text), &tb,

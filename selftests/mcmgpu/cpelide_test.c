@@ -15,28 +15,9 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "mcmgpu_cpelide.h"
-#include "mcmgpu_ioctl.h"
-#include "run_cmd.h"
+#include "../lib/mcmgpu_test.h"
 
 static char out_a[1 << 15], out_b[1 << 15];
-
-static const char *chiplets(void)
-{
-	const char *c = getenv("MCMGPU_EXPECT_CHIPLETS");
-
-	return c ? c : "4";
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
 
 static void device_equals_host(struct __test_metadata *_metadata,
 			       const char *workload)
@@ -45,16 +26,17 @@ static void device_equals_host(struct __test_metadata *_metadata,
 	char cmd[512];
 	int p;
 
-	snprintf(cmd, sizeof(cmd), "mcmgpu cpelide gen %s --chiplets %s -o /tmp/w.seq",
-		 workload, chiplets());
-	ASSERT_EQ(0, run_cmd(cmd, NULL, 0));
+	snprintf(cmd, sizeof(cmd), "mcmgpu cpelide gen %s --chiplets %u -o /tmp/w.seq",
+		 workload, mt_expect_chiplets());
+	ASSERT_EQ(0, mt_run_cmd(cmd, NULL, 0));
 	for (p = 0; p < 3; p++) {
 		snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json --policy %s "
 			 "/tmp/w.seq", policies[p]);
-		ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", cmd);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", cmd);
 		snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json --host "
-			 "--chiplets %s --policy %s /tmp/w.seq", chiplets(), policies[p]);
-		ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b)));
+			 "--chiplets %u --policy %s /tmp/w.seq", mt_expect_chiplets(),
+			 policies[p]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_b, sizeof(out_b)));
 		EXPECT_STREQ(out_a, out_b);
 		if (p < 2)
 			EXPECT_NE(NULL, strstr(out_a, "\"oracle_violations\": 0,"));
@@ -89,23 +71,23 @@ TEST(coarsened_arguments_device_equals_host)
 /* notes §4.3.2: producer -> consumer and write after remote read. */
 TEST(directed_sequences_exact_counts)
 {
-	write_text("/tmp/pc.seq",
-		   "alloc A 65536\n"
-		   "kernel produce chiplets=0 A:rw:0=0-16383\n"
-		   "kernel consume chiplets=1 A:r:1=0-16383\n"
-		   "end\n");
-	ASSERT_EQ(0, run_cmd("mcmgpu cpelide replay --json /tmp/pc.seq", out_a,
-			     sizeof(out_a)));
+	mt_write_text("/tmp/pc.seq",
+		      "alloc A 65536\n"
+		      "kernel produce chiplets=0 A:rw:0=0-16383\n"
+		      "kernel consume chiplets=1 A:r:1=0-16383\n"
+		      "end\n");
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cpelide replay --json /tmp/pc.seq", out_a,
+			        sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "\"l2_invalidates\": 0, \"l2_flushes\": 1,"))
 		TH_LOG("%s", out_a);
 
-	write_text("/tmp/war.seq",
-		   "alloc X 65536\n"
-		   "kernel read chiplets=1 X:r:1=0-4095\n"
-		   "kernel write chiplets=0 X:rw:0=0-4095\n"
-		   "kernel reread chiplets=1 X:r:1=0-4095\n");
-	ASSERT_EQ(0, run_cmd("mcmgpu cpelide replay --json /tmp/war.seq", out_a,
-			     sizeof(out_a)));
+	mt_write_text("/tmp/war.seq",
+		      "alloc X 65536\n"
+		      "kernel read chiplets=1 X:r:1=0-4095\n"
+		      "kernel write chiplets=0 X:rw:0=0-4095\n"
+		      "kernel reread chiplets=1 X:r:1=0-4095\n");
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cpelide replay --json /tmp/war.seq", out_a,
+			        sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "\"l2_invalidates\": 1, \"l2_flushes\": 1,"))
 		TH_LOG("%s", out_a);
 	EXPECT_NE(NULL, strstr(out_a, "\"oracle_violations\": 0,"));
@@ -130,101 +112,110 @@ TEST(bad_sequences_name_the_line)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		write_text("/tmp/bad.seq", bad[i].text);
-		EXPECT_EQ(1, run_cmd("mcmgpu cpelide replay /tmp/bad.seq 2>&1", out_a,
-				     sizeof(out_a)));
+		mt_write_text("/tmp/bad.seq", bad[i].text);
+		EXPECT_EQ(1, mt_run_cmd("mcmgpu cpelide replay /tmp/bad.seq 2>&1", out_a,
+				        sizeof(out_a)));
 		EXPECT_NE(NULL, strstr(out_a, bad[i].want)) TH_LOG("%zu: %s", i, out_a);
 	}
 	/* Twelve arguments are coarsened, not refused. */
-	write_text("/tmp/ok.seq", "alloc A 4096\nalloc B 4096\nalloc C 4096\n"
-		   "kernel k A:r B:r C:rw A:r B:r C:rw A:r B:r A:r B:r A:r B:r\n");
+	mt_write_text("/tmp/ok.seq", "alloc A 4096\nalloc B 4096\nalloc C 4096\n"
+		      "kernel k A:r B:r C:rw A:r B:r C:rw A:r B:r A:r B:r A:r B:r\n");
 	snprintf(cmd, sizeof(cmd), "mcmgpu cpelide replay --json /tmp/ok.seq");
-	EXPECT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", out_a);
-	EXPECT_EQ(0, run_cmd("mcmgpu cpelide replay --help", NULL, 0));
-	EXPECT_EQ(0, run_cmd("mcmgpu cpelide gen --help", NULL, 0));
-	EXPECT_EQ(2, run_cmd("mcmgpu cpelide replay --policy magic /tmp/ok.seq 2>&1",
-			     out_a, sizeof(out_a)));
-}
-
-static int launch(int fd, struct cpe_record *r, struct cpe_launch_result *res,
-		  uint32_t record_size)
-{
-	struct mcmgpu_launch ln = {
-		.size = sizeof(ln), .record_ptr = (uintptr_t)r,
-		.record_size = record_size, .result_ptr = (uintptr_t)res,
-		.result_size = sizeof(*res),
-	};
-
-	memset(res, 0, sizeof(*res));
-	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
+	EXPECT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s", out_a);
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu cpelide replay --help", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu cpelide gen --help", NULL, 0));
+	EXPECT_EQ(2, mt_run_cmd("mcmgpu cpelide replay --policy magic /tmp/ok.seq 2>&1",
+			        out_a, sizeof(out_a)));
 }
 
 /* The device checks every record itself; the driver checks the call. */
 TEST(device_refuses_bad_launch_records)
 {
-	struct cpe_record *r = calloc(1, sizeof(*r));
-	struct cpe_launch_result res;
-	int fd = open("/dev/mcmgpu0", O_RDWR);
+	struct mcmgpu_cpe_record *r = calloc(1, sizeof(*r));
+	struct mcmgpu_cpe_launch_result res;
+	int fd = mt_open_dev();
 
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, r);
 	/* Impossible resets are refused, a non-zero reserved field too. */
-	r->type = CPE_REC_RESET;
+	r->type = MCMGPU_CPE_REC_RESET;
 	r->chiplets = 9;
 	r->mem_bytes = 1 << 20;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_NE(NULL, strstr(res.error, "chiplets"));
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "chiplets"));
 	r->chiplets = 2;
-	r->policy = CPE_POLICY_CPELIDE;
+	r->policy = MCMGPU_CPE_POLICY_CPELIDE;
 	r->reserved = 1;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_NE(NULL, strstr(res.error, "reserved")) TH_LOG("%s", res.error);
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "reserved")) TH_LOG("%s", res.error.what);
 	r->reserved = 0;
-	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	memset(r, 0, sizeof(*r));
-	r->type = CPE_REC_KERNEL;
+	r->type = MCMGPU_CPE_REC_KERNEL;
 	r->chiplet_mask = 0x3;
 	r->passes = 1;
 	r->nargs = 1;
 	r->args[0].base = 0;
 	r->args[0].size = 8192;
-	r->args[0].mode = CPE_MODE_RW;
-	r->args[0].kind = CPE_ARG_EXPLICIT;
-	for (int c = 2; c < CPE_MAX_CHIPLETS; c++)
-		r->args[0].range[c] = (struct cpe_range){ 1, 0 };	/* none */
-	r->args[0].range[0] = (struct cpe_range){ 0, 4095 };
-	r->args[0].range[1] = (struct cpe_range){ 4000, 8191 };
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_EQ(1, res.error_arg);
-	EXPECT_EQ(0, strncmp("race", res.error, 4)) TH_LOG("%s", res.error);
+	r->args[0].mode = MCMGPU_CPE_MODE_RW;
+	r->args[0].kind = MCMGPU_CPE_ARG_EXPLICIT;
+	for (int c = 2; c < MCMGPU_MAX_CHIPLETS; c++)
+		r->args[0].range[c] = (struct mcmgpu_cpe_range){ 1, 0 };	/* none */
+	r->args[0].range[0] = (struct mcmgpu_cpe_range){ 0, 4095 };
+	r->args[0].range[1] = (struct mcmgpu_cpe_range){ 4000, 8191 };
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	EXPECT_EQ(1, res.error.index);
+	EXPECT_EQ(0, strncmp("race", res.error.what, 4)) TH_LOG("%s", res.error.what);
 	r->chiplet_mask = 0;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_NE(NULL, strstr(res.error, "empty chiplet set"));
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "empty chiplet set"));
 	r->chiplet_mask = 0x3;
-	r->args[0].range[1] = (struct cpe_range){ 4096, 8191 };
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r) - 8));
-	EXPECT_EQ(-EFAULT, launch(fd, NULL, &res, sizeof(*r)));
+	r->args[0].range[1] = (struct mcmgpu_cpe_range){ 4096, 8191 };
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r) - 8, &res));
+	EXPECT_EQ(-EFAULT, mt_launch_sized(fd, NULL, sizeof(*r), &res));
 	/* The repaired record is accepted and counted. */
-	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	EXPECT_EQ(1, res.stats.kernels);
 	/* A refused reset leaves the running sequence as it was. */
-	r->type = CPE_REC_RESET;
+	r->type = MCMGPU_CPE_REC_RESET;
 	r->chiplets = 9;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	r->type = CPE_REC_KERNEL;
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	r->type = MCMGPU_CPE_REC_KERNEL;
 	r->chiplets = 0;
 	r->reserved = 1;
-	EXPECT_EQ(-EINVAL, launch(fd, r, &res, sizeof(*r)));
-	EXPECT_NE(NULL, strstr(res.error, "reserved")) TH_LOG("%s", res.error);
+	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "reserved")) TH_LOG("%s", res.error.what);
 	r->reserved = 0;
-	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	EXPECT_EQ(2, res.stats.kernels);
-	r->type = CPE_REC_END;
-	ASSERT_EQ(0, launch(fd, r, &res, sizeof(*r)));
+	r->type = MCMGPU_CPE_REC_END;
+	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	EXPECT_EQ(2, res.stats.l2_flushes);
 	EXPECT_EQ(0, res.stats.oracle_violations);
 	free(r);
 	close(fd);
+}
+
+/*
+ * Sequences belong to the open file: a new file has none, even while
+ * another file's sequence runs, so its first KERNEL (no RESET) is refused.
+ */
+TEST(fresh_file_has_no_sequence)
+{
+	struct mcmgpu_cpe_launch_result res;
+	int other = mt_open_dev(), fd;
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, mt_launch_reset(other));
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, mt_launch_kernel(fd, &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "no sequence")) TH_LOG("'%s'", res.error.what);
+	/* The other file's sequence is still there and takes the kernel. */
+	ASSERT_EQ(0, mt_launch_kernel(other, &res)) TH_LOG("%s", res.error.what);
+	EXPECT_EQ(1, res.stats.kernels);
+	close(fd);
+	close(other);
 }
 
 TEST_HARNESS_MAIN

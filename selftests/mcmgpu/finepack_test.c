@@ -15,20 +15,11 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "run_cmd.h"
+#include "../lib/mcmgpu_test.h"
 #include "mcmgpu_finepack.h"
-#include "mcmgpu_ioctl.h"
 #include "fp_trace.h"
 
 static char out_a[1 << 16], out_b[1 << 16];
-
-
-static const char *chiplets(void)
-{
-	const char *c = getenv("MCMGPU_EXPECT_CHIPLETS");
-
-	return c ? c : "4";
-}
 
 /* Device and host replays of one trace print the same JSON; verify clean. */
 static void same_on_device_and_host(struct __test_metadata *_metadata,
@@ -36,15 +27,15 @@ static void same_on_device_and_host(struct __test_metadata *_metadata,
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %s "
-		 "-o /tmp/fp.bin", gen, chiplets());
-	ASSERT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %u "
+		 "-o /tmp/fp.bin", gen, mt_expect_chiplets());
+	ASSERT_EQ(0, mt_run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
 	snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify %s "
 		 "/tmp/fp.bin", flags);
-	ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s: %s", cmd, out_a);
+	ASSERT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("%s: %s", cmd, out_a);
 	snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify --host "
-		 "--chiplets %s %s /tmp/fp.bin", chiplets(), flags);
-	ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b))) TH_LOG("%s", cmd);
+		 "--chiplets %u %s /tmp/fp.bin", mt_expect_chiplets(), flags);
+	ASSERT_EQ(0, mt_run_cmd(cmd, out_b, sizeof(out_b))) TH_LOG("%s", cmd);
 	EXPECT_STREQ(out_a, out_b);
 	EXPECT_NE(NULL, strstr(out_a, "\"mismatched_bytes\": 0}"));
 	EXPECT_NE(NULL, strstr(out_a, "\"decode_errors\": 0"));
@@ -93,19 +84,16 @@ TEST(mixed_records_every_subheader)
 		"store 1 0 0x48 3 aabbcc\n";
 	char cmd[256];
 	int h;
-	FILE *f = fopen("/tmp/mixed.txt", "w");
 
-	ASSERT_NE(NULL, f);
-	fputs(text, f);
-	fclose(f);
+	ASSERT_EQ(0, mt_write_text("/tmp/mixed.txt", text));
 	for (h = 2; h <= 6; h++) {
 		snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify "
 			 "--subheader %d /tmp/mixed.txt", h);
-		ASSERT_EQ(0, run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("h %d", h);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a))) TH_LOG("h %d", h);
 		snprintf(cmd, sizeof(cmd), "mcmgpu finepack replay --json --verify "
-			 "--host --chiplets %s --subheader %d /tmp/mixed.txt",
-			 chiplets(), h);
-		ASSERT_EQ(0, run_cmd(cmd, out_b, sizeof(out_b)));
+			 "--host --chiplets %u --subheader %d /tmp/mixed.txt",
+			 mt_expect_chiplets(), h);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_b, sizeof(out_b)));
 		EXPECT_STREQ(out_a, out_b);
 		EXPECT_NE(NULL, strstr(out_a, "\"load\": 1, \"atomic\": 1}"))
 			TH_LOG("%s", out_a);
@@ -114,7 +102,7 @@ TEST(mixed_records_every_subheader)
 }
 
 static int replay_ioctl(int fd, const void *trace, size_t len, uint32_t h,
-			uint32_t o, struct fp_replay_result *res)
+			uint32_t o, struct mcmgpu_fp_replay_result *res)
 {
 	struct mcmgpu_finepack_replay rp = {
 		.size = sizeof(rp), .trace_ptr = (uintptr_t)trace,
@@ -126,16 +114,6 @@ static int replay_ioctl(int fd, const void *trace, size_t len, uint32_t h,
 	return ioctl(fd, MCMGPU_IOCTL_FINEPACK_REPLAY, &rp) ? -errno : 0;
 }
 
-static int dma(int fd, uint32_t flags, void *buf, uint64_t gpu, uint64_t len)
-{
-	struct mcmgpu_dma d = {
-		.size = sizeof(d), .flags = flags, .user_ptr = (uintptr_t)buf,
-		.gpu_addr = gpu, .length = len,
-	};
-
-	return ioctl(fd, MCMGPU_IOCTL_DMA, &d) ? -errno : 0;
-}
-
 /*
  * The device validates the whole trace first: a bad record anywhere means
  * nothing is applied, and the result names the record and the field.
@@ -144,49 +122,49 @@ TEST(device_rejects_bad_traces_before_applying_anything)
 {
 	static const uint8_t four[4] = { 1, 2, 3, 4 };
 	struct fp_trace_buf tb = { 0 };
-	struct fp_replay_result res;
-	struct fp_trace_record *rec;
-	struct fp_trace_header *hdr;
-	struct mcmgpu_info info = { .size = sizeof(info) };
+	struct mcmgpu_fp_replay_result res;
+	struct mcmgpu_fp_trace_record *rec;
+	struct mcmgpu_fp_trace_header *hdr;
+	struct mcmgpu_info info;
 	uint8_t before[256], after[256], *t;
 	size_t len;
-	int fd = open("/dev/mcmgpu0", O_RDWR);
+	int fd = mt_open_dev();
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ioctl(fd, MCMGPU_IOCTL_GET_INFO, &info));
+	ASSERT_EQ(0, mt_get_info(fd, &info));
 	memset(before, 0x3c, sizeof(before));
-	ASSERT_EQ(0, dma(fd, 0, before, info.vram_per_chiplet, sizeof(before)));
+	ASSERT_EQ(0, mt_dma(fd, 0, before, info.vram_per_chiplet, sizeof(before)));
 
-	fp_tb_add(&tb, FP_REC_STORE, 0, 1, 0, 4, four);
-	fp_tb_add(&tb, FP_REC_STORE, 0, 1, 64, 4, four);
-	fp_tb_add(&tb, FP_REC_STORE, 1, 0, 128, 4, four);
+	fp_tb_add(&tb, MCMGPU_FP_REC_STORE, 0, 1, 0, 4, four);
+	fp_tb_add(&tb, MCMGPU_FP_REC_STORE, 0, 1, 64, 4, four);
+	fp_tb_add(&tb, MCMGPU_FP_REC_STORE, 1, 0, 128, 4, four);
 	t = fp_tb_finish(&tb, &len);
 	ASSERT_NE(NULL, t);
-	hdr = (struct fp_trace_header *)t;
-	rec = (struct fp_trace_record *)(hdr + 1);
+	hdr = (struct mcmgpu_fp_trace_header *)t;
+	rec = (struct mcmgpu_fp_trace_record *)(hdr + 1);
 
 #define BAD(change, undo, want_rec, want_msg) do { \
 	change; \
 	EXPECT_EQ(-EINVAL, replay_ioctl(fd, t, len, 5, 28, &res)); \
-	EXPECT_EQ(want_rec, res.error_record); \
-	EXPECT_EQ(0, strncmp(want_msg, res.error, strlen(want_msg))) \
-		TH_LOG("'%s'", res.error); \
+	EXPECT_EQ(want_rec, res.error.index); \
+	EXPECT_EQ(0, strncmp(want_msg, res.error.what, strlen(want_msg))) \
+		TH_LOG("'%s'", res.error.what); \
 	undo; \
 } while (0)
 
 	BAD(rec[2].dst = rec[2].src, rec[2].dst = 0, 3, "dst: equals src");
 	BAD(rec[2].dst = info.chiplets, rec[2].dst = 0, 3, "dst: no such chiplet");
 	BAD(rec[2].len = 0, rec[2].len = 4, 3, "len: must not be 0");
-	BAD(rec[1].type = 42, rec[1].type = FP_REC_STORE, 2, "type: unknown");
+	BAD(rec[1].type = 42, rec[1].type = MCMGPU_FP_REC_STORE, 2, "type: unknown");
 	BAD(rec[2].addr = info.vram_per_chiplet - 2, rec[2].addr = 128, 3, "addr");
 	BAD(rec[0].src = 9, rec[0].src = 0, 1, "src: no such chiplet");
-	BAD(hdr->version = 7, hdr->version = FP_TRACE_VERSION, 0, "version");
+	BAD(hdr->version = 7, hdr->version = MCMGPU_FP_TRACE_VERSION, 0, "version");
 	BAD(len -= 3, len += 3, 0, "data_size");
 	BAD(hdr->nrecords = 1000, hdr->nrecords = 3, 0, "nrecords");
 
 	/* Nothing was applied by any of the rejected replays. */
-	ASSERT_EQ(0, dma(fd, MCMGPU_DMA_FROM_GPU, after, info.vram_per_chiplet,
-			 sizeof(after)));
+	ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, after, info.vram_per_chiplet,
+			    sizeof(after)));
 	EXPECT_EQ(0, memcmp(before, after, sizeof(before)));
 
 	/* Bad arguments. */
@@ -199,8 +177,8 @@ TEST(device_rejects_bad_traces_before_applying_anything)
 	/* The same trace, repaired, is applied. */
 	ASSERT_EQ(0, replay_ioctl(fd, t, len, 5, 28, &res));
 	EXPECT_EQ(3, res.stats.stores);
-	ASSERT_EQ(0, dma(fd, MCMGPU_DMA_FROM_GPU, after, info.vram_per_chiplet,
-			 sizeof(after)));
+	ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, after, info.vram_per_chiplet,
+			    sizeof(after)));
 	EXPECT_EQ(0, memcmp(four, after, 4));
 	EXPECT_EQ(0, memcmp(four, after + 64, 4));
 	free(t);
@@ -210,39 +188,34 @@ TEST(device_rejects_bad_traces_before_applying_anything)
 /* The tool names the bad line or record and changes nothing. */
 TEST(tool_errors_name_the_record)
 {
-	FILE *f = fopen("/tmp/bad.txt", "w");
-
-	ASSERT_NE(NULL, f);
-	fputs("store 0 1 0 4 01020304\nstore 0 1 8 4 0102\n", f);
-	fclose(f);
-	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
+	ASSERT_EQ(0, mt_write_text("/tmp/bad.txt",
+				   "store 0 1 0 4 01020304\nstore 0 1 8 4 0102\n"));
+	EXPECT_EQ(1, mt_run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "line 2: HEXDATA: 4 hex digits for LEN 4"))
 		TH_LOG("%s", out_a);
 
-	f = fopen("/tmp/bad.txt", "w");
-	ASSERT_NE(NULL, f);
-	fputs("store 0 1 0 4 01020304\nfence 0\nstore 1 1 8 2 0102\n", f);
-	fclose(f);
-	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
+	ASSERT_EQ(0, mt_write_text("/tmp/bad.txt", "store 0 1 0 4 01020304\n"
+				   "fence 0\nstore 1 1 8 2 0102\n"));
+	EXPECT_EQ(1, mt_run_cmd("mcmgpu finepack replay /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 3: dst: equals src")) TH_LOG("%s", out_a);
-	EXPECT_EQ(1, run_cmd("mcmgpu finepack replay --host /tmp/bad.txt 2>&1", out_a,
+	EXPECT_EQ(1, mt_run_cmd("mcmgpu finepack replay --host /tmp/bad.txt 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 3: dst: equals src"));
 
-	EXPECT_EQ(1, run_cmd("head -c 40 /tmp/fp.bin >/tmp/trunc.bin; "
+	EXPECT_EQ(1, mt_run_cmd("head -c 40 /tmp/fp.bin >/tmp/trunc.bin; "
 			 "mcmgpu finepack replay /tmp/trunc.bin 2>&1", out_a,
 			 sizeof(out_a)));
 	EXPECT_NE(NULL, strstr(out_a, "record 0: nrecords: trace truncated"))
 		TH_LOG("%s", out_a);
-	EXPECT_EQ(2, run_cmd("mcmgpu finepack replay --subheader 9 /tmp/fp.bin 2>&1",
+	EXPECT_EQ(2, mt_run_cmd("mcmgpu finepack replay --subheader 9 /tmp/fp.bin 2>&1",
 			 out_a, sizeof(out_a)));
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --help", NULL, 0));
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack gen --help", NULL, 0));
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack --help", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack replay --help", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack gen --help", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack --help", NULL, 0));
 	/* Still working. */
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --verify /tmp/mixed.txt", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack replay --verify /tmp/mixed.txt", NULL, 0));
 }
 
 TEST_HARNESS_MAIN

@@ -18,9 +18,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "mcmgpu_cpelide.h"
-#include "mcmgpu_ioctl.h"
-#include "run_cmd.h"
+#include "../lib/mcmgpu_test.h"
 
 #define MAX_GAP_NS	1000000000LL	/* one second, the bound */
 
@@ -73,19 +71,6 @@ static void stop_sleeper(struct sleeper *s)
 	pthread_join(s->thread, NULL);
 }
 
-static int launch(int fd, const struct mcmgpu_cpe_record *rec,
-		  struct mcmgpu_cpe_launch_result *res)
-{
-	struct mcmgpu_launch ln = {
-		.size = sizeof(ln), .record_size = sizeof(*rec),
-		.record_ptr = (uintptr_t)rec, .result_size = sizeof(*res),
-		.result_ptr = (uintptr_t)res,
-	};
-
-	memset(res, 0, sizeof(*res));
-	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
-}
-
 /* One kernel sweeping 32 MiB 15 times on two chiplets: ~2 s of device work. */
 TEST(guest_runs_during_a_long_launch)
 {
@@ -97,16 +82,16 @@ TEST(guest_runs_during_a_long_launch)
 	struct mcmgpu_cpe_launch_result res;
 	struct sleeper s;
 	int64_t t0, took;
-	int fd = open("/dev/mcmgpu0", O_RDWR);
+	int fd = mt_open_dev();
 
 	ASSERT_LE(0, fd);
 	k.args[0].size = 32 << 20;
 	k.args[0].mode = MCMGPU_CPE_MODE_RW;
 	k.args[0].kind = MCMGPU_CPE_ARG_EVEN;
-	ASSERT_EQ(0, launch(fd, &reset, &res));
+	ASSERT_EQ(0, mt_launch(fd, &reset, &res));
 	ASSERT_EQ(0, start_sleeper(&s));
 	t0 = now_ns();
-	EXPECT_EQ(0, launch(fd, &k, &res)) TH_LOG("%s", res.error.what);
+	EXPECT_EQ(0, mt_launch(fd, &k, &res)) TH_LOG("%s", res.error.what);
 	took = now_ns() - t0;
 	stop_sleeper(&s);
 	EXPECT_EQ(15ULL * (32 << 20) / 64, res.stats.l1_hits + res.stats.l2_hits +
@@ -124,13 +109,13 @@ static void replay_while_sleeping(struct __test_metadata *_metadata,
 	struct sleeper s;
 	int64_t t0, took;
 
-	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %s "
-		 "-o /tmp/long.bin", gen, getenv("MCMGPU_EXPECT_CHIPLETS") ?: "4");
-	ASSERT_EQ(0, run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	snprintf(cmd, sizeof(cmd), "mcmgpu finepack gen %s --chiplets %u "
+		 "-o /tmp/long.bin", gen, mt_expect_chiplets());
+	ASSERT_EQ(0, mt_run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
 	ASSERT_EQ(0, start_sleeper(&s));
 	t0 = now_ns();
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --json /tmp/long.bin",
-			     out, sizeof(out)));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack replay --json /tmp/long.bin",
+			        out, sizeof(out)));
 	took = now_ns() - t0;
 	stop_sleeper(&s);
 	TH_LOG("%s: replay %.2f s, %ld sleeps, worst lateness %.3f s", gen,
@@ -149,8 +134,7 @@ TEST(guest_runs_during_the_far_apart_stores_trace)
 {
 	static char out[8192];
 	const char *path = "/tmp/far.txt";
-	unsigned long long vram = strtoull(getenv("MCMGPU_EXPECT_VRAM_PER_CHIPLET") ?
-					   : "67108864", NULL, 0);
+	unsigned long long vram = mt_expect_vram_per_chiplet();
 	struct sleeper s;
 	FILE *f = fopen(path, "w");
 	int i;
@@ -161,8 +145,8 @@ TEST(guest_runs_during_the_far_apart_stores_trace)
 			vram - 1);
 	fclose(f);
 	ASSERT_EQ(0, start_sleeper(&s));
-	EXPECT_EQ(0, run_cmd("mcmgpu finepack replay --json /tmp/far.txt", out,
-			     sizeof(out)));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu finepack replay --json /tmp/far.txt", out,
+			        sizeof(out)));
 	stop_sleeper(&s);
 	EXPECT_NE(NULL, strstr(out, "\"kernels\": 2000")) TH_LOG("%s", out);
 	TH_LOG("%ld sleeps, worst lateness %.3f s", s.steps, s.worst_ns / 1e9);

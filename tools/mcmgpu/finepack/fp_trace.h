@@ -9,13 +9,13 @@
 #include "mcmgpu_finepack.h"
 
 struct fp_trace_buf {
-	struct fp_trace_record *rec;
+	struct mcmgpu_fp_trace_record *rec;
 	size_t nrec, rec_cap;
 	uint8_t *data;
 	size_t ndata, data_cap;
 };
 
-int fp_tb_add(struct fp_trace_buf *tb, enum fp_record_type type, unsigned int src,
+int fp_tb_add(struct fp_trace_buf *tb, enum mcmgpu_fp_record_type type, unsigned int src,
 	      unsigned int dst, uint64_t addr, uint32_t len, const uint8_t *data);
 /* Returns a malloc'd binary trace of *len bytes; the builder is emptied. */
 uint8_t *fp_tb_finish(struct fp_trace_buf *tb, size_t *len);

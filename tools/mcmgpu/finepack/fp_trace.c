@@ -23,10 +23,10 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-int fp_tb_add(struct fp_trace_buf *tb, enum fp_record_type type, unsigned int src,
+int fp_tb_add(struct fp_trace_buf *tb, enum mcmgpu_fp_record_type type, unsigned int src,
 	      unsigned int dst, uint64_t addr, uint32_t len, const uint8_t *data)
 {
-	struct fp_trace_record *r;
+	struct mcmgpu_fp_trace_record *r;
 
 	if (grow((void **)&tb->rec, &tb->rec_cap, tb->nrec + 1, sizeof(*r)))
 		return -1;
@@ -49,15 +49,15 @@ int fp_tb_add(struct fp_trace_buf *tb, enum fp_record_type type, unsigned int sr
 
 uint8_t *fp_tb_finish(struct fp_trace_buf *tb, size_t *len)
 {
-	struct fp_trace_header hdr = {
-		.magic = FP_TRACE_MAGIC,
-		.version = FP_TRACE_VERSION,
+	struct mcmgpu_fp_trace_header hdr = {
+		.magic = MCMGPU_FP_TRACE_MAGIC,
+		.version = MCMGPU_FP_TRACE_VERSION,
 		.header_size = sizeof(hdr),
-		.record_size = sizeof(struct fp_trace_record),
+		.record_size = sizeof(struct mcmgpu_fp_trace_record),
 		.nrecords = tb->nrec,
 		.data_size = tb->ndata,
 	};
-	size_t rbytes = tb->nrec * sizeof(struct fp_trace_record);
+	size_t rbytes = tb->nrec * sizeof(struct mcmgpu_fp_trace_record);
 	uint8_t *out;
 
 	*len = sizeof(hdr) + rbytes + tb->ndata;
@@ -104,14 +104,14 @@ static int parse_num(const char *tok, uint64_t *v)
 
 static const struct {
 	const char *name;
-	enum fp_record_type type;
+	enum mcmgpu_fp_record_type type;
 	int nargs;	/* after the keyword */
 } kinds[] = {
-	{ "store", FP_REC_STORE, 5 },
-	{ "load", FP_REC_LOAD, 4 },
-	{ "atomic", FP_REC_ATOMIC, 5 },
-	{ "fence", FP_REC_FENCE, 1 },
-	{ "kernel_end", FP_REC_KERNEL_END, 0 },
+	{ "store", MCMGPU_FP_REC_STORE, 5 },
+	{ "load", MCMGPU_FP_REC_LOAD, 4 },
+	{ "atomic", MCMGPU_FP_REC_ATOMIC, 5 },
+	{ "fence", MCMGPU_FP_REC_FENCE, 1 },
+	{ "kernel_end", MCMGPU_FP_REC_KERNEL_END, 0 },
 };
 
 /* One line; returns 0, or -1 with msg set (without the line number). */
@@ -265,7 +265,7 @@ uint8_t *fp_trace_load(const char *path, size_t *len, char *msg, size_t msglen)
 	fclose(f);
 	if (n >= sizeof(magic)) {
 		memcpy(&magic, buf, sizeof(magic));
-		if (magic == FP_TRACE_MAGIC) {
+		if (magic == MCMGPU_FP_TRACE_MAGIC) {
 			*len = n;
 			return buf;
 		}

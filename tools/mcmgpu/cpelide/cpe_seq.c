@@ -11,6 +11,7 @@
  * GPU memory in the order they are allocated.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,14 @@ struct parser {
 	size_t msglen;
 };
 
-static int fail(struct parser *p, const char *fmt, const char *a)
+static int __attribute__((format(printf, 2, 3)))
+fail(struct parser *p, const char *fmt, ...)
 {
-	snprintf(p->msg, p->msglen, fmt, a);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->msg, p->msglen, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -59,12 +65,12 @@ static struct object *find(struct parser *p, const char *name)
 	return NULL;
 }
 
-static int push(struct cpe_seq *seq, const struct cpe_record *r,
+static int push(struct cpe_seq *seq, const struct mcmgpu_cpe_record *r,
 		unsigned int line)
 {
 	if (seq->n == seq->cap) {
 		size_t cap = seq->cap ? 2 * seq->cap : 64;
-		struct cpe_record *nr = realloc(seq->rec, cap * sizeof(*nr));
+		struct mcmgpu_cpe_record *nr = realloc(seq->rec, cap * sizeof(*nr));
 		unsigned int *nl = realloc(seq->line, cap * sizeof(*nl));
 
 		if (nr)
@@ -82,7 +88,7 @@ static int push(struct cpe_seq *seq, const struct cpe_record *r,
 
 /* START-END inside the object, into an absolute inclusive range. */
 static int parse_range(struct parser *p, const struct object *o, char *s,
-		       struct cpe_range *out)
+		       struct mcmgpu_cpe_range *out)
 {
 	char *dash = strchr(s, '-');
 	uint64_t lo, hi;
@@ -99,7 +105,7 @@ static int parse_range(struct parser *p, const struct object *o, char *s,
 	return 0;
 }
 
-static int parse_arg(struct parser *p, char *tok, struct cpe_arg *a)
+static int parse_arg(struct parser *p, char *tok, struct mcmgpu_cpe_arg *a)
 {
 	char *name = tok, *mode = strchr(tok, ':'), *kind;
 	struct object *o;
@@ -118,21 +124,21 @@ static int parse_arg(struct parser *p, char *tok, struct cpe_arg *a)
 	a->base = o->base;
 	a->size = o->size;
 	if (!strcmp(mode, "r"))
-		a->mode = CPE_MODE_R;
+		a->mode = MCMGPU_CPE_MODE_R;
 	else if (!strcmp(mode, "rw"))
-		a->mode = CPE_MODE_RW;
+		a->mode = MCMGPU_CPE_MODE_RW;
 	else
 		return fail(p, "mode '%s': want r or rw", mode);
 	if (!kind || !strcmp(kind, "even")) {
-		a->kind = CPE_ARG_EVEN;
+		a->kind = MCMGPU_CPE_ARG_EVEN;
 		return 0;
 	}
 	if (!strcmp(kind, "unknown")) {
-		a->kind = CPE_ARG_UNKNOWN;
+		a->kind = MCMGPU_CPE_ARG_UNKNOWN;
 		return 0;
 	}
-	a->kind = CPE_ARG_EXPLICIT;
-	for (c = 0; c < CPE_MAX_CHIPLETS; c++) {
+	a->kind = MCMGPU_CPE_ARG_EXPLICIT;
+	for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++) {
 		a->range[c].start = 1;
 		a->range[c].end = 0;
 	}
@@ -145,7 +151,7 @@ static int parse_arg(struct parser *p, char *tok, struct cpe_arg *a)
 		if (!eq)
 			return fail(p, "range '%s': want C=START-END", kind);
 		*eq = '\0';
-		if (num(kind, &chip) || chip >= CPE_MAX_CHIPLETS)
+		if (num(kind, &chip) || chip >= MCMGPU_MAX_CHIPLETS)
 			return fail(p, "chiplet '%s' does not exist", kind);
 		if (parse_range(p, o, eq + 1, &a->range[chip]))
 			return -1;
@@ -174,7 +180,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 		      unsigned int lineno)
 {
 	char *tok[64], *save = NULL, *t;
-	struct cpe_record r;
+	struct mcmgpu_cpe_record r;
 	struct object *o;
 	unsigned int ntok = 0, i;
 	uint64_t v;
@@ -207,7 +213,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 	if (!strcmp(tok[0], "kernel")) {
 		if (ntok < 3)
 			return fail(p, "%skernel takes NAME and at least one ARG", "");
-		r.type = CPE_REC_KERNEL;
+		r.type = MCMGPU_CPE_REC_KERNEL;
 		r.chiplet_mask = (1U << p->chiplets) - 1;
 		r.passes = 1;
 		r.kernel_id = lineno;
@@ -216,10 +222,11 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 				if (parse_chiplets(p, tok[i] + 9, &r.chiplet_mask))
 					return -1;
 			} else if (!strncmp(tok[i], "passes=", 7)) {
-				if (num(tok[i] + 7, &v) || !v || v > 1024)
-					return fail(p, "passes '%s': want 1..1024", tok[i] + 7);
+				if (num(tok[i] + 7, &v) || !v || v > MCMGPU_CPE_MAX_PASSES)
+					return fail(p, "passes '%s': want 1..%u", tok[i] + 7,
+						    MCMGPU_CPE_MAX_PASSES);
 				r.passes = v;
-			} else if (r.nargs == CPE_MAX_ARGS) {
+			} else if (r.nargs == MCMGPU_CPE_MAX_ARGS) {
 				return fail(p, "more than %s arguments (the descriptor's "
 					    "maximum)", "16");
 			} else if (parse_arg(p, tok[i], &r.args[r.nargs++])) {
@@ -236,7 +243,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 		o = find(p, tok[1]);
 		if (!o)
 			return fail(p, "unknown object '%s'", tok[1]);
-		r.type = tok[0][5] == 'r' ? CPE_REC_HOST_READ : CPE_REC_HOST_WRITE;
+		r.type = tok[0][5] == 'r' ? MCMGPU_CPE_REC_HOST_READ : MCMGPU_CPE_REC_HOST_WRITE;
 		r.nargs = 1;
 		r.args[0].base = o->base;
 		r.args[0].size = o->size;
@@ -249,7 +256,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 	if (!strcmp(tok[0], "end")) {
 		if (ntok != 1)
 			return fail(p, "%send takes nothing", "");
-		r.type = CPE_REC_END;
+		r.type = MCMGPU_CPE_REC_END;
 		return push(seq, &r, lineno) ? fail(p, "%sout of memory", "") : 0;
 	}
 	return fail(p, "unknown record type '%s'", tok[0]);
@@ -260,7 +267,7 @@ int cpe_seq_parse(const char *text, size_t len, unsigned int chiplets,
 		  size_t msglen)
 {
 	struct parser *p = calloc(1, sizeof(*p));
-	struct cpe_record reset = { .type = CPE_REC_RESET };
+	struct mcmgpu_cpe_record reset = { .type = MCMGPU_CPE_REC_RESET };
 	size_t pos = 0;
 	unsigned int lineno = 0;
 	char sub[256];
@@ -294,9 +301,10 @@ int cpe_seq_parse(const char *text, size_t len, unsigned int chiplets,
 	}
 	if (ret) {
 		snprintf(msg, msglen, "line %u: %s", lineno, sub);
-	} else if (p->next > (64ULL << 20)) {
-		snprintf(msg, msglen, "allocations total %llu bytes, more than 64 MiB",
-			 (unsigned long long)p->next);
+	} else if (p->next > MCMGPU_CPE_MAX_MEM_BYTES) {
+		snprintf(msg, msglen, "allocations total %llu bytes, more than %llu MiB",
+			 (unsigned long long)p->next,
+			 (unsigned long long)MCMGPU_CPE_MAX_MEM_BYTES >> 20);
 		ret = -1;
 	} else if (!p->next) {
 		snprintf(msg, msglen, "no alloc records");

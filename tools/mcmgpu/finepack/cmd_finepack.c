@@ -23,11 +23,11 @@ struct replay_opts {
 	bool json, verify, host;
 };
 
-static const char * const flush_names[FP_FLUSH_REASONS] = {
-	[FP_FLUSH_WINDOW] = "window", [FP_FLUSH_PAYLOAD] = "payload",
-	[FP_FLUSH_ENTRIES] = "entries", [FP_FLUSH_FENCE] = "fence",
-	[FP_FLUSH_KERNEL_END] = "kernel_end", [FP_FLUSH_LOAD] = "load",
-	[FP_FLUSH_ATOMIC] = "atomic",
+static const char * const flush_names[MCMGPU_FP_FLUSH_REASONS] = {
+	[MCMGPU_FP_FLUSH_WINDOW] = "window", [MCMGPU_FP_FLUSH_PAYLOAD] = "payload",
+	[MCMGPU_FP_FLUSH_ENTRIES] = "entries", [MCMGPU_FP_FLUSH_FENCE] = "fence",
+	[MCMGPU_FP_FLUSH_KERNEL_END] = "kernel_end", [MCMGPU_FP_FLUSH_LOAD] = "load",
+	[MCMGPU_FP_FLUSH_ATOMIC] = "atomic",
 };
 
 static double ratio(uint64_t a, uint64_t b)
@@ -35,7 +35,7 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / b : 0.0;
 }
 
-static __u64 fp_wire(const struct fp_stats *s)
+static __u64 fp_wire(const struct mcmgpu_fp_stats *s)
 {
 	return s->wire_payload + s->wire_subheader + s->wire_overhead +
 	       s->wire_padding;
@@ -46,7 +46,7 @@ struct verify_result {
 	__u64 checked, mismatched;
 };
 
-static void print_json(const struct fp_stats *s, const struct replay_opts *o,
+static void print_json(const struct mcmgpu_fp_stats *s, const struct replay_opts *o,
 		       const struct verify_result *v)
 {
 	__u64 wire = fp_wire(s), plain_payload = s->store_bytes + s->atomic_bytes;
@@ -81,7 +81,7 @@ static void print_json(const struct fp_stats *s, const struct replay_opts *o,
 	       plain_payload - s->useful_bytes, s->wire_payload - s->useful_bytes,
 	       s->dma_payload - s->useful_bytes);
 	printf(" \"flushes\": {");
-	for (i = 0; i < FP_FLUSH_REASONS; i++)
+	for (i = 0; i < MCMGPU_FP_FLUSH_REASONS; i++)
 		printf("%s\"%s\": %llu", i ? ", " : "", flush_names[i],
 		       s->flushes[i]);
 	printf("}, \"decode_errors\": %llu", s->decode_errors);
@@ -91,7 +91,7 @@ static void print_json(const struct fp_stats *s, const struct replay_opts *o,
 	printf("}\n");
 }
 
-static void print_text(const struct fp_stats *s, const struct verify_result *v)
+static void print_text(const struct mcmgpu_fp_stats *s, const struct verify_result *v)
 {
 	__u64 wire = fp_wire(s);
 	int i;
@@ -104,7 +104,7 @@ static void print_text(const struct fp_stats *s, const struct verify_result *v)
 	       s->plain_wire_bytes, s->dma_wire_bytes);
 	printf("reduction vs P2P %.2fx, vs DMA %.2fx\nflushes:",
 	       ratio(s->plain_wire_bytes, wire), ratio(s->dma_wire_bytes, wire));
-	for (i = 0; i < FP_FLUSH_REASONS; i++)
+	for (i = 0; i < MCMGPU_FP_FLUSH_REASONS; i++)
 		printf(" %s %llu", flush_names[i], s->flushes[i]);
 	printf("\n");
 	if (v->done)
@@ -139,7 +139,7 @@ static void host_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
 }
 
 int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
-		uint8_t *mem, struct fp_stats *out)
+		uint8_t *mem, struct mcmgpu_fp_stats *out)
 {
 	struct memory ctx = { .fd = -1, .host = mem, .vram = cfg->vram_per_chiplet };
 	struct fp_sink sink = { .ctx = &ctx, .write = host_write };
@@ -159,8 +159,8 @@ int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
 }
 
 struct verify_state {
-	uint64_t lo[FP_MAX_CHIPLETS], hi[FP_MAX_CHIPLETS];
-	uint8_t *golden[FP_MAX_CHIPLETS];
+	uint64_t lo[MCMGPU_MAX_CHIPLETS], hi[MCMGPU_MAX_CHIPLETS];
+	uint8_t *golden[MCMGPU_MAX_CHIPLETS];
 };
 
 /* Snapshot the written hull of each destination and apply in order. */
@@ -170,15 +170,15 @@ static int verify_prepare(struct verify_state *vs, struct memory *m,
 	uint64_t i;
 	uint32_t d;
 
-	for (d = 0; d < FP_MAX_CHIPLETS; d++) {
+	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
 		vs->lo[d] = UINT64_MAX;
 		vs->hi[d] = 0;
 		vs->golden[d] = NULL;
 	}
 	for (i = 0; i < view->hdr->nrecords; i++) {
-		const struct fp_trace_record *r = &view->rec[i];
+		const struct mcmgpu_fp_trace_record *r = &view->rec[i];
 
-		if (r->type != FP_REC_STORE && r->type != FP_REC_ATOMIC)
+		if (r->type != MCMGPU_FP_REC_STORE && r->type != MCMGPU_FP_REC_ATOMIC)
 			continue;
 		if (r->addr < vs->lo[r->dst])
 			vs->lo[r->dst] = r->addr;
@@ -197,9 +197,9 @@ static int verify_prepare(struct verify_state *vs, struct memory *m,
 			return -1;
 	}
 	for (i = 0; i < view->hdr->nrecords; i++) {
-		const struct fp_trace_record *r = &view->rec[i];
+		const struct mcmgpu_fp_trace_record *r = &view->rec[i];
 
-		if (r->type == FP_REC_STORE || r->type == FP_REC_ATOMIC)
+		if (r->type == MCMGPU_FP_REC_STORE || r->type == MCMGPU_FP_REC_ATOMIC)
 			memcpy(vs->golden[r->dst] + (r->addr - vs->lo[r->dst]),
 			       view->data + r->data_off, r->len);
 	}
@@ -230,7 +230,7 @@ static int verify_finish(struct verify_state *vs, struct memory *m,
 		v->checked += len;
 		free(after);
 	}
-	for (d = 0; d < FP_MAX_CHIPLETS; d++)
+	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++)
 		free(vs->golden[d]);
 	return ret;
 }
@@ -240,7 +240,7 @@ static int replay(const char *path, struct replay_opts *o)
 	struct fp_config cfg = { 0 };
 	struct verify_state vs = { 0 };
 	struct verify_result v = { 0 };
-	struct fp_replay_result res;
+	struct mcmgpu_fp_replay_result res;
 	struct memory mem = { .fd = -1 };
 	struct fp_trace_view view;
 	struct fp_error err;
@@ -299,12 +299,12 @@ static int replay(const char *path, struct replay_opts *o)
 		};
 
 		if (ioctl(mem.fd, MCMGPU_IOCTL_FINEPACK_REPLAY, &rp)) {
-			if (errno == EINVAL && res.error[0])
+			if (errno == EINVAL && res.error.what[0])
 				fprintf(stderr, "%s: %s: record %llu: %.*s (value %llu)\n",
 					prog, path,
-					(unsigned long long)res.error_record,
-					(int)sizeof(res.error), res.error,
-					(unsigned long long)res.error_value);
+					(unsigned long long)res.error.index,
+					(int)sizeof(res.error.what), res.error.what,
+					(unsigned long long)res.error.value);
 			else
 				fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
 					strerror(errno));
@@ -365,8 +365,8 @@ static int cmd_replay(int argc, char **argv)
 		{ }
 	};
 	struct replay_opts o = {
-		.devpath = "/dev/mcmgpu0", .subheader = FP_DEFAULT_SUBHEADER,
-		.overhead = FP_DEFAULT_OVERHEAD, .chiplets = 4, .vram = 64ULL << 20,
+		.devpath = "/dev/mcmgpu0", .subheader = MCMGPU_FP_SUBHEADER_DEFAULT,
+		.overhead = MCMGPU_FP_OVERHEAD_ECRC, .chiplets = 4, .vram = 64ULL << 20,
 	};
 	uint64_t v;
 	int c;
@@ -376,14 +376,14 @@ static int cmd_replay(int argc, char **argv)
 		case 's':
 			if (parse_u64(optarg, "--subheader", &v))
 				return 2;
-			if (v < FP_MIN_SUBHEADER || v > FP_MAX_SUBHEADER)
+			if (v < MCMGPU_FP_SUBHEADER_MIN || v > MCMGPU_FP_SUBHEADER_MAX)
 				die_usage("--subheader: %" PRIu64 " is not 2..6", v);
 			o.subheader = v;
 			break;
 		case 'o':
 			if (parse_u64(optarg, "--overhead", &v))
 				return 2;
-			if (v != FP_DEFAULT_OVERHEAD && v != FP_ALT_OVERHEAD)
+			if (v != MCMGPU_FP_OVERHEAD_ECRC && v != MCMGPU_FP_OVERHEAD_NO_ECRC)
 				die_usage("--overhead: %" PRIu64 " is not 24 or 28", v);
 			o.overhead = v;
 			break;
@@ -399,7 +399,7 @@ static int cmd_replay(int argc, char **argv)
 		case 'c':
 			if (parse_u64(optarg, "--chiplets", &v))
 				return 2;
-			if (v < 2 || v > FP_MAX_CHIPLETS)
+			if (v < 2 || v > MCMGPU_MAX_CHIPLETS)
 				die_usage("--chiplets: %" PRIu64 " is not 2..8", v);
 			o.chiplets = v;
 			break;

@@ -9,7 +9,7 @@
 #include "mcmgpu_cpelide.h"
 
 struct cpe_seq {
-	struct cpe_record *rec;		/* rec[0] is the RESET record */
+	struct mcmgpu_cpe_record *rec;		/* rec[0] is the RESET record */
 	unsigned int *line;		/* source line of each record */
 	size_t n, cap;
 	uint64_t mem_bytes;		/* page-aligned sum of the allocations */

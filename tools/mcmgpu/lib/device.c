@@ -1,91 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-#include <dirent.h>
 #include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "util.h"
-
-void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
-}
-
-/* Accepts decimal, 0x hex, and K/M/G suffixes (powers of two). */
-int parse_u64(const char *s, const char *what, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		goto bad;
-	switch (*end) {
-	case 'K': case 'k':
-		v <<= 10, end++;
-		break;
-	case 'M': case 'm':
-		v <<= 20, end++;
-		break;
-	case 'G': case 'g':
-		v <<= 30, end++;
-		break;
-	}
-	if (*end)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
-	fprintf(stderr, "%s: %s: not a number: '%s'\n", prog, what, s);
-	return -1;
-}
-
-int write_file(const char *path, const void *buf, uint64_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
-		   int argc, char **argv)
-{
-	size_t i;
-
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		FILE *f = argc < 2 ? stderr : stdout;
-
-		fprintf(f, "usage: mcmgpu %s <command> [options]\n\n", group);
-		for (i = 0; i < n; i++)
-			fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
-		fprintf(f, "\n'mcmgpu %s <command> --help' describes one.\n", group);
-		return argc < 2 ? 2 : 0;
-	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
-	die_usage("%s: unknown command '%s'", group, argv[1]);
-	return 2;
-}
 
 /*
  * DEV names a device three ways: a path (/dev/mcmgpu0), an index (0), or
@@ -179,37 +104,4 @@ int dma_transfer(int fd, bool from_gpu, void *buf, uint64_t gpu_addr,
 		return -1;
 	}
 	return 0;
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-uint64_t xorshift64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
-double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

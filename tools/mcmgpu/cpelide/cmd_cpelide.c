@@ -16,10 +16,10 @@
 #include "cpe_seq.h"
 #include "util.h"
 
-static const char * const policy_names[CPE_POLICIES] = {
-	[CPE_POLICY_BASELINE] = "baseline",
-	[CPE_POLICY_CPELIDE] = "cpelide",
-	[CPE_POLICY_IDEAL] = "ideal",
+static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
+	[MCMGPU_CPE_POLICY_BASELINE] = "baseline",
+	[MCMGPU_CPE_POLICY_CPELIDE] = "cpelide",
+	[MCMGPU_CPE_POLICY_IDEAL] = "ideal",
 };
 
 struct cpe_opts {
@@ -28,7 +28,7 @@ struct cpe_opts {
 	bool json, host, chiplets_given;
 };
 
-static void print_stats(const struct cpe_stats *s, const struct cpe_opts *o)
+static void print_stats(const struct mcmgpu_cpe_stats *s, const struct cpe_opts *o)
 {
 	if (!o->json) {
 		printf("%s: %llu kernels, %llu L2 invalidates and %llu flushes "
@@ -76,10 +76,10 @@ static void record_error(const char *path, unsigned int line, unsigned int arg,
 
 /* Same records, same order, same core: host and device counters match. */
 static int replay_host(struct cpe_seq *seq, const char *path,
-		       struct cpe_stats *out)
+		       struct mcmgpu_cpe_stats *out)
 {
 	struct cpe_model *m = calloc(1, sizeof(*m));
-	const struct cpe_record *reset = &seq->rec[0];
+	const struct mcmgpu_cpe_record *reset = &seq->rec[0];
 	struct cpe_config cfg;
 	struct cpe_error err;
 	void *arena = NULL;
@@ -114,8 +114,8 @@ out:
 	return ret;
 }
 
-static int launch(int fd, const struct cpe_record *r,
-		  struct cpe_launch_result *res)
+static int launch(int fd, const struct mcmgpu_cpe_record *r,
+		  struct mcmgpu_cpe_launch_result *res)
 {
 	struct mcmgpu_launch ln = {
 		.size = sizeof(ln), .record_ptr = (uintptr_t)r,
@@ -128,21 +128,21 @@ static int launch(int fd, const struct cpe_record *r,
 }
 
 static int replay_device(struct cpe_seq *seq, const char *path, int fd,
-			 struct cpe_stats *out)
+			 struct mcmgpu_cpe_stats *out)
 {
-	struct cpe_launch_result res;
-	struct cpe_record end = { .type = CPE_REC_END };
+	struct mcmgpu_cpe_launch_result res;
+	struct mcmgpu_cpe_record end = { .type = MCMGPU_CPE_REC_END };
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < seq->n && !ret; i++)
 		ret = launch(fd, &seq->rec[i], &res);
-	if (!ret && seq->rec[seq->n - 1].type != CPE_REC_END)
+	if (!ret && seq->rec[seq->n - 1].type != MCMGPU_CPE_REC_END)
 		ret = launch(fd, &end, &res);
-	if (ret == -EINVAL && res.error[0]) {
-		res.error[sizeof(res.error) - 1] = '\0';
-		record_error(path, i ? seq->line[i - 1] : 0, res.error_arg, res.error,
-			     res.error_value);
+	if (ret == -EINVAL && res.error.what[0]) {
+		res.error.what[sizeof(res.error.what) - 1] = '\0';
+		record_error(path, i ? seq->line[i - 1] : 0, res.error.index, res.error.what,
+			     res.error.value);
 		return 1;
 	}
 	if (ret) {
@@ -189,10 +189,10 @@ static int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct cpe_opts o = { .devpath = "/dev/mcmgpu0", .policy = CPE_POLICY_CPELIDE,
+	struct cpe_opts o = { .devpath = "/dev/mcmgpu0", .policy = MCMGPU_CPE_POLICY_CPELIDE,
 			      .chiplets = 4 };
 	struct cpe_seq seq = { 0 };
-	struct cpe_stats stats;
+	struct mcmgpu_cpe_stats stats;
 	struct mcmgpu_info info;
 	char msg[512];
 	uint64_t v;
@@ -201,10 +201,10 @@ static int cmd_replay(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			for (v = 0; v < CPE_POLICIES; v++)
+			for (v = 0; v < MCMGPU_CPE_POLICIES; v++)
 				if (!strcmp(optarg, policy_names[v]))
 					break;
-			if (v == CPE_POLICIES)
+			if (v == MCMGPU_CPE_POLICIES)
 				die_usage("--policy: '%s' is not baseline, cpelide or ideal",
 					  optarg);
 			o.policy = v;
@@ -212,7 +212,7 @@ static int cmd_replay(int argc, char **argv)
 		case 'c':
 			if (parse_u64(optarg, "--chiplets", &v))
 				return 2;
-			if (v < 1 || v > CPE_MAX_CHIPLETS)
+			if (v < 1 || v > MCMGPU_MAX_CHIPLETS)
 				die_usage("--chiplets: %" PRIu64 " is not 1..8", v);
 			o.chiplets = v;
 			o.chiplets_given = true;
@@ -254,7 +254,7 @@ static int cmd_replay(int argc, char **argv)
 		       replay_device(&seq, argv[optind], fd, &stats);
 	if (!ret) {
 		print_stats(&stats, &o);
-		if (stats.oracle_violations && o.policy != CPE_POLICY_IDEAL) {
+		if (stats.oracle_violations && o.policy != MCMGPU_CPE_POLICY_IDEAL) {
 			fprintf(stderr, "%s: %llu coherence oracle violations\n", prog,
 				(unsigned long long)stats.oracle_violations);
 			ret = 1;

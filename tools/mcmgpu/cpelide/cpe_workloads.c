@@ -302,7 +302,7 @@ int cmd_cpelide_gen(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--chiplets") && a + 1 < argc) {
 			if (parse_u64(argv[++a], "--chiplets", &v))
 				return 2;
-			if (v < 1 || v > CPE_MAX_CHIPLETS)
+			if (v < 1 || v > MCMGPU_MAX_CHIPLETS)
 				die_usage("--chiplets: %llu is not 1..8",
 					  (unsigned long long)v);
 			g.n = v;
@@ -337,7 +337,7 @@ int cmd_cpelide_gen(int argc, char **argv)
 int cmd_cpelide_bench(int argc, char **argv)
 {
 	struct cpe_seq seq = { 0 };
-	struct cpe_launch_result res;
+	struct mcmgpu_cpe_launch_result res;
 	struct cpe_config cfg;
 	struct cpe_model *m;
 	bool host = false;
@@ -364,7 +364,7 @@ int cmd_cpelide_bench(int argc, char **argv)
 	}
 	if (!path)
 		die_usage("cpelide bench: SEQ expected");
-	if (cpe_seq_load(path, 4, CPE_POLICY_CPELIDE, &seq, msg, sizeof(msg))) {
+	if (cpe_seq_load(path, 4, MCMGPU_CPE_POLICY_CPELIDE, &seq, msg, sizeof(msg))) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		return 1;
 	}
@@ -373,7 +373,7 @@ int cmd_cpelide_bench(int argc, char **argv)
 		if (fd < 0)
 			return 1;
 	}
-	cpe_config_defaults(&cfg, 4, CPE_POLICY_CPELIDE, seq.mem_bytes);
+	cpe_config_defaults(&cfg, 4, MCMGPU_CPE_POLICY_CPELIDE, seq.mem_bytes);
 	m = calloc(1, sizeof(*m));
 	arena = host ? calloc(1, cpe_arena_bytes(&cfg)) : NULL;
 	if (!m || (host && !arena))

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interface mcmgpu.ko gives its auxiliary drivers: barre_iommu.ko on
+ * "mcmgpu.iommu" and gpu_rc.ko on "mcmgpu.cxl_rc". Each gets the device
+ * geometry, its own BAR0 register window (already mapped), its own MSI-X
+ * vector with a callback, and a way to submit a device command and wait.
+ * This is the only mcmgpu header they include.
+ */
+#ifndef MCMGPU_AUX_H
+#define MCMGPU_AUX_H
+
+#include <linux/auxiliary_bus.h>
+
+#include "mcmgpu_hw.h"
+
+#define MCMGPU_AUX_IOMMU_NAME	"iommu"
+#define MCMGPU_AUX_CXL_RC_NAME	"cxl_rc"
+
+struct mcmgpu_aux_dev;
+
+/* One device command; status and result are filled when it completes. */
+struct mcmgpu_aux_cmd {
+	u16 opcode;		/* MCMGPU_OP_* */
+	u16 flags;
+	u64 args[6];
+	u32 status;		/* out: MCMGPU_CMPL_* */
+	u64 result;		/* out */
+};
+
+/*
+ * Called in hard-IRQ context with the window's MCMGPU_WIN_IRQ_* bits,
+ * already acknowledged. Keep it short: wake a thread for real work.
+ */
+typedef void (*mcmgpu_aux_irq_fn)(struct mcmgpu_aux_dev *aux, u32 events);
+
+struct mcmgpu_aux_ops {
+	/*
+	 * Submit one command through the device's ring and wait for it
+	 * (only a fatal signal ends the wait): 0 when the device completed
+	 * it (see cmd->status), -EINTR, -ETIMEDOUT, -EIO or -ENODEV.
+	 */
+	int (*submit)(struct mcmgpu_aux_dev *aux, struct mcmgpu_aux_cmd *cmd);
+	/* Install (or, with NULL, remove and wait out) the vector callback. */
+	void (*set_irq_handler)(struct mcmgpu_aux_dev *aux,
+				mcmgpu_aux_irq_fn fn);
+};
+
+struct mcmgpu_aux_dev {
+	struct auxiliary_device adev;
+	const struct mcmgpu_aux_ops *ops;
+	void __iomem *window;	/* MCMGPU_WINDOW(window_index) of BAR0 */
+	unsigned int window_index;	/* MCMGPU_WINDOW_* */
+	unsigned int vector;	/* its MSI-X vector */
+	int irq;		/* the Linux IRQ of that vector */
+	u32 chiplets;
+	u64 vram_per_chiplet;
+	void *parent;		/* mcmgpu.ko's own, opaque */
+	mcmgpu_aux_irq_fn irq_fn;	/* set through ops->set_irq_handler */
+};
+
+static inline struct mcmgpu_aux_dev *
+to_mcmgpu_aux_dev(struct auxiliary_device *adev)
+{
+	return container_of(adev, struct mcmgpu_aux_dev, adev);
+}
+
+#endif /* MCMGPU_AUX_H */

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MCMGPU_IOCTL_LAUNCH: one launch record through the device's global
+ * command processor, in the file's own launch sequence.
+ */
+#include "mcmgpu.h"
+#include "mcmgpu_ioctl.h"
+#include "mcmgpu_cpelide.h"
+
+static int mcmgpu_cpe_errno(u32 status)
+{
+	switch (status) {
+	case MCMGPU_CMPL_BAD_LAUNCH:
+		return -EINVAL;
+	default:
+		return mcmgpu_status_errno(status);
+	}
+}
+
+int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_launch *ln = arg;
+	struct mcmgpu_cmd c = {
+		.opcode = MCMGPU_OP_CP_LAUNCH,
+		.ctx = mf->ctx,
+	};
+	struct mcmgpu_xfer x = {
+		.in = u64_to_user_ptr(ln->record_ptr),
+		.in_len = sizeof(struct mcmgpu_cpe_record),
+		.in_arg = 0,
+		.out = u64_to_user_ptr(ln->result_ptr),
+		.out_len = sizeof(struct mcmgpu_cpe_launch_result),
+		.out_arg = 1,
+		.report_status = MCMGPU_CMPL_BAD_LAUNCH,
+	};
+	int ret;
+
+	if (ln->flags || ln->record_size != sizeof(struct mcmgpu_cpe_record) ||
+	    ln->result_size < sizeof(struct mcmgpu_cpe_launch_result))
+		return -EINVAL;
+	if (!ln->record_ptr || !ln->result_ptr)
+		return -EFAULT;
+	ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
+	return ret ? ret : mcmgpu_cpe_errno(c.status);
+}

@@ -1,0 +1,95 @@
+/*
+ * mcmgpu device engines: how a mechanism plugs into the device.
+ *
+ * The core (mcmgpu.c) keeps PCI, the BARs, the command ring, interrupts,
+ * contexts and migration. Each mechanism is an engine in its own file: its
+ * commands, its per-context state, its reset, its migration and optionally
+ * a 4 KiB register window of BAR0. Adding one is its file plus one line in
+ * the engine table of mcmgpu.c.
+ *
+ * Commands run in the device's worker thread, never under the BQL; they
+ * reach guest RAM and GPU memory only through the accessors below.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_MCMGPU_ENGINE_H
+#define HW_MCMGPU_ENGINE_H
+
+#include "exec/memory.h"
+#include "migration/vmstate.h"
+#include "mcmgpu_hw.h"
+#include "mcmgpu_cmd.h"
+
+typedef struct MCMGPUState MCMGPUState;
+typedef struct MCMGPUContext MCMGPUContext;
+typedef struct MCMGPUEngine MCMGPUEngine;
+
+/* What a command handler returns besides its MCMGPU_CMPL_* status. */
+typedef struct MCMGPUCmdOut {
+    uint64_t result;        /* opcode specific */
+    uint64_t cycles;        /* modeled device cycles */
+} MCMGPUCmdOut;
+
+typedef struct MCMGPUCommand {
+    uint16_t opcode;
+    const char *name;
+    uint16_t flags;         /* the flags it accepts; others: BAD_FLAGS */
+    bool context;           /* needs a live context in the descriptor */
+    /* ctx is NULL for commands without a context. */
+    uint32_t (*run)(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
+                    const uint64_t *args, MCMGPUCmdOut *out);
+} MCMGPUCommand;
+
+struct MCMGPUEngine {
+    const char *name;
+    uint32_t feature;               /* MCMGPU_FEAT_* bit, 0 for none */
+    const MCMGPUCommand *commands;  /* ends with an entry whose name is NULL */
+    /* Per-context state, made at CTX_CREATE, freed at destroy or reset. */
+    void *(*ctx_new)(MCMGPUState *s);
+    void (*ctx_free)(void *state);
+    /* Migration: a VMState subsection, or why the engine needs none. */
+    const VMStateDescription *vmsd;
+    const char *not_migrated;
+    /* Optional BAR0 window MCMGPU_WINDOW(window); -1 for none. */
+    int window;
+    uint32_t window_ident;          /* 4 ASCII bytes, little-endian */
+    /* Registers from MCMGPU_WIN_ENGINE on, under the device lock. */
+    uint64_t (*window_read)(MCMGPUState *s, hwaddr off);
+    void (*window_write)(MCMGPUState *s, hwaddr off, uint64_t val);
+};
+
+/* The engine's state in this context (its ctx_new result). */
+void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e);
+
+const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s);
+
+/*
+ * Guest RAM, for descriptors, results and data: MEMTX_OK, or an error when
+ * the range wraps or is not all RAM (the device masters only memory).
+ */
+MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
+                             uint64_t len);
+MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
+                              const void *buf, uint64_t len);
+
+/*
+ * GPU memory, the one way engines reach it: the range is checked here
+ * against the chiplet memories; false when it does not fit.
+ */
+bool mcmgpu_gpu_write(MCMGPUState *s, uint64_t gpa, const void *buf,
+                      uint64_t len);
+bool mcmgpu_gpu_read(MCMGPUState *s, uint64_t gpa, void *buf, uint64_t len);
+/* Between guest RAM and GPU memory; a MCMGPU_CMPL_* status. */
+uint32_t mcmgpu_gpu_host_copy(MCMGPUState *s, uint64_t gpa, uint64_t host,
+                              uint64_t len, bool to_host);
+
+/* Raise window events and its vector; from handlers (lock not held). */
+void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits);
+
+extern const MCMGPUEngine mcmgpu_dma_engine;
+extern const MCMGPUEngine mcmgpu_finepack_engine;
+extern const MCMGPUEngine mcmgpu_cpelide_engine;
+extern const MCMGPUEngine mcmgpu_iommu_engine;
+extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
+
+#endif /* HW_MCMGPU_ENGINE_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* mcmgpu finepack: the subcommands and what they share. */
+#ifndef FP_TOOL_H
+#define FP_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "finepack.h"
+#include "fp_trace.h"
+
+int fp_cmd_replay(int argc, char **argv);
+int fp_cmd_convert(int argc, char **argv);
+int fp_cmd_gen(int argc, char **argv);
+int fp_cmd_analytic(int argc, char **argv);
+int fp_cmd_bench(int argc, char **argv);
+
+/* Runs a checked trace through the FinePack core into mem (host memory). */
+int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
+		uint8_t *mem, struct mcmgpu_fp_stats *out);
+/* FINEPACK_REPLAY of a whole trace; -1 with errno as the ioctl left it. */
+int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
+		  uint32_t overhead, struct mcmgpu_fp_replay_result *res);
+
+/* Generators (fp_workloads.c) */
+enum fp_gen_kind {
+	FP_GEN_HALO, FP_GEN_VERTEX, FP_GEN_TRANSPOSE, FP_GEN_SCATTER,
+	FP_GEN_LINES, FP_GEN_KINDS,
+};
+
+struct fp_gen_params {
+	enum fp_gen_kind kind;
+	uint32_t chiplets, iters, store;	/* store 0: random 4..8 B */
+	uint64_t bytes;		/* halo bytes, vertex array, scatter span */
+	uint64_t count;		/* updates per source per iteration */
+	uint32_t rows;		/* transpose rows per chiplet */
+	uint64_t seed;
+};
+
+struct fp_preset {
+	const char *name, *what;
+	struct fp_gen_params p;
+};
+
+extern const struct fp_preset fp_presets[];
+extern const size_t fp_npresets;
+extern const char * const fp_gen_kinds[FP_GEN_KINDS];
+/* What a generic kind starts from before its options. */
+extern const struct fp_gen_params fp_gen_defaults;
+
+int fp_generate(struct fp_trace_buf *tb, const struct fp_gen_params *p);
+
+#endif /* FP_TOOL_H */

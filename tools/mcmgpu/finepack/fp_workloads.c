@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FinePack workload generators: synthetic traces standing in for the
+ * paper's applications (FinePack §V).
+ *
+ * Every generator is race-free: within a kernel no two sources write the
+ * same destination byte, so in-order plain application is the reference
+ * for --verify.
+ */
+#include "fp_tool.h"
+#include "mcmgpu_hw.h"
+#include "util.h"
+
+#define C MCMGPU_DEFAULT_CHIPLETS
+
+const struct fp_preset fp_presets[] = {
+	{ "jacobi", "halo exchange, 128 B stores, 32 KiB halos",
+	  { FP_GEN_HALO, C, 8, 128, 32 << 10, 0, 0, 1 } },
+	{ "diffusion", "halo exchange, 128 B stores, 64 KiB halos",
+	  { FP_GEN_HALO, C, 8, 128, 64 << 10, 0, 0, 2 } },
+	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB halos",
+	  { FP_GEN_HALO, C, 8, 64, 48 << 10, 0, 0, 3 } },
+	{ "pagerank", "random 4 B vertex updates over a 16 MiB array",
+	  { FP_GEN_VERTEX, C, 4, 4, 16 << 20, 20000, 0, 4 } },
+	{ "sssp", "random 8 B vertex updates over a 64 MiB array",
+	  { FP_GEN_VERTEX, C, 4, 8, 64 << 20, 20000, 0, 5 } },
+	{ "hit", "all-to-all transpose of 16 B elements",
+	  { FP_GEN_TRANSPOSE, C, 2, 16, 0, 0, 64, 6 } },
+	{ "als", "all-to-all transpose of 32 B factor rows",
+	  { FP_GEN_TRANSPOSE, C, 2, 32, 0, 0, 64, 7 } },
+	{ "ct", "low-locality 4-8 B stores over 2 GiB (two 1 GiB windows)",
+	  { FP_GEN_SCATTER, C, 2, 0, 2ULL << 30, 20000, 0, 8 } },
+};
+
+const size_t fp_npresets = ARRAY_SIZE(fp_presets);
+
+const char * const fp_gen_kinds[FP_GEN_KINDS] = {
+	[FP_GEN_HALO] = "halo", [FP_GEN_VERTEX] = "vertex",
+	[FP_GEN_TRANSPOSE] = "transpose", [FP_GEN_SCATTER] = "scatter",
+	[FP_GEN_LINES] = "lines",
+};
+
+const struct fp_gen_params fp_gen_defaults = {
+	FP_GEN_HALO, C, 4, 128, 32 << 10, 1000, 64, 1
+};
+
+#undef C
+
+static uint64_t rng;
+
+static uint64_t next(void)
+{
+	return xorshift64(&rng);
+}
+
+/* A random chiplet other than c. */
+static uint32_t random_peer(uint32_t c, uint32_t chiplets)
+{
+	return (c + 1 + next() % (chiplets - 1)) % chiplets;
+}
+
+static int add_store(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
+		     uint64_t addr, uint32_t len)
+{
+	uint8_t data[256];
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		data[i] = next();
+	return fp_tb_add(tb, MCMGPU_FP_REC_STORE, src, dst, addr, len, data);
+}
+
+static int end_kernel(struct fp_trace_buf *tb)
+{
+	return fp_tb_add(tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+}
+
+static uint32_t store_len(const struct fp_gen_params *p)
+{
+	return p->store ? p->store : 4 + next() % 5;
+}
+
+/* Each source writes its ghost slot in each neighbour, in store-sized runs. */
+static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint32_t it, c, side;
+	uint64_t off;
+
+	for (it = 0; it < p->iters; it++) {
+		for (c = 0; c < p->chiplets; c++) {
+			for (side = 0; side < 2; side++) {
+				uint32_t nb = (c + (side ? p->chiplets - 1 : 1)) %
+					      p->chiplets;
+				uint64_t base = (2ULL * c + side) << 20;
+
+				if (side && nb == (c + 1) % p->chiplets)
+					continue;	/* two chiplets: one neighbour */
+				for (off = 0; off < p->bytes; off += p->store)
+					if (add_store(tb, c, nb, base + off, p->store))
+						return -1;
+			}
+		}
+		if (end_kernel(tb))
+			return -1;
+	}
+	return 0;
+}
+
+/* Each source updates replicas of the vertices it owns, at random. */
+static int gen_vertex(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t slice = p->bytes / p->chiplets / 8 * 8, n;
+	uint32_t it, c;
+
+	for (it = 0; it < p->iters; it++) {
+		for (n = 0; n < p->count; n++) {
+			for (c = 0; c < p->chiplets; c++) {
+				uint32_t dst = random_peer(c, p->chiplets);
+				uint64_t addr = c * slice + next() % (slice / 8) * 8;
+
+				if (add_store(tb, c, dst, addr, store_len(p)))
+					return -1;
+			}
+		}
+		if (end_kernel(tb))
+			return -1;
+	}
+	return 0;
+}
+
+/* Rows are distributed; element (i, j) goes to (j, i) on j's owner. */
+static int gen_transpose(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t pitch = (uint64_t)p->rows * p->chiplets * p->store;
+	uint32_t it, c, d, i, j;
+
+	for (it = 0; it < p->iters; it++) {
+		for (c = 0; c < p->chiplets; c++) {
+			for (d = 0; d < p->chiplets; d++) {
+				if (d == c)
+					continue;
+				for (i = 0; i < p->rows; i++)
+					for (j = 0; j < p->rows; j++)
+						if (add_store(tb, c, d, j * pitch +
+							      ((uint64_t)c * p->rows + i) *
+							      p->store, p->store))
+							return -1;
+			}
+		}
+		if (end_kernel(tb))
+			return -1;
+	}
+	return 0;
+}
+
+/* Random lines over the span; line index mod chiplets picks the writer. */
+static int gen_scatter(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t lines = p->bytes / FP_LINE_BYTES / p->chiplets, n;
+	uint32_t it, c;
+
+	for (it = 0; it < p->iters; it++) {
+		for (n = 0; n < p->count; n++) {
+			for (c = 0; c < p->chiplets; c++) {
+				uint32_t dst = random_peer(c, p->chiplets);
+				uint64_t line = (next() % lines) * p->chiplets + c;
+
+				if (add_store(tb, c, dst, line * FP_LINE_BYTES +
+					      next() % 15 * 8, store_len(p)))
+					return -1;
+			}
+		}
+		if (end_kernel(tb))
+			return -1;
+	}
+	return 0;
+}
+
+/* count stores of one size, one per line, chiplet 0 to 1 (notes B2). */
+static int gen_lines(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t n, off = p->store <= 120 ? 8 : 0;
+
+	for (n = 0; n < p->count; n++)
+		if (add_store(tb, 0, 1, n * FP_LINE_BYTES + off, p->store))
+			return -1;
+	return end_kernel(tb);
+}
+
+int fp_generate(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	rng = p->seed ? p->seed : 1;
+	switch (p->kind) {
+	case FP_GEN_HALO:
+		return gen_halo(tb, p);
+	case FP_GEN_VERTEX:
+		return gen_vertex(tb, p);
+	case FP_GEN_TRANSPOSE:
+		return gen_transpose(tb, p);
+	case FP_GEN_SCATTER:
+		return gen_scatter(tb, p);
+	default:
+		return gen_lines(tb, p);
+	}
+}
