@@ -78,7 +78,7 @@ $(BUILD)/initramfs.cpio.gz: modules tools selftests tools/guest/init tools/scrip
 
 guest: qemu $(BUILD)/initramfs.cpio.gz
 
-checkpatch: $(KSFT)/.extracted
+checkpatch: $(KSFT)/.extracted | deps
 	@bash tools/scripts/lint.sh checkpatch $(KSFT)/scripts/checkpatch.pl
 
 sparse: deps

@@ -25,6 +25,11 @@ if [ ! -f "$src/.mcmgpu-extracted" ]; then
 	rm -rf "$dir/dl"
 	touch "$src/.mcmgpu-extracted"
 fi
+# --source: fetch the source if needed and print its path (checkpatch).
+if [ "${1:-}" = "--source" ]; then
+	echo "$src"
+	exit 0
+fi
 
 # Copy a file only when its content changed, so ninja sees no change otherwise.
 sync_file() {

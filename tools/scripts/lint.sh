@@ -15,6 +15,12 @@ checkpatch)
 	# there (README.md, "Style exceptions").
 	# shellcheck disable=SC2046
 	"${cp[@]}" --ignore BIT_MACRO,PREFER_KERNEL_TYPES -f $(git ls-files 'uapi/*.h') || status=1
+	# The device follows QEMU's style: QEMU's own checkpatch, from the
+	# source tree tools/scripts/build-qemu.sh keeps in the cache.
+	qcp=$(bash tools/scripts/build-qemu.sh --source)/scripts/checkpatch.pl
+	for f in $(git ls-files 'qemu-device/*.[ch]'); do
+		out=$(perl "$qcp" --no-tree --terse -f "$f" 2>&1) || { echo "$out"; status=1; }
+	done
 	exit $status
 	;;
 sparse)
