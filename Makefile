@@ -10,8 +10,10 @@ LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
 KSFT        := $(BUILD)/linux-src
 CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device
 
-TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c)
-TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h) $(wildcard uapi/*.h)
+# The tool: main.c, lib/ and one directory per mechanism (core/ included).
+TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c tools/mcmgpu/*/*.c)
+TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h tools/mcmgpu/*/*.h) $(wildcard uapi/*.h)
+TOOL_INC    := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(wildcard tools/mcmgpu/*/*.h)))))
 SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mcmgpu/*_test.c))
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
 # The freestanding model cores, one list for QEMU (meson.build), the tool,
@@ -19,7 +21,8 @@ HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftest
 CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
-TOOL_LIBS   := tools/mcmgpu/fp_trace.c tools/mcmgpu/cpe_seq.c
+TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
+	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
 
 .PHONY: all deps modules tools selftests host-tests qemu guest check run bench \
@@ -41,7 +44,7 @@ tools: $(BUILD)/tools/mcmgpu
 
 $(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(wildcard qemu-device/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_TOOL) -o $@ $(TOOL_SRCS) $(CORE_SRCS) -lpci
+	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) -lpci
 
 $(KSFT)/.extracted: | deps
 	@mkdir -p $(KSFT)
@@ -61,13 +64,13 @@ selftests: $(SELFTESTS)
 
 $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TEST_HDRS) $(TOOL_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -o $@ $< $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -o $@ $< $(TOOL_LIBS)
 
 host-tests: $(HOST_TESTS)
 
 $(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) -Itools/mcmgpu -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
 
 qemu: deps
 	@bash tools/scripts/build-qemu.sh >/dev/null

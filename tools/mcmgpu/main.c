@@ -1,33 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
-/* mcmgpu: user-space front end of the mcmgpu device; one subcommand each. */
+/*
+ * mcmgpu: user-space front end of the mcmgpu device. The commands every
+ * mechanism builds on live in core/, each mechanism in its own directory
+ * with its subcommands; this table names them all.
+ */
 #include <stdio.h>
 #include <string.h>
 
+#include "core.h"
+#include "cpe_tool.h"
+#include "fp_tool.h"
 #include "util.h"
 
 const char *prog = "mcmgpu";
 
-static const struct subcommand subcommands[] = {
-	{ "info", "find mcmgpu devices and show their geometry", cmd_info },
-	{ "dma", "copy between files or random data and GPU memory", cmd_dma },
-	{ "finepack", "FinePack trace replay, generators and models", cmd_finepack },
-	{ "cpelide", "CPElide launch replay through the command processor", cmd_cpelide },
+static const struct command {
+	const char *name, *summary;
+	int (*run)(int argc, char **argv);	/* a core command */
+	const struct subcommand *sub;		/* a mechanism's subcommands */
+} commands[] = {
+	{ "info", "find mcmgpu devices and show their geometry", cmd_info, NULL },
+	{ "dma", "copy between files or random data and GPU memory", cmd_dma, NULL },
+	{ "finepack", "FinePack trace replay, generators and models", NULL,
+	  fp_commands },
+	{ "cpelide", "CPElide launch replay through the command processor", NULL,
+	  cpe_commands },
+	{ }
 };
+
+static void list(FILE *f, bool mechanisms)
+{
+	const struct subcommand *s;
+	const struct command *c;
+
+	for (c = commands; c->name; c++) {
+		if (!c->sub != !mechanisms)
+			continue;
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+		if (!c->sub)
+			continue;
+		fprintf(f, "  %-8s", "");
+		for (s = c->sub; s->name; s++)
+			fprintf(f, " %s", s->name);
+		fprintf(f, "\n");
+	}
+}
 
 static void usage(FILE *f)
 {
-	size_t i;
-
-	fprintf(f, "usage: mcmgpu <command> [options]\n\ncommands:\n");
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name,
-			subcommands[i].summary);
+	fprintf(f, "usage: mcmgpu <command> [options]\n"
+		"       mcmgpu <mechanism> <command> [options]\n\ncommands:\n");
+	list(f, false);
+	fprintf(f, "\nmechanisms:\n");
+	list(f, true);
 	fprintf(f, "\n'mcmgpu <command> --help' describes one command.\n");
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct command *c;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -38,9 +69,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
+	for (c = commands; c->name; c++) {
+		if (strcmp(argv[1], c->name))
+			continue;
+		if (c->sub)
+			return run_subcommand(c->name, c->sub, argc - 1, argv + 1);
+		return c->run(argc - 1, argv + 1);
+	}
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;

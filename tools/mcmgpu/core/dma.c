@@ -3,13 +3,15 @@
  * mcmgpu dma: move bytes between files (or random data) and GPU memory
  * through the DMA ioctl; 'roundtrip' is the foundation experiment.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "device.h"
+#include "json.h"
+#include "opts.h"
 #include "util.h"
 
 static void dma_usage(FILE *f)
@@ -32,45 +34,13 @@ static void dma_usage(FILE *f)
 		"  -h, --help         this text\n");
 }
 
-static void *read_file(const char *path, uint64_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return NULL;
-	}
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 16;
-			buf = realloc(buf, cap);
-			if (!buf) {
-				fprintf(stderr, "%s: out of memory\n", prog);
-				fclose(f);
-				return NULL;
-			}
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	if (ferror(f)) {
-		fprintf(stderr, "%s: %s: read error\n", prog, path);
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 static int roundtrip(int fd, uint64_t size, uint64_t seed, bool json)
 {
 	struct mcmgpu_info info;
 	uint64_t rng = seed ? seed : 1, c, off, bad = 0, total = 0;
 	uint8_t *src, *dst;
 	double t_write = 0, t_read = 0, t0;
+	struct json j;
 	uint64_t i;
 
 	if (get_info(fd, &info))
@@ -110,17 +80,22 @@ static int roundtrip(int fd, uint64_t size, uint64_t seed, bool json)
 			       " %s\n", c, size, gpu,
 			       memcmp(src, dst, size) ? "MISMATCH" : "ok");
 	}
-	if (json)
-		printf("{\"chiplets\": %u, \"bytes_per_chiplet\": %" PRIu64
-		       ", \"bytes\": %" PRIu64 ", \"mismatched_bytes\": %" PRIu64
-		       ", \"write_seconds\": %.6f, \"read_seconds\": %.6f, "
-		       "\"write_mib_s\": %.1f, \"read_mib_s\": %.1f, "
-		       "\"seed\": %" PRIu64 "}\n", info.chiplets, size, total, bad,
-		       t_write, t_read, total / 1048576.0 / t_write,
-		       total / 1048576.0 / t_read, seed);
-	else
+	if (json) {
+		json_begin(&j, stdout);
+		json_u64(&j, "chiplets", info.chiplets);
+		json_u64(&j, "bytes_per_chiplet", size);
+		json_u64(&j, "bytes", total);
+		json_u64(&j, "mismatched_bytes", bad);
+		json_double(&j, "write_seconds", 6, t_write);
+		json_double(&j, "read_seconds", 6, t_read);
+		json_double(&j, "write_mib_s", 1, total / 1048576.0 / t_write);
+		json_double(&j, "read_mib_s", 1, total / 1048576.0 / t_read);
+		json_u64(&j, "seed", seed);
+		json_end(&j);
+	} else {
 		printf("%" PRIu64 " bytes round-tripped, %" PRIu64
 		       " mismatched\n", total, bad);
+	}
 	free(src);
 	free(dst);
 	return bad ? 1 : 0;
@@ -129,63 +104,43 @@ static int roundtrip(int fd, uint64_t size, uint64_t seed, bool json)
 int cmd_dma(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' },
+		OPTION_DEVICE,
 		{ "gpu-addr", required_argument, NULL, 'a' },
 		{ "length", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTION_JSON,
+		OPTION_HELP,
 		{ }
 	};
-	const char *devpath = "/dev/mcmgpu0", *action;
+	struct common_opts co = COMMON_OPTS(dma_usage, MCMGPU_MIN_CHIPLETS);
 	uint64_t addr = 0, length = 0, size = 1 << 20, seed = 1;
-	bool have_addr = false, have_len = false, json = false;
+	bool have_addr = false, have_len = false;
+	const char *action;
+	size_t len;
 	void *buf;
 	int fd, o, ret;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		dma_usage(stdout);
-		return 0;
-	}
-	if (argc < 2) {
-		dma_usage(stderr);
-		return 2;
-	}
-	action = argv[1];
+	action = common_verb(&co, argc, argv);
 	argc--, argv++;
 	while ((o = getopt_long(argc, argv, "d:a:n:s:S:jh", opts, NULL)) != -1) {
+		if (common_opt(&co, o, optarg))
+			continue;
 		switch (o) {
-		case 'd':
-			devpath = optarg;
-			break;
 		case 'a':
-			if (parse_u64(optarg, "--gpu-addr", &addr))
-				return 2;
+			addr = parse_arg(optarg, "--gpu-addr");
 			have_addr = true;
 			break;
 		case 'n':
-			if (parse_u64(optarg, "--length", &length))
-				return 2;
+			length = parse_arg(optarg, "--length");
 			have_len = true;
 			break;
 		case 's':
-			if (parse_u64(optarg, "--size", &size))
-				return 2;
+			size = parse_arg(optarg, "--size");
 			break;
 		case 'S':
-			if (parse_u64(optarg, "--seed", &seed))
-				return 2;
+			seed = parse_arg(optarg, "--seed");
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			dma_usage(stdout);
-			return 0;
-		default:
-			dma_usage(stderr);
-			return 2;
 		}
 	}
 
@@ -193,10 +148,10 @@ int cmd_dma(int argc, char **argv)
 		if (optind != argc)
 			die_usage("dma roundtrip: unexpected argument '%s'",
 				  argv[optind]);
-		fd = open_device(devpath);
+		fd = open_device(co.device);
 		if (fd < 0)
 			return 1;
-		ret = roundtrip(fd, size, seed, json);
+		ret = roundtrip(fd, size, seed, co.json);
 		close(fd);
 		return ret;
 	}
@@ -208,12 +163,12 @@ int cmd_dma(int argc, char **argv)
 	if (!have_addr)
 		die_usage("dma %s: --gpu-addr is required", action);
 
-	fd = open_device(devpath);
+	fd = open_device(co.device);
 	if (fd < 0)
 		return 1;
 	if (!strcmp(action, "write")) {
-		buf = read_file(argv[optind], &length);
-		ret = !buf || dma_transfer(fd, false, buf, addr, length);
+		buf = read_file(argv[optind], &len);
+		ret = !buf || dma_transfer(fd, false, buf, addr, len);
 	} else {
 		if (!have_len)
 			die_usage("dma read: --length is required");

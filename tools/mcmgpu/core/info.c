@@ -5,7 +5,6 @@
  * is bound, what GET_INFO reports.
  */
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -18,6 +17,9 @@
 #include <pci/pci.h>
 
 #include "mcmgpu_hw.h"
+#include "device.h"
+#include "json.h"
+#include "opts.h"
 #include "util.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
@@ -157,64 +159,70 @@ static void print_text(const struct dev_report *r)
 		       (uint64_t)r->info.commands_failed);
 }
 
-static void print_json(const struct dev_report *r, bool first)
+static void print_json(struct json *j, const struct dev_report *r)
 {
 	const struct pci_dev *p = r->pdev;
-	bool first_bar = true;
+	char buf[32];
 	uint32_t c;
 	int i;
 
-	printf("%s\n    {\"slot\": ", first ? "" : ",");
-	json_str(stdout, r->slot);
-	printf(", \"vendor\": \"0x%04x\", \"device\": \"0x%04x\",\n",
-	       p->vendor_id, p->device_id);
-	printf("     \"bars\": [");
+	json_break(j, "    ");
+	json_open(j, NULL, '{');
+	json_string(j, "slot", r->slot);
+	snprintf(buf, sizeof(buf), "0x%04x", p->vendor_id);
+	json_string(j, "vendor", buf);
+	snprintf(buf, sizeof(buf), "0x%04x", p->device_id);
+	json_string(j, "device", buf);
+	json_break(j, "     ");
+	json_open(j, "bars", '[');
 	for (i = 0; i < 6; i++) {
 		if (!p->size[i])
 			continue;
-		printf("%s{\"index\": %d, \"base\": \"0x%" PRIx64 "\", \"size\": %"
-		       PRIu64 "}", first_bar ? "" : ", ", i,
-		       (uint64_t)(p->base_addr[i] & PCI_ADDR_MEM_MASK),
-		       (uint64_t)p->size[i]);
-		first_bar = false;
+		json_open(j, NULL, '{');
+		json_u64(j, "index", i);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64,
+			 (uint64_t)(p->base_addr[i] & PCI_ADDR_MEM_MASK));
+		json_string(j, "base", buf);
+		json_u64(j, "size", p->size[i]);
+		json_close(j);
 	}
-	printf("],\n");
+	json_close(j);
+	json_break(j, "     ");
 	if (r->regs_ok) {
-		printf("     \"hw_version\": \"%u.%u\", \"chiplets\": %u, "
-		       "\"vram_per_chiplet\": %" PRIu64 ",\n",
-		       r->version >> 16, r->version & 0xffff, r->chiplets,
-		       r->vram_per_chiplet);
-		printf("     \"chiplet_memory\": [");
-		for (c = 0; c < r->chiplets; c++)
-			printf("%s{\"chiplet\": %u, \"base\": %" PRIu64
-			       ", \"size\": %" PRIu64 "}", c ? ", " : "", c,
-			       r->mem_base[c], r->mem_size[c]);
-		printf("],\n");
+		snprintf(buf, sizeof(buf), "%u.%u", r->version >> 16,
+			 r->version & 0xffff);
+		json_string(j, "hw_version", buf);
+		json_u64(j, "chiplets", r->chiplets);
+		json_u64(j, "vram_per_chiplet", r->vram_per_chiplet);
+		json_break(j, "     ");
+		json_open(j, "chiplet_memory", '[');
+		for (c = 0; c < r->chiplets; c++) {
+			json_open(j, NULL, '{');
+			json_u64(j, "chiplet", c);
+			json_u64(j, "base", r->mem_base[c]);
+			json_u64(j, "size", r->mem_size[c]);
+			json_close(j);
+		}
+		json_close(j);
+		json_break(j, "     ");
 	}
-	printf("     \"driver\": ");
-	if (r->driver[0])
-		json_str(stdout, r->driver);
-	else
-		printf("null");
-	printf(", \"char_device\": ");
-	if (r->chardev[0])
-		json_str(stdout, r->chardev);
-	else
-		printf("null");
-	if (r->info_ok)
-		printf(",\n     \"get_info\": {\"size\": %u, \"hw_version\": %u, "
-		       "\"chiplets\": %u, \"vram_per_chiplet\": %llu, "
-		       "\"vram_total\": %llu, \"vram_bar_size\": %llu, "
-		       "\"features\": %u, \"commands_done\": %llu, "
-		       "\"commands_failed\": %llu}",
-		       r->info.size, r->info.hw_version, r->info.chiplets,
-		       (unsigned long long)r->info.vram_per_chiplet,
-		       (unsigned long long)r->info.vram_total,
-		       (unsigned long long)r->info.vram_bar_size,
-		       r->info.features,
-		       (unsigned long long)r->info.commands_done,
-		       (unsigned long long)r->info.commands_failed);
-	printf("}");
+	json_string(j, "driver", r->driver[0] ? r->driver : NULL);
+	json_string(j, "char_device", r->chardev[0] ? r->chardev : NULL);
+	if (r->info_ok) {
+		json_break(j, "     ");
+		json_open(j, "get_info", '{');
+		json_u64(j, "size", r->info.size);
+		json_u64(j, "hw_version", r->info.hw_version);
+		json_u64(j, "chiplets", r->info.chiplets);
+		json_u64(j, "vram_per_chiplet", r->info.vram_per_chiplet);
+		json_u64(j, "vram_total", r->info.vram_total);
+		json_u64(j, "vram_bar_size", r->info.vram_bar_size);
+		json_u64(j, "features", r->info.features);
+		json_u64(j, "commands_done", r->info.commands_done);
+		json_u64(j, "commands_failed", r->info.commands_failed);
+		json_close(j);
+	}
+	json_close(j);
 }
 
 static void info_usage(FILE *f)
@@ -232,36 +240,28 @@ static void info_usage(FILE *f)
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTION_JSON,
+		OPTION_HELP,
 		{ }
 	};
+	struct common_opts co = COMMON_OPTS(info_usage, MCMGPU_MIN_CHIPLETS);
 	struct pci_access *pacc;
 	struct pci_dev *p;
-	bool json = false;
+	struct json j;
 	int found = 0, o;
 
-	while ((o = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (o) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			info_usage(stdout);
-			return 0;
-		default:
-			info_usage(stderr);
-			return 2;
-		}
-	}
+	while ((o = getopt_long(argc, argv, "jh", opts, NULL)) != -1)
+		common_opt(&co, o, optarg);
 	if (optind < argc)
 		die_usage("info: unexpected argument '%s'", argv[optind]);
 
 	pacc = pci_alloc();
 	pci_init(pacc);
 	pci_scan_bus(pacc);
-	if (json)
-		printf("{\"devices\": [");
+	if (co.json) {
+		json_begin(&j, stdout);
+		json_open(&j, "devices", '[');
+	}
 	for (p = pacc->devices; p; p = p->next) {
 		struct dev_report r = { .pdev = p };
 
@@ -274,14 +274,17 @@ int cmd_info(int argc, char **argv)
 		read_registers(&r);
 		find_driver(&r);
 		query_driver(&r);
-		if (json)
-			print_json(&r, !found);
+		if (co.json)
+			print_json(&j, &r);
 		else
 			print_text(&r);
 		found++;
 	}
-	if (json)
-		printf("\n]}\n");
+	if (co.json) {
+		json_break(&j, "");
+		json_close(&j);
+		json_end(&j);
+	}
 	pci_cleanup(pacc);
 	if (!found) {
 		fprintf(stderr, "%s: no mcmgpu device found\n", prog);

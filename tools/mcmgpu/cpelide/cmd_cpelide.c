@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mcmgpu cpelide: replay a launch sequence through the device's global
- * command processor (one launch ioctl per record) or through the same
- * model core on the host; generate workload sequences; time launches.
+ * mcmgpu cpelide replay: replay a launch sequence through the device's
+ * global command processor (one launch ioctl per record) or through the
+ * same model core on the host.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cpelide.h"
 #include "cpe_seq.h"
+#include "cpe_tool.h"
+#include "cpelide.h"
+#include "device.h"
+#include "json.h"
+#include "opts.h"
+#include "stats.h"
 #include "util.h"
 
 static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
@@ -22,47 +26,64 @@ static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
 	[MCMGPU_CPE_POLICY_IDEAL] = "ideal",
 };
 
-struct cpe_opts {
-	const char *devpath;
-	unsigned int policy, chiplets;
-	bool json, host, chiplets_given;
+#define CPE(field) STAT(struct mcmgpu_cpe_stats, field)
+
+static const struct stat_row cpe_rows[] = {
+	CPE(kernels),
+	CPE(launches),
+	CPE(l2_invalidates),
+	CPE(l2_flushes),
+	CPE(baseline_invalidates),
+	CPE(baseline_flushes),
+	CPE(l1_invalidates),
+	STAT_NEWLINE,
+	CPE(l1_hits),
+	CPE(l2_hits),
+	CPE(l2_misses),
+	CPE(remote_accesses),
+	CPE(flits_l1_l2),
+	CPE(flits_l2_l3),
+	CPE(flits_remote),
+	CPE(bytes_written_back),
+	STAT_NEWLINE,
+	CPE(modeled_cycles),
+	CPE(sync_cycles),
+	CPE(cp_cycles),
+	CPE(table_peak_rows),
+	CPE(coarsened_args),
+	CPE(overflow_evictions),
+	CPE(conservative_launches),
+	STAT_NEWLINE,
+	CPE(oracle_violations),
+	CPE(oracle_read_violations),
+	CPE(oracle_order_violations),
+	CPE(oracle_final_violations),
 };
 
-static void print_stats(const struct mcmgpu_cpe_stats *s, const struct cpe_opts *o)
+/* After "POLICY: ". */
+static const struct stat_table cpe_table = STAT_TABLE(cpe_rows,
+	"{kernels} kernels, {l2_invalidates} L2 invalidates and {l2_flushes} "
+	"flushes (baseline {baseline_invalidates} + {baseline_flushes}), "
+	"{modeled_cycles} modeled cycles, L2 hits {l2_hits} misses {l2_misses}, "
+	"peak table rows {table_peak_rows}, oracle violations "
+	"{oracle_violations}\n");
+
+static void print_stats(const struct mcmgpu_cpe_stats *s,
+			const struct common_opts *co, unsigned int policy)
 {
-	if (!o->json) {
-		printf("%s: %llu kernels, %llu L2 invalidates and %llu flushes "
-		       "(baseline %llu + %llu), %llu modeled cycles, "
-		       "L2 hits %llu misses %llu, peak table rows %llu, "
-		       "oracle violations %llu\n", policy_names[o->policy],
-		       s->kernels, s->l2_invalidates, s->l2_flushes,
-		       s->baseline_invalidates, s->baseline_flushes,
-		       s->modeled_cycles, s->l2_hits, s->l2_misses,
-		       s->table_peak_rows, s->oracle_violations);
+	struct json j;
+
+	if (!co->json) {
+		printf("%s: ", policy_names[policy]);
+		stats_text(stdout, &cpe_table, s);
 		return;
 	}
-	printf("{\"policy\": \"%s\", \"chiplets\": %u,\n", policy_names[o->policy],
-	       o->chiplets);
-	printf(" \"kernels\": %llu, \"launches\": %llu, \"l2_invalidates\": %llu, "
-	       "\"l2_flushes\": %llu, \"baseline_invalidates\": %llu, "
-	       "\"baseline_flushes\": %llu, \"l1_invalidates\": %llu,\n",
-	       s->kernels, s->launches, s->l2_invalidates, s->l2_flushes,
-	       s->baseline_invalidates, s->baseline_flushes, s->l1_invalidates);
-	printf(" \"l1_hits\": %llu, \"l2_hits\": %llu, \"l2_misses\": %llu, "
-	       "\"remote_accesses\": %llu, \"flits_l1_l2\": %llu, "
-	       "\"flits_l2_l3\": %llu, \"flits_remote\": %llu, "
-	       "\"bytes_written_back\": %llu,\n", s->l1_hits, s->l2_hits,
-	       s->l2_misses, s->remote_accesses, s->flits_l1_l2, s->flits_l2_l3,
-	       s->flits_remote, s->bytes_written_back);
-	printf(" \"modeled_cycles\": %llu, \"sync_cycles\": %llu, \"cp_cycles\": %llu, "
-	       "\"table_peak_rows\": %llu, \"coarsened_args\": %llu, "
-	       "\"overflow_evictions\": %llu, \"conservative_launches\": %llu,\n",
-	       s->modeled_cycles, s->sync_cycles, s->cp_cycles, s->table_peak_rows,
-	       s->coarsened_args, s->overflow_evictions, s->conservative_launches);
-	printf(" \"oracle_violations\": %llu, \"oracle_read_violations\": %llu, "
-	       "\"oracle_order_violations\": %llu, \"oracle_final_violations\": %llu}\n",
-	       s->oracle_violations, s->oracle_read_violations,
-	       s->oracle_order_violations, s->oracle_final_violations);
+	json_begin(&j, stdout);
+	json_string(&j, "policy", policy_names[policy]);
+	json_u64(&j, "chiplets", co->chiplets);
+	json_break(&j, " ");
+	stats_json(&j, &cpe_table, s);
+	json_end(&j);
 }
 
 static void record_error(const char *path, unsigned int line, unsigned int arg,
@@ -114,8 +135,8 @@ out:
 	return ret;
 }
 
-static int launch(int fd, const struct mcmgpu_cpe_record *r,
-		  struct mcmgpu_cpe_launch_result *res)
+int cpe_launch(int fd, const struct mcmgpu_cpe_record *r,
+	       struct mcmgpu_cpe_launch_result *res)
 {
 	struct mcmgpu_launch ln = {
 		.size = sizeof(ln), .record_ptr = (uintptr_t)r,
@@ -136,13 +157,13 @@ static int replay_device(struct cpe_seq *seq, const char *path, int fd,
 	int ret = 0;
 
 	for (i = 0; i < seq->n && !ret; i++)
-		ret = launch(fd, &seq->rec[i], &res);
+		ret = cpe_launch(fd, &seq->rec[i], &res);
 	if (!ret && seq->rec[seq->n - 1].type != MCMGPU_CPE_REC_END)
-		ret = launch(fd, &end, &res);
+		ret = cpe_launch(fd, &end, &res);
 	if (ret == -EINVAL && res.error.what[0]) {
 		res.error.what[sizeof(res.error.what) - 1] = '\0';
-		record_error(path, i ? seq->line[i - 1] : 0, res.error.index, res.error.what,
-			     res.error.value);
+		record_error(path, i ? seq->line[i - 1] : 0, res.error.index,
+			     res.error.what, res.error.value);
 		return 1;
 	}
 	if (ret) {
@@ -170,91 +191,67 @@ static void replay_usage(FILE *f)
 		"  end\n\n"
 		"  --policy P         baseline, cpelide (default) or ideal\n"
 		"  --chiplets N       chiplets the sequence uses (default: all the\n"
-		"                     device has; 4 with --host)\n"
+		"                     device has; %d with --host)\n"
 		"  --json             machine-readable counters\n"
 		"  --host             run the same model core here, no device\n"
 		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n"
 		"  -h, --help         this text\n"
-		"Exit status 1 when the oracle saw a violation (baseline, cpelide).\n");
+		"Exit status 1 when the oracle saw a violation (baseline, cpelide).\n",
+		MCMGPU_DEFAULT_CHIPLETS);
 }
 
-static int cmd_replay(int argc, char **argv)
+int cpe_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
-		{ "chiplets", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTION_CHIPLETS,
+		OPTION_JSON,
+		OPTION_HOST,
+		OPTION_DEVICE,
+		OPTION_HELP,
 		{ }
 	};
-	struct cpe_opts o = { .devpath = "/dev/mcmgpu0", .policy = MCMGPU_CPE_POLICY_CPELIDE,
-			      .chiplets = 4 };
+	struct common_opts co = COMMON_OPTS(replay_usage, 1);
+	unsigned int policy = MCMGPU_CPE_POLICY_CPELIDE;
 	struct cpe_seq seq = { 0 };
 	struct mcmgpu_cpe_stats stats;
 	struct mcmgpu_info info;
+	const char *path;
 	char msg[512];
-	uint64_t v;
 	int c, fd = -1, ret;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		if (common_opt(&co, c, optarg))
+			continue;
 		switch (c) {
 		case 'p':
-			for (v = 0; v < MCMGPU_CPE_POLICIES; v++)
-				if (!strcmp(optarg, policy_names[v]))
+			for (policy = 0; policy < MCMGPU_CPE_POLICIES; policy++)
+				if (!strcmp(optarg, policy_names[policy]))
 					break;
-			if (v == MCMGPU_CPE_POLICIES)
+			if (policy == MCMGPU_CPE_POLICIES)
 				die_usage("--policy: '%s' is not baseline, cpelide or ideal",
 					  optarg);
-			o.policy = v;
 			break;
-		case 'c':
-			if (parse_u64(optarg, "--chiplets", &v))
-				return 2;
-			if (v < 1 || v > MCMGPU_MAX_CHIPLETS)
-				die_usage("--chiplets: %" PRIu64 " is not 1..8", v);
-			o.chiplets = v;
-			o.chiplets_given = true;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'H':
-			o.host = true;
-			break;
-		case 'd':
-			o.devpath = optarg;
-			break;
-		case 'h':
-			replay_usage(stdout);
-			return 0;
-		default:
-			replay_usage(stderr);
-			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		replay_usage(stderr);
-		return 2;
-	}
-	if (!o.host) {
-		fd = open_device(o.devpath);
+	path = common_operand(&co, argc, argv);
+	if (!co.host) {
+		fd = open_device(co.device);
 		if (fd < 0 || get_info(fd, &info))
 			return 1;
-		if (!o.chiplets_given)
-			o.chiplets = info.chiplets;
+		if (!co.chiplets_given)
+			co.chiplets = info.chiplets;
 	}
-	if (cpe_seq_load(argv[optind], o.chiplets, o.policy, &seq, msg, sizeof(msg))) {
+	if (cpe_seq_load(path, co.chiplets, policy, &seq, msg, sizeof(msg))) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		ret = 1;
 		goto out;
 	}
-	ret = o.host ? replay_host(&seq, argv[optind], &stats) :
-		       replay_device(&seq, argv[optind], fd, &stats);
+	ret = co.host ? replay_host(&seq, path, &stats) :
+			replay_device(&seq, path, fd, &stats);
 	if (!ret) {
-		print_stats(&stats, &o);
-		if (stats.oracle_violations && o.policy != MCMGPU_CPE_POLICY_IDEAL) {
+		print_stats(&stats, &co, policy);
+		if (stats.oracle_violations && policy != MCMGPU_CPE_POLICY_IDEAL) {
 			fprintf(stderr, "%s: %llu coherence oracle violations\n", prog,
 				(unsigned long long)stats.oracle_violations);
 			ret = 1;
@@ -267,16 +264,10 @@ out:
 	return ret;
 }
 
-int cmd_cpelide_gen(int argc, char **argv);
-int cmd_cpelide_bench(int argc, char **argv);
-
-static const struct subcommand cpe_cmds[] = {
-	{ "replay", "replay a launch sequence on the device or the host", cmd_replay },
-	{ "gen", "write a workload's launch sequence", cmd_cpelide_gen },
-	{ "bench", "launches per second through the CP model", cmd_cpelide_bench },
+const struct subcommand cpe_commands[] = {
+	{ "replay", "replay a launch sequence on the device or the host",
+	  cpe_cmd_replay },
+	{ "gen", "write a workload's launch sequence", cpe_cmd_gen },
+	{ "bench", "launches per second through the CP model", cpe_cmd_bench },
+	{ }
 };
-
-int cmd_cpelide(int argc, char **argv)
-{
-	return run_subcommand("cpelide", cpe_cmds, sizeof(cpe_cmds) / sizeof(cpe_cmds[0]), argc, argv);
-}

@@ -10,13 +10,14 @@
  * Offsets are bytes in OBJ, inclusive. Objects are placed page-aligned in
  * GPU memory in the order they are allocated.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpe_seq.h"
+#include "file.h"
+#include "num.h"
 
 #define MAX_OBJECTS 256
 
@@ -42,17 +43,6 @@ fail(struct parser *p, const char *fmt, ...)
 	vsnprintf(p->msg, p->msglen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static int num(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
 }
 
 static struct object *find(struct parser *p, const char *name)
@@ -96,7 +86,7 @@ static int parse_range(struct parser *p, const struct object *o, char *s,
 	if (!dash)
 		return fail(p, "range '%s': want START-END", s);
 	*dash = '\0';
-	if (num(s, &lo) || num(dash + 1, &hi))
+	if (str_to_u64(s, false, &lo) || str_to_u64(dash + 1, false, &hi))
 		return fail(p, "range '%s': not numbers", s);
 	if (lo > hi || hi >= o->size)
 		return fail(p, "range: outside object '%s'", o->name);
@@ -151,7 +141,7 @@ static int parse_arg(struct parser *p, char *tok, struct mcmgpu_cpe_arg *a)
 		if (!eq)
 			return fail(p, "range '%s': want C=START-END", kind);
 		*eq = '\0';
-		if (num(kind, &chip) || chip >= MCMGPU_MAX_CHIPLETS)
+		if (str_to_u64(kind, false, &chip) || chip >= MCMGPU_MAX_CHIPLETS)
 			return fail(p, "chiplet '%s' does not exist", kind);
 		if (parse_range(p, o, eq + 1, &a->range[chip]))
 			return -1;
@@ -167,12 +157,12 @@ static int parse_chiplets(struct parser *p, char *s, uint32_t *mask)
 
 	*mask = 0;
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (num(tok, &c) || c >= p->chiplets)
+		if (str_to_u64(tok, false, &c) || c >= p->chiplets)
 			return fail(p, "chiplet '%s' does not exist", tok);
 		*mask |= 1U << c;
 	}
 	if (!*mask)
-		return fail(p, "%sempty chiplet set", "");
+		return fail(p, "empty chiplet set");
 	return 0;
 }
 
@@ -187,7 +177,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 
 	for (t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
 		if (ntok == 64)
-			return fail(p, "%stoo many fields", "");
+			return fail(p, "too many fields");
 		tok[ntok++] = t;
 	}
 	if (!ntok)
@@ -195,10 +185,10 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 	memset(&r, 0, sizeof(r));
 	if (!strcmp(tok[0], "alloc")) {
 		if (ntok != 3)
-			return fail(p, "%salloc takes NAME BYTES", "");
+			return fail(p, "alloc takes NAME BYTES");
 		if (find(p, tok[1]))
 			return fail(p, "object '%s' allocated twice", tok[1]);
-		if (num(tok[2], &v) || !v || v % 4)
+		if (str_to_u64(tok[2], false, &v) || !v || v % 4)
 			return fail(p, "alloc: BYTES '%s' must be a multiple of 4", tok[2]);
 		if (p->nobj == MAX_OBJECTS || strlen(tok[1]) >= sizeof(p->obj[0].name))
 			return fail(p, "alloc '%s': too many objects or name too long",
@@ -212,7 +202,7 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 	}
 	if (!strcmp(tok[0], "kernel")) {
 		if (ntok < 3)
-			return fail(p, "%skernel takes NAME and at least one ARG", "");
+			return fail(p, "kernel takes NAME and at least one ARG");
 		r.type = MCMGPU_CPE_REC_KERNEL;
 		r.chiplet_mask = (1U << p->chiplets) - 1;
 		r.passes = 1;
@@ -222,20 +212,21 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 				if (parse_chiplets(p, tok[i] + 9, &r.chiplet_mask))
 					return -1;
 			} else if (!strncmp(tok[i], "passes=", 7)) {
-				if (num(tok[i] + 7, &v) || !v || v > MCMGPU_CPE_MAX_PASSES)
+				if (str_to_u64(tok[i] + 7, false, &v) || !v ||
+				    v > MCMGPU_CPE_MAX_PASSES)
 					return fail(p, "passes '%s': want 1..%u", tok[i] + 7,
 						    MCMGPU_CPE_MAX_PASSES);
 				r.passes = v;
 			} else if (r.nargs == MCMGPU_CPE_MAX_ARGS) {
-				return fail(p, "more than %s arguments (the descriptor's "
-					    "maximum)", "16");
+				return fail(p, "more than %d arguments (the descriptor's "
+					    "maximum)", MCMGPU_CPE_MAX_ARGS);
 			} else if (parse_arg(p, tok[i], &r.args[r.nargs++])) {
 				return -1;
 			}
 		}
 		if (!r.nargs)
-			return fail(p, "%skernel without arguments", "");
-		return push(seq, &r, lineno) ? fail(p, "%sout of memory", "") : 0;
+			return fail(p, "kernel without arguments");
+		return push(seq, &r, lineno) ? fail(p, "out of memory") : 0;
 	}
 	if (!strcmp(tok[0], "host_read") || !strcmp(tok[0], "host_write")) {
 		if (ntok < 2 || ntok > 3)
@@ -251,13 +242,13 @@ static int parse_line(struct parser *p, char *line, struct cpe_seq *seq,
 		r.args[0].range[0].end = o->base + o->size - 1;
 		if (ntok == 3 && parse_range(p, o, tok[2], &r.args[0].range[0]))
 			return -1;
-		return push(seq, &r, lineno) ? fail(p, "%sout of memory", "") : 0;
+		return push(seq, &r, lineno) ? fail(p, "out of memory") : 0;
 	}
 	if (!strcmp(tok[0], "end")) {
 		if (ntok != 1)
-			return fail(p, "%send takes nothing", "");
+			return fail(p, "end takes nothing");
 		r.type = MCMGPU_CPE_REC_END;
-		return push(seq, &r, lineno) ? fail(p, "%sout of memory", "") : 0;
+		return push(seq, &r, lineno) ? fail(p, "out of memory") : 0;
 	}
 	return fail(p, "unknown record type '%s'", tok[0]);
 }
@@ -321,31 +312,13 @@ int cpe_seq_parse(const char *text, size_t len, unsigned int chiplets,
 int cpe_seq_load(const char *path, unsigned int chiplets, unsigned int policy,
 		 struct cpe_seq *seq, char *msg, size_t msglen)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL, sub[256];
-	size_t n = 0, cap = 0, got;
+	char *buf, sub[256];
+	size_t n;
 	int ret;
 
-	if (!f) {
-		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+	buf = file_load(path, &n, msg, msglen);
+	if (!buf)
 		return -1;
-	}
-	do {
-		if (n == cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(msg, msglen, "%s: out of memory", path);
-				return -1;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
 	ret = cpe_seq_parse(buf, n, chiplets, policy, seq, sub, sizeof(sub));
 	if (ret)
 		snprintf(msg, msglen, "%s: %s", path, sub);

@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mcmgpu cpelide gen|bench: launch sequences modeled on the paper's 24
+ * CPElide workload generators: launch sequences modeled on the paper's 24
  * workloads (CPElide Table II), from their argument counts and R/RW
- * patterns (notes/cpelide.md §3.3, §3.5), and launch throughput.
+ * patterns (notes/cpelide.md §3.3, §3.5).
  */
-#include <errno.h>
 #include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
-#include "cpelide.h"
-#include "cpe_seq.h"
+#include "cpe_tool.h"
 #include "util.h"
 
 struct gen {
@@ -230,13 +224,12 @@ static void wavefront(struct gen *g, unsigned long rows, unsigned long row_bytes
 	out(g, "host_read score\n");
 }
 
-struct app {
-	const char *name;
-	void (*emit)(struct gen *g);
-};
-
-#define APP(name, body) \
-	static void gen_##name(struct gen *g) { body; }
+#define APP(name, body)						\
+	static void gen_##name(FILE *f, unsigned int n)			\
+	{								\
+		struct gen gen = { .f = f, .n = n }, *g = &gen;		\
+		body;							\
+	}
 
 APP(babelstream, babelstream(g, 524288, 10))
 APP(square, square(g, 524288, 20))
@@ -263,149 +256,17 @@ APP(nw, wavefront(g, 8192, 1024, 64))
 APP(pathfinder, pipeline(g, 20, 256 * 1024, 1))
 APP(srad_v2, pipeline(g, 4, 4 * 1024 * 1024, 2))
 
-static const struct app apps[] = {
-#define A(n) { #n, gen_##n }
+/* In the paper's order: moderate-high reuse, then low reuse (Table II). */
+const struct cpe_app cpe_apps[] = {
+#define A(n) { #n, gen_##n, false }
+#define LOW(n) { #n, gen_##n, true }
 	A(babelstream), A(square), A(hotspot), A(hotspot3d), A(lud),
 	A(rnn_gru_small), A(rnn_gru_large), A(rnn_lstm_small), A(rnn_lstm_large),
 	A(bfs), A(sssp), A(color), A(fw), A(pennant), A(lulesh), A(backprop),
-	A(gaussian), A(hacc), A(btree), A(cnn), A(dwt2d), A(nw), A(pathfinder),
-	A(srad_v2),
+	A(gaussian), A(hacc), LOW(btree), LOW(cnn), LOW(dwt2d), LOW(nw),
+	LOW(pathfinder), LOW(srad_v2),
 #undef A
+#undef LOW
 };
 
-#define NAPPS (sizeof(apps) / sizeof(apps[0]))
-/* The last six are the paper's low-reuse group (Table II). */
-#define FIRST_LOW_REUSE 18
-
-int cmd_cpelide_gen(int argc, char **argv)
-{
-	const char *name = NULL, *path = NULL;
-	struct gen g = { .n = 4 };
-	uint64_t v;
-	size_t i;
-	int a;
-
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
-			printf("usage: mcmgpu cpelide gen WORKLOAD [--chiplets N] -o FILE\n"
-			       "       mcmgpu cpelide gen --list\n\n"
-			       "Writes the launch sequence of a workload modeled on one of\n"
-			       "the paper's 24 applications (Table II).\n");
-			return 0;
-		} else if (!strcmp(argv[a], "--list")) {
-			for (i = 0; i < NAPPS; i++)
-				printf("%s %s\n", apps[i].name,
-				       i < FIRST_LOW_REUSE ? "moderate-high" : "low");
-			return 0;
-		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
-			path = argv[++a];
-		} else if (!strcmp(argv[a], "--chiplets") && a + 1 < argc) {
-			if (parse_u64(argv[++a], "--chiplets", &v))
-				return 2;
-			if (v < 1 || v > MCMGPU_MAX_CHIPLETS)
-				die_usage("--chiplets: %llu is not 1..8",
-					  (unsigned long long)v);
-			g.n = v;
-		} else if (!name && argv[a][0] != '-') {
-			name = argv[a];
-		} else {
-			die_usage("cpelide gen: unexpected argument '%s'", argv[a]);
-		}
-	}
-	if (!name || !path)
-		die_usage("cpelide gen: WORKLOAD and -o FILE are required");
-	for (i = 0; i < NAPPS; i++)
-		if (!strcmp(name, apps[i].name))
-			break;
-	if (i == NAPPS)
-		die_usage("cpelide gen: unknown workload '%s' (see --list)", name);
-	g.f = fopen(path, "w");
-	if (!g.f) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return 1;
-	}
-	fprintf(g.f, "# %s-like launch sequence, %u chiplets (mcmgpu cpelide gen)\n",
-		name, g.n);
-	apps[i].emit(&g);
-	if (fclose(g.f)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
-int cmd_cpelide_bench(int argc, char **argv)
-{
-	struct cpe_seq seq = { 0 };
-	struct mcmgpu_cpe_launch_result res;
-	struct cpe_config cfg;
-	struct cpe_model *m;
-	bool host = false;
-	double t0, dt;
-	char msg[512];
-	void *arena;
-	size_t i;
-	int a, fd = -1;
-	const char *path = NULL;
-
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
-			printf("usage: mcmgpu cpelide bench SEQ [--host]\n\n"
-			       "Launches per second of SEQ through the device's command\n"
-			       "processor, or the same core on the host; JSON.\n");
-			return 0;
-		} else if (!strcmp(argv[a], "--host")) {
-			host = true;
-		} else if (!path && argv[a][0] != '-') {
-			path = argv[a];
-		} else {
-			die_usage("cpelide bench: unexpected argument '%s'", argv[a]);
-		}
-	}
-	if (!path)
-		die_usage("cpelide bench: SEQ expected");
-	if (cpe_seq_load(path, 4, MCMGPU_CPE_POLICY_CPELIDE, &seq, msg, sizeof(msg))) {
-		fprintf(stderr, "%s: %s\n", prog, msg);
-		return 1;
-	}
-	if (!host) {
-		fd = open_device("/dev/mcmgpu0");
-		if (fd < 0)
-			return 1;
-	}
-	cpe_config_defaults(&cfg, 4, MCMGPU_CPE_POLICY_CPELIDE, seq.mem_bytes);
-	m = calloc(1, sizeof(*m));
-	arena = host ? calloc(1, cpe_arena_bytes(&cfg)) : NULL;
-	if (!m || (host && !arena))
-		return 1;
-	t0 = now_seconds();
-	if (host) {
-		cpe_model_init(m, &cfg, arena);
-		for (i = 1; i < seq.n; i++)
-			cpe_model_record(m, &seq.rec[i]);
-		cpe_model_finish(m);
-	} else {
-		for (i = 0; i < seq.n; i++) {
-			struct mcmgpu_launch ln = {
-				.size = sizeof(ln), .record_ptr = (uintptr_t)&seq.rec[i],
-				.record_size = sizeof(seq.rec[i]),
-				.result_ptr = (uintptr_t)&res, .result_size = sizeof(res),
-			};
-
-			if (ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln)) {
-				fprintf(stderr, "%s: LAUNCH: %s\n", prog, strerror(errno));
-				return 1;
-			}
-		}
-	}
-	dt = now_seconds() - t0;
-	printf("{\"path\": \"%s\", \"launches\": %zu, \"seconds\": %.6f, "
-	       "\"launches_per_s\": %.1f}\n", host ? "host" : "device", seq.n, dt,
-	       seq.n / dt);
-	free(arena);
-	free(m);
-	cpe_seq_free(&seq);
-	if (fd >= 0)
-		close(fd);
-	return 0;
-}
+const size_t cpe_napps = ARRAY_SIZE(cpe_apps);

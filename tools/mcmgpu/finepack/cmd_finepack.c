@@ -1,115 +1,153 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mcmgpu finepack: replay FinePack traces on the device (or the same core
- * on the host), convert text traces, generate workloads, print the
- * analytic efficiency model, and time replays.
+ * mcmgpu finepack replay|convert: replay FinePack traces on the device (or
+ * the same core on the host) and convert text traces.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "finepack.h"
-#include "fp_trace.h"
+#include "device.h"
+#include "fp_tool.h"
+#include "json.h"
+#include "opts.h"
+#include "stats.h"
 #include "util.h"
 
 struct replay_opts {
-	const char *devpath;
-	uint32_t subheader, overhead, chiplets;
+	struct common_opts co;
+	uint32_t subheader, overhead;
 	uint64_t vram;
-	bool json, verify, host;
+	bool verify;
 };
 
-static const char * const flush_names[MCMGPU_FP_FLUSH_REASONS] = {
-	[MCMGPU_FP_FLUSH_WINDOW] = "window", [MCMGPU_FP_FLUSH_PAYLOAD] = "payload",
-	[MCMGPU_FP_FLUSH_ENTRIES] = "entries", [MCMGPU_FP_FLUSH_FENCE] = "fence",
-	[MCMGPU_FP_FLUSH_KERNEL_END] = "kernel_end", [MCMGPU_FP_FLUSH_LOAD] = "load",
-	[MCMGPU_FP_FLUSH_ATOMIC] = "atomic",
+/* What a replay prints: its configuration, the counters, what they give. */
+struct fp_report {
+	__u64 chiplets, subheader, overhead;
+	struct mcmgpu_fp_stats s;
+	__u64 wire, plain_payload, wasted_p2p, wasted_fp, wasted_dma;
 };
 
-static double ratio(uint64_t a, uint64_t b)
-{
-	return b ? (double)a / b : 0.0;
-}
+#define REPORT(name, field)	STAT_AT(name, struct fp_report, field)
+#define FP(field)		REPORT(#field, s.field)
+#define FLUSH(name, reason)	REPORT(#name, s.flushes[MCMGPU_FP_FLUSH_##reason])
+#define RATIO(name, unit, a, b)	STAT_RATIO(name, unit, struct fp_report, a, b)
 
-static __u64 fp_wire(const struct mcmgpu_fp_stats *s)
-{
-	return s->wire_payload + s->wire_subheader + s->wire_overhead +
-	       s->wire_padding;
-}
+static const struct stat_row fp_rows[] = {
+	STAT_OPEN("config"),
+	REPORT("chiplets", chiplets),
+	REPORT("subheader", subheader),
+	REPORT("overhead", overhead),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	FP(records),
+	FP(stores),
+	FP(store_bytes),
+	FP(store_pieces),
+	FP(loads),
+	FP(atomics),
+	FP(fences),
+	FP(kernels),
+	STAT_NEWLINE,
+	FP(packets),
+	FP(subpackets),
+	RATIO("stores_per_packet", STAT_MEAN, s.store_pieces, s.packets),
+	RATIO("subpackets_per_packet", STAT_MEAN, s.subpackets, s.packets),
+	STAT_NEWLINE,
+	STAT_OPEN("wire_bytes"),
+	REPORT("total", wire),
+	REPORT("payload", s.wire_payload),
+	REPORT("subheader", s.wire_subheader),
+	REPORT("overhead", s.wire_overhead),
+	REPORT("padding", s.wire_padding),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	FP(plain_wire_bytes),
+	FP(plain_tlps),
+	FP(dma_wire_bytes),
+	FP(dma_payload),
+	FP(dma_tlps),
+	STAT_NEWLINE,
+	RATIO("reduction", STAT_FACTOR, s.plain_wire_bytes, wire),
+	RATIO("reduction_vs_dma", STAT_FACTOR, s.dma_wire_bytes, wire),
+	RATIO("efficiency", STAT_SHARE, s.wire_payload, wire),
+	RATIO("plain_efficiency", STAT_SHARE, plain_payload, s.plain_wire_bytes),
+	RATIO("dma_efficiency", STAT_SHARE, s.dma_payload, s.dma_wire_bytes),
+	STAT_NEWLINE,
+	FP(useful_bytes),
+	STAT_OPEN("wasted_bytes"),
+	REPORT("p2p", wasted_p2p),
+	REPORT("finepack", wasted_fp),
+	REPORT("dma", wasted_dma),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	STAT_OPEN("flushes"),
+	FLUSH(window, WINDOW),
+	FLUSH(payload, PAYLOAD),
+	FLUSH(entries, ENTRIES),
+	FLUSH(fence, FENCE),
+	FLUSH(kernel_end, KERNEL_END),
+	FLUSH(load, LOAD),
+	FLUSH(atomic, ATOMIC),
+	STAT_CLOSE,
+	FP(decode_errors),
+};
+
+static const struct stat_table fp_table = STAT_TABLE(fp_rows,
+	"stores {stores} ({store_bytes} bytes), packets {packets}, "
+	"{stores_per_packet} stores/packet\n"
+	"wire bytes: FinePack {wire_bytes.total} (efficiency {efficiency}), "
+	"plain P2P {plain_wire_bytes}, DMA {dma_wire_bytes}\n"
+	"reduction vs P2P {reduction}, vs DMA {reduction_vs_dma}\n"
+	"flushes:{flushes}\n");
 
 struct verify_result {
 	bool done;
-	__u64 checked, mismatched;
+	__u64 checked_bytes, mismatched_bytes;
 };
 
-static void print_json(const struct mcmgpu_fp_stats *s, const struct replay_opts *o,
-		       const struct verify_result *v)
+static const struct stat_row verify_rows[] = {
+	STAT(struct verify_result, checked_bytes),
+	STAT(struct verify_result, mismatched_bytes),
+};
+
+static const struct stat_table verify_table = STAT_TABLE(verify_rows,
+	"verify: {checked_bytes} bytes checked, {mismatched_bytes} differ\n");
+
+static void print_report(const struct mcmgpu_fp_stats *s,
+			 const struct replay_opts *o,
+			 const struct verify_result *v)
 {
-	__u64 wire = fp_wire(s), plain_payload = s->store_bytes + s->atomic_bytes;
-	int i;
+	struct fp_report r = {
+		.chiplets = o->co.chiplets, .subheader = o->subheader,
+		.overhead = o->overhead, .s = *s,
+		.wire = s->wire_payload + s->wire_subheader + s->wire_overhead +
+			s->wire_padding,
+		.plain_payload = s->store_bytes + s->atomic_bytes,
+	};
+	struct json j;
 
-	printf("{\"config\": {\"chiplets\": %u, \"subheader\": %u, \"overhead\": %u},\n",
-	       o->chiplets, o->subheader, o->overhead);
-	printf(" \"records\": %llu, \"stores\": %llu, \"store_bytes\": %"
-	       "llu, \"store_pieces\": %llu, \"loads\": %llu"
-	       ", \"atomics\": %llu, \"fences\": %llu, \"kernels\": %"
-	       "llu,\n", s->records, s->stores, s->store_bytes, s->store_pieces,
-	       s->loads, s->atomics, s->fences, s->kernels);
-	printf(" \"packets\": %llu, \"subpackets\": %llu"
-	       ", \"stores_per_packet\": %.3f, \"subpackets_per_packet\": %.3f,\n",
-	       s->packets, s->subpackets, ratio(s->store_pieces, s->packets),
-	       ratio(s->subpackets, s->packets));
-	printf(" \"wire_bytes\": {\"total\": %llu, \"payload\": %llu"
-	       ", \"subheader\": %llu, \"overhead\": %llu, \"padding\": %"
-	       "llu},\n", wire, s->wire_payload, s->wire_subheader,
-	       s->wire_overhead, s->wire_padding);
-	printf(" \"plain_wire_bytes\": %llu, \"plain_tlps\": %llu"
-	       ", \"dma_wire_bytes\": %llu, \"dma_payload\": %llu"
-	       ", \"dma_tlps\": %llu,\n", s->plain_wire_bytes, s->plain_tlps,
-	       s->dma_wire_bytes, s->dma_payload, s->dma_tlps);
-	printf(" \"reduction\": %.4f, \"reduction_vs_dma\": %.4f, \"efficiency\": %.4f,"
-	       " \"plain_efficiency\": %.4f, \"dma_efficiency\": %.4f,\n",
-	       ratio(s->plain_wire_bytes, wire), ratio(s->dma_wire_bytes, wire),
-	       ratio(s->wire_payload, wire), ratio(plain_payload, s->plain_wire_bytes),
-	       ratio(s->dma_payload, s->dma_wire_bytes));
-	printf(" \"useful_bytes\": %llu, \"wasted_bytes\": {\"p2p\": %llu"
-	       ", \"finepack\": %llu, \"dma\": %llu},\n", s->useful_bytes,
-	       plain_payload - s->useful_bytes, s->wire_payload - s->useful_bytes,
-	       s->dma_payload - s->useful_bytes);
-	printf(" \"flushes\": {");
-	for (i = 0; i < MCMGPU_FP_FLUSH_REASONS; i++)
-		printf("%s\"%s\": %llu", i ? ", " : "", flush_names[i],
-		       s->flushes[i]);
-	printf("}, \"decode_errors\": %llu", s->decode_errors);
-	if (v->done)
-		printf(",\n \"verify\": {\"checked_bytes\": %llu"
-		       ", \"mismatched_bytes\": %llu}", v->checked, v->mismatched);
-	printf("}\n");
-}
-
-static void print_text(const struct mcmgpu_fp_stats *s, const struct verify_result *v)
-{
-	__u64 wire = fp_wire(s);
-	int i;
-
-	printf("stores %llu (%llu bytes), packets %llu"
-	       ", %.1f stores/packet\n", s->stores, s->store_bytes, s->packets,
-	       ratio(s->store_pieces, s->packets));
-	printf("wire bytes: FinePack %llu (efficiency %.1f%%), plain P2P %"
-	       "llu, DMA %llu\n", wire, 100 * ratio(s->wire_payload, wire),
-	       s->plain_wire_bytes, s->dma_wire_bytes);
-	printf("reduction vs P2P %.2fx, vs DMA %.2fx\nflushes:",
-	       ratio(s->plain_wire_bytes, wire), ratio(s->dma_wire_bytes, wire));
-	for (i = 0; i < MCMGPU_FP_FLUSH_REASONS; i++)
-		printf(" %s %llu", flush_names[i], s->flushes[i]);
-	printf("\n");
-	if (v->done)
-		printf("verify: %llu bytes checked, %llu differ\n",
-		       v->checked, v->mismatched);
+	r.wasted_p2p = r.plain_payload - s->useful_bytes;
+	r.wasted_fp = s->wire_payload - s->useful_bytes;
+	r.wasted_dma = s->dma_payload - s->useful_bytes;
+	if (!o->co.json) {
+		stats_text(stdout, &fp_table, &r);
+		if (v->done)
+			stats_text(stdout, &verify_table, v);
+		return;
+	}
+	json_begin(&j, stdout);
+	stats_json(&j, &fp_table, &r);
+	if (v->done) {
+		json_break(&j, " ");
+		json_open(&j, "verify", '{');
+		stats_json(&j, &verify_table, v);
+		json_close(&j);
+	}
+	json_end(&j);
 }
 
 /* Destination memory access for --verify, on the device or on the host. */
@@ -226,13 +264,32 @@ static int verify_finish(struct verify_state *vs, struct memory *m,
 			break;
 		}
 		for (i = 0; i < len; i++)
-			v->mismatched += after[i] != vs->golden[d][i];
-		v->checked += len;
+			v->mismatched_bytes += after[i] != vs->golden[d][i];
+		v->checked_bytes += len;
 		free(after);
 	}
 	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++)
 		free(vs->golden[d]);
 	return ret;
+}
+
+uint32_t fp_parse_subheader(const char *arg)
+{
+	return parse_arg_range(arg, "--subheader", MCMGPU_FP_SUBHEADER_MIN,
+			       MCMGPU_FP_SUBHEADER_MAX);
+}
+
+int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
+		  uint32_t overhead, struct mcmgpu_fp_replay_result *res)
+{
+	struct mcmgpu_finepack_replay rp = {
+		.size = sizeof(rp), .trace_ptr = (uintptr_t)trace,
+		.trace_len = len, .subheader = subheader,
+		.overhead = overhead, .result_ptr = (uintptr_t)res,
+		.result_size = sizeof(*res),
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_FINEPACK_REPLAY, &rp) ? -1 : 0;
 }
 
 static int replay(const char *path, struct replay_opts *o)
@@ -255,72 +312,63 @@ static int replay(const char *path, struct replay_opts *o)
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		return 1;
 	}
-	if (!o->host) {
-		mem.fd = open_device(o->devpath);
+	if (!o->co.host) {
+		mem.fd = open_device(o->co.device);
 		if (mem.fd < 0 || get_info(mem.fd, &info))
 			goto out;
-		o->chiplets = info.chiplets;
+		o->co.chiplets = info.chiplets;
 		o->vram = info.vram_per_chiplet;
 	}
-	cfg.chiplets = o->chiplets;
+	cfg.chiplets = o->co.chiplets;
 	cfg.subheader = o->subheader;
 	cfg.overhead = o->overhead;
 	cfg.vram_per_chiplet = o->vram;
 	mem.vram = o->vram;
-	/* The host checks first only when it runs the core itself or needs the
-	 * records for --verify; the device validates on its own. */
-	if ((o->host || o->verify) && fp_trace_check(trace, len, &cfg, &view, &err)) {
+	/*
+	 * The host checks first only when it runs the core itself or needs the
+	 * records for --verify; the device validates on its own.
+	 */
+	if ((o->co.host || o->verify) &&
+	    fp_trace_check(trace, len, &cfg, &view, &err)) {
 		fprintf(stderr, "%s: %s: record %" PRIu64 ": %s (value %" PRIu64 ")\n",
 			prog, path, err.record, err.what, err.value);
 		goto out;
 	}
-	if (o->host) {
-		mem.host = calloc(o->chiplets, o->vram);
+	if (o->co.host) {
+		mem.host = calloc(o->co.chiplets, o->vram);
 		if (!mem.host) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			goto out;
 		}
 	}
-	if (o->verify && verify_prepare(&vs, &mem, &view, o->chiplets))
+	if (o->verify && verify_prepare(&vs, &mem, &view, o->co.chiplets))
 		goto out;
 
 	memset(&res, 0, sizeof(res));
-	if (o->host) {
+	if (o->co.host) {
 		if (fp_host_run(&cfg, &view, mem.host, &res.stats)) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			goto out;
 		}
-	} else {
-		struct mcmgpu_finepack_replay rp = {
-			.size = sizeof(rp), .trace_ptr = (uintptr_t)trace,
-			.trace_len = len, .subheader = o->subheader,
-			.overhead = o->overhead, .result_ptr = (uintptr_t)&res,
-			.result_size = sizeof(res),
-		};
-
-		if (ioctl(mem.fd, MCMGPU_IOCTL_FINEPACK_REPLAY, &rp)) {
-			if (errno == EINVAL && res.error.what[0])
-				fprintf(stderr, "%s: %s: record %llu: %.*s (value %llu)\n",
-					prog, path,
-					(unsigned long long)res.error.index,
-					(int)sizeof(res.error.what), res.error.what,
-					(unsigned long long)res.error.value);
-			else
-				fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
-					strerror(errno));
-			goto out;
-		}
-	}
-	if (o->verify && verify_finish(&vs, &mem, o->chiplets, &v))
+	} else if (fp_device_run(mem.fd, trace, len, o->subheader, o->overhead,
+				 &res)) {
+		if (errno == EINVAL && res.error.what[0])
+			fprintf(stderr, "%s: %s: record %llu: %.*s (value %llu)\n",
+				prog, path, (unsigned long long)res.error.index,
+				(int)sizeof(res.error.what), res.error.what,
+				(unsigned long long)res.error.value);
+		else
+			fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
+				strerror(errno));
 		goto out;
-	if (o->json)
-		print_json(&res.stats, o, &v);
-	else
-		print_text(&res.stats, &v);
-	ret = v.mismatched || res.stats.decode_errors ? 1 : 0;
-	if (v.mismatched)
+	}
+	if (o->verify && verify_finish(&vs, &mem, o->co.chiplets, &v))
+		goto out;
+	print_report(&res.stats, o, &v);
+	ret = v.mismatched_bytes || res.stats.decode_errors ? 1 : 0;
+	if (v.mismatched_bytes)
 		fprintf(stderr, "%s: verify: %llu bytes differ from in-order "
-			"plain application\n", prog, v.mismatched);
+			"plain application\n", prog, v.mismatched_bytes);
 out:
 	if (mem.fd >= 0)
 		close(mem.fd);
@@ -337,98 +385,76 @@ static void replay_usage(FILE *f)
 		"/dev/mcmgpuN: the device coalesces the remote stores, packs and\n"
 		"de-packetizes them into the destination chiplets' memories and\n"
 		"counts the link bytes of FinePack, plain P2P and a DMA model.\n\n"
-		"  --subheader H      sub-header bytes, 2..6 (default 5)\n"
-		"  --overhead O       TLP overhead bytes, 24 or 28 (default 28)\n"
+		"  --subheader H      sub-header bytes, %d..%d (default %d)\n"
+		"  --overhead O       TLP overhead bytes, %d or %d (default %d)\n"
 		"  --json             machine-readable counters\n"
 		"  --verify           compare destination memory with an in-order\n"
 		"                     plain application of the stores (exit 1 on a\n"
 		"                     difference)\n"
 		"  --host             run the same model core here, no device\n"
-		"  --chiplets N       with --host: chiplets (default 4)\n"
-		"  --vram-per-chiplet S  with --host: bytes per chiplet (default 64M)\n"
+		"  --chiplets N       with --host: chiplets (default %d)\n"
+		"  --vram-per-chiplet S  with --host: bytes per chiplet (default %lluM)\n"
 		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n"
-		"  -h, --help         this text\n");
+		"  -h, --help         this text\n",
+		MCMGPU_FP_SUBHEADER_MIN, MCMGPU_FP_SUBHEADER_MAX,
+		MCMGPU_FP_SUBHEADER_DEFAULT, MCMGPU_FP_OVERHEAD_NO_ECRC,
+		MCMGPU_FP_OVERHEAD_ECRC, MCMGPU_FP_OVERHEAD_ECRC,
+		MCMGPU_DEFAULT_CHIPLETS, MCMGPU_DEFAULT_VRAM_PER_CHIPLET >> 20);
 }
 
-static int cmd_replay(int argc, char **argv)
+int fp_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "subheader", required_argument, NULL, 's' },
 		{ "overhead", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
+		OPTION_JSON,
 		{ "verify", no_argument, NULL, 'v' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "chiplets", required_argument, NULL, 'c' },
+		OPTION_HOST,
+		OPTION_CHIPLETS,
 		{ "vram-per-chiplet", required_argument, NULL, 'm' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
+		OPTION_DEVICE,
+		OPTION_HELP,
 		{ }
 	};
 	struct replay_opts o = {
-		.devpath = "/dev/mcmgpu0", .subheader = MCMGPU_FP_SUBHEADER_DEFAULT,
-		.overhead = MCMGPU_FP_OVERHEAD_ECRC, .chiplets = 4, .vram = 64ULL << 20,
+		.co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS),
+		.subheader = MCMGPU_FP_SUBHEADER_DEFAULT,
+		.overhead = MCMGPU_FP_OVERHEAD_ECRC,
+		.vram = MCMGPU_DEFAULT_VRAM_PER_CHIPLET,
 	};
 	uint64_t v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		if (common_opt(&o.co, c, optarg))
+			continue;
 		switch (c) {
 		case 's':
-			if (parse_u64(optarg, "--subheader", &v))
-				return 2;
-			if (v < MCMGPU_FP_SUBHEADER_MIN || v > MCMGPU_FP_SUBHEADER_MAX)
-				die_usage("--subheader: %" PRIu64 " is not 2..6", v);
-			o.subheader = v;
+			o.subheader = fp_parse_subheader(optarg);
 			break;
 		case 'o':
-			if (parse_u64(optarg, "--overhead", &v))
-				return 2;
+			v = parse_arg(optarg, "--overhead");
 			if (v != MCMGPU_FP_OVERHEAD_ECRC && v != MCMGPU_FP_OVERHEAD_NO_ECRC)
-				die_usage("--overhead: %" PRIu64 " is not 24 or 28", v);
+				die_usage("--overhead: %" PRIu64 " is not %d or %d", v,
+					  MCMGPU_FP_OVERHEAD_NO_ECRC,
+					  MCMGPU_FP_OVERHEAD_ECRC);
 			o.overhead = v;
-			break;
-		case 'j':
-			o.json = true;
 			break;
 		case 'v':
 			o.verify = true;
 			break;
-		case 'H':
-			o.host = true;
-			break;
-		case 'c':
-			if (parse_u64(optarg, "--chiplets", &v))
-				return 2;
-			if (v < 2 || v > MCMGPU_MAX_CHIPLETS)
-				die_usage("--chiplets: %" PRIu64 " is not 2..8", v);
-			o.chiplets = v;
-			break;
 		case 'm':
-			if (parse_u64(optarg, "--vram-per-chiplet", &v))
-				return 2;
+			v = parse_arg(optarg, "--vram-per-chiplet");
 			if (!v || v > (1ULL << 40))
 				die_usage("--vram-per-chiplet: bad size %s", optarg);
 			o.vram = v;
 			break;
-		case 'd':
-			o.devpath = optarg;
-			break;
-		case 'h':
-			replay_usage(stdout);
-			return 0;
-		default:
-			replay_usage(stderr);
-			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		replay_usage(stderr);
-		return 2;
-	}
-	return replay(argv[optind], &o);
+	return replay(common_operand(&o.co, argc, argv), &o);
 }
 
-static int cmd_convert(int argc, char **argv)
+int fp_cmd_convert(int argc, char **argv)
 {
 	uint8_t *trace;
 	size_t len;
@@ -458,19 +484,11 @@ static int cmd_convert(int argc, char **argv)
 	return ret;
 }
 
-int cmd_finepack_gen(int argc, char **argv);
-int cmd_finepack_analytic(int argc, char **argv);
-int cmd_finepack_bench(int argc, char **argv);
-
-static const struct subcommand fp_cmds[] = {
-	{ "replay", "replay a trace on the device or the host", cmd_replay },
-	{ "convert", "convert a text trace to the binary format", cmd_convert },
-	{ "gen", "generate a workload trace", cmd_finepack_gen },
-	{ "analytic", "print the analytic efficiency model", cmd_finepack_analytic },
-	{ "bench", "time replay against memcpy of the trace", cmd_finepack_bench },
+const struct subcommand fp_commands[] = {
+	{ "replay", "replay a trace on the device or the host", fp_cmd_replay },
+	{ "convert", "convert a text trace to the binary format", fp_cmd_convert },
+	{ "gen", "generate a workload trace", fp_cmd_gen },
+	{ "analytic", "print the analytic efficiency model", fp_cmd_analytic },
+	{ "bench", "time replay against memcpy of the trace", fp_cmd_bench },
+	{ }
 };
-
-int cmd_finepack(int argc, char **argv)
-{
-	return run_subcommand("finepack", fp_cmds, sizeof(fp_cmds) / sizeof(fp_cmds[0]), argc, argv);
-}

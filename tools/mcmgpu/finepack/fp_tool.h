@@ -8,6 +8,10 @@
 
 #include "finepack.h"
 #include "fp_trace.h"
+#include "util.h"
+
+/* The subcommands of mcmgpu finepack, for the mechanism table. */
+extern const struct subcommand fp_commands[];
 
 int fp_cmd_replay(int argc, char **argv);
 int fp_cmd_convert(int argc, char **argv);
@@ -18,6 +22,8 @@ int fp_cmd_bench(int argc, char **argv);
 /* Runs a checked trace through the FinePack core into mem (host memory). */
 int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
 		uint8_t *mem, struct mcmgpu_fp_stats *out);
+/* --subheader H: MCMGPU_FP_SUBHEADER_MIN..MAX, or exit 2. */
+uint32_t fp_parse_subheader(const char *arg);
 /* FINEPACK_REPLAY of a whole trace; -1 with errno as the ioctl left it. */
 int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
 		  uint32_t overhead, struct mcmgpu_fp_replay_result *res);

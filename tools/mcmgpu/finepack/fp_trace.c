@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "fp_trace.h"
+#include "num.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -91,17 +92,6 @@ static int hexval(int c)
 	return -1;
 }
 
-static int parse_num(const char *tok, uint64_t *v)
-{
-	char *end;
-
-	if (!tok || *tok == '-')
-		return -1;
-	errno = 0;
-	*v = strtoull(tok, &end, 0);
-	return errno || end == tok || *end ? -1 : 0;
-}
-
 static const struct {
 	const char *name;
 	enum mcmgpu_fp_record_type type;
@@ -145,7 +135,7 @@ static int parse_line(char *line, struct fp_trace_buf *tb, uint8_t **hexbuf,
 		return -1;
 	}
 	for (i = 0; i < 4 && i < (size_t)kinds[k].nargs; i++) {
-		if (parse_num(tok[1 + i], &v[i])) {
+		if (str_to_u64(tok[1 + i], false, &v[i])) {
 			snprintf(msg, msglen, "%s: not a number: '%s'", field[i],
 				 tok[1 + i]);
 			return -1;
@@ -238,31 +228,13 @@ int fp_text_parse(const char *text, size_t len, struct fp_trace_buf *tb,
 uint8_t *fp_trace_load(const char *path, size_t *len, char *msg, size_t msglen)
 {
 	struct fp_trace_buf tb = { 0 };
-	uint8_t *buf = NULL, *nb;
-	size_t cap = 0, n = 0, got;
+	uint8_t *buf;
+	size_t n;
 	uint32_t magic;
-	FILE *f = fopen(path, "rb");
 
-	if (!f) {
-		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
+	buf = file_load(path, &n, msg, msglen);
+	if (!buf)
 		return NULL;
-	}
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 16;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				snprintf(msg, msglen, "%s: out of memory", path);
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
 	if (n >= sizeof(magic)) {
 		memcpy(&magic, buf, sizeof(magic));
 		if (magic == MCMGPU_FP_TRACE_MAGIC) {

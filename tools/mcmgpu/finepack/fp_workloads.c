@@ -8,28 +8,34 @@
  * for --verify.
  */
 #include "fp_tool.h"
-#include "mcmgpu_hw.h"
 #include "util.h"
 
-#define C MCMGPU_DEFAULT_CHIPLETS
-
+/* Chiplets come from --chiplets. */
 const struct fp_preset fp_presets[] = {
 	{ "jacobi", "halo exchange, 128 B stores, 32 KiB halos",
-	  { FP_GEN_HALO, C, 8, 128, 32 << 10, 0, 0, 1 } },
+	  { .kind = FP_GEN_HALO, .iters = 8, .store = 128, .bytes = 32 << 10,
+	    .seed = 1 } },
 	{ "diffusion", "halo exchange, 128 B stores, 64 KiB halos",
-	  { FP_GEN_HALO, C, 8, 128, 64 << 10, 0, 0, 2 } },
+	  { .kind = FP_GEN_HALO, .iters = 8, .store = 128, .bytes = 64 << 10,
+	    .seed = 2 } },
 	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB halos",
-	  { FP_GEN_HALO, C, 8, 64, 48 << 10, 0, 0, 3 } },
+	  { .kind = FP_GEN_HALO, .iters = 8, .store = 64, .bytes = 48 << 10,
+	    .seed = 3 } },
 	{ "pagerank", "random 4 B vertex updates over a 16 MiB array",
-	  { FP_GEN_VERTEX, C, 4, 4, 16 << 20, 20000, 0, 4 } },
+	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 4, .bytes = 16 << 20,
+	    .count = 20000, .seed = 4 } },
 	{ "sssp", "random 8 B vertex updates over a 64 MiB array",
-	  { FP_GEN_VERTEX, C, 4, 8, 64 << 20, 20000, 0, 5 } },
+	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 8, .bytes = 64 << 20,
+	    .count = 20000, .seed = 5 } },
 	{ "hit", "all-to-all transpose of 16 B elements",
-	  { FP_GEN_TRANSPOSE, C, 2, 16, 0, 0, 64, 6 } },
+	  { .kind = FP_GEN_TRANSPOSE, .iters = 2, .store = 16, .rows = 64,
+	    .seed = 6 } },
 	{ "als", "all-to-all transpose of 32 B factor rows",
-	  { FP_GEN_TRANSPOSE, C, 2, 32, 0, 0, 64, 7 } },
+	  { .kind = FP_GEN_TRANSPOSE, .iters = 2, .store = 32, .rows = 64,
+	    .seed = 7 } },
 	{ "ct", "low-locality 4-8 B stores over 2 GiB (two 1 GiB windows)",
-	  { FP_GEN_SCATTER, C, 2, 0, 2ULL << 30, 20000, 0, 8 } },
+	  { .kind = FP_GEN_SCATTER, .iters = 2, .store = 0, .bytes = 2ULL << 30,
+	    .count = 20000, .seed = 8 } },
 };
 
 const size_t fp_npresets = ARRAY_SIZE(fp_presets);
@@ -41,10 +47,9 @@ const char * const fp_gen_kinds[FP_GEN_KINDS] = {
 };
 
 const struct fp_gen_params fp_gen_defaults = {
-	FP_GEN_HALO, C, 4, 128, 32 << 10, 1000, 64, 1
+	.kind = FP_GEN_HALO, .iters = 4, .store = 128, .bytes = 32 << 10,
+	.count = 1000, .rows = 64, .seed = 1,
 };
-
-#undef C
 
 static uint64_t rng;
 

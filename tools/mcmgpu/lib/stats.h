@@ -30,12 +30,14 @@ struct stat_row {
 	size_t per;		/* divisor of the ratios */
 };
 
-#define STAT(type, field)	{ #field, offsetof(type, field) }
+#define STAT_AT(name, type, field) \
+	{ name, offsetof(type, field), STAT_COUNT, 0 }
+#define STAT(type, field)	STAT_AT(#field, type, field)
 #define STAT_RATIO(name, unit, type, a, b) \
 	{ name, offsetof(type, a), unit, offsetof(type, b) }
-#define STAT_OPEN(name)		{ name, 0, STAT_GROUP }
-#define STAT_CLOSE		{ NULL, 0, STAT_END }
-#define STAT_NEWLINE		{ NULL, 0, STAT_LINE }
+#define STAT_OPEN(name)		{ name, 0, STAT_GROUP, 0 }
+#define STAT_CLOSE		{ NULL, 0, STAT_END, 0 }
+#define STAT_NEWLINE		{ NULL, 0, STAT_LINE, 0 }
 
 struct stat_table {
 	const struct stat_row *rows;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "file.h"
+#include "num.h"
 #include "util.h"
 
 void die_usage(const char *fmt, ...)
@@ -22,31 +23,11 @@ void die_usage(const char *fmt, ...)
 
 int parse_u64(const char *s, const char *what, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		goto bad;
-	switch (*end) {
-	case 'K': case 'k':
-		v <<= 10, end++;
-		break;
-	case 'M': case 'm':
-		v <<= 20, end++;
-		break;
-	case 'G': case 'g':
-		v <<= 30, end++;
-		break;
+	if (str_to_u64(s, true, out)) {
+		fprintf(stderr, "%s: %s: not a number: '%s'\n", prog, what, s);
+		return -1;
 	}
-	if (*end)
-		goto bad;
-	*out = v;
 	return 0;
-bad:
-	fprintf(stderr, "%s: %s: not a number: '%s'\n", prog, what, s);
-	return -1;
 }
 
 uint64_t parse_arg(const char *s, const char *what)
@@ -55,6 +36,17 @@ uint64_t parse_arg(const char *s, const char *what)
 
 	if (parse_u64(s, what, &v))
 		exit(2);
+	return v;
+}
+
+uint64_t parse_arg_range(const char *s, const char *what, uint64_t min,
+			 uint64_t max)
+{
+	uint64_t v = parse_arg(s, what);
+
+	if (v < min || v > max)
+		die_usage("%s: %" PRIu64 " is not %" PRIu64 "..%" PRIu64, what, v,
+			  min, max);
 	return v;
 }
 
@@ -79,23 +71,23 @@ int write_file(const char *path, const void *buf, size_t len)
 	return 0;
 }
 
-int run_subcommand(const char *group, const struct subcommand *cmds, size_t n,
+int run_subcommand(const char *group, const struct subcommand *cmds,
 		   int argc, char **argv)
 {
-	size_t i;
+	const struct subcommand *c;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		FILE *f = argc < 2 ? stderr : stdout;
 
 		fprintf(f, "usage: mcmgpu %s <command> [options]\n\n", group);
-		for (i = 0; i < n; i++)
-			fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].summary);
+		for (c = cmds; c->name; c++)
+			fprintf(f, "  %-9s %s\n", c->name, c->summary);
 		fprintf(f, "\n'mcmgpu %s <command> --help' describes one.\n", group);
 		return argc < 2 ? 2 : 0;
 	}
-	for (i = 0; i < n; i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].run(argc - 1, argv + 1);
+	for (c = cmds; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
 	die_usage("%s: unknown command '%s'", group, argv[1]);
 	return 2;
 }

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mcmgpu cpelide bench: launches per second through the CP model. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpe_seq.h"
+#include "cpe_tool.h"
+#include "cpelide.h"
+#include "device.h"
+#include "json.h"
+#include "opts.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu cpelide bench SEQ [--host] [-d DEV]\n\n"
+		"Launches per second of SEQ through the device's command\n"
+		"processor, or the same core on the host; JSON.\n\n"
+		"  -d, --device DEV   /dev path, index or PCI address (default 0)\n");
+}
+
+int cpe_cmd_bench(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(usage, 1);
+	struct cpe_seq seq = { 0 };
+	struct mcmgpu_cpe_launch_result res;
+	struct cpe_config cfg;
+	struct cpe_model *m;
+	const char *path = NULL;
+	double t0, dt;
+	struct json j;
+	char msg[512];
+	void *arena;
+	size_t i;
+	int a, fd = -1, ret;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
+			continue;
+		if (path || argv[a][0] == '-')
+			die_usage("cpelide bench: unexpected argument '%s'", argv[a]);
+		path = argv[a];
+	}
+	if (!path)
+		die_usage("cpelide bench: SEQ expected");
+	if (cpe_seq_load(path, co.chiplets, MCMGPU_CPE_POLICY_CPELIDE, &seq, msg,
+			 sizeof(msg))) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		return 1;
+	}
+	if (!co.host) {
+		fd = open_device(co.device);
+		if (fd < 0)
+			return 1;
+	}
+	cpe_config_defaults(&cfg, co.chiplets, MCMGPU_CPE_POLICY_CPELIDE,
+			    seq.mem_bytes);
+	m = calloc(1, sizeof(*m));
+	arena = co.host ? calloc(1, cpe_arena_bytes(&cfg)) : NULL;
+	if (!m || (co.host && !arena))
+		return 1;
+	t0 = now_seconds();
+	if (co.host) {
+		cpe_model_init(m, &cfg, arena);
+		for (i = 1; i < seq.n; i++)
+			cpe_model_record(m, &seq.rec[i]);
+		cpe_model_finish(m);
+	} else {
+		for (i = 0; i < seq.n; i++) {
+			ret = cpe_launch(fd, &seq.rec[i], &res);
+			if (ret) {
+				fprintf(stderr, "%s: LAUNCH: %s\n", prog, strerror(-ret));
+				return 1;
+			}
+		}
+	}
+	dt = now_seconds() - t0;
+	json_begin(&j, stdout);
+	json_string(&j, "path", co.host ? "host" : "device");
+	json_u64(&j, "launches", seq.n);
+	json_double(&j, "seconds", 6, dt);
+	json_double(&j, "launches_per_s", 1, seq.n / dt);
+	json_end(&j);
+	free(arena);
+	free(m);
+	cpe_seq_free(&seq);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mcmgpu cpelide gen: write a workload's launch sequence (cpe_workloads.c). */
+#include <errno.h>
+#include <string.h>
+
+#include "cpe_tool.h"
+#include "opts.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu cpelide gen WORKLOAD [--chiplets N] -o FILE\n"
+		"       mcmgpu cpelide gen --list\n\n"
+		"Writes the launch sequence of a workload modeled on one of\n"
+		"the paper's %zu applications (Table II).\n", cpe_napps);
+}
+
+int cpe_cmd_gen(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(usage, 1);
+	const char *name = NULL, *path = NULL;
+	size_t i;
+	FILE *f;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_CHIPLETS, argc, argv, &a)) {
+			continue;
+		} else if (!strcmp(argv[a], "--list")) {
+			for (i = 0; i < cpe_napps; i++)
+				printf("%s %s\n", cpe_apps[i].name,
+				       cpe_apps[i].low_reuse ? "low" : "moderate-high");
+			return 0;
+		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
+			path = argv[++a];
+		} else if (!name && argv[a][0] != '-') {
+			name = argv[a];
+		} else {
+			die_usage("cpelide gen: unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (!name || !path)
+		die_usage("cpelide gen: WORKLOAD and -o FILE are required");
+	for (i = 0; i < cpe_napps; i++)
+		if (!strcmp(name, cpe_apps[i].name))
+			break;
+	if (i == cpe_napps)
+		die_usage("cpelide gen: unknown workload '%s' (see --list)", name);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	fprintf(f, "# %s-like launch sequence, %u chiplets (mcmgpu cpelide gen)\n",
+		name, co.chiplets);
+	cpe_apps[i].emit(f, co.chiplets);
+	if (fclose(f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mcmgpu finepack bench: replay throughput against memcpy of the trace. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "fp_tool.h"
+#include "json.h"
+#include "opts.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu finepack bench TRACE [--host] [--repeat N]\n"
+		"       [--vram-per-chiplet S] [-d DEV]\n\n"
+		"Replays TRACE N times (device, or the core with --host) and\n"
+		"copies its bytes N times with memcpy; prints JSON with the\n"
+		"stores per second of each and their ratio.\n");
+}
+
+int fp_cmd_bench(int argc, char **argv)
+{
+	struct fp_config cfg = {
+		.chiplets = MCMGPU_DEFAULT_CHIPLETS,
+		.subheader = MCMGPU_FP_SUBHEADER_DEFAULT,
+		.overhead = MCMGPU_FP_OVERHEAD_ECRC,
+		.vram_per_chiplet = MCMGPU_DEFAULT_VRAM_PER_CHIPLET,
+	};
+	struct common_opts co = COMMON_OPTS(usage, MCMGPU_MIN_CHIPLETS);
+	struct mcmgpu_fp_replay_result res;
+	struct fp_trace_view view;
+	struct fp_error err;
+	const char *path = NULL;
+	double t0, t_replay, t_copy;
+	uint64_t repeat = 3, r, vram_arg = 0;
+	uint8_t *trace, *copy;
+	struct json j;
+	size_t len;
+	char msg[512];
+	int a, fd = -1;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a)) {
+			continue;
+		} else if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
+			if (parse_u64(argv[++a], "--repeat", &repeat) || !repeat)
+				return 2;
+		} else if (!strcmp(argv[a], "--vram-per-chiplet") && a + 1 < argc) {
+			vram_arg = parse_arg(argv[++a], "--vram-per-chiplet");
+		} else if (!path && argv[a][0] != '-') {
+			path = argv[a];
+		} else {
+			die_usage("finepack bench: unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (!path)
+		die_usage("finepack bench: TRACE expected");
+	if (vram_arg)
+		cfg.vram_per_chiplet = vram_arg;
+	trace = fp_trace_load(path, &len, msg, sizeof(msg));
+	if (!trace) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		return 1;
+	}
+	if (fp_trace_check(trace, len, &cfg, &view, &err)) {
+		fprintf(stderr, "%s: %s: record %" PRIu64 ": %s\n", prog, path,
+			err.record, err.what);
+		return 1;
+	}
+	if (!co.host) {
+		fd = open_device(co.device);
+		if (fd < 0)
+			return 1;
+	}
+	t0 = now_seconds();
+	for (r = 0; r < repeat; r++) {
+		if (co.host) {
+			uint8_t *mem = calloc(cfg.chiplets, cfg.vram_per_chiplet);
+
+			if (!mem || fp_host_run(&cfg, &view, mem, &res.stats)) {
+				fprintf(stderr, "%s: out of memory\n", prog);
+				free(mem);
+				return 1;
+			}
+			free(mem);
+		} else if (fp_device_run(fd, trace, len, cfg.subheader,
+					 cfg.overhead, &res)) {
+			fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
+				strerror(errno));
+			return 1;
+		}
+	}
+	t_replay = now_seconds() - t0;
+	copy = malloc(len);
+	t0 = now_seconds();
+	for (r = 0; r < repeat; r++) {
+		memcpy(copy, trace, len);
+		__asm__ volatile("" : : "r"(copy) : "memory");
+	}
+	t_copy = now_seconds() - t0;
+	json_begin(&j, stdout);
+	json_string(&j, "path", co.host ? "host" : "device");
+	json_u64(&j, "stores", view.hdr->nrecords);
+	json_u64(&j, "trace_bytes", len);
+	json_u64(&j, "repeat", repeat);
+	json_double(&j, "replay_stores_per_s", 0, view.hdr->nrecords * repeat / t_replay);
+	json_double(&j, "memcpy_stores_per_s", 0, view.hdr->nrecords * repeat / t_copy);
+	json_double(&j, "replay_over_memcpy", 6, t_copy / t_replay);
+	json_end(&j);
+	free(copy);
+	free(trace);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* mcmgpu finepack gen: write a generated workload trace (fp_workloads.c). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp_tool.h"
+#include "opts.h"
+#include "util.h"
+
+static void gen_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: mcmgpu finepack gen WORKLOAD -o FILE [options]\n\n"
+		"workloads (presets):\n");
+	for (i = 0; i < fp_npresets; i++)
+		fprintf(f, "  %-10s %s\n", fp_presets[i].name, fp_presets[i].what);
+	for (i = 0; i < FP_GEN_KINDS; i++)
+		fprintf(f, "%s%s", i ? ", " : "  ", fp_gen_kinds[i]);
+	fprintf(f,
+		": the generic kinds\n\n"
+		"  -o, --output FILE  binary trace to write\n"
+		"  --chiplets N       chiplets (default %d)\n"
+		"  --iters N          kernels (iterations)\n"
+		"  --store S          bytes per store (0: random 4..8)\n"
+		"  --bytes B          halo bytes, vertex array, scatter span\n"
+		"  --count N          updates per source per iteration (lines: stores)\n"
+		"  --rows N           transpose rows per chiplet\n"
+		"  --seed S           random seed\n"
+		"  -h, --help         this text\n", MCMGPU_DEFAULT_CHIPLETS);
+}
+
+/* WORKLOAD: a preset, or a generic kind with the defaults. */
+static void workload(const char *name, struct fp_gen_params *p)
+{
+	size_t i;
+
+	for (i = 0; i < fp_npresets; i++) {
+		if (!strcmp(name, fp_presets[i].name)) {
+			*p = fp_presets[i].p;
+			return;
+		}
+	}
+	for (i = 0; i < FP_GEN_KINDS; i++) {
+		if (!strcmp(name, fp_gen_kinds[i])) {
+			*p = fp_gen_defaults;
+			p->kind = i;
+			return;
+		}
+	}
+	die_usage("finepack gen: unknown workload '%s'", name);
+}
+
+int fp_cmd_gen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		OPTION_CHIPLETS,
+		{ "iters", required_argument, NULL, 'i' },
+		{ "store", required_argument, NULL, 's' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 'S' },
+		OPTION_HELP,
+		{ }
+	};
+	struct common_opts co = COMMON_OPTS(gen_usage, MCMGPU_MIN_CHIPLETS);
+	struct fp_trace_buf tb = { 0 };
+	struct fp_gen_params p;
+	const char *out = NULL;
+	char what[32];
+	uint8_t *trace;
+	uint64_t v;
+	size_t len;
+	int c, ret, idx = 0;
+
+	workload(common_verb(&co, argc, argv), &p);
+	argc--, argv++;
+	while ((c = getopt_long(argc, argv, "o:h", opts, &idx)) != -1) {
+		if (common_opt(&co, c, optarg))
+			continue;
+		if (c == 'o') {
+			out = optarg;
+			continue;
+		}
+		/* The numeric options are long-only, so idx names the one given. */
+		snprintf(what, sizeof(what), "--%s", opts[idx].name);
+		v = parse_arg(optarg, what);
+		switch (c) {
+		case 'i':
+			p.iters = v;
+			break;
+		case 's':
+			if (v > FP_LINE_BYTES)
+				die_usage("--store: %" PRIu64 " is over %d", v,
+					  FP_LINE_BYTES);
+			p.store = v;
+			break;
+		case 'b':
+			p.bytes = v;
+			break;
+		case 'n':
+			p.count = v;
+			break;
+		case 'r':
+			p.rows = v;
+			break;
+		case 'S':
+			p.seed = v;
+			break;
+		}
+	}
+	p.chiplets = co.chiplets;
+	if (!out || optind != argc)
+		die_usage("finepack gen: -o FILE is required (and nothing else)");
+	if (!p.store && p.kind != FP_GEN_VERTEX && p.kind != FP_GEN_SCATTER)
+		die_usage("--store 0 (random 4..8 B) is for vertex and scatter");
+	if (p.kind == FP_GEN_HALO && (p.bytes > (1 << 20) || p.bytes % p.store))
+		die_usage("--bytes: a halo is at most 1 MiB, a multiple of --store");
+	if ((p.kind == FP_GEN_VERTEX || p.kind == FP_GEN_SCATTER) &&
+	    p.bytes < (uint64_t)p.chiplets * FP_LINE_BYTES * 2)
+		die_usage("--bytes: %" PRIu64 " too small", p.bytes);
+	if (fp_generate(&tb, &p)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		fp_tb_free(&tb);
+		return 1;
+	}
+	trace = fp_tb_finish(&tb, &len);
+	if (!trace || len > MCMGPU_FP_TRACE_MAX_BYTES) {
+		fprintf(stderr, "%s: trace of %zu bytes is too large\n", prog, len);
+		free(trace);
+		return 1;
+	}
+	ret = write_file(out, trace, len) ? 1 : 0;
+	free(trace);
+	return ret;
+}
