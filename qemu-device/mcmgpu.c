@@ -111,8 +111,9 @@ struct MCMGPUState {
     bool worker_busy;
     bool worker_quit;
     bool paused;            /* VM stopped: start no command */
-    uint32_t reset_gen;     /* bumped by every reset */
-    uint32_t engine_gen;    /* worker only: reset_gen its engines match */
+    uint32_t reset_gen;     /* bumped by every reset: drops a completion */
+    uint32_t ctx_gen;       /* bumped by device resets: frees contexts */
+    uint32_t engine_gen;    /* worker only: ctx_gen its contexts match */
 
     /* Contexts, id = index + 1; the worker's alone (see the top). */
     MCMGPUContext **ctx;
@@ -562,8 +563,8 @@ static void *mcmgpu_worker(void *opaque)
         uint32_t st = MCMGPU_CMPL_OK;
         bool ok;
 
-        if (s->engine_gen != s->reset_gen) {
-            s->engine_gen = s->reset_gen;
+        if (s->engine_gen != s->ctx_gen) {
+            s->engine_gen = s->ctx_gen;
             mcmgpu_engines_reset(s);
             continue;
         }
@@ -634,18 +635,25 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
     s->status = 0;
 }
 
-/* s->lock held. The worker drops engine state and any command in flight. */
-static void mcmgpu_reset_regs(MCMGPUState *s)
+/*
+ * s->lock held. The worker drops the completion of a command in flight
+ * and, for a device reset, every context.
+ */
+static void mcmgpu_reset_regs(MCMGPUState *s, bool contexts)
 {
     int w;
 
-    for (w = 0; w < MCMGPU_WINDOWS; w++) {
+    /* The windows belong to the aux drivers: only a device reset. */
+    for (w = 0; contexts && w < MCMGPU_WINDOWS; w++) {
         s->window[w].irq_status = 0;
         s->window[w].irq_mask = 0;
         s->window[w].pings = 0;
     }
     qatomic_inc(&s->reset_gen);
-    trace_mcmgpu_reset(s->reset_gen);
+    if (contexts) {
+        s->ctx_gen++;
+    }
+    trace_mcmgpu_reset(s->reset_gen, contexts);
     mcmgpu_kick(s);
     s->ring_base = 0;
     s->ring_size = 0;
@@ -807,8 +815,8 @@ static void mcmgpu_mmio_write(void *opaque, hwaddr addr, uint64_t val,
         qemu_bh_schedule(s->irq_bh);
         break;
     case MCMGPU_REG_RESET:
-        if (val & 1) {
-            mcmgpu_reset_regs(s);
+        if (val & (MCMGPU_RESET_DEVICE | MCMGPU_RESET_RING)) {
+            mcmgpu_reset_regs(s, val & MCMGPU_RESET_DEVICE);
         }
         break;
     case MCMGPU_REG_FAULT_INJECT:
@@ -1075,7 +1083,7 @@ static void mcmgpu_reset(DeviceState *dev)
     MCMGPUState *s = MCMGPU(dev);
 
     qemu_mutex_lock(&s->lock);
-    mcmgpu_reset_regs(s);
+    mcmgpu_reset_regs(s, true);
     qemu_mutex_unlock(&s->lock);
     msix_reset(PCI_DEVICE(s));
     mcmgpu_msix_use(PCI_DEVICE(s));
@@ -1107,8 +1115,8 @@ static int mcmgpu_post_load(void *opaque, int version_id)
         return -EINVAL;
     }
     qemu_mutex_lock(&s->lock);
-    if (s->engine_gen != s->reset_gen) {
-        s->engine_gen = s->reset_gen;
+    if (s->engine_gen != s->ctx_gen) {
+        s->engine_gen = s->ctx_gen;
         mcmgpu_engines_reset(s);
     }
     for (id = 1; id <= s->contexts; id++) {

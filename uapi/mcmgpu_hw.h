@@ -62,7 +62,7 @@
 #define MCMGPU_REG_IRQ_STATUS		0x040	/* RW1C: MCMGPU_IRQ_* */
 #define MCMGPU_REG_IRQ_MASK		0x044	/* RW: 1 = enabled */
 #define MCMGPU_REG_STATUS		0x048	/* RO: MCMGPU_STATUS_* */
-#define MCMGPU_REG_RESET		0x04c	/* WO: write 1 to reset */
+#define MCMGPU_REG_RESET		0x04c	/* WO: MCMGPU_RESET_* */
 #define MCMGPU_REG_CMD_COUNT		0x050	/* RO: commands completed */
 #define MCMGPU_REG_ERR_COUNT		0x054	/* RO: commands failed */
 #define MCMGPU_REG_FAULT_INJECT		0x058	/* RW: MCMGPU_FAULT_*, for tests */
@@ -103,6 +103,15 @@
 /* Fault injection (cleared by reset): a hung device, a failing command. */
 #define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
 #define MCMGPU_FAULT_FAIL_NEXT		(1U << 1)	/* next command fails */
+
+/*
+ * RESET: DEVICE resets everything, contexts included (probe and removal);
+ * RING stops the ring and clears its registers, status and fault
+ * injection but keeps the contexts, so a driver recovering from a timeout
+ * does not take their state from the open files.
+ */
+#define MCMGPU_RESET_DEVICE		(1U << 0)
+#define MCMGPU_RESET_RING		(1U << 1)
 
 #define MCMGPU_RING_CTRL_ENABLE		(1U << 0)
 #define MCMGPU_RING_MIN_ENTRIES		2

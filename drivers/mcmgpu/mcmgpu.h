@@ -112,7 +112,7 @@ struct mcmgpu_xfer {
 
 void mcmgpu_device_put(struct mcmgpu_device *mdev);
 int mcmgpu_ring_init(struct mcmgpu_device *mdev);
-void mcmgpu_ring_stop(struct mcmgpu_device *mdev);
+void mcmgpu_ring_stop(struct mcmgpu_device *mdev, u32 how);
 int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, enum mcmgpu_wait wait,
 		     bool progress);
 void mcmgpu_cmd_end(struct mcmgpu_device *mdev);

@@ -140,7 +140,7 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_aux:
 	mcmgpu_aux_destroy(mdev);
 err_stop:
-	mcmgpu_ring_stop(mdev);
+	mcmgpu_ring_stop(mdev, MCMGPU_RESET_DEVICE);
 	return ret;
 }
 
@@ -154,7 +154,7 @@ static void mcmgpu_remove(struct pci_dev *pdev)
 	down_write(&mdev->remove_lock);
 	mdev->removed = true;
 	up_write(&mdev->remove_lock);
-	mcmgpu_ring_stop(mdev);
+	mcmgpu_ring_stop(mdev, MCMGPU_RESET_DEVICE);
 	/* devm frees the IRQ and memory, then drops the probe reference. */
 }
 

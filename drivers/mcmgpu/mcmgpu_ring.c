@@ -27,11 +27,15 @@ static unsigned int cmd_timeout_ms = 10000;
 module_param(cmd_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cmd_timeout_ms, "Command completion timeout in ms (default 10000)");
 
-static void mcmgpu_ring_program(struct mcmgpu_device *mdev)
+/*
+ * (Re)start the ring. @how: MCMGPU_RESET_DEVICE at probe, MCMGPU_RESET_RING
+ * when recovering from a timeout or a ring error (the files' contexts stay).
+ */
+static void mcmgpu_ring_program(struct mcmgpu_device *mdev, u32 how)
 {
 	void __iomem *r = mdev->regs;
 
-	mcmgpu_ring_stop(mdev);
+	mcmgpu_ring_stop(mdev, how);
 	writel(lower_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_LO);
 	writel(upper_32_bits(mdev->ring_dma), r + MCMGPU_REG_RING_BASE_HI);
 	writel(lower_32_bits(mdev->cmpl_dma), r + MCMGPU_REG_CMPL_BASE_LO);
@@ -60,7 +64,7 @@ int mcmgpu_ring_init(struct mcmgpu_device *mdev)
 	if (!mdev->ring || !mdev->cmpl || !mdev->bounce)
 		return -ENOMEM;
 
-	mcmgpu_ring_program(mdev);
+	mcmgpu_ring_program(mdev, MCMGPU_RESET_DEVICE);
 	if (!(readl(mdev->regs + MCMGPU_REG_RING_CTRL) &
 	      MCMGPU_RING_CTRL_ENABLE)) {
 		dev_err(dev, "device refused the ring configuration (status %#x)\n",
@@ -71,12 +75,12 @@ int mcmgpu_ring_init(struct mcmgpu_device *mdev)
 }
 
 /* Stop the device from reading the ring or writing memory. */
-void mcmgpu_ring_stop(struct mcmgpu_device *mdev)
+void mcmgpu_ring_stop(struct mcmgpu_device *mdev, u32 how)
 {
 	unsigned long deadline;
 
 	writel(0, mdev->regs + MCMGPU_REG_IRQ_MASK);
-	writel(1, mdev->regs + MCMGPU_REG_RESET);
+	writel(how, mdev->regs + MCMGPU_REG_RESET);
 	/* A command in flight still finishes: wait before memory is freed. */
 	deadline = jiffies + msecs_to_jiffies(cmd_timeout_ms);
 	while (readl(mdev->regs + MCMGPU_REG_STATUS) & MCMGPU_STATUS_BUSY) {
@@ -132,7 +136,7 @@ static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq,
 		dev_err(&mdev->pdev->dev,
 			"command %llu timed out after %u ms, resetting the ring\n",
 			seq, cmd_timeout_ms);
-		mcmgpu_ring_program(mdev);
+		mcmgpu_ring_program(mdev, MCMGPU_RESET_RING);
 		return -ETIMEDOUT;
 	}
 	dma_rmb();
@@ -140,7 +144,7 @@ static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq,
 		dev_err(&mdev->pdev->dev,
 			"device stopped the ring (status %#x), resetting it\n",
 			readl(mdev->regs + MCMGPU_REG_STATUS));
-		mcmgpu_ring_program(mdev);
+		mcmgpu_ring_program(mdev, MCMGPU_RESET_RING);
 		return -EIO;
 	}
 	return 0;
@@ -200,7 +204,7 @@ int mcmgpu_submit_locked(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
 	 * raised after the last completion belongs to no command now.
 	 */
 	if (readl(mdev->regs + MCMGPU_REG_STATUS) & MCMGPU_STATUS_RING_ERROR)
-		mcmgpu_ring_program(mdev);
+		mcmgpu_ring_program(mdev, MCMGPU_RESET_RING);
 	WRITE_ONCE(mdev->ring_error, false);
 
 	slot = mdev->tail;

@@ -371,6 +371,7 @@ TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
 {
 	char slot[NAME_MAX + 1];
 	volatile uint8_t *regs;
+	struct mcmgpu_cpe_launch_result res;
 	struct mcmgpu_info after;
 	uint8_t buf[64];
 	int rfd;
@@ -378,12 +379,18 @@ TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
 	regs = mt_map_regs(slot, sizeof(slot), &rfd);
 	ASSERT_NE(NULL, regs);
 	ASSERT_EQ(0, mt_write_sysfs(TIMEOUT_PARAM, "300"));
+	/* A launch sequence in this file's context, before the trouble. */
+	ASSERT_EQ(0, mt_launch_reset(self->fd));
+	ASSERT_EQ(0, mt_launch_kernel(self->fd, &res));
 
 	mt_wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
 	EXPECT_EQ(-ETIMEDOUT, mt_dma(self->fd, 0, buf, 0, sizeof(buf)));
 	/* The reset after the timeout cleared the stall. */
 	EXPECT_EQ(0, mt_rd(regs, MCMGPU_REG_FAULT_INJECT));
 	EXPECT_EQ(0, mt_roundtrip(self->fd, 4096, 100));
+	/* The ring reset kept the file's context and its sequence. */
+	ASSERT_EQ(0, mt_launch_kernel(self->fd, &res));
+	EXPECT_EQ(2, res.stats.kernels);
 
 	mt_wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_FAIL_NEXT);
 	EXPECT_EQ(-EIO, mt_dma(self->fd, 0, buf, 0, sizeof(buf)));
