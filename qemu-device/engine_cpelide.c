@@ -15,6 +15,7 @@
 typedef struct CPEContext {
     struct cpe_model *cp;
     void *arena;
+    uint64_t charged;       /* against the device's memory budget */
 } CPEContext;
 
 static void *cpe_ctx_new(MCMGPUState *s)
@@ -22,17 +23,19 @@ static void *cpe_ctx_new(MCMGPUState *s)
     return g_new0(CPEContext, 1);
 }
 
-static void cpe_sequence_free(CPEContext *cc)
+static void cpe_sequence_free(MCMGPUState *s, CPEContext *cc)
 {
+    mcmgpu_mem_uncharge(s, cc->charged);
+    cc->charged = 0;
     g_free(cc->cp);
     g_free(cc->arena);
     cc->cp = NULL;
     cc->arena = NULL;
 }
 
-static void cpe_ctx_free(void *state)
+static void cpe_ctx_free(MCMGPUState *s, void *state)
 {
-    cpe_sequence_free(state);
+    cpe_sequence_free(s, state);
     g_free(state);
 }
 
@@ -53,12 +56,18 @@ static uint32_t cpe_reset(MCMGPUState *s, CPEContext *cc,
                 "chiplets: more than the device has");
         return MCMGPU_CMPL_BAD_LAUNCH;
     }
-    cpe_sequence_free(cc);
+    cpe_sequence_free(s, cc);
     cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
+    if (!mcmgpu_mem_charge(s, sizeof(*cc->cp) + cpe_arena_bytes(&cfg))) {
+        pstrcpy(res->error.what, sizeof(res->error.what),
+                "mem_bytes: the device's memory budget is used up");
+        return MCMGPU_CMPL_NO_MEMORY;
+    }
+    cc->charged = sizeof(*cc->cp) + cpe_arena_bytes(&cfg);
     cc->cp = g_try_malloc0(sizeof(*cc->cp));
     cc->arena = g_try_malloc0(cpe_arena_bytes(&cfg));
     if (!cc->cp || !cc->arena) {
-        cpe_sequence_free(cc);
+        cpe_sequence_free(s, cc);
         return MCMGPU_CMPL_NO_MEMORY;
     }
     cpe_model_init(cc->cp, &cfg, cc->arena);

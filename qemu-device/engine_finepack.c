@@ -23,17 +23,20 @@ static void *fp_ctx_new(MCMGPUState *s)
     return g_new0(FPContext, 1);
 }
 
-static void fp_trace_free(FPContext *fc)
+static void fp_trace_free(MCMGPUState *s, FPContext *fc)
 {
+    if (fc->trace) {
+        mcmgpu_mem_uncharge(s, fc->total);
+    }
     g_free(fc->trace);
     fc->trace = NULL;
     fc->total = 0;
     fc->loaded = 0;
 }
 
-static void fp_ctx_free(void *state)
+static void fp_ctx_free(MCMGPUState *s, void *state)
 {
-    fp_trace_free(state);
+    fp_trace_free(s, state);
     g_free(state);
 }
 
@@ -46,12 +49,16 @@ static uint32_t fp_trace_load(MCMGPUState *s, MCMGPUContext *ctx,
     uint64_t host = args[0], off = args[1], len = args[2], total = args[3];
 
     if (off == 0) {
-        fp_trace_free(fc);
+        fp_trace_free(s, fc);
         if (total == 0 || total > MCMGPU_FP_TRACE_MAX_BYTES) {
             return MCMGPU_CMPL_BAD_LENGTH;
         }
+        if (!mcmgpu_mem_charge(s, total)) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
         fc->trace = g_try_malloc(total);
         if (!fc->trace) {
+            mcmgpu_mem_uncharge(s, total);
             return MCMGPU_CMPL_NO_MEMORY;
         }
         fc->total = total;
@@ -108,14 +115,22 @@ static uint32_t fp_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         out->result = err.record;
         st = MCMGPU_CMPL_BAD_TRACE;
     } else {
+        uint64_t need = sizeof(*model) + fp_bitmap_bytes(&cfg);
+
+        if (!mcmgpu_mem_charge(s, need)) {
+            fp_trace_free(s, fc);
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
         model = g_try_malloc0(sizeof(*model));
         written = g_try_malloc0(fp_bitmap_bytes(&cfg));
         if (!model || !written) {
-            fp_trace_free(fc);
+            mcmgpu_mem_uncharge(s, need);
+            fp_trace_free(s, fc);
             return MCMGPU_CMPL_NO_MEMORY;
         }
         fp_model_init(model, &cfg, &sink, written);
         fp_model_run(model, &view);
+        mcmgpu_mem_uncharge(s, need);
         res->stats = model->stats;
         /* Link time at 16 B per device cycle (PCIe 4.0 x16 at 2 GHz). */
         out->cycles = (res->stats.wire_payload + res->stats.wire_subheader +
@@ -123,7 +138,7 @@ static uint32_t fp_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                        res->stats.wire_padding) / 16;
         out->result = res->stats.records;
     }
-    fp_trace_free(fc);
+    fp_trace_free(s, fc);
     if (mcmgpu_host_write(s, args[3], res, sizeof(*res)) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }

@@ -54,6 +54,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
 #define MCMGPU_PCIE_CAP_OFFSET  0x80
 #define MCMGPU_DEFAULT_CONTEXTS 64
 #define MCMGPU_MAX_CONTEXTS     1024
+#define MCMGPU_DEFAULT_MEM_BUDGET (4 * GiB)
 
 static const MCMGPUCommand mcmgpu_core_commands[];
 
@@ -125,6 +126,8 @@ struct MCMGPUState {
     uint32_t chiplets;
     uint64_t vram_per_chiplet;
     uint32_t contexts;
+    uint64_t mem_budget;
+    uint64_t mem_charged;   /* engines' host allocations, atomic */
 
     /* register state (migrated) */
     uint64_t ring_base;
@@ -200,50 +203,50 @@ static bool mcmgpu_ring_config_ok(MCMGPUState *s)
 }
 
 /*
- * True when [addr, addr + len) of the device's DMA address space is all
- * RAM. The device masters only memory: a command that named another
- * device's registers would make the worker wait for the BQL.
+ * Guest RAM access for the worker. The device masters only memory: each
+ * piece is looked up and copied through one MemoryRegionCache, which holds
+ * its RAM block, so a guest remapping the range meanwhile (PAM, SMRAM, a
+ * BAR) cannot turn the copy into an MMIO access that needs the BQL.
  */
-static bool mcmgpu_host_is_ram(MCMGPUState *s, uint64_t addr, uint64_t len,
-                               bool is_write)
+static MemTxResult mcmgpu_host_rw(MCMGPUState *s, uint64_t addr, void *buf,
+                                  uint64_t len, bool is_write)
 {
     AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint8_t *p = buf;
 
     if (addr + len < addr) {
-        return false;
+        return MEMTX_DECODE_ERROR;
     }
-    RCU_READ_LOCK_GUARD();
     while (len) {
-        hwaddr xlat, l = len;
-        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &l,
-                                                   is_write,
-                                                   MEMTXATTRS_UNSPECIFIED);
+        MemoryRegionCache cache = MEMORY_REGION_CACHE_INVALID;
+        int64_t l = address_space_cache_init(&cache, as, addr, len, is_write);
+        MemTxResult r = MEMTX_DECODE_ERROR;
 
-        if (!l || !memory_access_is_direct(mr, is_write)) {
-            return false;
+        if (l > 0 && cache.ptr) {
+            r = is_write ? address_space_write_cached(&cache, 0, p, l) :
+                           address_space_read_cached(&cache, 0, p, l);
+        }
+        address_space_cache_destroy(&cache);
+        if (r != MEMTX_OK) {
+            return r;
         }
         addr += l;
+        p += l;
         len -= l;
     }
-    return true;
+    return MEMTX_OK;
 }
 
 MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
                              uint64_t len)
 {
-    if (!mcmgpu_host_is_ram(s, addr, len, false)) {
-        return MEMTX_DECODE_ERROR;
-    }
-    return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    return mcmgpu_host_rw(s, addr, buf, len, false);
 }
 
 MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
                               const void *buf, uint64_t len)
 {
-    if (!mcmgpu_host_is_ram(s, addr, len, true)) {
-        return MEMTX_DECODE_ERROR;
-    }
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    return mcmgpu_host_rw(s, addr, (void *)buf, len, true);
 }
 
 const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s)
@@ -300,6 +303,27 @@ static int mcmgpu_engine_index(const MCMGPUEngine *e)
     g_assert_not_reached();
 }
 
+bool mcmgpu_mem_charge(MCMGPUState *s, uint64_t bytes)
+{
+    uint64_t old = qatomic_read(&s->mem_charged), seen;
+
+    for (;;) {
+        if (bytes > s->mem_budget || old > s->mem_budget - bytes) {
+            return false;
+        }
+        seen = qatomic_cmpxchg(&s->mem_charged, old, old + bytes);
+        if (seen == old) {
+            return true;
+        }
+        old = seen;
+    }
+}
+
+void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes)
+{
+    qatomic_sub(&s->mem_charged, bytes);
+}
+
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e)
 {
     return ctx->state[mcmgpu_engine_index(e)];
@@ -336,7 +360,7 @@ static void mcmgpu_ctx_free(MCMGPUState *s, uint32_t id)
 
     for (i = 0; i < MCMGPU_ENGINES; i++) {
         if (mcmgpu_engines[i]->ctx_free) {
-            mcmgpu_engines[i]->ctx_free(ctx->state[i]);
+            mcmgpu_engines[i]->ctx_free(s, ctx->state[i]);
         }
     }
     g_free(ctx);
@@ -620,6 +644,10 @@ static void mcmgpu_ring_ctrl_write(MCMGPUState *s, uint32_t val)
 {
     if (!(val & MCMGPU_RING_CTRL_ENABLE)) {
         s->ring_ctrl = 0;
+        return;
+    }
+    /* Enabling a running ring would rewind HEAD under the worker. */
+    if (s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) {
         return;
     }
     if (!mcmgpu_ring_config_ok(s)) {
@@ -968,6 +996,10 @@ static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
     }
     mcmgpu_kick(s);
     qemu_mutex_unlock(&s->lock);
+    /* An event raised while the VM stopped (or before a migration) fires now. */
+    if (running) {
+        qemu_bh_schedule(s->irq_bh);
+    }
 }
 
 static void mcmgpu_msix_use(PCIDevice *pdev)
@@ -1169,6 +1201,7 @@ static const VMStateDescription vmstate_mcmgpu = {
         VMSTATE_UINT32(cmd_count, MCMGPUState),
         VMSTATE_UINT32(err_count, MCMGPUState),
         VMSTATE_UINT32(fault_inject, MCMGPUState),
+        VMSTATE_UINT32_EQUAL(contexts, MCMGPUState, NULL),
         VMSTATE_VBUFFER_UINT32(ctx_live, MCMGPUState, 2, NULL, contexts),
         VMSTATE_STRUCT_ARRAY(window, MCMGPUState, MCMGPU_WINDOWS, 2,
                              vmstate_mcmgpu_window, MCMGPUWindow),
@@ -1183,6 +1216,8 @@ static Property mcmgpu_properties[] = {
                      MCMGPU_DEFAULT_VRAM_PER_CHIPLET),
     DEFINE_PROP_UINT32("contexts", MCMGPUState, contexts,
                        MCMGPU_DEFAULT_CONTEXTS),
+    DEFINE_PROP_SIZE("mem-budget", MCMGPUState, mem_budget,
+                     MCMGPU_DEFAULT_MEM_BUDGET),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -46,7 +46,7 @@ struct MCMGPUEngine {
     const MCMGPUCommand *commands;  /* ends with an entry whose name is NULL */
     /* Per-context state, made at CTX_CREATE, freed at destroy or reset. */
     void *(*ctx_new)(MCMGPUState *s);
-    void (*ctx_free)(void *state);
+    void (*ctx_free)(MCMGPUState *s, void *state);
     /* Migration: a VMState subsection, or why the engine needs none. */
     const VMStateDescription *vmsd;
     const char *not_migrated;
@@ -82,6 +82,15 @@ bool mcmgpu_gpu_read(MCMGPUState *s, uint64_t gpa, void *buf, uint64_t len);
 /* Between guest RAM and GPU memory; a MCMGPU_CMPL_* status. */
 uint32_t mcmgpu_gpu_host_copy(MCMGPUState *s, uint64_t gpa, uint64_t host,
                               uint64_t len, bool to_host);
+
+/*
+ * Host memory an engine allocates for the guest (traces, models) is charged
+ * against the device's budget (property mem-budget): false when it would
+ * pass it, and the command then fails with NO_MEMORY instead of letting a
+ * guest grow QEMU until the host kills it.
+ */
+bool mcmgpu_mem_charge(MCMGPUState *s, uint64_t bytes);
+void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes);
 
 /* Raise window events and its vector; from handlers (lock not held). */
 void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits);

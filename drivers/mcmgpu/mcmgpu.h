@@ -55,6 +55,11 @@ struct mcmgpu_device {
 	u64 commands_done;
 	u64 commands_failed;
 
+	/* Contexts whose destroy did not complete; the next open retries. */
+	struct mutex orphan_lock;
+	unsigned long *orphans;	/* bit per context id, 1..contexts */
+	u32 contexts;
+
 	/* Held for read by every file operation; removal takes it for write. */
 	struct rw_semaphore remove_lock;
 	bool removed;

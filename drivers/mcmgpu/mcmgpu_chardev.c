@@ -61,6 +61,31 @@ static struct mcmgpu_device *misc_to_mdev(struct file *file)
 	return container_of(file->private_data, struct mcmgpu_device, misc);
 }
 
+/*
+ * Destroy the contexts whose release could not (a timeout or a ring error
+ * dropped the CTX_DESTROY), so failed releases do not use them all up.
+ */
+static void mcmgpu_reap_orphans(struct mcmgpu_device *mdev)
+{
+	unsigned int id;
+
+	mutex_lock(&mdev->orphan_lock);
+	for_each_set_bit(id, mdev->orphans, mdev->contexts + 1) {
+		struct mcmgpu_cmd c = {
+			.opcode = MCMGPU_OP_CTX_DESTROY,
+			.ctx = id,
+			.wait = MCMGPU_WAIT_UNINTERRUPTIBLE,
+		};
+
+		if (mcmgpu_submit(mdev, &c))
+			break;	/* the device is still unwell: next time */
+		if (c.status == MCMGPU_CMPL_OK ||
+		    c.status == MCMGPU_CMPL_BAD_CONTEXT)
+			clear_bit(id, mdev->orphans);
+	}
+	mutex_unlock(&mdev->orphan_lock);
+}
+
 /* Each open file gets a device context: ENOSPC when all are in use. */
 static int mcmgpu_open(struct inode *inode, struct file *file)
 {
@@ -80,6 +105,7 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 	mf->mdev = mdev;
 	/* misc_open holds misc_mtx, so removal cannot run concurrently. */
 	kref_get(&mdev->ref);
+	mcmgpu_reap_orphans(mdev);
 	ret = mcmgpu_submit(mdev, &c);
 	if (!ret)
 		ret = mcmgpu_status_errno(c.status);
@@ -106,9 +132,14 @@ static int mcmgpu_release(struct inode *inode, struct file *file)
 
 	down_read(&mdev->remove_lock);
 	/* After removal the device was reset: its contexts are gone. */
-	if (!mdev->removed && mcmgpu_submit(mdev, &c))
-		dev_warn(&mdev->pdev->dev, "context %u not destroyed\n",
+	if (!mdev->removed &&
+	    (mcmgpu_submit(mdev, &c) || c.status != MCMGPU_CMPL_OK) &&
+	    mf->ctx <= mdev->contexts) {
+		dev_warn(&mdev->pdev->dev,
+			 "context %u not destroyed, retried at the next open\n",
 			 mf->ctx);
+		set_bit(mf->ctx, mdev->orphans);
+	}
 	up_read(&mdev->remove_lock);
 	mcmgpu_device_put(mdev);
 	kfree(mf);

@@ -52,6 +52,10 @@ static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 		return -ENODEV;
 	}
 	mdev->features = readl(r + MCMGPU_REG_FEATURES);
+	mdev->contexts = readl(r + MCMGPU_REG_CONTEXTS);
+	mdev->orphans = devm_bitmap_zalloc(dev, mdev->contexts + 1, GFP_KERNEL);
+	if (!mdev->orphans)
+		return -ENOMEM;
 	mdev->chiplets = readl(r + MCMGPU_REG_CHIPLETS);
 	mdev->vram_per_chiplet = readl(r + MCMGPU_REG_VRAM_PER_CHIPLET_LO) |
 		(u64)readl(r + MCMGPU_REG_VRAM_PER_CHIPLET_HI) << 32;
@@ -80,6 +84,7 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	kref_init(&mdev->ref);
 	mutex_init(&mdev->cmd_lock);
+	mutex_init(&mdev->orphan_lock);
 	init_rwsem(&mdev->remove_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;

@@ -81,8 +81,12 @@ void mcmgpu_ring_stop(struct mcmgpu_device *mdev, u32 how)
 
 	writel(0, mdev->regs + MCMGPU_REG_IRQ_MASK);
 	writel(how, mdev->regs + MCMGPU_REG_RESET);
-	/* A command in flight still finishes: wait before memory is freed. */
-	deadline = jiffies + msecs_to_jiffies(cmd_timeout_ms);
+	/*
+	 * A command in flight still finishes: wait before memory is reused or
+	 * freed. The device bounds a command to seconds; a lowered
+	 * cmd_timeout_ms must not shorten this wait.
+	 */
+	deadline = jiffies + msecs_to_jiffies(max(cmd_timeout_ms, 30000U));
 	while (readl(mdev->regs + MCMGPU_REG_STATUS) & MCMGPU_STATUS_BUSY) {
 		if (time_after(jiffies, deadline)) {
 			dev_err(&mdev->pdev->dev, "device still busy after reset\n");

@@ -402,6 +402,44 @@ TEST_F(dev, hung_device_times_out_and_device_error_gives_eio)
 	mt_unmap_regs(regs, rfd);
 }
 
+/* Opens files until the device's contexts run out; closes them; the count. */
+static int count_free_contexts(void)
+{
+	int fds[1100], n = 0;
+
+	while (n < 1100 && (fds[n] = mt_open_dev()) >= 0)
+		n++;
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return n;
+}
+
+/*
+ * A release whose CTX_DESTROY times out leaves the context to the driver,
+ * which destroys it at the next open: failed releases do not use up the
+ * device's contexts.
+ */
+TEST_F(dev, failed_release_does_not_leak_a_context)
+{
+	char slot[NAME_MAX + 1];
+	volatile uint8_t *regs;
+	int rfd, before, fd;
+
+	regs = mt_map_regs(slot, sizeof(slot), &rfd);
+	ASSERT_NE(NULL, regs);
+	before = count_free_contexts();
+	ASSERT_LT(0, before);
+	ASSERT_EQ(0, mt_write_sysfs(TIMEOUT_PARAM, "300"));
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	mt_wr(regs, MCMGPU_REG_FAULT_INJECT, MCMGPU_FAULT_STALL);
+	close(fd);	/* the destroy times out; the ring reset clears the stall */
+	EXPECT_EQ(0, mt_rd(regs, MCMGPU_REG_FAULT_INJECT));
+	EXPECT_EQ(0, mt_write_sysfs(TIMEOUT_PARAM, "10000"));
+	EXPECT_EQ(before, count_free_contexts());
+	mt_unmap_regs(regs, rfd);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;

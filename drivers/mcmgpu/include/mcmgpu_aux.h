@@ -36,8 +36,9 @@ typedef void (*mcmgpu_aux_irq_fn)(struct mcmgpu_aux_dev *aux, u32 events);
 struct mcmgpu_aux_ops {
 	/*
 	 * Submit one command through the device's ring and wait for it
-	 * (only a fatal signal ends the wait): 0 when the device completed
-	 * it (see cmd->status), -EINTR, -ETIMEDOUT, -EIO or -ENODEV.
+	 * (once submitted, only a fatal signal ends the wait): 0 when the
+	 * device completed it (see cmd->status), -ERESTARTSYS (a signal
+	 * before it was submitted), -EINTR, -ETIMEDOUT, -EIO or -ENODEV.
 	 */
 	int (*submit)(struct mcmgpu_aux_dev *aux, struct mcmgpu_aux_cmd *cmd);
 	/* Install (or, with NULL, remove and wait out) the vector callback. */
