@@ -165,10 +165,9 @@ static int mcmgpu_ioctl_get_info(struct mcmgpu_file *mf, void *arg,
 	info->pci_domain = pci_domain_nr(mdev->pdev->bus);
 	info->pci_bus = mdev->pdev->bus->number;
 	info->pci_devfn = mdev->pdev->devfn;
-	mutex_lock(&mdev->cmd_lock);
-	info->commands_done = mdev->commands_done;
-	info->commands_failed = mdev->commands_failed;
-	mutex_unlock(&mdev->cmd_lock);
+	/* Not under cmd_lock: a caller must not wait for a running command. */
+	info->commands_done = READ_ONCE(mdev->commands_done);
+	info->commands_failed = READ_ONCE(mdev->commands_failed);
 	return 0;
 }
 

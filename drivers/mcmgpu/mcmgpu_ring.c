@@ -19,6 +19,7 @@
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "mcmgpu.h"
@@ -237,9 +238,9 @@ int mcmgpu_submit_locked(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
 
 	c->status = le32_to_cpu(mdev->cmpl[slot].status);
 	c->result = le64_to_cpu(mdev->cmpl[slot].result);
-	mdev->commands_done++;
+	WRITE_ONCE(mdev->commands_done, mdev->commands_done + 1);
 	if (c->status != MCMGPU_CMPL_OK) {
-		mdev->commands_failed++;
+		WRITE_ONCE(mdev->commands_failed, mdev->commands_failed + 1);
 		dev_dbg(&mdev->pdev->dev, "command %llu opcode %#x failed: status %u\n",
 			seq, c->opcode, c->status);
 	}
@@ -258,34 +259,46 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
 	return ret;
 }
 
-/* One command whose data goes through the bounce buffer (mcmgpu.h). */
+/*
+ * One command whose data goes through the bounce buffer (mcmgpu.h). User
+ * memory is copied into and out of a buffer of the call's own, outside the
+ * command lock: a user page fault that blocks (a stuck FUSE mapping, say)
+ * must not block every other file's commands.
+ */
 int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 		       const struct mcmgpu_xfer *x)
 {
-	dma_addr_t out_dma = mdev->bounce_dma + x->in_len;
-	void *out = mdev->bounce + x->in_len;
+	size_t len = x->in_len + x->out_len;
+	bool report;
+	void *buf;
 	int ret;
 
-	if (x->in_len + x->out_len > MCMGPU_BOUNCE_SIZE)
+	if (len > MCMGPU_BOUNCE_SIZE)
 		return -EINVAL;
+	buf = kvzalloc(len ?: 1, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (x->in_len && copy_from_user(buf, x->in, x->in_len)) {
+		ret = -EFAULT;
+		goto free;
+	}
 	ret = mcmgpu_cmd_begin(mdev, c->wait, x->progress);
 	if (ret)
-		return ret;
-	if (x->in_len && copy_from_user(mdev->bounce, x->in, x->in_len)) {
-		ret = -EFAULT;
-		goto out;
-	}
-	memset(out, 0, x->out_len);
+		goto free;
+	memcpy(mdev->bounce, buf, len);
 	if (x->in_arg >= 0)
 		c->args[x->in_arg] = mdev->bounce_dma;
 	if (x->out_arg >= 0)
-		c->args[x->out_arg] = out_dma;
+		c->args[x->out_arg] = mdev->bounce_dma + x->in_len;
 	ret = mcmgpu_submit_locked(mdev, c);
-	if (!ret && x->out_len &&
-	    (c->status == MCMGPU_CMPL_OK || c->status == x->report_status) &&
-	    copy_to_user(x->out, out, x->out_len))
-		ret = -EFAULT;
-out:
+	report = !ret && x->out_len &&
+		 (c->status == MCMGPU_CMPL_OK || c->status == x->report_status);
+	if (report)
+		memcpy(buf, mdev->bounce + x->in_len, x->out_len);
 	mcmgpu_cmd_end(mdev);
+	if (report && copy_to_user(x->out, buf, x->out_len))
+		ret = -EFAULT;
+free:
+	kvfree(buf);
 	return ret;
 }
