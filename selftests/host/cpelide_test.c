@@ -382,6 +382,129 @@ TEST(mutations_are_caught_by_the_oracle)
 	sim_free(s);
 }
 
+/* Chiplet c's range [lo, hi] (inclusive) of argument a. */
+static void arg_range(struct mcmgpu_cpe_arg *a, u32 c, u64 lo, u64 hi)
+{
+	a->range[c].start = lo;
+	a->range[c].end = hi;
+}
+
+/* The view [base, base + size) with no chiplet ranges yet. */
+static struct mcmgpu_cpe_arg *arg_explicit(struct mcmgpu_cpe_record *r, u64 base,
+					   u64 size, u32 mode)
+{
+	struct mcmgpu_cpe_arg *a = &r->args[r->nargs++];
+	u32 c;
+
+	a->base = base;
+	a->size = size;
+	a->mode = mode;
+	a->kind = MCMGPU_CPE_ARG_EXPLICIT;
+	for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+		arg_range(a, c, 1, 0);
+	return a;
+}
+
+/*
+ * Issue 8: two chiplets split one 16 KiB array at 4-byte boundaries that
+ * share a line (3276 and 2756 are not multiples of 64). A write or read
+ * miss used to fill the whole line, so each chiplet kept a stale copy of
+ * the other's words. K2: chiplet 1's range overlaps chiplet 0's Dirty hull
+ * (bytes 2756-3275), so chiplet 0 is flushed and, being written by 1,
+ * goes Stale and is invalidated before its own access; chiplet 1 needs
+ * nothing: its line 51 holds only its own words, the rest miss.
+ */
+TEST(sub_line_partition_reads_no_stale_words)
+{
+	static const u32 policy[] = { MCMGPU_CPE_POLICY_BASELINE, MCMGPU_CPE_POLICY_CPELIDE };
+	unsigned int p;
+
+	for (p = 0; p < ARRAY_SIZE(policy); p++) {
+		struct sim *s = sim_new(2, policy[p], 0);
+		struct mcmgpu_cpe_record k1 = kern(3), k2 = kern(3);
+		struct mcmgpu_cpe_arg *a;
+
+		a = arg_explicit(&k1, 0, 16 * KIB, RW);
+		arg_range(a, 0, 0, 3275);
+		arg_range(a, 1, 3276, 16383);
+		a = arg_explicit(&k2, 0, 16 * KIB, RW);
+		arg_range(a, 0, 0, 2755);
+		arg_range(a, 1, 2756, 16383);
+		ASSERT_EQ(0, run(s, k1));
+		ASSERT_EQ(0, run(s, k2));
+		cpe_model_finish(&s->m);
+		EXPECT_EQ(0, s->m.stats.oracle_violations);
+		if (policy[p] == MCMGPU_CPE_POLICY_BASELINE) {
+			EXPECT_EQ(4, s->m.stats.l2_invalidates);
+			EXPECT_EQ(4, s->m.stats.l2_flushes);
+		} else {
+			/* K2: INV 0 and FLUSH 0; end: FLUSH 0 and 1. */
+			EXPECT_EQ(1, s->m.stats.l2_invalidates);
+			EXPECT_EQ(3, s->m.stats.l2_flushes);
+		}
+		sim_free(s);
+	}
+}
+
+/*
+ * Two views that share a line without sharing bytes get separate rows
+ * (rows are matched by bytes): chiplet 0 writes X = [0, 32), chiplet 1
+ * writes Y = [32, 64), then chiplet 1 reads X. Only chiplet 0 is flushed
+ * (its Dirty X overlaps the read); chiplet 1 is never invalidated, and
+ * its line holds only Y's words, so X's words miss to L3.
+ */
+TEST(views_sharing_a_line_read_no_stale_words)
+{
+	static const u32 policy[] = { MCMGPU_CPE_POLICY_BASELINE, MCMGPU_CPE_POLICY_CPELIDE };
+	unsigned int p;
+
+	for (p = 0; p < ARRAY_SIZE(policy); p++) {
+		struct sim *s = sim_new(2, policy[p], 0);
+		struct mcmgpu_cpe_record k1 = kern(3), k2 = kern(2);
+
+		arg_range(arg_explicit(&k1, 0, 32, RW), 0, 0, 31);
+		arg_range(arg_explicit(&k1, 32, 32, RW), 1, 32, 63);
+		arg_range(arg_explicit(&k2, 0, 32, R), 1, 0, 31);
+		ASSERT_EQ(0, run(s, k1));
+		if (policy[p] == MCMGPU_CPE_POLICY_CPELIDE)
+			EXPECT_EQ(2, cpe_table_rows_used(&s->m));
+		ASSERT_EQ(0, run(s, k2));
+		cpe_model_finish(&s->m);
+		EXPECT_EQ(0, s->m.stats.oracle_violations);
+		if (policy[p] == MCMGPU_CPE_POLICY_BASELINE) {
+			EXPECT_EQ(4, s->m.stats.l2_invalidates);
+			EXPECT_EQ(4, s->m.stats.l2_flushes);
+		} else {
+			/* K2: FLUSH 0; end: FLUSH 1. */
+			EXPECT_EQ(0, s->m.stats.l2_invalidates);
+			EXPECT_EQ(2, s->m.stats.l2_flushes);
+			EXPECT_EQ(0, s->m.stats.l2_hits);
+		}
+		sim_free(s);
+	}
+}
+
+/*
+ * Overlap is compared by lines (A4): the same sub-line split twice still
+ * releases and acquires both chiplets around the shared line 51.
+ */
+TEST(same_sub_line_split_twice_syncs_the_shared_line)
+{
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
+	struct mcmgpu_cpe_record k = kern(3);
+	struct mcmgpu_cpe_arg *a = arg_explicit(&k, 0, 16 * KIB, RW);
+
+	arg_range(a, 0, 0, 3275);
+	arg_range(a, 1, 3276, 16383);
+	ASSERT_EQ(0, run(s, k));
+	ASSERT_EQ(0, run(s, k));
+	EXPECT_EQ(2, s->m.stats.l2_flushes);
+	EXPECT_EQ(2, s->m.stats.l2_invalidates);
+	cpe_model_finish(&s->m);
+	EXPECT_EQ(0, s->m.stats.oracle_violations);
+	sim_free(s);
+}
+
 TEST(coarsening_above_eight_arguments_stays_correct)
 {
 	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
