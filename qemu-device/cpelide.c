@@ -15,10 +15,12 @@
  * walk + write-back bytes at the link bandwidth + ACK (A11); L2 lines keep
  * per-word valid and dirty masks (A4, issue 8); invalidate keeps dirty words
  * (A3); flush keeps a clean copy of lines whose valid words were all dirty;
- * a chiplet that must both flush and invalidate in one launch flushes first,
- * so no stale clean copy survives; unknown ranges: flush then invalidate
- * every chiplet, clear the table, and track the kernel's objects as
- * whole-object hulls; overflow evicts the least recently used row after
+ * a chiplet that must both flush and invalidate invalidates first (§III-B's
+ * order keeps the lines the flush writes back) unless its copy goes Dirty ->
+ * Stale, then it flushes first so no stale clean copy survives; rows that
+ * leave the table or merge flush first; unknown ranges: flush then
+ * invalidate every chiplet, clear the table, and track the kernel's objects
+ * as whole-object hulls; overflow evicts the least recently used row after
  * syncing it (A5); coarsening merges the closest rows, flushing a chiplet
  * first where it would merge Dirty with Stale (A6); host reads flush
  * overlapping Dirty holders, host writes flush them and mark every holder
@@ -445,8 +447,15 @@ u32 cpe_table_rows_used(const struct cpe_model *m)
     return n;
 }
 
-/* Issue the operations of one launch; returns the sync cycles. */
-static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
+/*
+ * Issue the operations of one launch; returns the sync cycles. Acquire
+ * before release (§III-B): an invalidate keeps dirty words, and the flush
+ * after it keeps the lines just written back. A chiplet in first_mask
+ * (its copy goes Dirty -> Stale) flushes first instead, so the invalidate
+ * also drops the copies the kernel's writers make stale.
+ */
+static u64 cpe_sync_ordered(struct cpe_model *m, u32 inv_mask,
+                            u32 flush_mask, u32 first_mask)
 {
     u64 worst = 0, t;
     u32 c;
@@ -459,10 +468,10 @@ static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
     }
     for (c = 0; c < m->cfg.chiplets; c++) {
         bool inv = inv_mask >> c & 1, flush = flush_mask >> c & 1;
+        bool first = first_mask >> c & 1;
 
         t = 0;
-        /* A chiplet doing both flushes first: no stale clean copy survives. */
-        if (flush) {
+        if (flush && first) {
             t += cpe_l2_flush(m, c);
             cpe_rows_after_flush(m, c);
         }
@@ -470,11 +479,21 @@ static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
             t += cpe_l2_invalidate(m, c);
             cpe_rows_after_invalidate(m, c);
         }
+        if (flush && !first) {
+            t += cpe_l2_flush(m, c);
+            cpe_rows_after_flush(m, c);
+        }
         if (t > worst) {
             worst = t;
         }
     }
     return worst;
+}
+
+/* Flush first everywhere: rows leave the table or merge (A5, A6). */
+static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
+{
+    return cpe_sync_ordered(m, inv_mask, flush_mask, flush_mask);
 }
 
 static void cpe_merge_into(struct cpe_model *m, struct cpe_row *dst,
@@ -703,7 +722,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
                               const struct mcmgpu_cpe_record *r)
 {
     struct cpe_row *rows[MCMGPU_CPE_MAX_ARGS];
-    u32 group[MCMGPU_CPE_MAX_ARGS], inv = 0, flush = 0, i, c, d;
+    u32 group[MCMGPU_CPE_MAX_ARGS], inv = 0, flush = 0, d_to_s = 0, i, c, d;
     u64 gbase[MCMGPU_CPE_MAX_ARGS], gend[MCMGPU_CPE_MAX_ARGS], lo, hi, sync = 0;
     bool unknown = false;
 
@@ -763,6 +782,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
                 if (a->mode == MCMGPU_CPE_MODE_RW &&
                     !(m->cfg.mutate & CPE_MUTATE_SKIP_STALE) &&
                     (e->state[d] == CPE_V || e->state[d] == CPE_D)) {
+                    d_to_s |= (e->state[d] == CPE_D) << d;
                     e->state[d] = CPE_S;
                 }
             }
@@ -778,7 +798,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
         }
     }
     if (!unknown) {
-        sync += cpe_sync(m, inv, flush);
+        sync += cpe_sync_ordered(m, inv, flush, d_to_s);
     }
 
     /* The kernel's own accesses: read -> V (D stays D), write -> D. */

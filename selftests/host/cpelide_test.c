@@ -511,6 +511,37 @@ TEST(same_sub_line_split_twice_syncs_the_shared_line)
 	sim_free(s);
 }
 
+/*
+ * Acquire before release (§III-B): chiplet 0 must invalidate (its Valid B
+ * goes Stale) and flush (chiplet 1 reads its Dirty A). Invalidating first
+ * keeps A's dirty lines, and the flush leaves them clean, so chiplet 0's
+ * reads of A hit: 64 hits. Flushing first would have dropped them.
+ */
+TEST(acquire_before_release_keeps_the_lines_just_written)
+{
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
+	struct mcmgpu_cpe_record k1 = kern(1), k2 = kern(3);
+	struct mcmgpu_cpe_arg *a;
+
+	arg_range(arg_explicit(&k1, obj(1), 64 * KIB, R), 0, obj(1), obj(1) + 8191);
+	arg_range(arg_explicit(&k1, obj(0), 64 * KIB, RW), 0, obj(0), obj(0) + 4095);
+	a = arg_explicit(&k2, obj(1), 64 * KIB, RW);
+	arg_range(a, 1, obj(1), obj(1) + 4095);
+	a = arg_explicit(&k2, obj(1), 64 * KIB, R);
+	arg_range(a, 0, obj(1) + 4096, obj(1) + 8191);
+	a = arg_explicit(&k2, obj(0), 64 * KIB, R);
+	arg_range(a, 0, obj(0), obj(0) + 4095);
+	arg_range(a, 1, obj(0), obj(0) + 4095);
+	ASSERT_EQ(0, run(s, k1));
+	ASSERT_EQ(0, run(s, k2));
+	EXPECT_EQ(1, s->m.stats.l2_invalidates);
+	EXPECT_EQ(1, s->m.stats.l2_flushes);
+	EXPECT_EQ(64, s->m.stats.l2_hits);
+	cpe_model_finish(&s->m);
+	EXPECT_EQ(0, s->m.stats.oracle_violations);
+	sim_free(s);
+}
+
 TEST(coarsening_above_eight_arguments_stays_correct)
 {
 	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
