@@ -12,12 +12,15 @@
  *
  * Decisions where the paper is silent (notes §5): cost of an invalidate =
  * request + flash clear of the valid bits + ACK, of a flush = request + tag
- * walk + write-back bytes at the link bandwidth + ACK (A11); invalidate
- * keeps dirty lines (A3); flush keeps a clean copy of fully dirty lines; a
- * chiplet that must both flush and invalidate in one launch flushes first,
- * so no stale clean copy survives; unknown ranges: flush then invalidate
- * every chiplet, clear the table, and track the kernel's objects as
- * whole-object hulls; overflow evicts the least recently used row after
+ * walk + write-back bytes at the link bandwidth + ACK (A11); L2 lines keep
+ * per-word valid and dirty masks (A4, issue 8); invalidate keeps dirty words
+ * (A3); flush keeps a clean copy of lines whose valid words were all dirty;
+ * a chiplet that must both flush and invalidate invalidates first (§III-B's
+ * order keeps the lines the flush writes back) unless its copy goes Dirty ->
+ * Stale, then it flushes first so no stale clean copy survives; rows that
+ * leave the table or merge flush first; unknown ranges: flush then
+ * invalidate every chiplet, clear the table, and track the kernel's objects
+ * as whole-object hulls; overflow evicts the least recently used row after
  * syncing it (A5); coarsening merges the closest rows, flushing a chiplet
  * first where it would merge Dirty with Stale (A6); host reads flush
  * overlapping Dirty holders, host writes flush them and mark every holder
@@ -190,47 +193,85 @@ static void cpe_writeback(struct cpe_model *m, u32 c, struct cpe_line *l)
     l->dirty = 0;
 }
 
-/* The L2 line for (c, line), filled from L3/memory on a miss. */
-static struct cpe_line *cpe_l2_get(struct cpe_model *m, u32 c, u64 line,
-                                   u64 *cycles, bool *hit)
+static u32 cpe_words(u32 mask)
 {
-    struct cpe_line *set = cpe_l2_set(m, c, line), *victim = &set[0];
-    u32 ways = m->cfg.l2_ways, w, home;
+    u32 n = 0;
+
+    for (; mask; mask &= mask - 1) {
+        n++;
+    }
+    return n;
+}
+
+static u16 cpe_word_mask(u32 w_lo, u32 w_hi)
+{
+    return (u16)(((2U << w_hi) - 1) & ~((1U << w_lo) - 1));
+}
+
+/*
+ * The L2 line for (c, line) with the words of need valid. VIPER-style
+ * (notes A4): a line holds a per-word valid mask; a read (fill) of a word
+ * not valid misses and fetches only the missing words of need, so a line
+ * never holds words its chiplet did not access; a write (!fill) allocates
+ * without fetching. Counting: a read is an L2 hit only if every word it
+ * needs is valid; a miss moves a request flit and a header plus the
+ * missing words' flits (a full line: CPE_DATA_FLITS).
+ */
+static struct cpe_line *cpe_l2_get(struct cpe_model *m, u32 c, u64 line,
+                                   u16 need, bool fill, u64 *cycles,
+                                   bool *hit)
+{
+    struct cpe_line *set = cpe_l2_set(m, c, line), *l = NULL;
+    struct cpe_line *victim = &set[0];
+    u32 ways = m->cfg.l2_ways, w, home, flits;
+    u16 missing;
     bool l3_hit;
 
     m->clock++;
-    for (w = 0; w < ways; w++) {
+    for (w = 0; w < ways && !l; w++) {
         if (set[w].tag == line + 1) {
-            set[w].lru = m->clock;
-            *hit = true;
-            *cycles += CPE_LAT_L2;
-            return &set[w];
-        }
-        if (!set[w].tag || (victim->tag && set[w].lru < victim->lru)) {
+            l = &set[w];
+        } else if (!set[w].tag ||
+                   (victim->tag && set[w].lru < victim->lru)) {
             victim = &set[w];
         }
     }
-    *hit = false;
-    if (victim->tag && victim->dirty) {
-        cpe_writeback(m, c, victim);
+    if (!l) {
+        if (victim->tag && victim->dirty) {
+            cpe_writeback(m, c, victim);
+        }
+        l = victim;
+        l->tag = line + 1;
+        l->valid = 0;
+        l->dirty = 0;
+    }
+    l->lru = m->clock;
+    missing = fill ? need & ~l->valid : 0;
+    *hit = !(need & ~l->valid);
+    *cycles += CPE_LAT_L2;
+    if (!missing) {
+        return l;
     }
     home = cpe_home(m, c, line);
     cpe_tag_lookup(&m->l3[(line % m->cfg.l3_sets) * m->cfg.l3_ways],
                    m->cfg.l3_ways, line + 1, m->clock, &l3_hit);
-    *cycles += CPE_LAT_L3 + (l3_hit ? 0 : CPE_LAT_DRAM);
+    *cycles += CPE_LAT_L3 - CPE_LAT_L2 + (l3_hit ? 0 : CPE_LAT_DRAM);
+    flits = CPE_REQ_FLITS + 1 +
+            (cpe_words(missing) * 4 + CPE_FLIT_BYTES - 1) / CPE_FLIT_BYTES;
     if (home != c) {
         *cycles += CPE_LAT_L2_REMOTE - CPE_LAT_L2;
         m->stats.remote_accesses++;
-        m->stats.flits_remote += CPE_REQ_FLITS + CPE_DATA_FLITS;
+        m->stats.flits_remote += flits;
     } else {
-        m->stats.flits_l2_l3 += CPE_REQ_FLITS + CPE_DATA_FLITS;
+        m->stats.flits_l2_l3 += flits;
     }
-    victim->tag = line + 1;
-    victim->lru = m->clock;
-    victim->dirty = 0;
-    memcpy(victim->ver, &m->mem_ver[line * CPE_LINE_WORDS],
-           sizeof(victim->ver));
-    return victim;
+    for (w = 0; w < CPE_LINE_WORDS; w++) {
+        if (missing >> w & 1) {
+            l->ver[w] = m->mem_ver[line * CPE_LINE_WORDS + w];
+        }
+    }
+    l->valid |= missing;
+    return l;
 }
 
 /* Chiplet c reads (and for RW then writes) words [w_lo, w_hi] of line. */
@@ -239,19 +280,27 @@ static void cpe_access(struct cpe_model *m, u32 c, u64 line, u32 w_lo,
 {
     struct cpe_tag *l1set = &m->l1[((u64)c * m->cfg.l1_sets +
                                     line % m->cfg.l1_sets) * m->cfg.l1_ways];
+    struct cpe_tag *l1;
     u64 *cycles = &m->exec_cycles[c];
     struct cpe_line *l = NULL;
+    u16 need = cpe_word_mask(w_lo, w_hi);
     bool l1_hit, hit;
     u32 w;
 
-    cpe_tag_lookup(l1set, m->cfg.l1_ways, line + 1, ++m->clock, &l1_hit);
-    if (l1_hit) {
+    l1 = cpe_tag_lookup(l1set, m->cfg.l1_ways, line + 1, ++m->clock,
+                        &l1_hit);
+    if (!l1_hit) {
+        l1->valid = 0;
+    }
+    if (l1_hit && !(need & ~l1->valid)) {
         /* L1 copies live within one kernel of race-free accesses. */
         m->stats.l1_hits++;
         *cycles += CPE_LAT_L1;
     } else {
+        /* An L1 hit only on words it fetched: the oracle sees each word. */
+        l1->valid |= need;
         m->stats.flits_l1_l2 += CPE_REQ_FLITS + CPE_DATA_FLITS;
-        l = cpe_l2_get(m, c, line, cycles, &hit);
+        l = cpe_l2_get(m, c, line, need, true, cycles, &hit);
         if (hit) {
             m->stats.l2_hits++;
         } else {
@@ -266,17 +315,18 @@ static void cpe_access(struct cpe_model *m, u32 c, u64 line, u32 w_lo,
     if (!write) {
         return;
     }
-    /* Write-through L1, write-back write-allocate L2. */
+    /* Write-through L1, write-back write-allocate (no fill) L2. */
     m->stats.flits_l1_l2 += CPE_DATA_FLITS;
     if (!l) {
-        l = cpe_l2_get(m, c, line, cycles, &hit);
+        l = cpe_l2_get(m, c, line, need, false, cycles, &hit);
     }
     for (w = w_lo; w <= w_hi; w++) {
         u64 word = line * CPE_LINE_WORDS + w;
 
         l->ver[w] = ++m->golden[word];
-        l->dirty |= 1U << w;
     }
+    l->valid |= need;
+    l->dirty |= need;
 }
 
 static u64 cpe_l2_lines(const struct cpe_model *m)
@@ -284,13 +334,14 @@ static u64 cpe_l2_lines(const struct cpe_model *m)
     return (u64)m->cfg.l2_sets * m->cfg.l2_ways;
 }
 
-/* INV: drop clean lines, keep dirty ones (A3). Returns walk cycles. */
+/* INV: drop clean words, keep dirty ones (A3). Returns walk cycles. */
 static u64 cpe_l2_invalidate(struct cpe_model *m, u32 c)
 {
     struct cpe_line *l = &m->l2[(u64)c * cpe_l2_lines(m)];
     u64 i;
 
     for (i = 0; i < cpe_l2_lines(m); i++) {
+        l[i].valid = l[i].dirty;
         if (l[i].tag && !l[i].dirty) {
             l[i].tag = 0;
         }
@@ -299,7 +350,10 @@ static u64 cpe_l2_invalidate(struct cpe_model *m, u32 c)
     return 2 * cpe_cp_to_gpu(CPE_XBAR_UNICAST) + CPE_FLASH_INVALIDATE_CYCLES;
 }
 
-/* FLUSH: write back dirty words; fully dirty lines stay as clean copies. */
+/*
+ * FLUSH: write back dirty words; a line whose valid words were all dirty
+ * stays as a clean copy (A3), others are dropped.
+ */
 static u64 cpe_l2_flush(struct cpe_model *m, u32 c)
 {
     struct cpe_line *l = &m->l2[(u64)c * cpe_l2_lines(m)];
@@ -310,7 +364,7 @@ static u64 cpe_l2_flush(struct cpe_model *m, u32 c)
         if (!l[i].tag || !l[i].dirty) {
             continue;
         }
-        full = l[i].dirty == 0xffff;
+        full = l[i].dirty == l[i].valid;
         cpe_writeback(m, c, &l[i]);
         if (!full) {
             l[i].tag = 0;
@@ -393,8 +447,15 @@ u32 cpe_table_rows_used(const struct cpe_model *m)
     return n;
 }
 
-/* Issue the operations of one launch; returns the sync cycles. */
-static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
+/*
+ * Issue the operations of one launch; returns the sync cycles. Acquire
+ * before release (§III-B): an invalidate keeps dirty words, and the flush
+ * after it keeps the lines just written back. A chiplet in first_mask
+ * (its copy goes Dirty -> Stale) flushes first instead, so the invalidate
+ * also drops the copies the kernel's writers make stale.
+ */
+static u64 cpe_sync_ordered(struct cpe_model *m, u32 inv_mask,
+                            u32 flush_mask, u32 first_mask)
 {
     u64 worst = 0, t;
     u32 c;
@@ -407,10 +468,10 @@ static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
     }
     for (c = 0; c < m->cfg.chiplets; c++) {
         bool inv = inv_mask >> c & 1, flush = flush_mask >> c & 1;
+        bool first = first_mask >> c & 1;
 
         t = 0;
-        /* A chiplet doing both flushes first: no stale clean copy survives. */
-        if (flush) {
+        if (flush && first) {
             t += cpe_l2_flush(m, c);
             cpe_rows_after_flush(m, c);
         }
@@ -418,11 +479,21 @@ static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
             t += cpe_l2_invalidate(m, c);
             cpe_rows_after_invalidate(m, c);
         }
+        if (flush && !first) {
+            t += cpe_l2_flush(m, c);
+            cpe_rows_after_flush(m, c);
+        }
         if (t > worst) {
             worst = t;
         }
     }
     return worst;
+}
+
+/* Flush first everywhere: rows leave the table or merge (A5, A6). */
+static u64 cpe_sync(struct cpe_model *m, u32 inv_mask, u32 flush_mask)
+{
+    return cpe_sync_ordered(m, inv_mask, flush_mask, flush_mask);
 }
 
 static void cpe_merge_into(struct cpe_model *m, struct cpe_row *dst,
@@ -651,7 +722,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
                               const struct mcmgpu_cpe_record *r)
 {
     struct cpe_row *rows[MCMGPU_CPE_MAX_ARGS];
-    u32 group[MCMGPU_CPE_MAX_ARGS], inv = 0, flush = 0, i, c, d;
+    u32 group[MCMGPU_CPE_MAX_ARGS], inv = 0, flush = 0, d_to_s = 0, i, c, d;
     u64 gbase[MCMGPU_CPE_MAX_ARGS], gend[MCMGPU_CPE_MAX_ARGS], lo, hi, sync = 0;
     bool unknown = false;
 
@@ -711,6 +782,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
                 if (a->mode == MCMGPU_CPE_MODE_RW &&
                     !(m->cfg.mutate & CPE_MUTATE_SKIP_STALE) &&
                     (e->state[d] == CPE_V || e->state[d] == CPE_D)) {
+                    d_to_s |= (e->state[d] == CPE_D) << d;
                     e->state[d] = CPE_S;
                 }
             }
@@ -726,7 +798,7 @@ static u64 cpe_launch_cpelide(struct cpe_model *m,
         }
     }
     if (!unknown) {
-        sync += cpe_sync(m, inv, flush);
+        sync += cpe_sync_ordered(m, inv, flush, d_to_s);
     }
 
     /* The kernel's own accesses: read -> V (D stays D), write -> D. */

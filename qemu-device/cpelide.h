@@ -38,6 +38,7 @@
 #define CPE_FLIT_BYTES      16
 #define CPE_REQ_FLITS       1
 #define CPE_DATA_FLITS      5           /* 64 B + header */
+#define CPE_FULL_LINE       0xffff      /* every word of a line */
 
 enum cpe_state { CPE_NP = 0, CPE_V = 1, CPE_D = 2, CPE_S = 3 };
 
@@ -60,15 +61,15 @@ struct cpe_config {
 struct cpe_line {
     u64 tag;                /* line number + 1; 0 = invalid */
     u32 lru;
-    u16 dirty;              /* one bit per 4 B word */
-    u16 pad;
+    u16 valid;              /* one bit per 4 B word (VIPER-style) */
+    u16 dirty;              /* one bit per 4 B word, a subset of valid */
     u32 ver[CPE_LINE_WORDS];
 };
 
 struct cpe_tag {
     u64 tag;
     u32 lru;
-    u32 pad;
+    u32 valid;              /* L1: words fetched through it; L3: unused */
 };
 
 struct cpe_row {
