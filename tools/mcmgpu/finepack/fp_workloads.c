@@ -169,9 +169,15 @@ static int gen_scatter(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 			for (c = 0; c < p->chiplets; c++) {
 				uint32_t dst = random_peer(c, p->chiplets);
 				uint64_t line = (next() % lines) * p->chiplets + c;
+				/* The draws in the order the traces always used. */
+				uint32_t len = store_len(p);
+				uint64_t off = next() % 15 * 8;
 
-				if (add_store(tb, c, dst, line * FP_LINE_BYTES +
-					      next() % 15 * 8, store_len(p)))
+				/* Stay in the line: the next one is another writer's. */
+				if (off + len > FP_LINE_BYTES)
+					off = FP_LINE_BYTES - len;
+				if (add_store(tb, c, dst, line * FP_LINE_BYTES + off,
+					      len))
 					return -1;
 			}
 		}
