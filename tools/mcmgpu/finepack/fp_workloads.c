@@ -122,8 +122,12 @@ static int gen_vertex(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 			for (c = 0; c < p->chiplets; c++) {
 				uint32_t dst = random_peer(c, p->chiplets);
 				uint64_t addr = c * slice + next() % (slice / 8) * 8;
+				uint32_t len = store_len(p);
 
-				if (add_store(tb, c, dst, addr, store_len(p)))
+				/* Stay in the slice: the next one is another writer's. */
+				if (addr + len > (c + 1) * slice)
+					addr = (c + 1) * slice - len;
+				if (add_store(tb, c, dst, addr, len))
 					return -1;
 			}
 		}
