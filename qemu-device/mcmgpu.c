@@ -202,6 +202,13 @@ static bool mcmgpu_ring_config_ok(MCMGPUState *s)
            s->ring_base && s->cmpl_base;
 }
 
+/* A running ring's geometry and indexes, as the worker and migration need. */
+static bool mcmgpu_ring_consistent(MCMGPUState *s)
+{
+    return mcmgpu_ring_config_ok(s) && s->ring_head < s->ring_size &&
+           s->ring_tail < s->ring_size;
+}
+
 /*
  * Guest RAM access for the worker. The device masters only memory: each
  * piece is looked up and copied through one MemoryRegionCache, which holds
@@ -504,8 +511,7 @@ static bool mcmgpu_claim(MCMGPUState *s, struct mcmgpu_job *job)
         s->ring_head == s->ring_tail) {
         return false;
     }
-    if (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
-        s->ring_tail >= s->ring_size) {
+    if (!mcmgpu_ring_consistent(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ring geometry inconsistent "
                       "(head %u tail %u size %u), ring stopped\n",
                       s->ring_head, s->ring_tail, s->ring_size);
@@ -1142,8 +1148,7 @@ static int mcmgpu_post_load(void *opaque, int version_id)
     uint32_t id;
 
     if ((s->ring_ctrl & MCMGPU_RING_CTRL_ENABLE) &&
-        (!mcmgpu_ring_config_ok(s) || s->ring_head >= s->ring_size ||
-         s->ring_tail >= s->ring_size)) {
+        !mcmgpu_ring_consistent(s)) {
         return -EINVAL;
     }
     qemu_mutex_lock(&s->lock);

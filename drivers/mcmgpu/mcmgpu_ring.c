@@ -268,14 +268,14 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c)
 int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 		       const struct mcmgpu_xfer *x)
 {
-	size_t len = x->in_len + x->out_len;
 	bool report;
 	void *buf;
 	int ret;
 
-	if (len > MCMGPU_BOUNCE_SIZE)
+	if (x->in_len + x->out_len > MCMGPU_BOUNCE_SIZE)
 		return -EINVAL;
-	buf = kvzalloc(len ?: 1, GFP_KERNEL);
+	/* In, then out: the one buffer carries each way in turn. */
+	buf = kvmalloc(max3(x->in_len, x->out_len, 1U), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (x->in_len && copy_from_user(buf, x->in, x->in_len)) {
@@ -285,7 +285,8 @@ int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 	ret = mcmgpu_cmd_begin(mdev, c->wait, x->progress);
 	if (ret)
 		goto free;
-	memcpy(mdev->bounce, buf, len);
+	memcpy(mdev->bounce, buf, x->in_len);
+	memset(mdev->bounce + x->in_len, 0, x->out_len);
 	if (x->in_arg >= 0)
 		c->args[x->in_arg] = mdev->bounce_dma;
 	if (x->out_arg >= 0)

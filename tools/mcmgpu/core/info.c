@@ -4,7 +4,6 @@
  * geometry from the BAR0 registers (sysfs resource0), and, when mcmgpu.ko
  * is bound, what GET_INFO reports.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -84,9 +83,7 @@ static void find_driver(struct dev_report *r)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 	const char *base;
-	struct dirent *de;
 	ssize_t n;
-	DIR *d;
 
 	snprintf(path, sizeof(path), SYSFS_PCI "/%s/driver", r->slot);
 	n = readlink(path, target, sizeof(target) - 1);
@@ -97,18 +94,8 @@ static void find_driver(struct dev_report *r)
 	snprintf(r->driver, sizeof(r->driver), "%.*s",
 		 (int)sizeof(r->driver) - 1, base ? base + 1 : target);
 
-	snprintf(path, sizeof(path), SYSFS_PCI "/%s/misc", r->slot);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (!strncmp(de->d_name, "mcmgpu", 6)) {
-			snprintf(r->chardev, sizeof(r->chardev), "/dev/%.*s",
-				 NAME_MAX, de->d_name);
-			break;
-		}
-	}
-	closedir(d);
+	if (chardev_of_slot(r->slot, r->chardev, sizeof(r->chardev)))
+		r->chardev[0] = '\0';
 }
 
 static void query_driver(struct dev_report *r)

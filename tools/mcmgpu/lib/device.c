@@ -12,6 +12,29 @@
 #include "device.h"
 #include "util.h"
 
+/* The char device of the PCI function SLOT (sysfs name), if bound. */
+int chardev_of_slot(const char *slot, char *path, size_t n)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	int ret = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/misc", slot);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!strncmp(de->d_name, "mcmgpu", 6)) {
+			snprintf(path, n, "/dev/%.*s", NAME_MAX, de->d_name);
+			ret = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
 /*
  * DEV names a device three ways: a path (/dev/mcmgpu0), an index (0), or
  * a PCI address (0000:01:00.0 or 01:00.0). After an unbind and rebind with
@@ -19,11 +42,8 @@
  */
 int resolve_device(const char *dev, char *path, size_t n)
 {
-	char dir[PATH_MAX];
-	struct dirent *de;
 	unsigned int dom, bus, slot, fn;
-	char tail;
-	DIR *d;
+	char sysname[32], tail;
 
 	if (strchr(dev, '/')) {
 		snprintf(path, n, "%s", dev);
@@ -41,19 +61,10 @@ int resolve_device(const char *dev, char *path, size_t n)
 			return -1;
 		}
 	}
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/misc",
-		 dom, bus, slot, fn);
-	d = opendir(dir);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (!strncmp(de->d_name, "mcmgpu", 6)) {
-				snprintf(path, n, "/dev/%s", de->d_name);
-				closedir(d);
-				return 0;
-			}
-		}
-		closedir(d);
-	}
+	snprintf(sysname, sizeof(sysname), "%04x:%02x:%02x.%x", dom, bus, slot,
+		 fn);
+	if (!chardev_of_slot(sysname, path, n))
+		return 0;
 	fprintf(stderr, "%s: device '%s': no mcmgpu char device at PCI address "
 		"%04x:%02x:%02x.%x (driver not bound?)\n", prog, dev, dom, bus,
 		slot, fn);

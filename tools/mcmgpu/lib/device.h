@@ -12,6 +12,8 @@
 /* What -d, --device means when it is not given. */
 #define DEFAULT_DEVICE "/dev/mcmgpu0"
 
+/* The char device of a bound PCI function (its sysfs name); 0 or -1. */
+int chardev_of_slot(const char *slot, char *path, size_t n);
 /* DEV: a path, an index (0) or a PCI address (0000:01:00.0). */
 int resolve_device(const char *dev, char *path, size_t n);
 int open_device(const char *dev);
