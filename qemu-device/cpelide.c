@@ -57,6 +57,15 @@ void cpe_config_defaults(struct cpe_config *cfg, u32 chiplets, u32 policy,
     cfg->l3_sets = 16384;
     cfg->l3_ways = 16;
     cfg->table_rows = MCMGPU_CPE_TABLE_ROWS;
+    cfg->dir_ways = CPE_DIR_WAYS;
+    cfg->dir_sets = CPE_DIR_ENTRIES / CPE_DIR_WAYS;
+}
+
+void cpe_config_of_reset(struct cpe_config *cfg,
+                         const struct mcmgpu_cpe_record *r)
+{
+    cpe_config_defaults(cfg, r->chiplets, r->policy, r->mem_bytes);
+    cfg->flags = r->flags;
 }
 
 bool cpe_config_valid(const struct cpe_config *cfg, const char **why)
@@ -75,10 +84,14 @@ bool cpe_config_valid(const struct cpe_config *cfg, const char **why)
         return false;
     }
     if (!cfg->l1_sets || !cfg->l1_ways || !cfg->l2_sets || !cfg->l2_ways ||
-        !cfg->l3_sets || !cfg->l3_ways ||
+        !cfg->l3_sets || !cfg->l3_ways || !cfg->dir_sets || !cfg->dir_ways ||
         cfg->table_rows <= MCMGPU_CPE_ROWS_PER_KERNEL ||
         cfg->table_rows > MCMGPU_CPE_TABLE_ROWS) {
         *why = "cache or table geometry: zero or too large";
+        return false;
+    }
+    if (cfg->flags & ~MCMGPU_CPE_FLAGS) {
+        *why = "flags: unknown flag";
         return false;
     }
     return true;
@@ -99,6 +112,8 @@ u64 cpe_arena_bytes(const struct cpe_config *cfg)
                       sizeof(struct cpe_tag)) +
            cpe_align8((u64)cfg->l3_sets * cfg->l3_ways *
                       sizeof(struct cpe_tag)) +
+           cpe_align8((u64)cfg->chiplets * cfg->dir_sets * cfg->dir_ways *
+                      sizeof(struct cpe_dir)) +
            2 * cpe_align8(words * 4) +
            cpe_align8(cfg->mem_bytes / CPE_PAGE_BYTES);
 }
@@ -119,6 +134,9 @@ void cpe_model_init(struct cpe_model *m, const struct cpe_config *cfg,
                     sizeof(struct cpe_tag));
     m->l3 = (struct cpe_tag *)p;
     p += cpe_align8((u64)cfg->l3_sets * cfg->l3_ways * sizeof(struct cpe_tag));
+    m->dir = (struct cpe_dir *)p;
+    p += cpe_align8((u64)cfg->chiplets * cfg->dir_sets * cfg->dir_ways *
+                    sizeof(struct cpe_dir));
     m->mem_ver = (u32 *)p;
     p += cpe_align8(cfg->mem_bytes);
     m->golden = (u32 *)p;
@@ -169,26 +187,48 @@ static u32 cpe_home(struct cpe_model *m, u32 c, u64 line)
     return (u32)m->home[page];
 }
 
-/* Dirty words of an L2 line reach L3/memory; versions never go back. */
+/*
+ * n flits between chiplet c's L2 and the home of a line: local ones go to
+ * the L3 slice, remote ones cross both chiplets' crossbar ports.
+ */
+static void cpe_flits(struct cpe_model *m, u32 c, u32 home, u32 n)
+{
+    if (home == c) {
+        m->stats.flits_l2_l3 += n;
+        return;
+    }
+    m->stats.flits_remote += n;
+    m->link_bytes[c] += (u64)n * CPE_FLIT_BYTES;
+    m->link_bytes[home] += (u64)n * CPE_FLIT_BYTES;
+}
+
+static void cpe_dram(struct cpe_model *m, u32 home)
+{
+    m->stats.dram_lines++;
+    m->dram_bytes[home] += CPE_LINE_BYTES;
+}
+
+/* Words of versions that reach L3/memory: a version never goes back. */
+static void cpe_mem_store(struct cpe_model *m, u64 word, u32 ver)
+{
+    if (m->mem_ver[word] > ver) {
+        m->stats.oracle_order_violations++;
+    }
+    m->mem_ver[word] = ver;
+}
+
+/* Dirty words of an L2 line reach L3/memory. */
 static void cpe_writeback(struct cpe_model *m, u32 c, struct cpe_line *l)
 {
     u64 line = l->tag - 1, w0 = line * CPE_LINE_WORDS;
     u32 w;
 
     for (w = 0; w < CPE_LINE_WORDS; w++) {
-        if (!(l->dirty >> w & 1)) {
-            continue;
+        if (l->dirty >> w & 1) {
+            cpe_mem_store(m, w0 + w, l->ver[w]);
         }
-        if (m->mem_ver[w0 + w] > l->ver[w]) {
-            m->stats.oracle_order_violations++;
-        }
-        m->mem_ver[w0 + w] = l->ver[w];
     }
-    if (cpe_home(m, c, line) == c) {
-        m->stats.flits_l2_l3 += CPE_DATA_FLITS;
-    } else {
-        m->stats.flits_remote += CPE_DATA_FLITS;
-    }
+    cpe_flits(m, c, cpe_home(m, c, line), CPE_DATA_FLITS);
     m->stats.bytes_written_back += CPE_LINE_BYTES;
     l->dirty = 0;
 }
@@ -208,82 +248,257 @@ static u16 cpe_word_mask(u32 w_lo, u32 w_hi)
     return (u16)(((2U << w_hi) - 1) & ~((1U << w_lo) - 1));
 }
 
+/* A request flit, a header and the words of mask. */
+static u32 cpe_data_flits(u16 mask)
+{
+    return CPE_REQ_FLITS + 1 +
+           (cpe_words(mask) * 4 + CPE_FLIT_BYTES - 1) / CPE_FLIT_BYTES;
+}
+
+/* Chiplet c's L2 line for line: found, or allocated empty (LRU victim). */
+static struct cpe_line *cpe_l2_line(struct cpe_model *m, u32 c, u64 line)
+{
+    struct cpe_line *set = cpe_l2_set(m, c, line), *victim = &set[0];
+    u32 w;
+
+    m->clock++;
+    for (w = 0; w < m->cfg.l2_ways; w++) {
+        if (set[w].tag == line + 1) {
+            set[w].lru = m->clock;
+            return &set[w];
+        }
+        if (!set[w].tag || (victim->tag && set[w].lru < victim->lru)) {
+            victim = &set[w];
+        }
+    }
+    if (victim->tag && victim->dirty) {
+        cpe_writeback(m, c, victim);
+    }
+    victim->tag = line + 1;
+    victim->valid = 0;
+    victim->dirty = 0;
+    victim->lru = m->clock;
+    return victim;
+}
+
+/*
+ * Chiplet c reads the words of mask of line from L3/memory at the line's
+ * home (beyond the L2 lookup). Returns the home.
+ */
+static u32 cpe_fetch(struct cpe_model *m, u32 c, u64 line, u16 mask,
+                     u64 *cycles)
+{
+    u32 home = cpe_home(m, c, line);
+    bool l3_hit;
+
+    cpe_tag_lookup(&m->l3[(line % m->cfg.l3_sets) * m->cfg.l3_ways],
+                   m->cfg.l3_ways, line + 1, m->clock, &l3_hit);
+    *cycles += CPE_LAT_L3 - CPE_LAT_L2;
+    if (!l3_hit) {
+        *cycles += CPE_LAT_DRAM;
+        cpe_dram(m, home);
+    }
+    if (home != c) {
+        *cycles += CPE_LAT_L2_REMOTE - CPE_LAT_L2;
+        m->stats.remote_accesses++;
+    }
+    cpe_flits(m, c, home, cpe_data_flits(mask));
+    return home;
+}
+
+static void cpe_copy_words(struct cpe_line *dst, const u32 *ver, u16 mask)
+{
+    u32 w;
+
+    for (w = 0; w < CPE_LINE_WORDS; w++) {
+        if (mask >> w & 1) {
+            dst->ver[w] = ver[w];
+        }
+    }
+    dst->valid |= mask;
+}
+
 /*
  * The L2 line for (c, line) with the words of need valid. VIPER-style
  * (notes A4): a line holds a per-word valid mask; a read (fill) of a word
  * not valid misses and fetches only the missing words of need, so a line
  * never holds words its chiplet did not access; a write (!fill) allocates
- * without fetching. Counting: a read is an L2 hit only if every word it
- * needs is valid; a miss moves a request flit and a header plus the
- * missing words' flits (a full line: CPE_DATA_FLITS).
+ * without fetching. A read is an L2 hit only if every word it needs is
+ * valid.
  */
 static struct cpe_line *cpe_l2_get(struct cpe_model *m, u32 c, u64 line,
                                    u16 need, bool fill, u64 *cycles,
                                    bool *hit)
 {
-    struct cpe_line *set = cpe_l2_set(m, c, line), *l = NULL;
-    struct cpe_line *victim = &set[0];
-    u32 ways = m->cfg.l2_ways, w, home, flits;
-    u16 missing;
-    bool l3_hit;
+    struct cpe_line *l = cpe_l2_line(m, c, line);
+    u16 missing = fill ? need & ~l->valid : 0;
+
+    *hit = !(need & ~l->valid);
+    *cycles += CPE_LAT_L2;
+    if (missing) {
+        cpe_fetch(m, c, line, missing, cycles);
+        cpe_copy_words(l, &m->mem_ver[line * CPE_LINE_WORDS], missing);
+    }
+    return l;
+}
+
+/* ---- HMG (notes §1.3, A12) ------------------------------------------- */
+
+/* Drop the lines of one directory region from chiplet s's L2. */
+static void cpe_dir_invalidate(struct cpe_model *m, u32 home, u32 s,
+                               u64 region)
+{
+    u64 line;
+    u32 w;
+
+    cpe_flits(m, home, s, CPE_INV_FLITS);
+    for (line = region * CPE_DIR_LINES; line < (region + 1) * CPE_DIR_LINES;
+         line++) {
+        struct cpe_line *set = cpe_l2_set(m, s, line);
+
+        for (w = 0; w < m->cfg.l2_ways; w++) {
+            if (set[w].tag == line + 1) {
+                set[w].tag = 0;     /* write-through: never dirty */
+                m->stats.dir_invalidations++;
+            }
+        }
+    }
+}
+
+static void cpe_dir_invalidate_sharers(struct cpe_model *m, u32 home,
+                                       u64 region, u32 sharers)
+{
+    u32 s;
+
+    for (s = 0; s < m->cfg.chiplets; s++) {
+        if (sharers >> s & 1) {
+            cpe_dir_invalidate(m, home, s, region);
+        }
+    }
+}
+
+/* The home's entry for region, allocated if needed (LRU eviction). */
+static struct cpe_dir *cpe_dir_entry(struct cpe_model *m, u32 home,
+                                     u64 region)
+{
+    struct cpe_dir *set = &m->dir[((u64)home * m->cfg.dir_sets +
+                                   region % m->cfg.dir_sets) *
+                                  m->cfg.dir_ways];
+    struct cpe_dir *victim = &set[0];
+    u32 w;
 
     m->clock++;
-    for (w = 0; w < ways && !l; w++) {
-        if (set[w].tag == line + 1) {
-            l = &set[w];
-        } else if (!set[w].tag ||
-                   (victim->tag && set[w].lru < victim->lru)) {
+    for (w = 0; w < m->cfg.dir_ways; w++) {
+        if (set[w].tag == region + 1) {
+            set[w].lru = m->clock;
+            return &set[w];
+        }
+        if (!set[w].tag || (victim->tag && set[w].lru < victim->lru)) {
             victim = &set[w];
         }
     }
-    if (!l) {
-        if (victim->tag && victim->dirty) {
-            cpe_writeback(m, c, victim);
-        }
-        l = victim;
-        l->tag = line + 1;
-        l->valid = 0;
-        l->dirty = 0;
+    if (victim->tag) {
+        /* One entry covers 4 lines: its sharers lose all of them. */
+        m->stats.dir_evictions++;
+        cpe_dir_invalidate_sharers(m, home, victim->tag - 1, victim->sharers);
     }
-    l->lru = m->clock;
-    missing = fill ? need & ~l->valid : 0;
-    *hit = !(need & ~l->valid);
+    victim->tag = region + 1;
+    victim->sharers = 0;
+    victim->lru = m->clock;
+    return victim;
+}
+
+/*
+ * HMG read miss of a remote line: the home's L2 serves it (filling from
+ * L3 first if needed) and keeps a copy, the requester caches it too, and
+ * the home's directory records the requester as a sharer.
+ */
+static struct cpe_line *cpe_hmg_read(struct cpe_model *m, u32 c, u64 line,
+                                     u16 need, u64 *cycles, bool *hit)
+{
+    u32 home = cpe_home(m, c, line);
+    struct cpe_line *l, *hl;
+    u16 missing;
+
+    if (home == c) {
+        return cpe_l2_get(m, c, line, need, true, cycles, hit);
+    }
+    l = cpe_l2_line(m, c, line);
+    missing = need & ~l->valid;
+    *hit = !missing;
     *cycles += CPE_LAT_L2;
     if (!missing) {
         return l;
     }
-    home = cpe_home(m, c, line);
-    cpe_tag_lookup(&m->l3[(line % m->cfg.l3_sets) * m->cfg.l3_ways],
-                   m->cfg.l3_ways, line + 1, m->clock, &l3_hit);
-    *cycles += CPE_LAT_L3 - CPE_LAT_L2 + (l3_hit ? 0 : CPE_LAT_DRAM);
-    flits = CPE_REQ_FLITS + 1 +
-            (cpe_words(missing) * 4 + CPE_FLIT_BYTES - 1) / CPE_FLIT_BYTES;
-    if (home != c) {
-        *cycles += CPE_LAT_L2_REMOTE - CPE_LAT_L2;
-        m->stats.remote_accesses++;
-        m->stats.flits_remote += flits;
-    } else {
-        m->stats.flits_l2_l3 += flits;
+    *cycles += CPE_LAT_L2_REMOTE - CPE_LAT_L2;
+    m->stats.remote_accesses++;
+    cpe_dir_entry(m, home, line / CPE_DIR_LINES)->sharers |= 1U << c;
+    hl = cpe_l2_line(m, home, line);
+    if (missing & ~hl->valid) {
+        u64 home_cycles = 0;
+
+        cpe_fetch(m, home, line, missing & ~hl->valid, &home_cycles);
+        *cycles += home_cycles;
+        cpe_copy_words(hl, &m->mem_ver[line * CPE_LINE_WORDS],
+                       missing & ~hl->valid);
     }
-    for (w = 0; w < CPE_LINE_WORDS; w++) {
-        if (missing >> w & 1) {
-            l->ver[w] = m->mem_ver[line * CPE_LINE_WORDS + w];
-        }
-    }
-    l->valid |= missing;
+    cpe_flits(m, c, home, cpe_data_flits(missing));
+    cpe_copy_words(l, hl->ver, missing);
     return l;
 }
 
-/* Chiplet c reads (and for RW then writes) words [w_lo, w_hi] of line. */
+/*
+ * HMG write: the words go through to the home's L2 and to memory, the
+ * writer keeps a valid copy, and the directory invalidates every other
+ * sharer of the region.
+ */
+static void cpe_hmg_write(struct cpe_model *m, u32 c, u64 line,
+                          struct cpe_line *l, u16 need)
+{
+    u32 home = cpe_home(m, c, line), w;
+    struct cpe_dir *e = cpe_dir_entry(m, home, line / CPE_DIR_LINES);
+    u64 region = line / CPE_DIR_LINES;
+    u32 others = e->sharers & ~(1U << c);
+
+    e->sharers &= ~others;
+    if (home != c) {
+        e->sharers |= 1U << c;
+    }
+    cpe_dir_invalidate_sharers(m, home, region, others);
+    if (home != c) {
+        cpe_copy_words(cpe_l2_line(m, home, line), l->ver, need);
+        cpe_flits(m, c, home, cpe_data_flits(need));
+    }
+    for (w = 0; w < CPE_LINE_WORDS; w++) {
+        if (need >> w & 1) {
+            cpe_mem_store(m, line * CPE_LINE_WORDS + w, l->ver[w]);
+        }
+    }
+    cpe_flits(m, home, home, cpe_data_flits(need));
+    cpe_dram(m, home);
+    m->stats.writes_through++;
+}
+
+/* ---- accesses ---------------------------------------------------------- */
+
+/*
+ * Chiplet c reads (and for RW then writes) words [w_lo, w_hi] of line.
+ * Lines homed elsewhere bypass c's L2 unless remote data is cached (the
+ * flag) or the policy is HMG: reads are served at the home, stores are
+ * written through to it (notes A2).
+ */
 static void cpe_access(struct cpe_model *m, u32 c, u64 line, u32 w_lo,
                        u32 w_hi, bool write)
 {
     struct cpe_tag *l1set = &m->l1[((u64)c * m->cfg.l1_sets +
                                     line % m->cfg.l1_sets) * m->cfg.l1_ways];
     struct cpe_tag *l1;
-    u64 *cycles = &m->exec_cycles[c];
+    u64 *cycles = &m->exec_cycles[c], w0 = line * CPE_LINE_WORDS;
     struct cpe_line *l = NULL;
     u16 need = cpe_word_mask(w_lo, w_hi);
+    bool hmg = m->cfg.policy == MCMGPU_CPE_POLICY_HMG;
+    bool bypass = !hmg && !(m->cfg.flags & MCMGPU_CPE_FLAG_CACHE_REMOTE) &&
+                  cpe_home(m, c, line) != c;
     bool l1_hit, hit;
     u32 w;
 
@@ -298,16 +513,27 @@ static void cpe_access(struct cpe_model *m, u32 c, u64 line, u32 w_lo,
         *cycles += CPE_LAT_L1;
     } else {
         /* An L1 hit only on words it fetched: the oracle sees each word. */
+        const u32 *ver;
+
         l1->valid |= need;
         m->stats.flits_l1_l2 += CPE_REQ_FLITS + CPE_DATA_FLITS;
-        l = cpe_l2_get(m, c, line, need, true, cycles, &hit);
-        if (hit) {
-            m->stats.l2_hits++;
+        if (bypass) {
+            *cycles += CPE_LAT_L2;
+            cpe_fetch(m, c, line, need, cycles);
+            m->stats.remote_uncached++;
+            ver = &m->mem_ver[w0];
         } else {
-            m->stats.l2_misses++;
+            l = hmg ? cpe_hmg_read(m, c, line, need, cycles, &hit) :
+                      cpe_l2_get(m, c, line, need, true, cycles, &hit);
+            if (hit) {
+                m->stats.l2_hits++;
+            } else {
+                m->stats.l2_misses++;
+            }
+            ver = l->ver;
         }
         for (w = w_lo; w <= w_hi; w++) {
-            if (l->ver[w] != m->golden[line * CPE_LINE_WORDS + w]) {
+            if (ver[w] != m->golden[w0 + w]) {
                 m->stats.oracle_read_violations++;
             }
         }
@@ -315,18 +541,31 @@ static void cpe_access(struct cpe_model *m, u32 c, u64 line, u32 w_lo,
     if (!write) {
         return;
     }
-    /* Write-through L1, write-back write-allocate (no fill) L2. */
+    /* Write-through L1; write-back write-allocate (no fill) L2. */
     m->stats.flits_l1_l2 += CPE_DATA_FLITS;
+    if (bypass) {
+        u32 home = cpe_home(m, c, line);
+
+        *cycles += CPE_LAT_L2_REMOTE;
+        for (w = w_lo; w <= w_hi; w++) {
+            cpe_mem_store(m, w0 + w, ++m->golden[w0 + w]);
+        }
+        cpe_flits(m, c, home, cpe_data_flits(need));
+        m->stats.writes_through++;
+        return;
+    }
     if (!l) {
         l = cpe_l2_get(m, c, line, need, false, cycles, &hit);
     }
     for (w = w_lo; w <= w_hi; w++) {
-        u64 word = line * CPE_LINE_WORDS + w;
-
-        l->ver[w] = ++m->golden[word];
+        l->ver[w] = ++m->golden[w0 + w];
     }
     l->valid |= need;
-    l->dirty |= need;
+    if (hmg) {
+        cpe_hmg_write(m, c, line, l, need);
+    } else {
+        l->dirty |= need;
+    }
 }
 
 static u64 cpe_l2_lines(const struct cpe_model *m)
@@ -901,11 +1140,30 @@ static void cpe_kernel(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
     sync += cpe_cp_to_gpu(CPE_XBAR_BROADCAST);      /* launch enable */
 
     memset(m->exec_cycles, 0, sizeof(m->exec_cycles));
+    memset(m->link_bytes, 0, sizeof(m->link_bytes));
+    memset(m->dram_bytes, 0, sizeof(m->dram_bytes));
     cpe_run_kernel(m, r);
     for (c = 0; c < m->cfg.chiplets; c++) {
         u64 t = (m->exec_cycles[c] + CPE_MLP - 1) / CPE_MLP;
 
         if (t > exec) {
+            exec = t;
+        }
+    }
+    /*
+     * Bandwidth (issue 8): the kernel cannot finish before its busiest
+     * shared path, a chiplet's crossbar port or its HBM stack, has moved
+     * its bytes (the saturation limit of the queue on that path).
+     */
+    for (c = 0; c < m->cfg.chiplets; c++) {
+        u64 t = (m->link_bytes[c] + CPE_LINK_BYTES_PER_CYCLE - 1) /
+                CPE_LINK_BYTES_PER_CYCLE;
+        u64 d = (m->dram_bytes[c] + CPE_HBM_BYTES_PER_CYCLE - 1) /
+                CPE_HBM_BYTES_PER_CYCLE;
+
+        t = d > t ? d : t;
+        if (t > exec) {
+            m->stats.bandwidth_cycles += t - exec;
             exec = t;
         }
     }
@@ -952,6 +1210,25 @@ static void cpe_host(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
         }
         m->stats.sync_cycles += sync;
         m->stats.modeled_cycles += sync;
+    }
+    if (m->cfg.policy == MCMGPU_CPE_POLICY_HMG &&
+        r->type == MCMGPU_CPE_REC_HOST_WRITE) {
+        /* The host writes through the homes: every L2 copy goes. */
+        for (c = 0; c < m->cfg.chiplets; c++) {
+            u64 line;
+
+            for (line = lo / CPE_LINE_BYTES; line <= hi / CPE_LINE_BYTES;
+                 line++) {
+                struct cpe_line *set = cpe_l2_set(m, c, line);
+
+                for (i = 0; i < m->cfg.l2_ways; i++) {
+                    if (set[i].tag == line + 1) {
+                        set[i].tag = 0;
+                        m->stats.dir_invalidations++;
+                    }
+                }
+            }
+        }
     }
     if (r->type == MCMGPU_CPE_REC_HOST_READ) {
         u64 w;
@@ -1058,12 +1335,7 @@ bool cpe_reset_check(const struct mcmgpu_cpe_record *r, const char **why)
         *why = "type: not a reset record";
         return false;
     }
-    /* As for every other record, so the field can carry meaning later. */
-    if (r->reserved) {
-        *why = "reserved: must be 0";
-        return false;
-    }
-    cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
+    cpe_config_of_reset(&cfg, r);
     return cpe_config_valid(&cfg, why);
 }
 
@@ -1074,8 +1346,9 @@ int cpe_record_check(const struct cpe_model *m,
     u32 i, j, c, d;
     u64 lo, hi, lo2, hi2;
 
-    if (r->reserved) {
-        return cpe_fail(err, 0, "reserved: must be 0", r->reserved);
+    if (r->flags) {
+        return cpe_fail(err, 0, "flags: only a reset record has flags",
+                        r->flags);
     }
     if (r->type == MCMGPU_CPE_REC_END) {
         return 0;

@@ -34,6 +34,13 @@
 #define CPE_WALK_CYCLES_PER_SET 1       /* tag walk of a flush */
 #define CPE_FLASH_INVALIDATE_CYCLES 64  /* clear clean lines' valid bits */
 #define CPE_LINK_BYTES_PER_CYCLE 426    /* 768 GB/s at 1801 MHz */
+/* One HBM2 stack per chiplet: 1024 bits, DDR at 1000 MHz = 256 GB/s. */
+#define CPE_HBM_BYTES_PER_CYCLE 142
+/* HMG's sharer directory (notes §1.3, A12): 12K entries of 4 lines. */
+#define CPE_DIR_ENTRIES     12288
+#define CPE_DIR_WAYS        16          /* not in the paper */
+#define CPE_DIR_LINES       4
+#define CPE_INV_FLITS       2           /* invalidation and its ACK */
 #define CPE_MLP             64          /* outstanding misses per chiplet */
 #define CPE_FLIT_BYTES      16
 #define CPE_REQ_FLITS       1
@@ -55,6 +62,8 @@ struct cpe_config {
     u32 l2_sets, l2_ways;   /* 8 MiB, 32-way */
     u32 l3_sets, l3_ways;   /* 16 MiB, 16-way */
     u32 table_rows;         /* 64; more than 8 */
+    u32 flags;              /* MCMGPU_CPE_FLAG_* */
+    u32 dir_sets, dir_ways; /* HMG directory per home chiplet */
     u32 mutate;             /* CPE_MUTATE_* (tests only) */
 };
 
@@ -72,6 +81,13 @@ struct cpe_tag {
     u32 valid;              /* L1: words fetched through it; L3: unused */
 };
 
+/* HMG: which chiplets may hold lines of a 4-line region homed here. */
+struct cpe_dir {
+    u64 tag;                /* region + 1; 0 = free */
+    u32 lru;
+    u32 sharers;            /* chiplet bit mask, never the home */
+};
+
 struct cpe_row {
     bool used;
     u64 base, end;          /* GPU address span [base, end) */
@@ -87,6 +103,7 @@ struct cpe_model {
     struct cpe_line *l2;    /* chiplets * l2_sets * l2_ways */
     struct cpe_tag *l1;     /* chiplets * l1_sets * l1_ways */
     struct cpe_tag *l3;     /* l3_sets * l3_ways */
+    struct cpe_dir *dir;    /* chiplets * dir_sets * dir_ways */
     u32 *mem_ver;           /* version held by L3/memory, per word */
     u32 *golden;            /* latest version written, per word */
     s8 *home;               /* first-touch chiplet per page, -1 none */
@@ -97,6 +114,9 @@ struct cpe_model {
     bool completion_flush;  /* an unknown-range kernel: release at its end */
     struct cpe_row row[MCMGPU_CPE_TABLE_ROWS];
     u64 exec_cycles[MCMGPU_MAX_CHIPLETS];
+    /* This kernel's bytes on each chiplet's crossbar port and HBM. */
+    u64 link_bytes[MCMGPU_MAX_CHIPLETS];
+    u64 dram_bytes[MCMGPU_MAX_CHIPLETS];
 };
 
 struct cpe_error {
@@ -107,16 +127,16 @@ struct cpe_error {
 
 void cpe_config_defaults(struct cpe_config *cfg, u32 chiplets, u32 policy,
                          u64 mem_bytes);
+/* The configuration a RESET record asks for. */
+void cpe_config_of_reset(struct cpe_config *cfg,
+                         const struct mcmgpu_cpe_record *r);
 /* Bytes of arena cpe_model_init needs for cfg. */
 u64 cpe_arena_bytes(const struct cpe_config *cfg);
 bool cpe_config_valid(const struct cpe_config *cfg, const char **why);
 /* arena: zeroed, cpe_arena_bytes(cfg) bytes, 8-byte aligned. */
 void cpe_model_init(struct cpe_model *m, const struct cpe_config *cfg,
                     void *arena);
-/*
- * Checks a RESET record: its reserved field and the configuration it asks
- * for (cpe_config_defaults of its chiplets, policy and mem_bytes).
- */
+/* Checks a RESET record: its flags and the configuration it asks for. */
 bool cpe_reset_check(const struct mcmgpu_cpe_record *r, const char **why);
 /* Checks one record against the model's configuration (no side effects). */
 int cpe_record_check(const struct cpe_model *m,

@@ -57,7 +57,7 @@ static uint32_t cpe_reset(MCMGPUState *s, CPEContext *cc,
         return MCMGPU_CMPL_BAD_LAUNCH;
     }
     cpe_sequence_free(s, cc);
-    cpe_config_defaults(&cfg, r->chiplets, r->policy, r->mem_bytes);
+    cpe_config_of_reset(&cfg, r);
     if (!mcmgpu_mem_charge(s, sizeof(*cc->cp) + cpe_arena_bytes(&cfg))) {
         pstrcpy(res->error.what, sizeof(res->error.what),
                 "mem_bytes: the device's memory budget is used up");

@@ -22,6 +22,7 @@ enum mcmgpu_cpe_policy {
 	MCMGPU_CPE_POLICY_BASELINE = 0,	/* INV every L2 at launch, FLUSH at completion */
 	MCMGPU_CPE_POLICY_CPELIDE = 1,
 	MCMGPU_CPE_POLICY_IDEAL = 2,		/* no L2 sync: the reuse bound */
+	MCMGPU_CPE_POLICY_HMG = 3,		/* sharer directory, write-through (notes A12) */
 	MCMGPU_CPE_POLICIES,
 };
 
@@ -32,6 +33,16 @@ enum mcmgpu_cpe_record_type {
 	MCMGPU_CPE_REC_HOST_WRITE = 4,	/* args[0]: the range the host writes */
 	MCMGPU_CPE_REC_END = 5,	/* final release */
 };
+
+/*
+ * Reset flags. Without MCMGPU_CPE_FLAG_CACHE_REMOTE a chiplet's L2 holds
+ * only lines homed in its own memory: remote reads are served at the home
+ * and remote stores are written through to it (the paper's Baseline and
+ * CPElide, notes A2). With it every L2 caches whatever its chiplet touches,
+ * write-back. HMG always caches remote data.
+ */
+#define MCMGPU_CPE_FLAG_CACHE_REMOTE	(1U << 0)
+#define MCMGPU_CPE_FLAGS		MCMGPU_CPE_FLAG_CACHE_REMOTE
 
 #define MCMGPU_CPE_MODE_R		1
 #define MCMGPU_CPE_MODE_RW		2
@@ -61,7 +72,7 @@ struct mcmgpu_cpe_record {
 	__u32 passes;		/* kernel: sweeps over each range, >= 1 */
 	__u32 policy;		/* reset: enum mcmgpu_cpe_policy */
 	__u32 chiplets;		/* reset: chiplet count */
-	__u32 reserved;
+	__u32 flags;		/* reset: MCMGPU_CPE_FLAG_*; others: 0 */
 	__u64 mem_bytes;	/* reset: bytes of GPU memory the sequence uses */
 	__u64 kernel_id;
 	struct mcmgpu_cpe_arg args[MCMGPU_CPE_MAX_ARGS];
@@ -94,6 +105,12 @@ struct mcmgpu_cpe_stats {
 	__u64 oracle_read_violations;
 	__u64 oracle_order_violations;
 	__u64 oracle_final_violations;
+	__u64 remote_uncached;		/* accesses served at a remote home, no L2 fill */
+	__u64 writes_through;		/* line writes sent through to home or memory */
+	__u64 dir_evictions;		/* HMG: directory entries evicted */
+	__u64 dir_invalidations;	/* HMG: sharer lines invalidated */
+	__u64 bandwidth_cycles;		/* kernel cycles the busiest path added */
+	__u64 dram_lines;		/* 64 B DRAM reads and writes */
 };
 
 /* What the device writes back after each launch record. */

@@ -708,8 +708,8 @@ TEST(merged_row_keeps_its_arguments_dirty_state)
 	}
 }
 
-/* Issue 16 part 4: RESET refuses a non-zero reserved field like the rest. */
-TEST(reserved_field_is_refused_in_every_record_type)
+/* RESET takes known flags only; every other record type no flags at all. */
+TEST(flags_are_checked_in_every_record_type)
 {
 	static const u32 types[] = { MCMGPU_CPE_REC_KERNEL, MCMGPU_CPE_REC_HOST_READ,
 				     MCMGPU_CPE_REC_HOST_WRITE, MCMGPU_CPE_REC_END };
@@ -722,10 +722,17 @@ TEST(reserved_field_is_refused_in_every_record_type)
 	unsigned int t;
 
 	EXPECT_TRUE(cpe_reset_check(&reset, &why));
-	reset.reserved = 1;
+	reset.flags = MCMGPU_CPE_FLAG_CACHE_REMOTE;
+	EXPECT_TRUE(cpe_reset_check(&reset, &why));
+	reset.flags = 2;
 	EXPECT_FALSE(cpe_reset_check(&reset, &why));
-	EXPECT_STREQ("reserved: must be 0", why);
-	reset.reserved = 0;
+	EXPECT_STREQ("flags: unknown flag", why);
+	reset.flags = 0;
+	reset.policy = MCMGPU_CPE_POLICIES;
+	EXPECT_FALSE(cpe_reset_check(&reset, &why));
+	EXPECT_EQ(0, strncmp("policy", why, 6));
+	reset.policy = MCMGPU_CPE_POLICY_HMG;
+	EXPECT_TRUE(cpe_reset_check(&reset, &why));
 	reset.chiplets = 9;
 	EXPECT_FALSE(cpe_reset_check(&reset, &why));
 	EXPECT_EQ(0, strncmp("chiplets", why, 8));
@@ -743,9 +750,9 @@ TEST(reserved_field_is_refused_in_every_record_type)
 			r.args[0].range[0] = (struct mcmgpu_cpe_range){ 0, 4095 };
 		ASSERT_EQ(0, cpe_record_check(&s->m, &r, &err))
 			TH_LOG("type %u", r.type);
-		r.reserved = 0x80000000;
+		r.flags = MCMGPU_CPE_FLAG_CACHE_REMOTE;
 		EXPECT_EQ(-1, cpe_record_check(&s->m, &r, &err));
-		EXPECT_STREQ("reserved: must be 0", err.what);
+		EXPECT_STREQ("flags: only a reset record has flags", err.what);
 	}
 	sim_free(s);
 }

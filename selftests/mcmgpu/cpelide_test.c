@@ -137,7 +137,7 @@ TEST(device_refuses_bad_launch_records)
 
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, r);
-	/* Impossible resets are refused, a non-zero reserved field too. */
+	/* Impossible resets are refused, an unknown flag too. */
 	r->type = MCMGPU_CPE_REC_RESET;
 	r->chiplets = 9;
 	r->mem_bytes = 1 << 20;
@@ -145,10 +145,10 @@ TEST(device_refuses_bad_launch_records)
 	EXPECT_NE(NULL, strstr(res.error.what, "chiplets"));
 	r->chiplets = 2;
 	r->policy = MCMGPU_CPE_POLICY_CPELIDE;
-	r->reserved = 1;
+	r->flags = 2;
 	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
-	EXPECT_NE(NULL, strstr(res.error.what, "reserved")) TH_LOG("%s", res.error.what);
-	r->reserved = 0;
+	EXPECT_NE(NULL, strstr(res.error.what, "flags")) TH_LOG("%s", res.error.what);
+	r->flags = 0;
 	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	memset(r, 0, sizeof(*r));
 	r->type = MCMGPU_CPE_REC_KERNEL;
@@ -182,10 +182,10 @@ TEST(device_refuses_bad_launch_records)
 	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
 	r->type = MCMGPU_CPE_REC_KERNEL;
 	r->chiplets = 0;
-	r->reserved = 1;
+	r->flags = MCMGPU_CPE_FLAG_CACHE_REMOTE;
 	EXPECT_EQ(-EINVAL, mt_launch_sized(fd, r, sizeof(*r), &res));
-	EXPECT_NE(NULL, strstr(res.error.what, "reserved")) TH_LOG("%s", res.error.what);
-	r->reserved = 0;
+	EXPECT_NE(NULL, strstr(res.error.what, "flags")) TH_LOG("%s", res.error.what);
+	r->flags = 0;
 	ASSERT_EQ(0, mt_launch_sized(fd, r, sizeof(*r), &res));
 	EXPECT_EQ(2, res.stats.kernels);
 	r->type = MCMGPU_CPE_REC_END;

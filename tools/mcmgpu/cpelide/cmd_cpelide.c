@@ -24,6 +24,7 @@ static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
 	[MCMGPU_CPE_POLICY_BASELINE] = "baseline",
 	[MCMGPU_CPE_POLICY_CPELIDE] = "cpelide",
 	[MCMGPU_CPE_POLICY_IDEAL] = "ideal",
+	[MCMGPU_CPE_POLICY_HMG] = "hmg",
 };
 
 #define CPE(field) STAT(struct mcmgpu_cpe_stats, field)
@@ -45,6 +46,9 @@ static const struct stat_row cpe_rows[] = {
 	CPE(flits_l2_l3),
 	CPE(flits_remote),
 	CPE(bytes_written_back),
+	CPE(remote_uncached),
+	CPE(writes_through),
+	CPE(dram_lines),
 	STAT_NEWLINE,
 	CPE(modeled_cycles),
 	CPE(sync_cycles),
@@ -53,6 +57,9 @@ static const struct stat_row cpe_rows[] = {
 	CPE(coarsened_args),
 	CPE(overflow_evictions),
 	CPE(conservative_launches),
+	CPE(bandwidth_cycles),
+	CPE(dir_evictions),
+	CPE(dir_invalidations),
 	STAT_NEWLINE,
 	CPE(oracle_violations),
 	CPE(oracle_read_violations),
@@ -69,7 +76,8 @@ static const struct stat_table cpe_table = STAT_TABLE(cpe_rows,
 	"{oracle_violations}\n");
 
 static void print_stats(const struct mcmgpu_cpe_stats *s,
-			const struct common_opts *co, unsigned int policy)
+			const struct common_opts *co, unsigned int policy,
+			unsigned int flags)
 {
 	struct json j;
 
@@ -81,6 +89,8 @@ static void print_stats(const struct mcmgpu_cpe_stats *s,
 	json_begin(&j, stdout);
 	json_string(&j, "policy", policy_names[policy]);
 	json_u64(&j, "chiplets", co->chiplets);
+	json_string(&j, "remote",
+		    flags & MCMGPU_CPE_FLAG_CACHE_REMOTE ? "cache" : "home");
 	json_break(&j, " ");
 	stats_json(&j, &cpe_table, s);
 	json_end(&j);
@@ -108,7 +118,7 @@ static int replay_host(struct cpe_seq *seq, const char *path,
 	size_t i;
 	int ret = 1;
 
-	cpe_config_defaults(&cfg, reset->chiplets, reset->policy, reset->mem_bytes);
+	cpe_config_of_reset(&cfg, reset);
 	if (!cpe_config_valid(&cfg, &why)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, why);
 		goto out;
@@ -189,7 +199,11 @@ static void replay_usage(FILE *f)
 		"  host_read OBJ [START-END]\n"
 		"  host_write OBJ [START-END]\n"
 		"  end\n\n"
-		"  --policy P         baseline, cpelide (default) or ideal\n"
+		"  --policy P         baseline, cpelide (default), ideal or hmg\n"
+		"  --remote R         where remote-homed data lives: home (default;\n"
+		"                     served at the home, stores written through, as\n"
+		"                     the paper's baseline) or cache (every L2 caches\n"
+		"                     it, write-back); hmg always caches it\n"
 		"  --chiplets N       chiplets the sequence uses (default: all the\n"
 		"                     device has; %d with --host)\n"
 		"  --json             machine-readable counters\n"
@@ -204,6 +218,7 @@ int cpe_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
+		{ "remote", required_argument, NULL, 'r' },
 		OPTION_CHIPLETS,
 		OPTION_JSON,
 		OPTION_HOST,
@@ -212,7 +227,7 @@ int cpe_cmd_replay(int argc, char **argv)
 		{ }
 	};
 	struct common_opts co = COMMON_OPTS(replay_usage, 1);
-	unsigned int policy = MCMGPU_CPE_POLICY_CPELIDE;
+	unsigned int policy = MCMGPU_CPE_POLICY_CPELIDE, flags = 0;
 	struct cpe_seq seq = { 0 };
 	struct mcmgpu_cpe_stats stats;
 	struct mcmgpu_info info;
@@ -229,8 +244,16 @@ int cpe_cmd_replay(int argc, char **argv)
 				if (!strcmp(optarg, policy_names[policy]))
 					break;
 			if (policy == MCMGPU_CPE_POLICIES)
-				die_usage("--policy: '%s' is not baseline, cpelide or ideal",
+				die_usage("--policy: '%s' is not baseline, cpelide, ideal or hmg",
 					  optarg);
+			break;
+		case 'r':
+			if (!strcmp(optarg, "cache"))
+				flags = MCMGPU_CPE_FLAG_CACHE_REMOTE;
+			else if (!strcmp(optarg, "home"))
+				flags = 0;
+			else
+				die_usage("--remote: '%s' is not home or cache", optarg);
 			break;
 		}
 	}
@@ -247,10 +270,11 @@ int cpe_cmd_replay(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	seq.rec[0].flags = flags;
 	ret = co.host ? replay_host(&seq, path, &stats) :
 			replay_device(&seq, path, fd, &stats);
 	if (!ret) {
-		print_stats(&stats, &co, policy);
+		print_stats(&stats, &co, policy, flags);
 		if (stats.oracle_violations && policy != MCMGPU_CPE_POLICY_IDEAL) {
 			fprintf(stderr, "%s: %llu coherence oracle violations\n", prog,
 				(unsigned long long)stats.oracle_violations);
