@@ -377,9 +377,12 @@ static void cpe_dir_invalidate_sharers(struct cpe_model *m, u32 home,
     }
 }
 
-/* The home's entry for region, allocated if needed (LRU eviction). */
+/*
+ * The home's entry for region; if it has none, a new one (LRU eviction)
+ * when alloc, else NULL.
+ */
 static struct cpe_dir *cpe_dir_entry(struct cpe_model *m, u32 home,
-                                     u64 region)
+                                     u64 region, bool alloc)
 {
     struct cpe_dir *set = &m->dir[((u64)home * m->cfg.dir_sets +
                                    region % m->cfg.dir_sets) *
@@ -396,6 +399,9 @@ static struct cpe_dir *cpe_dir_entry(struct cpe_model *m, u32 home,
         if (!set[w].tag || (victim->tag && set[w].lru < victim->lru)) {
             victim = &set[w];
         }
+    }
+    if (!alloc) {
+        return NULL;
     }
     if (victim->tag) {
         /* One entry covers 4 lines: its sharers lose all of them. */
@@ -432,7 +438,7 @@ static struct cpe_line *cpe_hmg_read(struct cpe_model *m, u32 c, u64 line,
     }
     *cycles += CPE_LAT_L2_REMOTE - CPE_LAT_L2;
     m->stats.remote_accesses++;
-    cpe_dir_entry(m, home, line / CPE_DIR_LINES)->sharers |= 1U << c;
+    cpe_dir_entry(m, home, line / CPE_DIR_LINES, true)->sharers |= 1U << c;
     hl = cpe_l2_line(m, home, line);
     if (missing & ~hl->valid) {
         u64 home_cycles = 0;
@@ -455,14 +461,20 @@ static struct cpe_line *cpe_hmg_read(struct cpe_model *m, u32 c, u64 line,
 static void cpe_hmg_write(struct cpe_model *m, u32 c, u64 line,
                           struct cpe_line *l, u16 need)
 {
-    u32 home = cpe_home(m, c, line), w;
-    struct cpe_dir *e = cpe_dir_entry(m, home, line / CPE_DIR_LINES);
+    u32 home = cpe_home(m, c, line), w, others = 0;
     u64 region = line / CPE_DIR_LINES;
-    u32 others = e->sharers & ~(1U << c);
+    /* The home's own writes need an entry only if it has sharers. */
+    struct cpe_dir *e = cpe_dir_entry(m, home, region, home != c);
 
-    e->sharers &= ~others;
-    if (home != c) {
-        e->sharers |= 1U << c;
+    if (e) {
+        others = e->sharers & ~(1U << c);
+        if (m->cfg.mutate & CPE_MUTATE_HMG_KEEP_SHARERS) {
+            others = 0;
+        }
+        e->sharers &= ~others;
+        if (home != c) {
+            e->sharers |= 1U << c;
+        }
     }
     cpe_dir_invalidate_sharers(m, home, region, others);
     if (home != c) {

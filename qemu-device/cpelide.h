@@ -53,6 +53,7 @@ enum cpe_state { CPE_NP = 0, CPE_V = 1, CPE_D = 2, CPE_S = 3 };
 #define CPE_MUTATE_DROP_ACQUIRE  (1U << 0)
 #define CPE_MUTATE_DROP_RELEASE  (1U << 1)
 #define CPE_MUTATE_SKIP_STALE    (1U << 2)
+#define CPE_MUTATE_HMG_KEEP_SHARERS (1U << 3)
 
 struct cpe_config {
     u32 chiplets;

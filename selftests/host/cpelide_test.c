@@ -388,6 +388,116 @@ TEST(mutations_are_caught_by_the_oracle)
 	sim_free(s);
 }
 
+/* Lines of [lo, hi) chiplet c's L2 holds. */
+static u64 l2_lines_of(struct sim *s, u32 c, u64 lo, u64 hi)
+{
+	u64 n = 0, i, per = (u64)s->m.cfg.l2_sets * s->m.cfg.l2_ways;
+
+	for (i = 0; i < per; i++) {
+		const struct cpe_line *l = &s->m.l2[c * per + i];
+
+		n += l->tag && (l->tag - 1) * CPE_LINE_BYTES >= lo &&
+		     (l->tag - 1) * CPE_LINE_BYTES < hi;
+	}
+	return n;
+}
+
+/*
+ * Notes A2, the paper's policy (the default): chiplet 1 reads what chiplet
+ * 0 first touched without filling its own L2, and its stores go straight
+ * through to memory. With MCMGPU_CPE_FLAG_CACHE_REMOTE it caches them.
+ */
+TEST(remote_data_is_served_at_the_home_unless_cached)
+{
+	u32 flags;
+
+	for (flags = 0; flags <= MCMGPU_CPE_FLAG_CACHE_REMOTE; flags++) {
+		struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_CPELIDE, 0);
+		u64 hits, wb;
+
+		s->m.cfg.flags = flags;
+		ASSERT_EQ(0, touch(s, 0, 0, RW, 0, 16384));
+		hits = s->m.stats.l2_hits + s->m.stats.l2_misses;
+		ASSERT_EQ(0, touch(s, 1, 0, R, 0, 16384));
+		if (!flags) {
+			EXPECT_EQ(0, l2_lines_of(s, 1, obj(0), obj(1)));
+			EXPECT_EQ(256, s->m.stats.remote_uncached);
+			EXPECT_EQ(hits, s->m.stats.l2_hits + s->m.stats.l2_misses);
+		} else {
+			EXPECT_EQ(256, l2_lines_of(s, 1, obj(0), obj(1)));
+			EXPECT_EQ(0, s->m.stats.remote_uncached);
+		}
+		wb = s->m.stats.bytes_written_back;
+		ASSERT_EQ(0, touch(s, 1, 0, RW, 0, 4096));
+		EXPECT_EQ(flags ? 0 : 64, s->m.stats.writes_through);
+		/* Written through: nothing of chiplet 1 is left to write back. */
+		if (!flags)
+			EXPECT_EQ(wb, s->m.stats.bytes_written_back);
+		ASSERT_EQ(0, touch(s, 0, 0, R, 0, 16384));
+		cpe_model_finish(&s->m);
+		EXPECT_EQ(0, s->m.stats.oracle_violations) TH_LOG("flags %u", flags);
+		sim_free(s);
+	}
+}
+
+/*
+ * HMG (notes §1.3, A12): no bulk L2 sync; a remote reader caches the line
+ * and is a sharer; a write invalidates the other sharers; the oracle stays
+ * clean, and catches a directory that forgets its sharers.
+ */
+static struct sim *hmg_reuse_then_rewrite(u32 mutate)
+{
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_HMG, mutate);
+
+	touch(s, 0, 0, RW, 0, 16384);
+	touch(s, 1, 0, R, 0, 16384);
+	touch(s, 1, 0, R, 0, 16384);
+	touch(s, 0, 0, RW, 0, 16384);
+	touch(s, 1, 0, R, 0, 16384);
+	cpe_model_finish(&s->m);
+	return s;
+}
+
+TEST(hmg_invalidates_sharers_without_bulk_sync)
+{
+	struct sim *s = hmg_reuse_then_rewrite(0);
+
+	EXPECT_EQ(0, OPS(s));
+	/* The second read hits the copies the first one cached. */
+	EXPECT_LE(256, s->m.stats.l2_hits);
+	EXPECT_EQ(256, s->m.stats.dir_invalidations);
+	EXPECT_LT(0, s->m.stats.writes_through);
+	EXPECT_EQ(0, s->m.stats.bytes_written_back);
+	EXPECT_EQ(0, s->m.stats.oracle_violations);
+	sim_free(s);
+	s = hmg_reuse_then_rewrite(CPE_MUTATE_HMG_KEEP_SHARERS);
+	EXPECT_LT(0, s->m.stats.oracle_read_violations);
+	sim_free(s);
+}
+
+/* A directory eviction takes all 4 lines of its region from the sharers. */
+TEST(hmg_directory_eviction_invalidates_the_region)
+{
+	struct sim *s = sim_new(2, MCMGPU_CPE_POLICY_HMG, 0);
+
+	s->m.cfg.dir_sets = 1;
+	s->m.cfg.dir_ways = 2;
+	touch(s, 0, 0, RW, 0, 768);
+	touch(s, 1, 0, R, 0, 512);	/* regions 0 and 1 */
+	EXPECT_EQ(8, l2_lines_of(s, 1, obj(0), obj(1)));
+	EXPECT_EQ(0, s->m.stats.dir_evictions);
+	touch(s, 1, 0, R, 512, 256);	/* region 2 evicts region 0 */
+	EXPECT_EQ(1, s->m.stats.dir_evictions);
+	EXPECT_EQ(4, s->m.stats.dir_invalidations);
+	EXPECT_EQ(0, l2_lines_of(s, 1, obj(0), obj(0) + 256));
+	EXPECT_EQ(8, l2_lines_of(s, 1, obj(0) + 256, obj(0) + 768));
+	touch(s, 0, 0, RW, 0, 768);
+	touch(s, 1, 0, R, 0, 768);
+	cpe_model_finish(&s->m);
+	EXPECT_EQ(0, s->m.stats.oracle_violations);
+	sim_free(s);
+}
+
 /* Chiplet c's range [lo, hi] (inclusive) of argument a. */
 static void arg_range(struct mcmgpu_cpe_arg *a, u32 c, u64 lo, u64 hi)
 {
@@ -1094,12 +1204,14 @@ static bool fuzz_shares_a_line(const struct mcmgpu_cpe_record *r)
 }
 
 /* Reinitializes s, reusing its arena (no page faults per sequence). */
-static void sim_reuse(struct sim *s, u32 chiplets, u32 policy, u32 l2_sets)
+static void sim_reuse(struct sim *s, u32 chiplets, u32 policy, u32 l2_sets,
+		      u32 flags)
 {
 	struct cpe_config cfg;
 	u64 bytes;
 
 	cpe_config_defaults(&cfg, chiplets, policy, 1 << 20);
+	cfg.flags = flags;
 	cfg.l2_sets = l2_sets;
 	cfg.l2_ways = 16;
 	cfg.l3_sets = 512;
@@ -1118,18 +1230,24 @@ static void fuzz_shard(struct __test_metadata *_metadata, u64 seed)
 	struct fuzz f = { .rng = seed };
 	u64 kernels = 0, refused = 0, coarsened = 0, evictions = 0, full64 = 0;
 	u64 shared = 0, unknown = 0;
-	struct sim sim[2] = { 0 };
+	struct sim sim[3] = { 0 };
+	u64 cached = 0, dir_evictions = 0;
 	int seq;
+	u32 i;
 
 	for (seq = 0; seq < FUZZ_SEQS; seq++) {
-		u32 n = 1 + rnd(&f) % 8, k, i;
-		u32 policy[2] = { MCMGPU_CPE_POLICY_BASELINE,
-				  MCMGPU_CPE_POLICY_CPELIDE };
+		u32 n = 1 + rnd(&f) % 8, k;
+		u32 policy[3] = { MCMGPU_CPE_POLICY_BASELINE,
+				  MCMGPU_CPE_POLICY_CPELIDE, MCMGPU_CPE_POLICY_HMG };
+		u32 flags = rnd(&f) % 2 ? MCMGPU_CPE_FLAG_CACHE_REMOTE : 0;
 		u64 misses = 0;
 
 		/* 64 KiB L2s: fast to check, and evictions of dirty lines. */
-		for (i = 0; i < 2; i++)
-			sim_reuse(&sim[i], n, policy[i], 64);
+		for (i = 0; i < 3; i++)
+			sim_reuse(&sim[i], n, policy[i], 64, flags);
+		/* A small directory, so HMG evicts entries. */
+		sim[2].m.cfg.dir_sets = 4;
+		cached += !!flags;
 		f.last.nargs = 0;
 		f.wide = rnd(&f) % 6 == 0;
 		f.sizes = f.wide ? 2 : 2 + rnd(&f) % 4;
@@ -1157,7 +1275,7 @@ static void fuzz_shard(struct __test_metadata *_metadata, u64 seed)
 				unknown += fuzz_unknown(&r);
 				shared += fuzz_shares_a_line(&r);
 			}
-			for (i = 0; i < 2; i++) {
+			for (i = 0; i < 3; i++) {
 				struct cpe_error err;
 
 				if (cpe_record_check(&sim[i].m, &r, &err)) {
@@ -1169,11 +1287,14 @@ static void fuzz_shard(struct __test_metadata *_metadata, u64 seed)
 			misses += table_misses(&sim[1].m);
 		}
 		EXPECT_EQ(0, misses) TH_LOG("seq %d", seq);
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 3; i++) {
 			cpe_model_finish(&sim[i].m);
 			EXPECT_EQ(0, sim[i].m.stats.oracle_violations)
-				TH_LOG("seq %d policy %u", seq, i);
+				TH_LOG("seq %d policy %u flags %u", seq, policy[i],
+				       flags);
 		}
+		EXPECT_EQ(0, OPS(&sim[2])) TH_LOG("seq %d: HMG never syncs", seq);
+		dir_evictions += sim[2].m.stats.dir_evictions;
 		/* A table shrunk far below 64 rows may sync more (A5). */
 		if (sim[1].m.cfg.table_rows == MCMGPU_CPE_TABLE_ROWS)
 			EXPECT_LE(OPS(&sim[1]), OPS(&sim[0])) TH_LOG("seq %d", seq);
@@ -1183,8 +1304,8 @@ static void fuzz_shard(struct __test_metadata *_metadata, u64 seed)
 		full64 += sim[1].m.cfg.table_rows == MCMGPU_CPE_TABLE_ROWS &&
 			  sim[1].m.stats.overflow_evictions;
 	}
-	free(sim[0].arena);
-	free(sim[1].arena);
+	for (i = 0; i < 3; i++)
+		free(sim[i].arena);
 	/* The generator did what it claims. */
 	EXPECT_EQ(0, refused);
 	EXPECT_LT(kernels / 3, shared);
@@ -1193,32 +1314,37 @@ static void fuzz_shard(struct __test_metadata *_metadata, u64 seed)
 	EXPECT_LT(0, coarsened);
 	EXPECT_LT(0, evictions);
 	EXPECT_LT(0, full64);
+	EXPECT_LT(FUZZ_SEQS / 4, cached);
+	EXPECT_GT(FUZZ_SEQS * 3 / 4, cached);
+	EXPECT_LT(0, dir_evictions);
 	TH_LOG("%d sequences, %llu kernels, %llu with chiplets sharing a line, "
 	       "%llu with unknown ranges, %u with overlapping views, "
 	       "%llu args coarsened, %llu evictions, "
-	       "%llu sequences overflowed 64 rows", FUZZ_SEQS,
+	       "%llu sequences overflowed 64 rows, %llu cached remote data, "
+	       "%llu HMG directory evictions", FUZZ_SEQS,
 	       (unsigned long long)kernels, (unsigned long long)shared,
 	       (unsigned long long)unknown, f.nested,
 	       (unsigned long long)coarsened, (unsigned long long)evictions,
-	       (unsigned long long)full64);
+	       (unsigned long long)full64, (unsigned long long)cached,
+	       (unsigned long long)dir_evictions);
 }
 
-TEST(differential_fuzz_baseline_vs_cpelide_0)
+TEST(differential_fuzz_baseline_cpelide_hmg_0)
 {
 	fuzz_shard(_metadata, 2024);
 }
 
-TEST(differential_fuzz_baseline_vs_cpelide_1)
+TEST(differential_fuzz_baseline_cpelide_hmg_1)
 {
 	fuzz_shard(_metadata, 2025);
 }
 
-TEST(differential_fuzz_baseline_vs_cpelide_2)
+TEST(differential_fuzz_baseline_cpelide_hmg_2)
 {
 	fuzz_shard(_metadata, 2026);
 }
 
-TEST(differential_fuzz_baseline_vs_cpelide_3)
+TEST(differential_fuzz_baseline_cpelide_hmg_3)
 {
 	fuzz_shard(_metadata, 2027);
 }
