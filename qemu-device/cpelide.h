@@ -41,7 +41,12 @@
 #define CPE_DIR_WAYS        16          /* not in the paper */
 #define CPE_DIR_LINES       4
 #define CPE_INV_FLITS       2           /* invalidation and its ACK */
-#define CPE_MLP             64          /* outstanding misses per chiplet */
+/*
+ * Outstanding line requests per chiplet: Table I's 60 CUs x 4 SIMDs x 10
+ * wavefronts, one coalesced line each, so a chiplet can saturate its
+ * memory and links (the bandwidth bound in cpe_kernel then decides).
+ */
+#define CPE_MLP             2400
 #define CPE_FLIT_BYTES      16
 #define CPE_REQ_FLITS       1
 #define CPE_DATA_FLITS      5           /* 64 B + header */
