@@ -56,28 +56,41 @@ static void device_equals_host(struct __test_metadata *_metadata,
 	seq_device_equals_host(_metadata);
 }
 
-TEST(square_device_equals_host)
+/* Six replays on the device and six on the host core under TCG. */
+FIXTURE(replay) {
+	int unused;
+};
+
+FIXTURE_SETUP(replay)
+{
+}
+
+FIXTURE_TEARDOWN(replay)
+{
+}
+
+TEST_F_TIMEOUT(replay, square_device_equals_host, 300)
 {
 	device_equals_host(_metadata, "square");
 }
 
-TEST(lud_device_equals_host)
+TEST_F_TIMEOUT(replay, lud_device_equals_host, 300)
 {
 	device_equals_host(_metadata, "lud");
 }
 
-TEST(rnn_device_equals_host)
+TEST_F_TIMEOUT(replay, rnn_device_equals_host, 300)
 {
 	device_equals_host(_metadata, "rnn_gru_small");
 }
 
-TEST(unknown_ranges_device_equals_host)
+TEST_F_TIMEOUT(replay, unknown_ranges_device_equals_host, 300)
 {
 	device_equals_host(_metadata, "btree");
 }
 
 /* Ten arguments a kernel: the CP coarsens them into eight rows. */
-TEST(coarsened_arguments_device_equals_host)
+TEST_F_TIMEOUT(replay, coarsened_arguments_device_equals_host, 300)
 {
 	FILE *f = fopen("/tmp/w.seq", "w");
 	int i, k;
