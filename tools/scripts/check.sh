@@ -39,6 +39,10 @@ lint() {
 
 lint checkpatch make -s checkpatch
 lint sparse make -s sparse
+# The 24 CPElide proxies: at most 8 arguments a kernel, within the model's
+# memory, and a clean oracle under baseline, cpelide and hmg (host core).
+lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
+	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 
 for t in build/host/*_test; do
 	[ -x "$t" ] || continue
