@@ -23,10 +23,14 @@ TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
 	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c
+# libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
+# user input. FUZZ_TIME: seconds per target for 'make fuzz'.
+FUZZERS     := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))
+FUZZ_TIME   ?= 600
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
 
 .PHONY: all deps modules tools selftests host-tests qemu guest check run bench \
-	lint checkpatch sparse clean distclean
+	lint checkpatch sparse clean distclean fuzzers fuzz
 
 all: guest
 
@@ -72,6 +76,18 @@ $(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(TOOL_LIBS) $(wil
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
 
+fuzzers: $(FUZZERS)
+
+$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) | deps
+	@mkdir -p $(dir $@)
+	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -Iqemu-device $(TOOL_INC) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
+
+# Long runs; the corpus and any crash input stay in $(CACHE)/fuzz/.
+fuzz: fuzzers tools
+	@bash tools/scripts/fuzz.sh $(FUZZ_TIME) $(FUZZERS)
+
 qemu: deps
 	@bash tools/scripts/build-qemu.sh >/dev/null
 
@@ -87,7 +103,7 @@ checkpatch: $(KSFT)/.extracted | deps
 sparse: deps
 	@bash tools/scripts/lint.sh sparse $(KDIR)
 
-check: guest host-tests
+check: guest host-tests fuzzers
 	@bash tools/scripts/check.sh
 
 run: guest

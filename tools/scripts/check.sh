@@ -41,6 +41,11 @@ lint checkpatch make -s checkpatch
 lint sparse make -s sparse
 # The 24 CPElide proxies: at most 8 arguments a kernel, within the model's
 # memory, and a clean oracle under baseline, cpelide and hmg (host core).
+# libFuzzer on the parsers and checkers (selftests/fuzz/), 20 s each.
+for f in build/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	lint "libFuzzer $(basename "$f")" bash tools/scripts/fuzz.sh 20 "$f"
+done
 lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 
