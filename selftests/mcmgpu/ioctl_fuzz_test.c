@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A structured ioctl fuzzer in syzkaller's spirit (issue 9): several
+ * processes share and reopen /dev/mcmgpu0 and issue every ioctl of the
+ * driver's table, and random ioctl numbers, with valid, mutated and
+ * hostile arguments: sizes around each struct's published sizes, unknown
+ * non-zero tails, NULL, unmapped, read-only and page-crossing pointers,
+ * FinePack traces and CPElide records half valid. Siblings send each other
+ * signals during waits and one is killed and replaced now and then. Every
+ * call must return 0 or a documented errno; every 200 operations a health
+ * check (GET_INFO, a DMA round trip) must pass. A kernel report fails the
+ * guest run (tools/guest/init). MCMGPU_FUZZ_OPS sets the operations per
+ * process (default 2000), MCMGPU_FUZZ_SEED the seed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "fp_trace.h"
+
+#define PROCS 3
+#define PAGE 4096
+/* GPU memory the health checks own: 8 KiB for each process. */
+#define HEALTH_BYTES (8 * 8192)
+
+struct arena {
+	uint8_t *rw;		/* 4 pages, read-write */
+	uint8_t *ro;		/* 1 page, read-only */
+	uint8_t *edge;		/* last page before a PROT_NONE page */
+	uint8_t *gone;		/* unmapped */
+	uint8_t *trace;		/* a valid FinePack trace */
+	size_t trace_len;
+};
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	return mt_xorshift64(&rng);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* A pointer of a random class, for an object of n bytes. */
+static uint64_t ptr_for(struct arena *a, size_t n)
+{
+	switch (rnd() % 8) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)a->gone;
+	case 2:
+		return (uintptr_t)a->ro;
+	case 3:	/* crosses into the PROT_NONE page */
+		return (uintptr_t)a->edge + PAGE - (n > 8 ? n / 2 : 4);
+	case 4:	/* kernel space: never ours to hand over */
+		return 0xffff800000000000ULL | rnd();
+	default:
+		return (uintptr_t)a->rw + (rnd() % 2 ? 0 : PAGE);
+	}
+}
+
+static uint32_t size_near(uint32_t size)
+{
+	switch (rnd() % 6) {
+	case 0:
+		return rnd() % 4096;
+	case 1:
+		return size - 8 + rnd() % 17;
+	case 2:
+		return UINT32_MAX - rnd() % 4;
+	default:
+		return size;
+	}
+}
+
+static void mutate(void *obj, size_t n)
+{
+	if (rnd() % 3 == 0)
+		((uint8_t *)obj)[rnd() % n] ^= 1 << (rnd() % 8);
+}
+
+/* The struct goes where the ioctl argument pointer says, if it can. */
+static void *place(struct arena *a, uint64_t *arg, const void *obj, size_t n)
+{
+	uint8_t *p = a->rw + 2 * PAGE;
+
+	switch (rnd() % 10) {
+	case 0:
+		*arg = ptr_for(a, n);
+		return NULL;
+	case 1:	/* page-crossing: the tail falls into PROT_NONE */
+		p = a->edge + PAGE - n / 2;
+		memcpy(p, obj, n / 2);
+		*arg = (uintptr_t)p;
+		return p;
+	default:
+		memcpy(p, obj, n);
+		/* An unknown tail, zero or not, for the size checks. */
+		memset(p + n, rnd() % 2 ? 0 : 0xff, 64);
+		*arg = (uintptr_t)p;
+		return p;
+	}
+}
+
+static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
+{
+	uint64_t arg;
+	unsigned long cmd;
+
+	switch (rnd() % 6) {
+	case 0: {
+		struct mcmgpu_info in = { .size = size_near(sizeof(in)) };
+
+		mutate(&in, sizeof(in));
+		place(a, &arg, &in, sizeof(in));
+		cmd = MCMGPU_IOCTL_GET_INFO;
+		break;
+	}
+	case 1: {
+		struct mcmgpu_dma d = {
+			.size = size_near(sizeof(d)),
+			.flags = rnd() % 4 ? rnd() % 2 : rnd(),
+			.user_ptr = ptr_for(a, 4096),
+			.gpu_addr = rnd() % 2 ?
+				    HEALTH_BYTES + rnd() % (info->vram_total - HEALTH_BYTES) :
+				    info->vram_total - rnd() % 8192,
+			.length = rnd() % 3 ? 1 + rnd() % 8192 : rnd(),
+		};
+
+		mutate(&d, sizeof(d));
+		place(a, &arg, &d, sizeof(d));
+		cmd = MCMGPU_IOCTL_DMA;
+		break;
+	}
+	case 2: {
+		struct mcmgpu_finepack_replay r = {
+			.size = size_near(sizeof(r)),
+			.trace_ptr = rnd() % 2 ? (uintptr_t)a->trace : ptr_for(a, 256),
+			.trace_len = rnd() % 2 ? a->trace_len : rnd() % 65536,
+			.subheader = 2 + rnd() % 6, .overhead = rnd() % 2 ? 24 : 28,
+			.result_ptr = ptr_for(a, sizeof(struct mcmgpu_fp_replay_result)),
+			.result_size = size_near(sizeof(struct mcmgpu_fp_replay_result)),
+		};
+
+		if (rnd() % 4 == 0)	/* a half-valid trace */
+			a->trace[rnd() % a->trace_len] ^= 1 << (rnd() % 8);
+		mutate(&r, sizeof(r));
+		place(a, &arg, &r, sizeof(r));
+		cmd = MCMGPU_IOCTL_FINEPACK_REPLAY;
+		break;
+	}
+	case 3: {
+		struct mcmgpu_cpe_record *rec = (void *)(a->rw + PAGE);
+		struct mcmgpu_launch ln = {
+			.size = size_near(sizeof(ln)),
+			.record_ptr = rnd() % 4 ? (uintptr_t)rec :
+				      ptr_for(a, sizeof(*rec)),
+			.record_size = size_near(sizeof(*rec)),
+			.result_size = size_near(sizeof(struct mcmgpu_cpe_launch_result)),
+			.result_ptr = ptr_for(a, sizeof(struct mcmgpu_cpe_launch_result)),
+		};
+
+		memset(rec, 0, sizeof(*rec));
+		rec->type = 1 + rnd() % 5;
+		rec->chiplets = 1 + rnd() % info->chiplets;
+		rec->policy = rnd() % MCMGPU_CPE_POLICIES;
+		rec->mem_bytes = (1 + rnd() % 64) * 4096;
+		rec->nargs = 1 + rnd() % 3;
+		rec->chiplet_mask = 1 + rnd() % ((1U << info->chiplets) - 1);
+		rec->passes = 1 + rnd() % 2;
+		for (unsigned int i = 0; i < rec->nargs; i++) {
+			rec->args[i].base = (rnd() % 16) * 4096;
+			rec->args[i].size = 4096;
+			rec->args[i].mode = 1 + rnd() % 2;
+			rec->args[i].kind = rnd() % 2;
+			rec->args[i].range[0].start = rec->args[i].base;
+			rec->args[i].range[0].end = rec->args[i].base + 4095;
+		}
+		mutate(rec, sizeof(*rec));
+		mutate(&ln, sizeof(ln));
+		place(a, &arg, &ln, sizeof(ln));
+		cmd = MCMGPU_IOCTL_LAUNCH;
+		break;
+	}
+	case 4:	/* a random command number of our magic, or any */
+		cmd = rnd() % 2 ? _IOC(rnd() % 4, MCMGPU_IOCTL_MAGIC, rnd() % 16,
+				       rnd() % 512) : (unsigned long)rnd();
+		arg = ptr_for(a, 512);
+		break;
+	default: {	/* the health of the others' device */
+		int ret = mt_roundtrip(fd, HEALTH_BYTES + rnd() %
+				       (info->vram_total - HEALTH_BYTES - 4096), 4096);
+
+		/* Other processes write this memory too: no data check here. */
+		return ret == -EINTR || ret == -EILSEQ ? 0 : ret;
+	}
+	}
+	if (ioctl(fd, cmd, (void *)(uintptr_t)arg) == 0)
+		return 0;
+	if ((errno == EIO || errno == ETIMEDOUT))
+		fprintf(stderr, "ioctl %#lx: %s\n", cmd, strerror(errno));
+	switch (errno) {
+	case EINVAL: case E2BIG: case EFAULT: case ENOTTY: case ERANGE:
+	case EOVERFLOW: case ENOSPC: case ENOMEM: case EINTR:
+		return 0;
+	default:
+		return -errno;
+	}
+}
+
+/* Each process's own 8 KiB at the bottom of chiplet 0: no one else's. */
+static int health(int fd, unsigned int id)
+{
+	struct mcmgpu_info info;
+	int ret = mt_get_info(fd, &info);
+
+	if (!ret)
+		ret = mt_roundtrip(fd, id * 8192, 8192);
+	return ret == -EINTR ? 0 : ret;
+}
+
+/* One process: 0 on success, else the first bad errno (positive). */
+static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct arena a;
+	struct fp_trace_buf tb = { 0 };
+	struct mcmgpu_info info;
+	uint8_t data[16] = { 1, 2, 3, 4 };
+	uint64_t i;
+	int fd[3], ret = 0;
+
+	rng = seed * 2654435761u + id + 1;
+	sa.sa_flags = id % 2 ? SA_RESTART : 0;
+	sigaction(SIGUSR1, &sa, NULL);
+	/* Guard pages around rw: a long copy stops there, not in libc. */
+	a.rw = mmap(NULL, 6 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	a.ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	a.edge = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	a.gone = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a.rw == MAP_FAILED || a.ro == MAP_FAILED || a.edge == MAP_FAILED ||
+	    a.gone == MAP_FAILED)
+		return ENOMEM;
+	mprotect(a.rw, PAGE, PROT_NONE);
+	mprotect(a.rw + 5 * PAGE, PAGE, PROT_NONE);
+	a.rw += PAGE;
+	mprotect(a.edge + PAGE, PAGE, PROT_NONE);
+	munmap(a.gone, PAGE);
+	for (i = 0; i < 32; i++)
+		fp_tb_add(&tb, i % 7 ? MCMGPU_FP_REC_STORE : MCMGPU_FP_REC_KERNEL_END,
+			  0, 1, (i * 24) % 4096, 1 + i % 16, data);
+	a.trace = fp_tb_finish(&tb, &a.trace_len);
+	for (i = 0; i < 3; i++)
+		fd[i] = mt_open_dev();
+	if (fd[0] < 0 || mt_get_info(fd[0], &info))
+		return ENODEV;
+	for (i = 0; i < ops && !ret; i++) {
+		unsigned int k = rnd() % 3;
+
+		if (rnd() % 100 == 0) {		/* reopen: a new context */
+			close(fd[k]);
+			fd[k] = mt_open_dev();
+		}
+		pid_t peer = peers[rnd() % PROCS];
+
+		if (rnd() % 50 == 0 && peer > 0)
+			kill(peer, SIGUSR1);
+		if (fd[k] >= 0) {
+			ret = one_op(&a, fd[k], &info);
+			if (ret)
+				fprintf(stderr, "process %u, operation %llu: %s\n",
+					id, (unsigned long long)i, strerror(-ret));
+		}
+		if (!ret && i % 200 == 199) {
+			ret = health(fd[0], id);
+			if (ret)
+				fprintf(stderr, "process %u, health check after %llu: %s\n",
+					id, (unsigned long long)i, strerror(-ret));
+		}
+	}
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+	free(a.trace);
+	return ret < 0 ? -ret : ret;
+}
+
+TEST(hostile_ioctls_from_several_processes)
+{
+	uint64_t ops = mt_env_u64("MCMGPU_FUZZ_OPS", 2000);
+	uint64_t seed = mt_env_u64("MCMGPU_FUZZ_SEED", 1);
+	pid_t pid[PROCS] = { 0 };
+	unsigned int i, killed = 0;
+	int fd, st;
+
+	signal(SIGUSR1, SIG_IGN);	/* only the workers take it */
+	for (i = 0; i < PROCS; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			_exit(worker(i, seed, ops, pid));
+	}
+	/* A killed process's commands must finish and its contexts go. */
+	for (i = 0; i < 2; i++) {
+		pid_t victim;
+
+		usleep(300000 + mt_rnd() % 700000);
+		victim = fork();
+		ASSERT_LE(0, victim);
+		if (!victim)
+			_exit(worker(PROCS + i, seed, ops, pid));
+		usleep(100000);
+		kill(victim, SIGKILL);
+		waitpid(victim, &st, 0);
+		killed += WIFSIGNALED(st);
+	}
+	for (i = 0; i < PROCS; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st)) TH_LOG("process %u: signal %d", i,
+						  WTERMSIG(st));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("process %u: errno %d", i,
+						     WEXITSTATUS(st));
+	}
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, health(fd, 0));
+	close(fd);
+	TH_LOG("%u processes x %llu operations, %u killed mid-run", PROCS,
+	       (unsigned long long)ops, killed);
+}
+
+TEST_HARNESS_MAIN
