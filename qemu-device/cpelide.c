@@ -344,24 +344,30 @@ static struct cpe_line *cpe_l2_get(struct cpe_model *m, u32 c, u64 line,
 
 /* ---- HMG (notes §1.3, A12) ------------------------------------------- */
 
+/* HMG drops chiplet s's copy of line (write-through: never dirty). */
+static void cpe_hmg_drop(struct cpe_model *m, u32 s, u64 line)
+{
+    struct cpe_line *set = cpe_l2_set(m, s, line);
+    u32 w;
+
+    for (w = 0; w < m->cfg.l2_ways; w++) {
+        if (set[w].tag == line + 1) {
+            set[w].tag = 0;
+            m->stats.dir_invalidations++;
+        }
+    }
+}
+
 /* Drop the lines of one directory region from chiplet s's L2. */
 static void cpe_dir_invalidate(struct cpe_model *m, u32 home, u32 s,
                                u64 region)
 {
     u64 line;
-    u32 w;
 
     cpe_flits(m, home, s, CPE_INV_FLITS);
     for (line = region * CPE_DIR_LINES; line < (region + 1) * CPE_DIR_LINES;
          line++) {
-        struct cpe_line *set = cpe_l2_set(m, s, line);
-
-        for (w = 0; w < m->cfg.l2_ways; w++) {
-            if (set[w].tag == line + 1) {
-                set[w].tag = 0;     /* write-through: never dirty */
-                m->stats.dir_invalidations++;
-            }
-        }
+        cpe_hmg_drop(m, s, line);
     }
 }
 
@@ -1231,14 +1237,7 @@ static void cpe_host(struct cpe_model *m, const struct mcmgpu_cpe_record *r)
 
             for (line = lo / CPE_LINE_BYTES; line <= hi / CPE_LINE_BYTES;
                  line++) {
-                struct cpe_line *set = cpe_l2_set(m, c, line);
-
-                for (i = 0; i < m->cfg.l2_ways; i++) {
-                    if (set[i].tag == line + 1) {
-                        set[i].tag = 0;
-                        m->stats.dir_invalidations++;
-                    }
-                }
+                cpe_hmg_drop(m, c, line);
             }
         }
     }
