@@ -85,8 +85,9 @@ $(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-de
 		-o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
 
 # Long runs; the corpus and any crash input stay in $(CACHE)/fuzz/.
-fuzz: fuzzers tools
-	@bash tools/scripts/fuzz.sh $(FUZZ_TIME) $(FUZZERS)
+fuzz: fuzzers tools deps
+	@bash tools/scripts/fuzz.sh $(FUZZ_TIME) $(FUZZERS); a=$$?; \
+	bash tools/scripts/qemu-fuzz.sh $(FUZZ_TIME); b=$$?; [ $$a = 0 ] && [ $$b = 0 ]
 
 qemu: deps
 	@bash tools/scripts/build-qemu.sh >/dev/null

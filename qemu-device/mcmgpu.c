@@ -104,6 +104,8 @@ struct MCMGPUState {
 
     /* Command execution (see the top of the file). */
     QemuThread worker;
+    bool sync_commands;     /* property: no worker, a bottom half */
+    QEMUBH *sync_bh;
     QemuMutex lock;         /* registers below, and the flags here */
     QemuCond work_cond;     /* doorbell, reset, resume, quit */
     QemuCond idle_cond;     /* the worker finished a command */
@@ -581,7 +583,42 @@ static bool mcmgpu_run_job(MCMGPUState *s, const struct mcmgpu_job *job,
  * The command processor: one command at a time, in ring order, completion
  * record before HEAD moves. The guest can ring, read HEAD or reset while a
  * command runs; a reset drops the completion of the command in flight.
+ * s->lock held (dropped while the command runs). Returns false when there
+ * was nothing to do.
  */
+static bool mcmgpu_process_one(MCMGPUState *s)
+{
+    struct mcmgpu_job job;
+    uint32_t st = MCMGPU_CMPL_OK;
+    bool ok;
+
+    if (s->engine_gen != s->ctx_gen) {
+        s->engine_gen = s->ctx_gen;
+        mcmgpu_engines_reset(s);
+        return true;
+    }
+    if (!mcmgpu_claim(s, &job)) {
+        return false;
+    }
+    s->worker_busy = true;
+    qemu_mutex_unlock(&s->lock);
+    ok = mcmgpu_run_job(s, &job, &st);
+    qemu_mutex_lock(&s->lock);
+    s->worker_busy = false;
+    if (job.gen == s->reset_gen) {
+        if (!ok) {
+            mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
+        } else {
+            s->cmd_count++;
+            s->err_count += st != MCMGPU_CMPL_OK;
+            s->ring_head = (s->ring_head + 1) & (s->ring_size - 1);
+            mcmgpu_raise(s, MCMGPU_IRQ_CMD_DONE);
+        }
+    }
+    qemu_cond_broadcast(&s->idle_cond);
+    return true;
+}
+
 static void *mcmgpu_worker(void *opaque)
 {
     MCMGPUState *s = opaque;
@@ -589,44 +626,38 @@ static void *mcmgpu_worker(void *opaque)
     rcu_register_thread();
     qemu_mutex_lock(&s->lock);
     while (!s->worker_quit) {
-        struct mcmgpu_job job;
-        uint32_t st = MCMGPU_CMPL_OK;
-        bool ok;
-
-        if (s->engine_gen != s->ctx_gen) {
-            s->engine_gen = s->ctx_gen;
-            mcmgpu_engines_reset(s);
-            continue;
-        }
-        if (!mcmgpu_claim(s, &job)) {
+        if (!mcmgpu_process_one(s)) {
             qemu_cond_wait(&s->work_cond, &s->lock);
-            continue;
         }
-        s->worker_busy = true;
-        qemu_mutex_unlock(&s->lock);
-        ok = mcmgpu_run_job(s, &job, &st);
-        qemu_mutex_lock(&s->lock);
-        s->worker_busy = false;
-        if (job.gen == s->reset_gen) {
-            if (!ok) {
-                mcmgpu_ring_fail(s, MCMGPU_STATUS_BAD_RING_CONFIG);
-            } else {
-                s->cmd_count++;
-                s->err_count += st != MCMGPU_CMPL_OK;
-                s->ring_head = (s->ring_head + 1) & (s->ring_size - 1);
-                mcmgpu_raise(s, MCMGPU_IRQ_CMD_DONE);
-            }
-        }
-        qemu_cond_broadcast(&s->idle_cond);
     }
     qemu_mutex_unlock(&s->lock);
     rcu_unregister_thread();
     return NULL;
 }
 
+/*
+ * sync-commands=on: the ring is consumed in a bottom half of the main loop
+ * instead of the worker thread. QEMU's generic-fuzz forks a child per input
+ * and a child has no worker thread; qtests may want the same.
+ */
+static void mcmgpu_sync_bh(void *opaque)
+{
+    MCMGPUState *s = opaque;
+
+    qemu_mutex_lock(&s->lock);
+    while (mcmgpu_process_one(s)) {
+        /* Until the ring is empty, stopped or paused. */
+    }
+    qemu_mutex_unlock(&s->lock);
+}
+
 /* s->lock held. */
 static void mcmgpu_kick(MCMGPUState *s)
 {
+    if (s->sync_commands) {
+        qemu_bh_schedule(s->sync_bh);
+        return;
+    }
     qemu_cond_signal(&s->work_cond);
 }
 
@@ -1091,6 +1122,11 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->idle_cond);
     s->paused = !runstate_is_running();
     s->vm_change = qemu_add_vm_change_state_handler(mcmgpu_vm_change, s);
+    if (s->sync_commands) {
+        s->sync_bh = qemu_bh_new_guarded(mcmgpu_sync_bh, s,
+                                         &DEVICE(s)->mem_reentrancy_guard);
+        return;
+    }
     qemu_thread_create(&s->worker, "mcmgpu", mcmgpu_worker, s,
                        QEMU_THREAD_JOINABLE);
 }
@@ -1099,11 +1135,15 @@ static void mcmgpu_exit(PCIDevice *pdev)
 {
     MCMGPUState *s = MCMGPU(pdev);
 
-    qemu_mutex_lock(&s->lock);
-    s->worker_quit = true;
-    mcmgpu_kick(s);
-    qemu_mutex_unlock(&s->lock);
-    qemu_thread_join(&s->worker);
+    if (s->sync_commands) {
+        qemu_bh_delete(s->sync_bh);
+    } else {
+        qemu_mutex_lock(&s->lock);
+        s->worker_quit = true;
+        mcmgpu_kick(s);
+        qemu_mutex_unlock(&s->lock);
+        qemu_thread_join(&s->worker);
+    }
     qemu_del_vm_change_state_handler(s->vm_change);
     qemu_bh_delete(s->irq_bh);
     qemu_cond_destroy(&s->idle_cond);
@@ -1223,6 +1263,7 @@ static Property mcmgpu_properties[] = {
                        MCMGPU_DEFAULT_CONTEXTS),
     DEFINE_PROP_SIZE("mem-budget", MCMGPUState, mem_budget,
                      MCMGPU_DEFAULT_MEM_BUDGET),
+    DEFINE_PROP_BOOL("sync-commands", MCMGPUState, sync_commands, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

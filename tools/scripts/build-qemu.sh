@@ -3,6 +3,8 @@
 # qemu-device/ added as hw/mcmgpu/. The source and build tree live in a
 # cache outside the clone, keyed by the source version, so a device change
 # rebuilds incrementally. Prints the path of the binary on stdout.
+# --fuzz: instead, QEMU's libFuzzer binary qemu-fuzz-x86_64 (clang,
+# --enable-fuzzing --enable-sanitizers) in its own build tree beside it.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,6 +17,13 @@ ver=$(apt-get source --print-uris qemu 2>/dev/null |
 dir=$cache/qemu-$ver
 src=$dir/src
 build=$dir/build
+target=qemu-system-x86_64
+extra=()
+if [ "${1:-}" = "--fuzz" ]; then
+	build=$dir/build-fuzz
+	target=qemu-fuzz-x86_64
+	extra=(--cc=clang --cxx=clang++ --enable-fuzzing --enable-sanitizers)
+fi
 
 if [ ! -f "$src/.mcmgpu-extracted" ]; then
 	log "fetching Debian qemu source $ver"
@@ -58,10 +67,10 @@ if [ ! -f "$build/build.ninja" ]; then
 	mkdir -p "$build"
 	(cd "$build" && "$src/configure" --target-list=x86_64-softmmu \
 		--without-default-features --disable-docs --disable-werror \
-		--disable-user --enable-tcg >"$build/configure.log" 2>&1) ||
+		--disable-user --enable-tcg "${extra[@]}" >"$build/configure.log" 2>&1) ||
 		{ log "configure failed, see $build/configure.log"; tail -n 20 "$build/configure.log" >&2; exit 1; }
 fi
-if ! ninja -C "$build" qemu-system-x86_64 >"$build/ninja.log" 2>&1; then
+if ! ninja -C "$build" "$target" >"$build/ninja.log" 2>&1; then
 	log "build failed, see $build/ninja.log"
 	grep -E 'error|Error' "$build/ninja.log" | head -n 20 >&2
 	exit 1
@@ -72,5 +81,5 @@ if grep -q 'hw/mcmgpu/.*warning:' "$build/ninja.log"; then
 	grep -A4 'hw/mcmgpu/.*warning:' "$build/ninja.log" >&2
 	exit 1
 fi
-ln -sfn "$build/qemu-system-x86_64" "$cache/qemu-system-x86_64"
-echo "$build/qemu-system-x86_64"
+ln -sfn "$build/$target" "$cache/$target"
+echo "$build/$target"

@@ -46,6 +46,8 @@ for f in build/fuzz/fuzz_*; do
 	[ -x "$f" ] || continue
 	lint "libFuzzer $(basename "$f")" bash tools/scripts/fuzz.sh 20 "$f"
 done
+# QEMU's own device fuzzer against mcmgpu (builds qemu-fuzz-x86_64 once).
+lint "qemu generic-fuzz" bash tools/scripts/qemu-fuzz.sh 120
 lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Seed inputs for QEMU's generic-fuzz against mcmgpu: each programs the
+command ring (base, size, completion array, enable) in every fuzzable
+region (generic-fuzz picks a region by index, and the index of the
+register window depends on the address map), adds a DMA pattern that reads
+as one command descriptor, and rings the doorbell. One seed per opcode, so
+the fuzzer starts inside each engine instead of at the register file.
+Usage: qemu-fuzz-seeds.py DIR"""
+import os
+import struct
+import sys
+
+SEP = b"FUZZ"
+OP_WRITE, OP_ADD_DMA_PATTERN = 3, 7
+REGS = {"RING_BASE_LO": 0x20, "RING_BASE_HI": 0x24, "RING_SIZE": 0x28,
+        "RING_CTRL": 0x2C, "RING_TAIL": 0x34, "CMPL_BASE_LO": 0x38,
+        "CMPL_BASE_HI": 0x3C}
+RING, CMPL = 0x100000, 0x200000
+
+
+def write(base, offset, value):
+    # struct { u8 size; u8 base; u32 offset; u64 value; } with C padding;
+    # size 2 = a 32-bit write
+    return bytes([OP_WRITE]) + struct.pack("<BBxxIQ", 2, base, offset, value)
+
+
+def descriptor(opcode, ctx, args):
+    args = list(args) + [0] * (6 - len(args))
+    return struct.pack("<HHIQ6Q", opcode, 0, ctx, 1, *args)
+
+
+def seed(opcode, ctx, args, regions=9):
+    ops = []
+    for base in range(regions):
+        ops += [write(base, REGS["RING_BASE_LO"], RING),
+                write(base, REGS["RING_BASE_HI"], 0),
+                write(base, REGS["RING_SIZE"], 16),
+                write(base, REGS["CMPL_BASE_LO"], CMPL),
+                write(base, REGS["CMPL_BASE_HI"], 0),
+                write(base, REGS["RING_CTRL"], 1)]
+    ops.append(bytes([OP_ADD_DMA_PATTERN, 0, 0]) + descriptor(opcode, ctx, args))
+    for base in range(regions):
+        ops.append(write(base, REGS["RING_TAIL"], 4))
+    return SEP.join(ops)
+
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+seeds = {
+    "nop": (0x0, 0, []),
+    "dma_to_gpu": (0x1, 0, [0x300000, 0x1000, 4096]),
+    "dma_to_host": (0x1, 0, [0x300000, 0x2000, 4096]),
+    "ctx_create": (0x5, 1, []),
+    "ctx_destroy": (0x6, 1, []),
+    "ping": (0x7, 0, [0]),
+    "trace_load": (0x2, 1, [0x300000, 0, 4096]),
+    "finepack_run": (0x3, 1, [4096, 4, 24, 0x400000]),
+    "cp_launch": (0x4, 1, [0x300000, 0x400000]),
+}
+for name, (op, ctx, args) in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(seed(op, ctx, args))
