@@ -8,7 +8,8 @@
  * FinePack traces and CPElide records half valid. Siblings send each other
  * signals during waits and one is killed and replaced now and then. Every
  * call must return 0 or a documented errno; every 200 operations a health
- * check (GET_INFO, a DMA round trip) must pass. A kernel report fails the
+ * check (GET_INFO, a DMA round trip) must pass. Now and then a process
+ * forks with the device open and the child calls on the shared files. A kernel report fails the
  * guest run (tools/guest/init). MCMGPU_FUZZ_OPS sets the operations per
  * process (default 2000), MCMGPU_FUZZ_SEED the seed.
  */
@@ -239,7 +240,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	struct fp_trace_buf tb = { 0 };
 	struct mcmgpu_info info;
 	uint8_t data[16] = { 1, 2, 3, 4 };
-	uint64_t i;
+	uint64_t i, forks = 0;
 	int fd[3], ret = 0;
 
 	rng = seed * 2654435761u + id + 1;
@@ -279,6 +280,24 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 
 		if (rnd() % 50 == 0 && peer > 0)
 			kill(peer, SIGUSR1);
+		if (rnd() % 500 == 0) {
+			/*
+			 * Fork with the device open: the child shares the open
+			 * files, calls on them and exits without closing, maybe
+			 * with a command in flight; the parent carries on.
+			 */
+			pid_t child = fork();
+
+			if (child == 0) {
+				uint64_t j;
+
+				for (j = 0; j < 20; j++)
+					if (fd[j % 3] >= 0 && one_op(&a, fd[j % 3], &info))
+						_exit(1);
+				_exit(0);
+			}
+			forks += child > 0;
+		}
 		if (fd[k] >= 0) {
 			ret = one_op(&a, fd[k], &info);
 			if (ret)
@@ -295,6 +314,13 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	for (i = 0; i < 3; i++)
 		close(fd[i]);
 	free(a.trace);
+	/* The forked children must have seen only documented errnos too. */
+	while (forks--) {
+		int st;
+
+		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			return ret ? (ret < 0 ? -ret : ret) : EPROTO;
+	}
 	return ret < 0 ? -ret : ret;
 }
 
