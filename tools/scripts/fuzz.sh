@@ -10,7 +10,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=$1
 shift
-cache=${CACHE:-$HOME/.cache/mcmgpu}/fuzz
+. "$top/tools/scripts/fuzz-lib.sh"
 tool=$top/build/tools/mcmgpu
 status=0
 
@@ -43,29 +43,7 @@ make_seeds() {
 
 for f in "$@"; do
 	name=$(basename "$f")
-	work=$cache/$name
-	mkdir -p "$work/corpus" "$work/crashes"
-	make_seeds "$name" "$work/seeds"
-	reg=$top/selftests/fuzz/regressions/$name
-	if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
-		if ! "$f" "$reg"/* >"$work/regressions.log" 2>&1; then
-			echo "$name: a past finding fails again (log $work/regressions.log)"
-			status=1
-			continue
-		fi
-	fi
-	"$f" -max_total_time="$secs" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
-		-print_final_stats=1 -artifact_prefix="$work/crashes/" \
-		"$work/corpus" "$work/seeds" >"$work/last.log" 2>&1
-	rc=$?
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/last.log")
-	cov=$(grep -o 'cov: [0-9]*' "$work/last.log" | tail -n 1)
-	if [ "$rc" -ne 0 ]; then
-		echo "$name: FOUND a failure in ${secs} s (log $work/last.log):"
-		ls "$work/crashes"
-		status=1
-	else
-		echo "$name: ${execs:-?} executions in ${secs} s, ${cov:-cov: ?} edges, nothing found"
-	fi
+	make_seeds "$name" "$FUZZ_CACHE/$name/seeds"
+	fuzz_target "$name" "$secs" "$f" -max_len=65536 -timeout=20 || status=1
 done
 exit $status

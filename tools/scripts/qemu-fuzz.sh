@@ -11,9 +11,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=$1
-cache=${CACHE:-$HOME/.cache/mcmgpu}
-work=$cache/fuzz/qemu-generic-mcmgpu
-mkdir -p "$work/corpus" "$work/crashes"
+. "$top/tools/scripts/fuzz-lib.sh"
 bin=$(bash "$top/tools/scripts/build-qemu.sh" --fuzz) || exit 1
 
 export QEMU_FUZZ_ARGS="-machine q35 -nodefaults -L /usr/share/seabios -L /usr/share/qemu \
@@ -21,22 +19,7 @@ export QEMU_FUZZ_ARGS="-machine q35 -nodefaults -L /usr/share/seabios -L /usr/sh
 export QEMU_FUZZ_OBJECTS="mcmgpu*"
 export QEMU_FUZZ_TIMEOUT=${QEMU_FUZZ_TIMEOUT:-2000000}
 
-reg=$top/selftests/fuzz/regressions/qemu-generic-mcmgpu
-if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
-	"$bin" --fuzz-target=generic-fuzz "$reg"/* >"$work/regressions.log" 2>&1 ||
-		{ echo "qemu generic-fuzz: a past finding fails again (log $work/regressions.log)"; exit 1; }
-fi
 # Seeds that program the ring and run one command of each opcode.
-python3 "$top/tools/scripts/qemu-fuzz-seeds.py" "$work/seeds" || exit 1
-"$bin" --fuzz-target=generic-fuzz -max_total_time="$secs" -rss_limit_mb=4096 \
-	-print_final_stats=1 -artifact_prefix="$work/crashes/" "$work/corpus" \
-	"$work/seeds" >"$work/last.log" 2>&1
-rc=$?
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/last.log")
-cov=$(grep -o 'cov: [0-9]*' "$work/last.log" | tail -n 1)
-if [ "$rc" -ne 0 ]; then
-	echo "qemu generic-fuzz: FOUND a failure in $secs s (log $work/last.log)"
-	ls "$work/crashes"
+python3 "$top/tools/scripts/qemu-fuzz-seeds.py" "$FUZZ_CACHE/qemu-generic-mcmgpu/seeds" ||
 	exit 1
-fi
-echo "qemu generic-fuzz: ${execs:-?} executions in $secs s, ${cov:-cov: ?} edges, nothing found"
+fuzz_target qemu-generic-mcmgpu "$secs" "$bin" --fuzz-target=generic-fuzz
