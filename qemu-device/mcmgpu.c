@@ -235,6 +235,10 @@ static MemTxResult mcmgpu_host_rw(MCMGPUState *s, uint64_t addr, void *buf,
             r = is_write ? address_space_write_cached(&cache, 0, p, l) :
                            address_space_read_cached(&cache, 0, p, l);
         }
+        if (r == MEMTX_OK && is_write) {
+            /* The cached write is a memcpy: mark it dirty for migration. */
+            address_space_cache_invalidate(&cache, 0, l);
+        }
         address_space_cache_destroy(&cache);
         if (r != MEMTX_OK) {
             return r;

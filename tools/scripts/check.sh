@@ -88,5 +88,13 @@ for n in 4 2 8; do
 	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
 done
 
+# Migration through a file and back, live, twice (issue 9, item 6).
+log=$logdir/guest-migration.log
+echo "migrating the guest twice (TCG)..."
+tools/vm-run --no-build --migrate --timeout 900 -- \
+	env MCMGPU_MIGRATE=1 /opt/mcmgpu/selftests/migration_test >"$log" 2>&1
+count "guest migration" "$log" $?
+grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
