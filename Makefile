@@ -30,7 +30,8 @@ FUZZ_TIME   ?= 600
 MODULES     := $(BUILD)/modules/mcmgpu.ko $(BUILD)/modules/barre_iommu.ko $(BUILD)/modules/gpu_rc.ko
 
 .PHONY: all deps modules tools selftests host-tests qemu guest check run bench \
-	lint checkpatch sparse clean distclean fuzzers fuzz
+	lint checkpatch sparse clean distclean fuzzers fuzz debug-kernel \
+	debug-modules debug-guest check-debug
 
 all: guest
 
@@ -97,6 +98,34 @@ $(BUILD)/initramfs.cpio.gz: modules tools selftests tools/guest/init tools/scrip
 		tools/guest/run-selftests -- $(SELFTESTS)
 
 guest: qemu $(BUILD)/initramfs.cpio.gz
+
+# The debug guest kernel (KASAN, lockdep, kmemleak, UBSAN, fault injection),
+# built once into $(CACHE); the modules are built against it from a copy of
+# the sources, so the Debian-kernel objects in the tree stay as they are.
+DEBUG_MODULES := $(addprefix $(BUILD)/debug/modules/,mcmgpu.ko barre_iommu.ko gpu_rc.ko)
+
+debug-kernel: deps
+	@bash tools/scripts/build-debug-kernel.sh >/dev/null
+
+debug-modules: debug-kernel
+	@kdir=$$(bash tools/scripts/build-debug-kernel.sh) && \
+	mkdir -p $(BUILD)/debug/src $(BUILD)/debug/modules && \
+	cp -r Kbuild uapi drivers qemu-device $(BUILD)/debug/src/ && \
+	find $(BUILD)/debug/src/drivers \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name 'modules.order' \) -delete && \
+	$(MAKE) -s -C $$kdir M=$(BUILD)/debug/src modules && \
+	cp $(BUILD)/debug/src/drivers/mcmgpu/mcmgpu.ko \
+		$(BUILD)/debug/src/drivers/iommu/barre/barre_iommu.ko \
+		$(BUILD)/debug/src/drivers/cxl/gpu_rc/gpu_rc.ko $(BUILD)/debug/modules/
+
+debug-guest: qemu debug-modules tools selftests
+	@bash tools/scripts/mkinitramfs.sh $(BUILD)/debug/initramfs.cpio.gz \
+		$(DEBUG_MODULES) -- $(BUILD)/tools/mcmgpu tools/guest/run-selftests \
+		-- $(SELFTESTS)
+
+# The guest tests under the debug kernel (see README, "Reliability").
+check-debug: debug-guest
+	@bash tools/scripts/check-debug.sh
 
 checkpatch: $(KSFT)/.extracted | deps
 	@bash tools/scripts/lint.sh checkpatch $(KSFT)/scripts/checkpatch.pl

@@ -16,7 +16,9 @@ log() { echo "build-debug-kernel: $*" >&2; }
 
 [ -r "$tarball" ] || { log "missing $tarball (run 'make deps')"; exit 1; }
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-key=$(cat "$fragment" "$0" | sha256sum | cut -c1-12)
+# Bump recipe when the way the kernel is configured or built changes.
+recipe=1
+key=$( (echo "recipe $recipe"; cat "$fragment") | sha256sum | cut -c1-12)
 dir=$cache/linux-debug-$pkgver-$key
 kdir=$dir/linux-source-6.1
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# make check-debug: the guest tests under the debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN, fault injection). Any kernel report, kmemleak finding or
+# failed test fails the run. The last line is "N passed, N failed".
+# CHECK_DEBUG_FUZZ_OPS (default 100000) and CHECK_DEBUG_CYCLES (default 100)
+# size the ioctl fuzzer and the lifecycle runs.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+logdir=$top/build/check-debug
+mkdir -p "$logdir"
+pass=0 fail=0
+ops=${CHECK_DEBUG_FUZZ_OPS:-100000}
+cycles=${CHECK_DEBUG_CYCLES:-100}
+
+count() {
+	local name=$1 log=$2 rc=$3 secs=$4 p f
+	p=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\1/p' "$log" | paste -sd+ | bc)
+	f=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\2/p' "$log" | paste -sd+ | bc)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f))
+	printf '%-34s %4d passed, %d failed, %4d s%s\n' "$name" "$p" "$f" "$secs" \
+		"$([ "$rc" != 0 ] && echo " (exit $rc, log $log)")"
+	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+	sed -n '/kernel problem during the run/,$p' "$log" | head -n 40
+}
+
+# run NAME TIMEOUT CMD...: one debug-kernel boot.
+run() {
+	local name=$1 timeout=$2 log=$logdir/$1.log start rc
+	shift 2
+	echo "debug kernel: $name..."
+	start=$(date +%s)
+	local opts=()
+	if [ "$1" = --migrate ]; then
+		opts+=(--migrate)
+		shift
+	fi
+	tools/vm-run --no-build --debug-kernel ${opts[@]+"${opts[@]}"} \
+		--timeout "$timeout" -- "$@" >"$log" 2>&1
+	rc=$?
+	count "$name" "$log" "$rc" $(( $(date +%s) - start ))
+}
+
+run selftests 5400 run-selftests
+run ioctl-fuzz-$ops 5400 env MCMGPU_FUZZ_OPS="$ops" \
+	/opt/mcmgpu/selftests/ioctl_fuzz_test
+run lifecycle-$cycles 5400 env MCMGPU_LIFECYCLE_CYCLES="$cycles" \
+	/opt/mcmgpu/selftests/lifecycle_test
+run migration 1800 --migrate env MCMGPU_MIGRATE=1 \
+	/opt/mcmgpu/selftests/migration_test
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
