@@ -133,7 +133,7 @@ checkpatch: $(KSFT)/.extracted | deps
 sparse: deps
 	@bash tools/scripts/lint.sh sparse $(KDIR)
 
-check: guest host-tests fuzzers
+check: guest host-tests fuzzers debug-guest
 	@bash tools/scripts/check.sh
 
 run: guest

@@ -324,7 +324,20 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	return ret < 0 ? -ret : ret;
 }
 
-TEST(hostile_ioctls_from_several_processes)
+/* A fixture only for the timeout: 100 000 operations under KASAN take minutes. */
+FIXTURE(fuzz) {
+	int unused;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+}
+
+TEST_F_TIMEOUT(fuzz, hostile_ioctls_from_several_processes, 3600)
 {
 	uint64_t ops = mt_env_u64("MCMGPU_FUZZ_OPS", 2000);
 	uint64_t seed = mt_env_u64("MCMGPU_FUZZ_SEED", 1);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make check: static checks, host unit tests, and the kselftests inside the
-# guest for 4, 2 and 8 chiplets. The last line is "N passed, N failed".
+# make check: static checks, host unit tests, the fuzzers, the kselftests
+# inside the guest for 4, 2 and 8 chiplets, the migration, and the guest
+# tests under the debug kernel (check-debug.sh). The last line is
+# "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -95,6 +97,14 @@ tools/vm-run --no-build --migrate --timeout 900 -- \
 	env MCMGPU_MIGRATE=1 /opt/mcmgpu/selftests/migration_test >"$log" 2>&1
 count "guest migration" "$log" $?
 grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+
+# The debug kernel: selftests, 100 002 fuzzed ioctls, 100 lifecycle
+# cycles and the migration under KASAN, lockdep, kmemleak and UBSAN.
+bash tools/scripts/check-debug.sh | tee "$logdir/check-debug.log"
+dp=$(tail -n 1 "$logdir/check-debug.log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+df=$(tail -n 1 "$logdir/check-debug.log" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+[ -n "$dp" ] || { dp=0 df=1; }
+pass=$((pass + dp)) fail=$((fail + df))
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
