@@ -19,6 +19,10 @@ HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftest
 # The freestanding model cores, one list for QEMU (meson.build), the tool,
 # the host tests and, later, the kernel modules that own a core.
 CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
+# Cores that live with their kernel module (kernel style), built into the
+# module, the tool and the host tests alike.
+DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c
+DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
@@ -73,9 +77,9 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(TOOL_LIBS)
 
 fuzzers: $(FUZZERS)
 

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The one dependency of the freestanding model cores: fixed-width types and
- * bool, from the kernel or from the C library. Cores include nothing else.
+ * The one dependency of the freestanding model cores: fixed-width types,
+ * bool and errno values, from the kernel or from the C library. Cores
+ * include nothing else.
  */
 #ifndef MCMGPU_COMPAT_H
 #define MCMGPU_COMPAT_H
 
 #ifdef __KERNEL__
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/string.h>
 #else
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

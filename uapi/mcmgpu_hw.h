@@ -217,6 +217,55 @@ struct mcmgpu_record_error {
 	char what[96];		/* "field: problem", NUL-terminated */
 };
 
+/*
+ * GPU page tables (Barre, drivers/mcmgpu/gpu_alloc.c): one per address
+ * space, 4 levels of 512 64-bit entries, 4 KiB pages, 48-bit GPU virtual
+ * addresses. They are read only by our IOMMU's walker (barre_iommu.ko), so
+ * the format is ours and not x86's: the coalescing fields need not squeeze
+ * into the 5 bits Linux leaves free in a CPU PTE (notes §6.1).
+ *
+ * Non-leaf entry: VALID and the guest-physical address of the next table
+ * (bits 12..51). Leaf entry:
+ *   bit 0       VALID
+ *   bit 1       READ
+ *   bit 2       WRITE
+ *   bits 12-39  global GPU page frame number (chiplet * pages per chiplet
+ *               + local PFN; 28 bits cover 8 chiplets of 1 GiB)
+ *   bits 40-47  coal_bitmap: bit c set = chiplet c holds a page of this
+ *               page's coalescing group (the paper prints chiplet 0 as the
+ *               leftmost bit; here it is bit 0). 0 = not grouped.
+ *   bits 48-50  coal_pos: this page's position in its group, the index into
+ *               the object's GPU_map (not a rank among set bits), so a
+ *               group with holes still computes (notes §6.3)
+ *   bits 51-52  coal_intra: F-Barre, the page's place in its chiplet's run
+ *   bits 53-54  coal_merged: F-Barre, merged groups - 1 (run length - 1)
+ * Every other bit is zero. One page is a coalescing source only when its
+ * bitmap has two or more bits set.
+ */
+#define MCMGPU_PT_LEVELS		4
+#define MCMGPU_PT_ENTRIES		512
+#define MCMGPU_PAGE_SHIFT		12
+#define MCMGPU_VA_BITS			48
+#define MCMGPU_PTE_VALID		(1ULL << 0)
+#define MCMGPU_PTE_READ			(1ULL << 1)
+#define MCMGPU_PTE_WRITE		(1ULL << 2)
+#define MCMGPU_PTE_TABLE_MASK		0x000ffffffffff000ULL
+#define MCMGPU_PTE_PFN_SHIFT		12
+#define MCMGPU_PTE_PFN_MASK		0x0fffffffULL
+#define MCMGPU_PTE_COAL_BITMAP_SHIFT	40
+#define MCMGPU_PTE_COAL_POS_SHIFT	48
+#define MCMGPU_PTE_COAL_INTRA_SHIFT	51
+#define MCMGPU_PTE_COAL_MERGED_SHIFT	53
+#define MCMGPU_PTE_RESERVED_MASK	0xff80000000000ff8ULL
+
+#define MCMGPU_PTE_PFN(pte) \
+	(((pte) >> MCMGPU_PTE_PFN_SHIFT) & MCMGPU_PTE_PFN_MASK)
+#define MCMGPU_PTE_COAL_BITMAP(pte) \
+	(((pte) >> MCMGPU_PTE_COAL_BITMAP_SHIFT) & 0xff)
+#define MCMGPU_PTE_COAL_POS(pte)	(((pte) >> MCMGPU_PTE_COAL_POS_SHIFT) & 7)
+#define MCMGPU_PTE_COAL_INTRA(pte)	(((pte) >> MCMGPU_PTE_COAL_INTRA_SHIFT) & 3)
+#define MCMGPU_PTE_COAL_MERGED(pte)	(((pte) >> MCMGPU_PTE_COAL_MERGED_SHIFT) & 3)
+
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500
 #define MCMGPU_DMA_BYTES_PER_CYCLE	32

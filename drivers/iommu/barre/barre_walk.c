@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Barre IOMMU's page-walk side: PW-queue, walkers and PEC (Barre
+ * Chord §IV-B, §IV-E, §IV-F). See barre_walk.h for the order of events.
+ *
+ * Decisions where the paper is silent (notes §6.7 and README):
+ * - PEC entries carry the address space (PASID); a lookup matches both.
+ * - Replacement: when full, the smallest object (in pages) goes, and only
+ *   for a larger one; a new object smaller than all five is not entered.
+ * - PEC completes only requests in the PW-queue; requests waiting outside
+ *   a full queue are not seen (the paper's scope is "pending in the PW-queue").
+ * - A coalesced answer goes out at the walk's end (the PFN calculation
+ *   costs no extra cycle) and carries the walked PTE's permission; a write
+ *   request is coalesced only if that PTE is writable.
+ */
+#include "barre_walk.h"
+
+void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames)
+{
+	u32 c;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->walkers = MCMGPU_BARRE_WALKERS;
+	cfg->pwq_entries = MCMGPU_BARRE_PWQ_ENTRIES;
+	cfg->walk_cycles = MCMGPU_BARRE_WALK_CYCLES;
+	cfg->pec_entries = MCMGPU_BARRE_PEC_ENTRIES;
+	cfg->chiplets = chiplets;
+	for (c = 0; c < chiplets && c < MCMGPU_MAX_CHIPLETS; c++)
+		cfg->base[c] = (u64)c * frames;
+}
+
+int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
+	    const struct bw_pt_ops *ops,
+	    void (*respond)(void *priv, const struct bw_response *rsp),
+	    void *respond_priv)
+{
+	if (!cfg->walkers || cfg->walkers > MCMGPU_BARRE_MAX_WALKERS ||
+	    !cfg->pwq_entries || cfg->pwq_entries > MCMGPU_BARRE_PWQ_ENTRIES ||
+	    !cfg->walk_cycles || cfg->pec_entries > BW_MAX_PEC ||
+	    cfg->chiplets < MCMGPU_MIN_CHIPLETS ||
+	    cfg->chiplets > MCMGPU_MAX_CHIPLETS)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->cfg = *cfg;
+	b->ops = *ops;
+	b->respond = respond;
+	b->respond_priv = respond_priv;
+	return 0;
+}
+
+static u64 bw_pec_size(const struct mcmgpu_pec_entry *e)
+{
+	return e->end_vpn - e->start_vpn + 1;
+}
+
+int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
+{
+	u32 i, victim = 0;
+
+	if (!b->cfg.pec_entries)
+		return 0;
+	for (i = 0; i < b->cfg.pec_entries; i++) {
+		if (!b->pec[i].valid) {
+			b->pec[i] = *e;
+			b->pec[i].valid = 1;
+			return 1;
+		}
+		if (bw_pec_size(&b->pec[i]) < bw_pec_size(&b->pec[victim]))
+			victim = i;
+	}
+	if (bw_pec_size(e) <= bw_pec_size(&b->pec[victim]))
+		return 0;
+	b->pec[victim] = *e;
+	b->pec[victim].valid = 1;
+	b->stats.pec_evictions++;
+	return 1;
+}
+
+void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end)
+{
+	u32 i;
+
+	for (i = 0; i < BW_MAX_PEC; i++)
+		if (b->pec[i].valid && b->pec[i].pasid == pasid &&
+		    b->pec[i].start_vpn <= end && start <= b->pec[i].end_vpn)
+			b->pec[i].valid = 0;
+}
+
+static const struct mcmgpu_pec_entry *
+bw_pec_find(const struct bw_iommu *b, u32 pasid, u64 vpn)
+{
+	u32 i;
+
+	for (i = 0; i < b->cfg.pec_entries; i++)
+		if (b->pec[i].valid && b->pec[i].pasid == pasid &&
+		    b->pec[i].start_vpn <= vpn && vpn <= b->pec[i].end_vpn)
+			return &b->pec[i];
+	return NULL;
+}
+
+u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn)
+{
+	u64 table = b->ops.root(b->ops.priv, pasid), e = 0;
+	int level;
+
+	if (!table || vpn >> (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT))
+		return 0;
+	for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
+		u32 shift = 9 * (MCMGPU_PT_LEVELS - 1 - level);
+
+		e = b->ops.read_entry(b->ops.priv, table,
+				      (vpn >> shift) & (MCMGPU_PT_ENTRIES - 1));
+		if (!(e & MCMGPU_PTE_VALID))
+			return 0;
+		table = e & MCMGPU_PTE_TABLE_MASK;
+	}
+	return e;
+}
+
+u32 bw_inflight(const struct bw_iommu *b)
+{
+	u32 w, n = b->nwaiting + b->nqueue;
+
+	for (w = 0; w < b->cfg.walkers; w++)
+		n += b->walker[w].busy;
+	return n;
+}
+
+int bw_submit(struct bw_iommu *b, const struct bw_request *req)
+{
+	if (req->arrive < b->now)
+		return -EINVAL;
+	if (bw_inflight(b) >= BW_MAX_INFLIGHT)
+		return -ENOSPC;
+	b->waiting[b->nwaiting++] = *req;
+	b->stats.ats_requests++;
+	return 0;
+}
+
+static void bw_answer(struct bw_iommu *b, const struct bw_request *req,
+		      u64 pte, u64 pfn, bool coalesced)
+{
+	struct bw_response rsp = {
+		.tag = req->tag, .done = b->now, .coalesced = coalesced,
+	};
+
+	if (!(pte & MCMGPU_PTE_VALID) ||
+	    (req->write && !(pte & MCMGPU_PTE_WRITE))) {
+		rsp.status = BW_STATUS_FAULT;
+		b->stats.faults++;
+	} else {
+		rsp.pfn = pfn;
+		rsp.writable = !!(pte & MCMGPU_PTE_WRITE);
+	}
+	b->stats.service_cycles += b->now - req->arrive;
+	b->respond(b->respond_priv, &rsp);
+}
+
+/* PEC after a walk of req that found pte: complete its group's pending pages. */
+static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
+			u64 pte)
+{
+	const struct mcmgpu_pec_entry *e;
+	u32 i, kept = 0;
+
+	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) ||
+	    mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) < 2)
+		return;
+	e = bw_pec_find(b, req->pasid, req->vpn);
+	if (!e) {
+		b->stats.pec_misses++;
+		return;
+	}
+	b->stats.pec_hits++;
+	for (i = 0; i < b->nqueue; i++) {
+		struct bw_request *q = &b->queue[i];
+		__u64 pfn;
+
+		if (q->pasid != req->pasid ||
+		    (q->write && !(pte & MCMGPU_PTE_WRITE)) ||
+		    !mcmgpu_pec_calc(e, b->cfg.base, req->vpn, pte, q->vpn, &pfn)) {
+			b->queue[kept++] = *q;
+			continue;
+		}
+		if (b->cfg.shadow) {
+			u64 truth = bw_walk(b, q->pasid, q->vpn);
+
+			if (!(truth & MCMGPU_PTE_VALID) ||
+			    MCMGPU_PTE_PFN(truth) != pfn ||
+			    ((pte & MCMGPU_PTE_WRITE) && !(truth & MCMGPU_PTE_WRITE)))
+				b->stats.shadow_mismatches++;
+		}
+		b->stats.coalesced++;
+		bw_answer(b, q, pte, pfn, true);
+	}
+	b->nqueue = kept;
+}
+
+/* Arrivals up to now join the queue, earliest (then lowest tag) first. */
+static void bw_admit(struct bw_iommu *b)
+{
+	while (b->nqueue < b->cfg.pwq_entries) {
+		u32 i, best = b->nwaiting;
+
+		for (i = 0; i < b->nwaiting; i++) {
+			const struct bw_request *r = &b->waiting[i];
+
+			if (r->arrive > b->now)
+				continue;
+			if (best == b->nwaiting || r->arrive < b->waiting[best].arrive ||
+			    (r->arrive == b->waiting[best].arrive &&
+			     r->tag < b->waiting[best].tag))
+				best = i;
+		}
+		if (best == b->nwaiting)
+			return;
+		b->stats.pwq_hist[b->nqueue]++;
+		b->queue[b->nqueue++] = b->waiting[best];
+		b->waiting[best] = b->waiting[--b->nwaiting];
+	}
+}
+
+static void bw_dispatch(struct bw_iommu *b)
+{
+	u32 w, i;
+
+	for (w = 0; w < b->cfg.walkers && b->nqueue; w++) {
+		if (b->walker[w].busy)
+			continue;
+		b->walker[w].busy = true;
+		b->walker[w].done = b->now + b->cfg.walk_cycles;
+		b->walker[w].req = b->queue[0];
+		for (i = 1; i < b->nqueue; i++)
+			b->queue[i - 1] = b->queue[i];
+		b->nqueue--;
+		b->stats.walks++;
+	}
+}
+
+u64 bw_next_event(const struct bw_iommu *b)
+{
+	u64 next = ~0ULL;
+	u32 i;
+
+	for (i = 0; i < b->cfg.walkers; i++) {
+		if (b->walker[i].busy && b->walker[i].done < next)
+			next = b->walker[i].done;
+		else if (!b->walker[i].busy && b->nqueue)
+			next = b->now;		/* a walker can start now */
+	}
+	for (i = 0; i < b->nwaiting; i++) {
+		u64 t = b->waiting[i].arrive;
+
+		/* Arrived ones wait for room in the queue, not for time. */
+		if (t <= b->now)
+			t = b->nqueue < b->cfg.pwq_entries ? b->now : ~0ULL;
+		if (t < next)
+			next = t;
+	}
+	return next;
+}
+
+void bw_advance(struct bw_iommu *b, u64 until)
+{
+	for (;;) {
+		u64 t = bw_next_event(b);
+		u32 w;
+
+		if (t >= until)
+			break;
+		if (t > b->now)
+			b->now = t;
+		for (w = 0; w < b->cfg.walkers; w++) {
+			struct bw_walker *wk = &b->walker[w];
+			u64 pte;
+
+			if (!wk->busy || wk->done != b->now)
+				continue;
+			wk->busy = false;
+			pte = bw_walk(b, wk->req.pasid, wk->req.vpn);
+			bw_answer(b, &wk->req, pte, MCMGPU_PTE_PFN(pte), false);
+			bw_coalesce(b, &wk->req, pte);
+		}
+		bw_admit(b);
+		bw_dispatch(b);
+	}
+	if (until > b->now)
+		b->now = until;
+}

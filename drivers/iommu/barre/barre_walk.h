@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Barre IOMMU's page-walk side (Barre Chord §IV-B, §IV-E, §IV-F): a
+ * PW-queue, a pool of page-table walkers and PEC, all in virtual cycles.
+ * Freestanding C: built into barre_iommu.ko, the tool's --host replay and
+ * the host tests.
+ *
+ * Time: a request carries the cycle it reaches the IOMMU. bw_advance(t)
+ * runs every event before cycle t. At one cycle, in this order: walks that
+ * end give their responses (walker order) and PEC completes the pending
+ * requests of the walked page's group; then arrivals join the PW-queue (in
+ * arrival order, while it has room; the rest wait outside it, where PEC
+ * cannot see them); then idle walkers take requests from the queue's head.
+ */
+#ifndef BARRE_WALK_H
+#define BARRE_WALK_H
+
+#include "mcmgpu_compat.h"
+#include "mcmgpu_barre.h"
+
+/* Requests in flight at once: every chiplet's MSHRs. */
+#define BW_MAX_INFLIGHT		(MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
+#define BW_MAX_PEC		8
+
+#define BW_STATUS_OK		0
+#define BW_STATUS_FAULT		1	/* no valid PTE, or not writable */
+
+struct bw_request {
+	u64 tag;
+	u64 vpn;
+	u64 arrive;		/* cycle it reaches the IOMMU */
+	u32 pasid;
+	u8 chiplet;
+	u8 write;
+};
+
+struct bw_response {
+	u64 tag;
+	u64 pfn;
+	u64 done;		/* cycle the IOMMU answers */
+	u32 status;		/* BW_STATUS_* */
+	u8 coalesced;		/* completed by PEC, without a walk */
+	u8 writable;
+};
+
+/* How the walker reads page tables: the root of an address space, then entries. */
+struct bw_pt_ops {
+	u64 (*root)(void *priv, u32 pasid);		/* 0: no such space */
+	u64 (*read_entry)(void *priv, u64 table, u32 index);
+	void *priv;
+};
+
+struct bw_config {
+	u32 walkers;		/* 1..MCMGPU_BARRE_MAX_WALKERS */
+	u32 pwq_entries;	/* 1..MCMGPU_BARRE_PWQ_ENTRIES */
+	u32 walk_cycles;
+	u32 pec_entries;	/* 0..BW_MAX_PEC; 0 = Barre off */
+	bool shadow;		/* walk every coalesced page too and compare */
+	u32 chiplets;
+	__u64 base[MCMGPU_MAX_CHIPLETS];	/* global PFN map of the chiplets */
+};
+
+struct bw_stats {
+	u64 ats_requests;
+	u64 walks;
+	u64 coalesced;
+	u64 faults;
+	u64 pec_hits;		/* a walked group page found its object */
+	u64 pec_misses;		/* ... did not (evicted or never registered) */
+	u64 pec_evictions;
+	u64 shadow_mismatches;
+	u64 service_cycles;	/* sum over requests of done - arrive */
+	u64 pwq_hist[MCMGPU_BARRE_PWQ_ENTRIES + 1];	/* occupancy seen on arrival */
+};
+
+struct bw_walker {
+	bool busy;
+	u64 done;
+	struct bw_request req;
+};
+
+struct bw_iommu {
+	struct bw_config cfg;
+	struct bw_pt_ops ops;
+	struct mcmgpu_pec_entry pec[BW_MAX_PEC];
+	u64 now;				/* every event before it is done */
+	struct bw_request waiting[BW_MAX_INFLIGHT];	/* outside the queue */
+	u32 nwaiting;
+	struct bw_request queue[MCMGPU_BARRE_PWQ_ENTRIES];
+	u32 nqueue;
+	struct bw_walker walker[MCMGPU_BARRE_MAX_WALKERS];
+	struct bw_stats stats;
+	void (*respond)(void *priv, const struct bw_response *rsp);
+	void *respond_priv;
+};
+
+/* Defaults of Table II, Barre on (5 PEC entries), shadow off. */
+void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames);
+/* -EINVAL if cfg is out of range. */
+int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
+	    const struct bw_pt_ops *ops,
+	    void (*respond)(void *priv, const struct bw_response *rsp),
+	    void *respond_priv);
+/*
+ * Registers an object (replacing the smallest entry when full, only if
+ * the new object is larger; ties keep the older). Returns 1 if it is in
+ * the buffer now.
+ */
+int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e);
+/* Drops every entry of pasid overlapping [start, end] (a free). */
+void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end);
+/*
+ * A new request; -EINVAL if it arrives before now, -ENOSPC past
+ * BW_MAX_INFLIGHT requests in flight.
+ */
+int bw_submit(struct bw_iommu *b, const struct bw_request *req);
+/* Runs every event before cycle until; responses go to respond(). */
+void bw_advance(struct bw_iommu *b, u64 until);
+/* Requests submitted and not answered. */
+u32 bw_inflight(const struct bw_iommu *b);
+/* The next cycle something happens, or ~0 if idle. */
+u64 bw_next_event(const struct bw_iommu *b);
+/* A full walk of vpn: the leaf PTE, or 0. */
+u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn);
+
+#endif /* BARRE_WALK_H */

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU memory allocation with Barre (Barre Chord §IV-C, §IV-G).
+ *
+ * Layout of an object of P pages over GPU_map = (M[0], ..., M[n-1]) with g
+ * pages per chiplet: page i is in round r = i / (n g); inside the round,
+ * position k = (i mod n g) / g and index j = i mod g. Page i goes to chiplet
+ * M[k]. Group j of round r is the pages of index j at every position the
+ * round has (a short last round has fewer), the paper's "j-th page of every
+ * sharer's chunk".
+ *
+ * With Barre on, each group of two or more pages gets the lowest local
+ * frame free in all of its chiplets, and its PTEs carry the bitmap of those
+ * chiplets and each page's position (§IV-G, one common frame per group);
+ * where no such frame exists, that group's pages are placed one by one
+ * with bitmap 0 (per-group fallback: the paper leaves the granularity open,
+ * notes §6.5). Without Barre, or for a page alone in its group, a page takes
+ * the lowest free frame of its chiplet.
+ */
+#include "gpu_alloc.h"
+
+#define GA_BITS		64
+
+u32 ga_pool_words(u32 frames)
+{
+	return (frames + GA_BITS - 1) / GA_BITS;
+}
+
+void ga_pools_init(struct ga_pools *p, u32 chiplets, u32 frames, u64 *storage)
+{
+	u32 c, w, words = ga_pool_words(frames);
+
+	memset(p, 0, sizeof(*p));
+	p->chiplets = chiplets;
+	p->frames = frames;
+	p->words = words;
+	for (c = 0; c < chiplets; c++) {
+		p->free[c] = storage + (u64)c * words;
+		p->base[c] = (u64)c * frames;
+		for (w = 0; w < words; w++)
+			p->free[c][w] = ~0ULL;
+		if (frames % GA_BITS)
+			p->free[c][words - 1] = (1ULL << (frames % GA_BITS)) - 1;
+		p->free_frames[c] = frames;
+	}
+}
+
+bool ga_frame_is_free(const struct ga_pools *p, u32 chiplet, u32 local)
+{
+	return p->free[chiplet][local / GA_BITS] & (1ULL << (local % GA_BITS));
+}
+
+void ga_frame_take(struct ga_pools *p, u32 chiplet, u32 local)
+{
+	p->free[chiplet][local / GA_BITS] &= ~(1ULL << (local % GA_BITS));
+	p->free_frames[chiplet]--;
+}
+
+void ga_frame_put(struct ga_pools *p, u32 chiplet, u32 local)
+{
+	p->free[chiplet][local / GA_BITS] |= 1ULL << (local % GA_BITS);
+	p->free_frames[chiplet]++;
+	if (local < p->hint[chiplet])
+		p->hint[chiplet] = local;
+}
+
+static u32 ga_lowest_bit(u64 v)
+{
+	u32 n = 0;
+
+	while (!(v & 1)) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+u32 ga_find_free(struct ga_pools *p, u32 chiplet)
+{
+	u32 w;
+
+	for (w = p->hint[chiplet] / GA_BITS; w < p->words; w++) {
+		if (p->free[chiplet][w]) {
+			u32 local = w * GA_BITS + ga_lowest_bit(p->free[chiplet][w]);
+
+			p->hint[chiplet] = local;
+			return local;
+		}
+	}
+	p->hint[chiplet] = p->frames;
+	return GA_NO_FRAME;
+}
+
+u32 ga_find_common(const struct ga_pools *p, u32 mask)
+{
+	u32 c, w, start = 0;
+
+	/* A frame free everywhere is at or above every chiplet's hint. */
+	for (c = 0; c < p->chiplets; c++)
+		if ((mask & (1U << c)) && p->hint[c] > start)
+			start = p->hint[c];
+	for (w = start / GA_BITS; w < p->words; w++) {
+		u64 all = ~0ULL;
+
+		for (c = 0; c < p->chiplets && all; c++)
+			if (mask & (1U << c))
+				all &= p->free[c][w];
+		if (all)
+			return w * GA_BITS + ga_lowest_bit(all);
+	}
+	return GA_NO_FRAME;
+}
+
+/* ---- Page tables ------------------------------------------------------ */
+
+static u32 ga_pt_index(u64 vpn, int level)
+{
+	return (vpn >> (9 * (MCMGPU_PT_LEVELS - 1 - level))) & (MCMGPU_PT_ENTRIES - 1);
+}
+
+int ga_space_init(struct ga_space *as, u32 pasid, const struct ga_pt_ops *ops)
+{
+	memset(as, 0, sizeof(*as));
+	as->pasid = pasid;
+	as->ops = ops;
+	as->next_vpn = GA_FIRST_VPN;
+	as->root = ops->alloc_table(ops->priv);
+	return as->root ? 0 : -ENOMEM;
+}
+
+static void ga_free_tables(struct ga_space *as, u64 table, int level)
+{
+	u64 *t = as->ops->map_table(as->ops->priv, table);
+	u32 i;
+
+	if (level < MCMGPU_PT_LEVELS - 1) {
+		for (i = 0; i < MCMGPU_PT_ENTRIES; i++)
+			if (t[i] & MCMGPU_PTE_VALID)
+				ga_free_tables(as, t[i] & MCMGPU_PTE_TABLE_MASK,
+					       level + 1);
+	}
+	as->ops->free_table(as->ops->priv, table);
+}
+
+void ga_space_destroy(struct ga_space *as)
+{
+	if (as->root)
+		ga_free_tables(as, as->root, 0);
+	as->root = 0;
+}
+
+u64 ga_pte_get(const struct ga_space *as, u64 vpn)
+{
+	u64 table = as->root, e = 0;
+	int level;
+
+	if (!table || vpn >= GA_VPN_LIMIT)
+		return 0;
+	for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
+		e = as->ops->map_table(as->ops->priv, table)[ga_pt_index(vpn, level)];
+		if (!(e & MCMGPU_PTE_VALID))
+			return 0;
+		table = e & MCMGPU_PTE_TABLE_MASK;
+	}
+	return e;
+}
+
+int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte)
+{
+	u64 table = as->root, *t;
+	int level;
+
+	if (!table || vpn >= GA_VPN_LIMIT)
+		return -EINVAL;
+	for (level = 0; level < MCMGPU_PT_LEVELS - 1; level++) {
+		t = as->ops->map_table(as->ops->priv, table);
+		if (!(t[ga_pt_index(vpn, level)] & MCMGPU_PTE_VALID)) {
+			u64 next = as->ops->alloc_table(as->ops->priv);
+
+			if (!next)
+				return -ENOMEM;
+			t[ga_pt_index(vpn, level)] = next | MCMGPU_PTE_VALID;
+		}
+		table = t[ga_pt_index(vpn, level)] & MCMGPU_PTE_TABLE_MASK;
+	}
+	as->ops->map_table(as->ops->priv, table)[ga_pt_index(vpn, level)] = pte;
+	return 0;
+}
+
+/* ---- Objects ---------------------------------------------------------- */
+
+int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
+		   const char **field)
+{
+	u32 i, seen = 0;
+
+	*field = NULL;
+	if (!req->pages || req->pages > (u64)p->chiplets * p->frames)
+		*field = "pages";
+	else if (req->policy >= MCMGPU_ALLOC_POLICIES)
+		*field = "policy";
+	else if (req->policy == MCMGPU_ALLOC_CHUNK &&
+		 (!req->g || req->g > req->pages))
+		*field = "g";
+	else if (req->nmap > p->chiplets)
+		*field = "map";
+	for (i = 0; !*field && i < req->nmap; i++) {
+		if (req->map[i] >= p->chiplets || (seen & (1U << req->map[i])))
+			*field = "map";
+		seen |= 1U << req->map[i];
+	}
+	return *field ? -EINVAL : 0;
+}
+
+u32 ga_page_pos(const struct ga_object *obj, u64 i)
+{
+	return (i % ((u64)obj->nmap * obj->g)) / obj->g;
+}
+
+u32 ga_page_chiplet(const struct ga_object *obj, u64 i)
+{
+	return obj->map[ga_page_pos(obj, i)];
+}
+
+static u64 ga_pte(const struct ga_object *obj, u64 pfn, u32 bitmap, u32 pos)
+{
+	return obj->pte_flags | (pfn << MCMGPU_PTE_PFN_SHIFT) |
+	       ((u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
+	       ((u64)(bitmap ? pos : 0) << MCMGPU_PTE_COAL_POS_SHIFT);
+}
+
+/* Returns page i's frame to its pool and clears its PTE (rollback, free). */
+static void ga_unplace(struct ga_pools *p, struct ga_space *as,
+		       struct ga_object *obj, u64 i)
+{
+	u32 c = ga_page_chiplet(obj, i);
+
+	ga_frame_put(p, c, obj->pfn[i] - p->base[c]);
+	ga_pte_set(as, obj->vpn + i, 0);
+	obj->pfn[i] = GA_UNPLACED;
+}
+
+static int ga_place(struct ga_pools *p, struct ga_space *as,
+		    struct ga_object *obj, u64 i, u32 local, u32 bitmap)
+{
+	u32 c = ga_page_chiplet(obj, i);
+	u64 pfn = p->base[c] + local;
+	u64 pte = ga_pte(obj, pfn, bitmap, ga_page_pos(obj, i));
+	int ret;
+
+	ret = ga_pte_set(as, obj->vpn + i, pte);
+	if (ret)
+		return ret;
+	ga_frame_take(p, c, local);
+	obj->pfn[i] = pfn;
+	return 0;
+}
+
+/* A page on its own: the lowest free frame of its chiplet. */
+static int ga_place_single(struct ga_pools *p, struct ga_space *as,
+			   struct ga_object *obj, u64 i)
+{
+	u32 local = ga_find_free(p, ga_page_chiplet(obj, i));
+
+	return local == GA_NO_FRAME ? -ENOMEM : ga_place(p, as, obj, i, local, 0);
+}
+
+/* Group j of the round starting at page first: its pages and chiplets. */
+static u32 ga_group(const struct ga_object *obj, u64 first, u32 j,
+		    u64 *pages, u32 *mask)
+{
+	u32 k, n = 0;
+
+	*mask = 0;
+	for (k = 0; k < obj->nmap; k++) {
+		u64 i = first + (u64)k * obj->g + j;
+
+		if (i >= obj->pages)
+			break;
+		pages[n++] = i;
+		*mask |= 1U << obj->map[k];
+	}
+	return n;
+}
+
+static int ga_place_round(struct ga_pools *p, struct ga_space *as,
+			  struct ga_object *obj, u64 first)
+{
+	u64 pages[MCMGPU_MAX_CHIPLETS];
+	u32 j, n, mask, local, m;
+	int ret;
+
+	for (j = 0; j < obj->g && first + j < obj->pages; j++) {
+		n = ga_group(obj, first, j, pages, &mask);
+		local = obj->barre && n > 1 ? ga_find_common(p, mask) : GA_NO_FRAME;
+		for (m = 0; m < n; m++) {
+			if (local != GA_NO_FRAME)
+				ret = ga_place(p, as, obj, pages[m], local, mask);
+			else
+				ret = ga_place_single(p, as, obj, pages[m]);
+			if (ret)
+				return ret;
+		}
+		if (local != GA_NO_FRAME) {
+			obj->groups++;
+			obj->grouped_pages += n;
+		} else if (obj->barre && n > 1) {
+			obj->fallback_pages += n;
+		}
+	}
+	return 0;
+}
+
+int ga_alloc(struct ga_pools *p, struct ga_space *as,
+	     const struct ga_alloc_req *req, struct ga_object *obj, u64 *pfn)
+{
+	const char *field;
+	u64 first, i, round;
+	int ret = ga_alloc_check(p, req, &field);
+	u32 k;
+
+	if (ret)
+		return ret;
+	if (as->next_vpn + req->pages + 1 > GA_VPN_LIMIT)
+		return -ENOSPC;
+	memset(obj, 0, sizeof(*obj));
+	obj->pages = req->pages;
+	obj->nmap = req->nmap ? req->nmap : p->chiplets;
+	for (k = 0; k < obj->nmap; k++)
+		obj->map[k] = req->nmap ? req->map[k] : k;
+	if (req->policy == MCMGPU_ALLOC_RR)
+		obj->g = 1;
+	else if (req->policy == MCMGPU_ALLOC_KWC)
+		obj->g = (req->pages + obj->nmap - 1) / obj->nmap;
+	else
+		obj->g = req->g;
+	obj->barre = req->barre;
+	obj->pte_flags = MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
+			 (req->writable ? MCMGPU_PTE_WRITE : 0);
+	obj->vpn = as->next_vpn;
+	obj->pfn = pfn;
+	for (i = 0; i < obj->pages; i++)
+		pfn[i] = GA_UNPLACED;
+
+	round = (u64)obj->nmap * obj->g;
+	for (first = 0; first < obj->pages; first += round) {
+		ret = ga_place_round(p, as, obj, first);
+		if (ret)
+			goto rollback;
+	}
+	/* A guard page between objects. */
+	as->next_vpn += obj->pages + 1;
+	return 0;
+
+rollback:
+	for (i = 0; i < obj->pages; i++)
+		if (obj->pfn[i] != GA_UNPLACED)
+			ga_unplace(p, as, obj, i);
+	return ret;
+}
+
+void ga_free(struct ga_pools *p, struct ga_space *as, struct ga_object *obj)
+{
+	u64 i;
+
+	for (i = 0; i < obj->pages; i++)
+		if (obj->pfn[i] != GA_UNPLACED)
+			ga_unplace(p, as, obj, i);
+}
+
+void ga_pec_entry(const struct ga_space *as, const struct ga_object *obj,
+		  struct mcmgpu_pec_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->start_vpn = obj->vpn;
+	e->end_vpn = obj->vpn + obj->pages - 1;
+	e->pasid = as->pasid;
+	e->g = obj->g;
+	e->nmap = obj->nmap;
+	memcpy(e->map, obj->map, sizeof(e->map));
+	e->valid = 1;
+}

@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of Barre's cores: the allocator (drivers/mcmgpu/gpu_alloc.c)
+ * and the IOMMU walker with PEC (drivers/iommu/barre/barre_walk.c). The
+ * paper's worked examples as exact values (notes §5d), then randomized
+ * properties: every coalesced PFN equals the true walk, nothing is
+ * translated outside its object or address space, no frame is owned twice.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "../../drivers/mcmgpu/gpu_alloc.h"
+#include "../../drivers/iommu/barre/barre_walk.h"
+
+/* ---- Page tables in plain memory --------------------------------------- */
+
+struct tables {
+	long live;
+};
+
+static u64 t_alloc(void *priv)
+{
+	struct tables *t = priv;
+	void *p = aligned_alloc(4096, 4096);
+
+	if (!p)
+		return 0;
+	memset(p, 0, 4096);
+	t->live++;
+	return (u64)(uintptr_t)p;
+}
+
+static void t_free(void *priv, u64 table)
+{
+	struct tables *t = priv;
+
+	free((void *)(uintptr_t)table);
+	t->live--;
+}
+
+static u64 *t_map(void *priv, u64 table)
+{
+	return (u64 *)(uintptr_t)table;
+}
+
+struct env {
+	struct tables tables;
+	struct ga_pt_ops ops;
+	struct ga_pools pools;
+	u64 *storage;
+	struct ga_space as[4];
+	u32 nspaces;
+};
+
+static void env_init(struct env *e, u32 chiplets, u32 frames, u32 spaces)
+{
+	u32 i;
+
+	memset(e, 0, sizeof(*e));
+	e->ops = (struct ga_pt_ops){ t_alloc, t_free, t_map, &e->tables };
+	e->storage = calloc((size_t)chiplets * ga_pool_words(frames), 8);
+	ga_pools_init(&e->pools, chiplets, frames, e->storage);
+	e->nspaces = spaces;
+	for (i = 0; i < spaces; i++)
+		ga_space_init(&e->as[i], i + 1, &e->ops);
+}
+
+static void env_fini(struct env *e)
+{
+	u32 i;
+
+	for (i = 0; i < e->nspaces; i++)
+		ga_space_destroy(&e->as[i]);
+	free(e->storage);
+}
+
+/* Walker page-table access: PASID i + 1 is e->as[i]. */
+static u64 w_root(void *priv, u32 pasid)
+{
+	struct env *e = priv;
+
+	return pasid >= 1 && pasid <= e->nspaces ? e->as[pasid - 1].root : 0;
+}
+
+static u64 w_read(void *priv, u64 table, u32 index)
+{
+	return ((u64 *)(uintptr_t)table)[index];
+}
+
+/* The paper's Example 1 bases: 0xA000, 0xB000, 0xC000, 0xD000. */
+static void example_bases(struct env *e)
+{
+	u32 c;
+
+	for (c = 0; c < 4; c++)
+		e->pools.base[c] = 0xA000 + 0x1000 * c;
+}
+
+/* Only the given local frames free (in every chiplet of mask). */
+static void pools_only(struct env *e, u32 mask, const u32 *frames, u32 n)
+{
+	u32 c, f, i;
+
+	for (c = 0; c < e->pools.chiplets; c++)
+		for (f = 0; f < e->pools.frames; f++)
+			if (ga_frame_is_free(&e->pools, c, f))
+				ga_frame_take(&e->pools, c, f);
+	for (c = 0; c < e->pools.chiplets; c++)
+		if (mask & (1U << c))
+			for (i = 0; i < n; i++)
+				ga_frame_put(&e->pools, c, frames[i]);
+}
+
+/* Example 1 (notes §2.2): data 1, VPNs 0x1..0xC, g = 3, map 0..3. */
+TEST(example1_layout_and_example3_pec_entry)
+{
+	static const u32 common[] = { 0x75, 0x88, 0x114 };
+	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 3, .barre = true };
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12], i;
+
+	env_init(&e, 4, 0x1000, 1);
+	example_bases(&e);
+	pools_only(&e, 0xf, common, 3);
+	/* A frame free in only some chiplets is not common. */
+	ga_frame_put(&e.pools, 0, 0x10);
+	ga_frame_put(&e.pools, 1, 0x10);
+	e.as[0].next_vpn = 0x1;
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	EXPECT_EQ(0x1, obj.vpn);
+	EXPECT_EQ(0xA075, pfn[0x1 - 1]);
+	EXPECT_EQ(0xB088, pfn[0x5 - 1]);
+	EXPECT_EQ(0xD114, pfn[0xC - 1]);
+	/* G0 {1,4,7,A} at 0x75, G1 {2,5,8,B} at 0x88, G2 {3,6,9,C} at 0x114. */
+	for (i = 0; i < 12; i++) {
+		u64 pte = ga_pte_get(&e.as[0], 0x1 + i);
+
+		EXPECT_EQ(0xA000 + 0x1000 * (i / 3) + common[i % 3], pfn[i]);
+		EXPECT_EQ(pfn[i], MCMGPU_PTE_PFN(pte));
+		EXPECT_EQ(0xf, MCMGPU_PTE_COAL_BITMAP(pte));
+		EXPECT_EQ(i / 3, MCMGPU_PTE_COAL_POS(pte));
+	}
+	EXPECT_EQ(3, obj.groups);
+	EXPECT_EQ(12, obj.grouped_pages);
+	EXPECT_EQ(0, obj.fallback_pages);
+
+	/* Example 3: (0x1, 0xC, 3, 000 001 010 011). */
+	ga_pec_entry(&e.as[0], &obj, &pe);
+	EXPECT_EQ(0x1, pe.start_vpn);
+	EXPECT_EQ(0xC, pe.end_vpn);
+	EXPECT_EQ(3, pe.g);
+	EXPECT_EQ(4, pe.nmap);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(i, pe.map[i]);
+
+	ga_free(&e.pools, &e.as[0], &obj);
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(ga_frame_is_free(&e.pools, 3, common[i]));
+	EXPECT_EQ(0, ga_pte_get(&e.as[0], 0x5));
+	env_fini(&e);
+	EXPECT_EQ(0, e.tables.live);
+}
+
+/* Example 4 (notes §2.6): walking 0x4 (0xB075, order 1) gives 0xA -> 0xD075. */
+TEST(example4_pfn_calculation)
+{
+	struct mcmgpu_pec_entry pe = { .start_vpn = 0x1, .end_vpn = 0xC, .g = 3,
+				       .nmap = 4, .map = { 0, 1, 2, 3 } };
+	const __u64 base[4] = { 0xA000, 0xB000, 0xC000, 0xD000 };
+	u64 pte = MCMGPU_PTE_VALID | (0xB075ULL << MCMGPU_PTE_PFN_SHIFT) |
+		  (0xfULL << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
+		  (1ULL << MCMGPU_PTE_COAL_POS_SHIFT);
+	__u64 pfn = 0;
+
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0xA, &pfn));
+	EXPECT_EQ(0xD075, pfn);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0x1, &pfn));
+	EXPECT_EQ(0xA075, pfn);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0x4, &pfn));
+	EXPECT_EQ(0xB075, pfn);
+	/* Another group (0x5: delta 1), outside the object (0xD), no group. */
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0x5, &pfn));
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0xD, &pfn));
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4,
+				     pte & ~(0xffULL << MCMGPU_PTE_COAL_BITMAP_SHIFT),
+				     0xA, &pfn));
+	/* A hole: chiplet 3 not in the bitmap, so 0xA must be walked. */
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4,
+				     pte & ~(0x8ULL << MCMGPU_PTE_COAL_BITMAP_SHIFT),
+				     0xA, &pfn));
+}
+
+/* The expanded group of notes §3.2 (F-Barre's general form). */
+TEST(expanded_group_general_formula)
+{
+	struct mcmgpu_pec_entry pe = { .start_vpn = 0x100, .end_vpn = 0x10F,
+				       .g = 4, .nmap = 4, .map = { 0, 1, 2, 3 } };
+	const __u64 base[4] = { 0xA000, 0xB000, 0xC000, 0xD000 };
+	u64 pte = MCMGPU_PTE_VALID | (0xB201ULL << MCMGPU_PTE_PFN_SHIFT) |
+		  (0xfULL << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
+		  (1ULL << MCMGPU_PTE_COAL_POS_SHIFT) |
+		  (1ULL << MCMGPU_PTE_COAL_INTRA_SHIFT) |
+		  (1ULL << MCMGPU_PTE_COAL_MERGED_SHIFT);
+	__u64 pfn = 0;
+
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x105, pte, 0x10C, &pfn));
+	EXPECT_EQ(0xD200, pfn);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x105, pte, 0x101, &pfn));
+	EXPECT_EQ(0xA201, pfn);
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x105, pte, 0x10E, &pfn));
+}
+
+/*
+ * Fig 7a: objects of 12, 4 and 3 pages on 4 chiplets make 5 groups over
+ * 19 pages; Example 2: data 3 spans chiplets 0-2 (bitmap 0x07), and its
+ * last page has order 2.
+ */
+TEST(fig7a_five_groups_and_example2)
+{
+	struct ga_alloc_req d1 = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				   .g = 3, .barre = true };
+	struct ga_alloc_req d2 = { .pages = 4, .policy = MCMGPU_ALLOC_RR,
+				   .barre = true };
+	struct ga_alloc_req d3 = { .pages = 3, .policy = MCMGPU_ALLOC_RR,
+				   .barre = true };
+	struct ga_object o1, o2, o3;
+	u64 p1[12], p2[4], p3[3], pte;
+	struct env e;
+
+	env_init(&e, 4, 1024, 1);
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d1, &o1, p1));
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d2, &o2, p2));
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d3, &o3, p3));
+	EXPECT_EQ(5, o1.groups + o2.groups + o3.groups);
+	EXPECT_EQ(19, o1.grouped_pages + o2.grouped_pages + o3.grouped_pages);
+	pte = ga_pte_get(&e.as[0], o3.vpn + 2);
+	EXPECT_EQ(0x07, MCMGPU_PTE_COAL_BITMAP(pte));
+	EXPECT_EQ(2, MCMGPU_PTE_COAL_POS(pte));
+	EXPECT_EQ(2 * 1024 + MCMGPU_PTE_PFN(ga_pte_get(&e.as[0], o3.vpn)),
+		  MCMGPU_PTE_PFN(pte));
+	ga_free(&e.pools, &e.as[0], &o1);
+	ga_free(&e.pools, &e.as[0], &o2);
+	ga_free(&e.pools, &e.as[0], &o3);
+	env_fini(&e);
+}
+
+/*
+ * An arbitrary GPU_map (Fig 10 right; the figure's exact map is not in the
+ * text, so ours is 1, 0, 3, 2): positions go to chiplets in map order and
+ * PEC computes across them.
+ */
+TEST(arbitrary_gpu_map)
+{
+	struct ga_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 2, .nmap = 4, .map = { 1, 0, 3, 2 },
+				    .barre = true };
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	__u64 base[4], pfn;
+	struct env e;
+	u64 p[8], i, j;
+
+	env_init(&e, 4, 256, 1);
+	for (i = 0; i < 4; i++)
+		base[i] = e.pools.base[i];
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(req.map[i / 2], (p[i] / 256)) TH_LOG("page %lu", (unsigned long)i);
+	ga_pec_entry(&e.as[0], &obj, &pe);
+	for (i = 0; i < 8; i++)
+		for (j = 0; j < 8; j++) {
+			int in = mcmgpu_pec_calc(&pe, base, obj.vpn + i,
+						 ga_pte_get(&e.as[0], obj.vpn + i),
+						 obj.vpn + j, &pfn);
+
+			EXPECT_EQ(i % 2 == j % 2, in);
+			if (in)
+				EXPECT_EQ(p[j], pfn);
+		}
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+TEST(bad_requests_are_refused)
+{
+	struct ga_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 2 };
+	const char *field;
+	struct ga_object obj;
+	struct env e;
+	u64 p[8];
+
+	env_init(&e, 4, 256, 1);
+	req.pages = 0;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_STREQ("pages", field);
+	req.pages = 4 * 256 + 1;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	req.pages = 8;
+	req.g = 0;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_STREQ("g", field);
+	req.g = 2;
+	req.policy = 7;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_STREQ("policy", field);
+	req.policy = MCMGPU_ALLOC_CHUNK;
+	req.nmap = 2;
+	req.map[0] = 1;
+	req.map[1] = 1;
+	EXPECT_EQ(-EINVAL, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	req.map[1] = 4;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_STREQ("map", field);
+	/* Out of frames: -ENOMEM and nothing kept. */
+	req.nmap = 0;
+	req.pages = 8;
+	pools_only(&e, 0xf, (const u32[]){ 1, 2, 3 }, 1);
+	EXPECT_EQ(-ENOMEM, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	EXPECT_TRUE(ga_frame_is_free(&e.pools, 0, 1));
+	EXPECT_EQ(1, e.pools.free_frames[0]);
+	EXPECT_EQ(0, ga_pte_get(&e.as[0], GA_FIRST_VPN));
+	env_fini(&e);
+}
+
+/* ---- Randomized properties --------------------------------------------- */
+
+struct live {
+	struct ga_object obj;
+	u64 *pfn;
+	u32 space;
+	bool used;
+};
+
+/* Every frame owned once; every PTE equals the object's record; groups sound. */
+static void check_layout(struct __test_metadata *_metadata, struct env *e,
+			 struct live *objs, u32 nobj, const u8 *pretaken)
+{
+	u32 c, frames = e->pools.frames;
+	u8 *owner = calloc((size_t)e->pools.chiplets * frames, 1);
+	u32 o;
+	u64 i;
+
+	for (o = 0; o < nobj; o++) {
+		struct ga_object *ob = &objs[o].obj;
+
+		if (!objs[o].used)
+			continue;
+		for (i = 0; i < ob->pages; i++) {
+			u64 pte = ga_pte_get(&e->as[objs[o].space], ob->vpn + i);
+			u64 pfn = objs[o].pfn[i];
+			u32 chip = ga_page_chiplet(ob, i);
+			u32 bm = MCMGPU_PTE_COAL_BITMAP(pte);
+
+			ASSERT_EQ(pfn, MCMGPU_PTE_PFN(pte));
+			ASSERT_EQ(chip, pfn / frames);
+			ASSERT_EQ(0, owner[pfn]) TH_LOG("frame %lu twice", (unsigned long)pfn);
+			ASSERT_FALSE(pretaken[pfn]);
+			ASSERT_FALSE(ga_frame_is_free(&e->pools, chip, pfn % frames));
+			owner[pfn] = 1;
+			if (mcmgpu_popcount8(bm) >= 2) {
+				u32 k, pos = MCMGPU_PTE_COAL_POS(pte);
+				u64 first = i - pos * ob->g;
+
+				ASSERT_TRUE(ob->barre);
+				ASSERT_EQ(ga_page_pos(ob, i), pos);
+				ASSERT_TRUE(bm & (1U << chip));
+				for (k = 0; k < ob->nmap; k++) {
+					u64 sib = first + (u64)k * ob->g, spte;
+
+					if (!(bm & (1U << ob->map[k])))
+						continue;
+					ASSERT_LT(sib, ob->pages);
+					spte = ga_pte_get(&e->as[objs[o].space], ob->vpn + sib);
+					ASSERT_EQ(bm, MCMGPU_PTE_COAL_BITMAP(spte));
+					ASSERT_EQ(k, MCMGPU_PTE_COAL_POS(spte));
+					ASSERT_EQ(pfn % frames, MCMGPU_PTE_PFN(spte) % frames);
+				}
+			}
+		}
+	}
+	for (c = 0; c < e->pools.chiplets; c++) {
+		u32 f, free = 0;
+
+		for (f = 0; f < frames; f++) {
+			bool is_free = ga_frame_is_free(&e->pools, c, f);
+
+			free += is_free;
+			ASSERT_EQ(!is_free, owner[c * frames + f] || pretaken[c * frames + f]);
+		}
+		ASSERT_EQ(free, e->pools.free_frames[c]);
+	}
+	free(owner);
+}
+
+/* PEC over every walked page and candidate: computed = true walk, or no. */
+static void check_pec(struct __test_metadata *_metadata, struct env *e,
+		      struct live *objs, u32 nobj)
+{
+	__u64 base[MCMGPU_MAX_CHIPLETS], pfn;
+	u32 o, c;
+	u64 i, j;
+
+	for (c = 0; c < e->pools.chiplets; c++)
+		base[c] = e->pools.base[c];
+	for (o = 0; o < nobj; o++) {
+		struct ga_object *ob = &objs[o].obj;
+		struct mcmgpu_pec_entry pe;
+		struct ga_space *as = &e->as[objs[o].space];
+
+		if (!objs[o].used)
+			continue;
+		ga_pec_entry(as, ob, &pe);
+		for (i = 0; i < ob->pages; i++) {
+			u64 pte = ga_pte_get(as, ob->vpn + i);
+			u64 members = 0;
+
+			/* Candidates: the object and a margin around it. */
+			for (j = 0; j < ob->pages + 4; j++) {
+				u64 vpn = ob->vpn + j - 2;
+				u64 truth = ga_pte_get(as, vpn);
+
+				if (!mcmgpu_pec_calc(&pe, base, ob->vpn + i, pte, vpn, &pfn))
+					continue;
+				members++;
+				ASSERT_TRUE(truth & MCMGPU_PTE_VALID);
+				ASSERT_EQ(MCMGPU_PTE_PFN(truth), pfn)
+					TH_LOG("object %u page %lu -> vpn 0x%lx", o,
+					       (unsigned long)i, (unsigned long)vpn);
+			}
+			ASSERT_EQ(mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) >= 2 ?
+				  mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) : 0,
+				  members);
+		}
+	}
+}
+
+TEST(random_layouts_frees_and_pec)
+{
+	u64 seed = 0x5eed;
+	int iter;
+
+	for (iter = 0; iter < 60; iter++) {
+		static const u32 nchip[] = { 2, 4, 8 };
+		u32 chiplets = nchip[mt_xorshift64(&seed) % 3];
+		u32 frames = 64 + mt_xorshift64(&seed) % 512;
+		struct live objs[24];
+		struct env e;
+		u8 *pretaken;
+		u32 o, c, f, frag = mt_xorshift64(&seed) % 91;
+
+		env_init(&e, chiplets, frames, 2);
+		pretaken = calloc((size_t)chiplets * frames, 1);
+		/* Pre-fragment: frag % of each pool taken at random. */
+		for (c = 0; c < chiplets; c++)
+			for (f = 0; f < frames; f++)
+				if (mt_xorshift64(&seed) % 100 < frag) {
+					ga_frame_take(&e.pools, c, f);
+					pretaken[c * frames + f] = 1;
+				}
+		memset(objs, 0, sizeof(objs));
+		for (o = 0; o < 24; o++) {
+			struct ga_alloc_req req = { 0 };
+			u32 k, n, perm[MCMGPU_MAX_CHIPLETS];
+			int ret;
+
+			req.pages = 1 + mt_xorshift64(&seed) % (frames / 4 + 1);
+			req.policy = mt_xorshift64(&seed) % MCMGPU_ALLOC_POLICIES;
+			req.g = 1 + mt_xorshift64(&seed) % 6;
+			if (req.g > req.pages)
+				req.g = req.pages;
+			req.barre = mt_xorshift64(&seed) % 4 != 0;
+			req.writable = mt_xorshift64(&seed) & 1;
+			/* A random subset of chiplets in random order, or the default. */
+			n = mt_xorshift64(&seed) % (chiplets + 1);
+			for (k = 0; k < chiplets; k++)
+				perm[k] = k;
+			for (k = 0; k < chiplets; k++) {
+				u32 r = k + mt_xorshift64(&seed) % (chiplets - k), t = perm[k];
+
+				perm[k] = perm[r];
+				perm[r] = t;
+			}
+			req.nmap = n;
+			for (k = 0; k < n; k++)
+				req.map[k] = perm[k];
+			objs[o].pfn = malloc(req.pages * sizeof(u64));
+			objs[o].space = mt_xorshift64(&seed) % 2;
+			ret = ga_alloc(&e.pools, &e.as[objs[o].space], &req,
+				       &objs[o].obj, objs[o].pfn);
+			ASSERT_TRUE(ret == 0 || ret == -ENOMEM) TH_LOG("ret %d", ret);
+			objs[o].used = ret == 0;
+			if (!objs[o].used)
+				free(objs[o].pfn);
+			/* Now and then free a random earlier object. */
+			if (mt_xorshift64(&seed) % 3 == 0) {
+				u32 v = mt_xorshift64(&seed) % (o + 1);
+
+				if (objs[v].used) {
+					struct ga_object *ob = &objs[v].obj;
+					u64 i;
+
+					ga_free(&e.pools, &e.as[objs[v].space], ob);
+					for (i = 0; i < ob->pages; i++)
+						ASSERT_EQ(0, ga_pte_get(&e.as[objs[v].space],
+									ob->vpn + i));
+					objs[v].used = false;
+					free(objs[v].pfn);
+				}
+			}
+			check_layout(_metadata, &e, objs, o + 1, pretaken);
+		}
+		check_pec(_metadata, &e, objs, 24);
+		for (o = 0; o < 24; o++)
+			if (objs[o].used) {
+				ga_free(&e.pools, &e.as[objs[o].space], &objs[o].obj);
+				free(objs[o].pfn);
+			}
+		for (c = 0; c < chiplets; c++) {
+			u32 taken = 0;
+
+			for (f = 0; f < frames; f++)
+				taken += pretaken[c * frames + f];
+			EXPECT_EQ(frames - taken, e.pools.free_frames[c]);
+		}
+		free(pretaken);
+		env_fini(&e);
+		ASSERT_EQ(0, e.tables.live);
+	}
+}
+
+/* ---- The walker ------------------------------------------------------- */
+
+struct answers {
+	struct bw_response r[BW_MAX_INFLIGHT * 4];
+	u32 n;
+};
+
+static void collect(void *priv, const struct bw_response *rsp)
+{
+	struct answers *a = priv;
+
+	a->r[a->n++] = *rsp;
+}
+
+static void walker_env(struct env *e, struct bw_iommu *b, struct answers *a,
+		       u32 walkers, u32 pec, bool shadow)
+{
+	struct bw_pt_ops ops = { w_root, w_read, e };
+	struct bw_config cfg;
+	u32 c;
+
+	bw_default_config(&cfg, e->pools.chiplets, e->pools.frames);
+	for (c = 0; c < e->pools.chiplets; c++)
+		cfg.base[c] = e->pools.base[c];
+	cfg.walkers = walkers;
+	cfg.pec_entries = pec;
+	cfg.shadow = shadow;
+	memset(a, 0, sizeof(*a));
+	bw_init(b, &cfg, &ops, collect, a);
+}
+
+/*
+ * One walker, the four pages of G0 of Example 1 arriving together: the
+ * first is walked (500 cycles) and PEC completes the three others.
+ */
+TEST(walker_coalesces_pending_group)
+{
+	static const u32 common[] = { 0x75, 0x88, 0x114 };
+	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 3, .barre = true };
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	env_init(&e, 4, 0x1000, 1);
+	example_bases(&e);
+	pools_only(&e, 0xf, common, 3);
+	e.as[0].next_vpn = 0x1;
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ga_pec_entry(&e.as[0], &obj, &pe);
+
+	walker_env(&e, &b, &a, 1, 5, true);
+	ASSERT_EQ(1, bw_pec_add(&b, &pe));
+	for (i = 0; i < 4; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+					.pasid = 1, .chiplet = i };
+
+		ASSERT_EQ(0, bw_submit(&b, &r));
+	}
+	bw_advance(&b, 10000);
+	ASSERT_EQ(4, a.n);
+	EXPECT_EQ(1, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	EXPECT_EQ(1, b.stats.pec_hits);
+	EXPECT_EQ(0, b.stats.shadow_mismatches);
+	EXPECT_EQ(4 * 500, b.stats.service_cycles);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(500, a.r[i].done);
+		EXPECT_EQ(0xA075 + 0x1000 * a.r[i].tag, a.r[i].pfn);
+		EXPECT_EQ(a.r[i].tag != 0, a.r[i].coalesced);
+	}
+
+	/* Barre off (no PEC entries): four walks, one after another. */
+	walker_env(&e, &b, &a, 1, 0, true);
+	for (i = 0; i < 4; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+					.pasid = 1, .chiplet = i };
+
+		ASSERT_EQ(0, bw_submit(&b, &r));
+	}
+	bw_advance(&b, 10000);
+	EXPECT_EQ(4, b.stats.walks);
+	EXPECT_EQ(0, b.stats.coalesced);
+	EXPECT_EQ(500 + 1000 + 1500 + 2000, b.stats.service_cycles);
+
+	/* Sixteen walkers: all four start at once, nothing is pending. */
+	walker_env(&e, &b, &a, 16, 5, true);
+	bw_pec_add(&b, &pe);
+	for (i = 0; i < 4; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+					.pasid = 1, .chiplet = i };
+
+		ASSERT_EQ(0, bw_submit(&b, &r));
+	}
+	bw_advance(&b, 10000);
+	EXPECT_EQ(4, b.stats.walks);
+	EXPECT_EQ(0, b.stats.coalesced);
+
+	/* Another address space's request is not coalesced; a fault is a fault. */
+	walker_env(&e, &b, &a, 1, 5, true);
+	bw_pec_add(&b, &pe);
+	{
+		struct bw_request r0 = { .tag = 0, .vpn = 0x1, .pasid = 1 };
+		struct bw_request r1 = { .tag = 1, .vpn = 0x4, .pasid = 2 };
+		struct bw_request r2 = { .tag = 2, .vpn = 0x400, .pasid = 1 };
+
+		bw_submit(&b, &r0);
+		bw_submit(&b, &r1);
+		bw_submit(&b, &r2);
+	}
+	bw_advance(&b, 10000);
+	EXPECT_EQ(3, b.stats.walks);
+	EXPECT_EQ(0, b.stats.coalesced);
+	EXPECT_EQ(2, b.stats.faults);
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/* Each answer equals the true walk of its request's page; returns how many. */
+static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
+			 struct answers *a, const u64 *vpns)
+{
+	u32 i, n = a->n;
+
+	for (i = 0; i < n; i++) {
+		u64 truth = ga_pte_get(&e->as[0], vpns[a->r[i].tag]);
+
+		if (truth & MCMGPU_PTE_VALID) {
+			EXPECT_EQ(BW_STATUS_OK, a->r[i].status);
+			EXPECT_EQ(MCMGPU_PTE_PFN(truth), a->r[i].pfn);
+		} else {
+			EXPECT_EQ(BW_STATUS_FAULT, a->r[i].status);
+		}
+	}
+	a->n = 0;
+	return n;
+}
+
+/* Random request streams: every answer equals the true walk. */
+TEST(walker_random_streams_answer_true_walks)
+{
+	static struct bw_iommu b;
+	static struct answers a;
+	u64 seed = 77;
+	int iter;
+
+	for (iter = 0; iter < 40; iter++) {
+		struct ga_alloc_req req = { .policy = MCMGPU_ALLOC_CHUNK, .barre = true,
+					    .writable = true };
+		struct mcmgpu_pec_entry pe;
+		struct ga_object obj;
+		u32 walkers = 1 + mt_xorshift64(&seed) % 16, i;
+		u64 *pfn, t = 0, submitted = 0, answered = 0;
+		static u64 vpns[2100];
+		struct env e;
+
+		env_init(&e, 4, 2048, 1);
+		req.pages = 16 + mt_xorshift64(&seed) % 600;
+		req.g = 1 + mt_xorshift64(&seed) % 8;
+		pfn = malloc(req.pages * sizeof(u64));
+		ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+		ga_pec_entry(&e.as[0], &obj, &pe);
+		walker_env(&e, &b, &a, walkers, 5, true);
+		bw_pec_add(&b, &pe);
+		while (submitted < 2000) {
+			u32 burst = mt_xorshift64(&seed) % 24;
+
+			for (i = 0; i < burst && bw_inflight(&b) < BW_MAX_INFLIGHT; i++) {
+				struct bw_request r = {
+					.tag = submitted++, .arrive = t, .pasid = 1,
+					.vpn = obj.vpn + mt_xorshift64(&seed) % (obj.pages + 2),
+					.write = mt_xorshift64(&seed) & 1,
+				};
+
+				vpns[r.tag] = r.vpn;
+
+				ASSERT_EQ(0, bw_submit(&b, &r));
+			}
+			t += 1 + mt_xorshift64(&seed) % 300;
+			bw_advance(&b, t);
+			answered += check_answers(_metadata, &e, &a, vpns);
+		}
+		bw_advance(&b, ~0ULL >> 1);
+		answered += check_answers(_metadata, &e, &a, vpns);
+		EXPECT_EQ(submitted, answered);
+		EXPECT_EQ(b.stats.ats_requests, b.stats.walks + b.stats.coalesced);
+		EXPECT_EQ(0, b.stats.shadow_mismatches);
+		EXPECT_EQ(0, bw_inflight(&b));
+		ga_free(&e.pools, &e.as[0], &obj);
+		free(pfn);
+		env_fini(&e);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Barre (Barre Chord §IV): the numbers of the translation path, the
+ * allocation policies, the PEC buffer entry and PEC's PFN calculation.
+ * Shared by the allocator (drivers/mcmgpu/gpu_alloc.c), the walker
+ * (drivers/iommu/barre/barre_walk.c), the device and the tool, so that
+ * the formula exists once. The page-table format is in mcmgpu_hw.h.
+ */
+#ifndef _UAPI_MCMGPU_BARRE_H
+#define _UAPI_MCMGPU_BARRE_H
+
+#include <linux/types.h>
+
+#include "mcmgpu_hw.h"
+
+/* Table II of the paper; cycles are virtual device cycles. */
+#define MCMGPU_BARRE_PWQ_ENTRIES	48	/* IOMMU page-walk queue */
+#define MCMGPU_BARRE_WALKERS		16	/* page-table walkers */
+#define MCMGPU_BARRE_MAX_WALKERS	32
+#define MCMGPU_BARRE_WALK_CYCLES	500	/* one walk */
+#define MCMGPU_BARRE_PCIE_CYCLES	150	/* device <-> IOMMU, each way */
+#define MCMGPU_BARRE_PEC_ENTRIES	5	/* PEC buffer, per IOMMU */
+#define MCMGPU_BARRE_L1_ENTRIES		64	/* per chiplet, fully associative */
+#define MCMGPU_BARRE_L2_ENTRIES		512	/* per chiplet */
+#define MCMGPU_BARRE_L2_WAYS		16
+#define MCMGPU_BARRE_MSHRS		16	/* outstanding L2 misses a chiplet */
+#define MCMGPU_BARRE_L2_CYCLES		10	/* L2 TLB lookup */
+
+/* How an object's pages are spread over GPU_map's chiplets. */
+enum mcmgpu_alloc_policy {
+	MCMGPU_ALLOC_CHUNK = 0,	/* g pages per chiplet, rounds of n * g (LASP-like) */
+	MCMGPU_ALLOC_RR = 1,	/* one page per chiplet: g = 1 */
+	MCMGPU_ALLOC_KWC = 2,	/* kernel-wide chunking: g = ceil(pages / n) */
+	MCMGPU_ALLOC_POLICIES,
+};
+
+/*
+ * One object in the IOMMU's PEC buffer (notes §2.5): its address space,
+ * first and last VPN (inclusive), g and GPU_map (the chiplet at each
+ * position). Plain kernel data: it never crosses the ABI.
+ */
+struct mcmgpu_pec_entry {
+	__u64 start_vpn;
+	__u64 end_vpn;
+	__u32 pasid;
+	__u32 g;
+	__u8 nmap;
+	__u8 map[MCMGPU_MAX_CHIPLETS];
+	__u8 valid;
+	__u8 reserved[6];
+};
+
+static inline unsigned int mcmgpu_popcount8(unsigned int v)
+{
+	unsigned int n = 0;
+
+	for (v &= 0xff; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/*
+ * PEC's calculation (notes §2.6), in the general form of §3.2 so that
+ * F-Barre's merged groups use it unchanged (plain Barre: intra = 0, one
+ * page per chiplet). v_t and pte_t: the VPN just walked and its leaf PTE.
+ * v_p: a pending VPN of the same address space. base[c]: chiplet c's first
+ * global PFN. Returns 1 and the pending page's global PFN in *pfn when v_p
+ * is in v_t's group, else 0. A position counts only if its chiplet's bit
+ * is in the bitmap (groups with holes, notes §6.3).
+ */
+static inline int mcmgpu_pec_calc(const struct mcmgpu_pec_entry *e,
+				  const __u64 *base, __u64 v_t, __u64 pte_t,
+				  __u64 v_p, __u64 *pfn)
+{
+	unsigned int bitmap = MCMGPU_PTE_COAL_BITMAP(pte_t);
+	unsigned int o_t = MCMGPU_PTE_COAL_POS(pte_t);
+	unsigned int i_t = MCMGPU_PTE_COAL_INTRA(pte_t);
+	unsigned int m = 1 + MCMGPU_PTE_COAL_MERGED(pte_t);
+	__u64 walked = MCMGPU_PTE_PFN(pte_t);
+	__u64 first, d, k, x;
+
+	if (mcmgpu_popcount8(bitmap) < 2 || !e->g || o_t >= e->nmap ||
+	    !(bitmap & (1U << e->map[o_t])))
+		return 0;
+	if (v_p < e->start_vpn || v_p > e->end_vpn ||
+	    v_t < i_t + (__u64)e->g * o_t)
+		return 0;
+	first = v_t - i_t - (__u64)e->g * o_t;
+	if (v_p < first)
+		return 0;
+	d = v_p - first;
+	k = d / e->g;
+	x = d % e->g;
+	if (x >= m || k >= e->nmap || !(bitmap & (1U << e->map[k])))
+		return 0;
+	*pfn = walked - base[e->map[o_t]] - i_t + base[e->map[k]] + x;
+	return 1;
+}
+
+#endif /* _UAPI_MCMGPU_BARRE_H */
