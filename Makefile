@@ -23,6 +23,8 @@ CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
 # module, the tool and the host tests alike.
 DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c
 DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
+# Tool code that needs the cores: the host tests and fuzzers link it too.
+CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
@@ -51,9 +53,9 @@ modules: deps
 
 tools: $(BUILD)/tools/mcmgpu
 
-$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(wildcard qemu-device/*.h) | deps
+$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(wildcard qemu-device/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) -lpci
+	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) -lpci
 
 $(KSFT)/.extracted: | deps
 	@mkdir -p $(KSFT)
@@ -77,17 +79,17 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) | deps
+$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) | deps
 	@mkdir -p $(dir $@)
 	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -Iqemu-device $(TOOL_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRCS) $(TOOL_LIBS)
+		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 
 # Long runs; the corpus and any crash input stay in $(CACHE)/fuzz/.
 fuzz: fuzzers tools deps

@@ -50,6 +50,36 @@ struct mcmgpu_pec_entry {
 	__u8 reserved[6];
 };
 
+/* A Barre replay's counters (the JSON of mcmgpu barre replay). */
+struct mcmgpu_barre_stats {
+	/* IOMMU */
+	__u64 ats_requests;
+	__u64 walks;
+	__u64 coalesced;		/* walks + coalesced = ats_requests */
+	__u64 pec_hits;
+	__u64 pec_misses;
+	__u64 pec_evictions;
+	__u64 translation_faults;
+	__u64 shadow_mismatches;
+	__u64 iommu_cycles;		/* sum of arrival-to-answer at the IOMMU */
+	/* device */
+	__u64 accesses;
+	__u64 l1_hits;
+	__u64 l2_hits;
+	__u64 mshr_merges;
+	__u64 stall_cycles;
+	__u64 access_faults;
+	__u64 shootdowns;
+	__u64 ats_round_trip;		/* sum of issue-to-response at the chiplets */
+	__u64 modeled_cycles;
+	/* allocator */
+	__u64 objects;
+	__u64 pages;
+	__u64 grouped_pages;
+	__u64 fallback_pages;
+	__u64 groups;
+};
+
 static inline unsigned int mcmgpu_popcount8(unsigned int v)
 {
 	unsigned int n = 0;

@@ -14,6 +14,7 @@
 #include "../lib/mcmgpu_test.h"
 #include "../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../drivers/iommu/barre/barre_walk.h"
+#include "barre_replay.h"
 
 /* ---- Page tables in plain memory --------------------------------------- */
 
@@ -731,6 +732,147 @@ TEST(walker_random_streams_answer_true_walks)
 		free(pfn);
 		env_fini(&e);
 	}
+}
+
+/* ---- Traces and the host replay -------------------------------------- */
+
+static const char *const bad_traces[][2] = {
+	{ "alloc 1 4096 policy=rr\nbogus 1\n", "line 2: " },
+	{ "alloc 1 4095 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "alloc 1 0 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "# c\nalloc 1 8192\n", "line 2: alloc: policy= missing" },
+	{ "alloc 1 8192 policy=chunk\n", "line 1: alloc: policy=chunk needs g=" },
+	{ "alloc 1 8192 policy=rr g=0\n", "line 1: alloc: unknown field 'g=0'" },
+	{ "alloc 1 8192 policy=rr map=0,9\n", "line 1: alloc: bad map" },
+	{ "alloc 1 8192 policy=rr\nalloc 1 8192 policy=rr\n", "line 2: alloc: object 1 is already live" },
+	{ "access 0 1 0\n", "line 1: access: object 1 is not allocated" },
+	{ "alloc 1 8192 policy=rr\naccess 0 1 0 x\n", "line 2: access: expected" },
+	{ "alloc 1 8192 policy=rr\nfree 1\nfree 1\n", "line 3: free: object 1 is not allocated" },
+	{ "alloc 99999999 8192 policy=rr\n", "line 1: " },
+};
+
+TEST(bad_traces_name_the_line)
+{
+	struct barre_trace t;
+	char err[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad_traces) / sizeof(bad_traces[0]); i++) {
+		err[0] = '\0';
+		EXPECT_EQ(-EINVAL, barre_trace_parse(bad_traces[i][0],
+						     strlen(bad_traces[i][0]), &t,
+						     err, sizeof(err)));
+		EXPECT_EQ(0, strncmp(err, bad_traces[i][1], strlen(bad_traces[i][1])))
+			TH_LOG("trace %u: '%s'", i, err);
+	}
+}
+
+/* Streams each chiplet through its own chunks, all at once. */
+static char *stream_trace(unsigned int chiplets, unsigned int pages, unsigned int g)
+{
+	size_t cap = 64 * (size_t)pages * 4 + 256, n = 0;
+	char *text = malloc(cap);
+	unsigned int p, c, k;
+
+	n += snprintf(text + n, cap - n, "alloc 1 %u policy=chunk g=%u\n",
+		      pages * 4096, g);
+	for (p = 0; p < pages / chiplets; p++)
+		for (c = 0; c < chiplets; c++)
+			for (k = 0; k < 4; k++)
+				n += snprintf(text + n, cap - n, "access %u 1 %u %c\n", c,
+					      ((p / g) * chiplets * g + c * g + p % g) * 4096 +
+					      k * 64, k ? 'r' : 'w');
+	n += snprintf(text + n, cap - n, "free 1\n");
+	return text;
+}
+
+TEST(host_replay_invariants)
+{
+	char *text = stream_trace(4, 4096, 64), err[256];
+	struct mcmgpu_barre_stats on, again, off;
+	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 4096, .barre = true,
+				      .walkers = 1, .shadow = true };
+	struct barre_trace t;
+
+	ASSERT_EQ(0, barre_trace_parse(text, strlen(text), &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &on, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &again, err, sizeof(err)));
+	EXPECT_EQ(0, memcmp(&on, &again, sizeof(on)));
+	cfg.barre = false;
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &off, err, sizeof(err)));
+
+	EXPECT_EQ(on.ats_requests, on.walks + on.coalesced);
+	EXPECT_EQ(off.ats_requests, off.walks + off.coalesced);
+	EXPECT_EQ(0, off.coalesced);
+	EXPECT_EQ(0, off.groups);
+	EXPECT_EQ(0, on.shadow_mismatches);
+	EXPECT_EQ(0, on.translation_faults);
+	EXPECT_EQ(0, on.access_faults);
+	EXPECT_EQ(4096, on.pages);
+	EXPECT_EQ(4096, on.grouped_pages);
+	EXPECT_EQ(1024, on.groups);
+	EXPECT_EQ(4 * 4096, on.accesses);
+	/* One walker, four chiplets missing the same groups: PEC does the rest. */
+	EXPECT_LT(on.walks * 2, on.ats_requests) TH_LOG("walks %llu of %llu",
+		(unsigned long long)on.walks, (unsigned long long)on.ats_requests);
+	EXPECT_LE(on.walks, off.walks);
+	EXPECT_LT(on.modeled_cycles, off.modeled_cycles);
+	barre_trace_free(&t);
+	free(text);
+}
+
+TEST(host_replay_dump_pt_and_errors)
+{
+	static const char trace[] =
+		"alloc 7 65536 policy=chunk g=2 map=1,0,3,2\n"
+		"alloc 8 12288 policy=rr\n"
+		"access 0 7 0\n"
+		"free 8\n";
+	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
+				      .walkers = 16 };
+	struct mcmgpu_barre_stats st;
+	struct barre_trace t;
+	static const unsigned int map[4] = { 1, 0, 3, 2 };
+	char err[256], line[128];
+	unsigned int n = 0;
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	cfg.dump_pt = f;
+	ASSERT_EQ(0, barre_trace_parse(trace, strlen(trace), &t, err, sizeof(err)));
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &st, err, sizeof(err))) TH_LOG("%s", err);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int id, chip, bm, pos;
+		unsigned long long vpn, pfn;
+
+		ASSERT_EQ(6, sscanf(line, "%u 0x%llx 0x%llx %u 0x%x %u", &id, &vpn,
+				    &pfn, &chip, &bm, &pos)) TH_LOG("'%s'", line);
+		EXPECT_EQ(7, id);
+		EXPECT_EQ(GA_FIRST_VPN + n, vpn);
+		EXPECT_EQ(map[(n % 8) / 2], chip);
+		EXPECT_EQ(chip, pfn / 256);
+		EXPECT_EQ(0xf, bm);
+		EXPECT_EQ((n % 8) / 2, pos);
+		n++;
+	}
+	EXPECT_EQ(16, n);
+	fclose(f);
+	barre_trace_free(&t);
+
+	/* An access past its object, and an allocation too big, name their line. */
+	ASSERT_EQ(0, barre_trace_parse("alloc 1 4096 policy=rr\naccess 0 1 4096\n", 38,
+				       &t, err, sizeof(err)));
+	cfg.dump_pt = NULL;
+	EXPECT_EQ(-EINVAL, barre_replay_host(&t, &cfg, &st, err, sizeof(err)));
+	EXPECT_STREQ("line 2: access: offset past the object", err);
+	barre_trace_free(&t);
+	ASSERT_EQ(0, barre_trace_parse("alloc 1 8388608 policy=rr\n", 26, &t, err,
+				       sizeof(err)));
+	EXPECT_EQ(-EINVAL, barre_replay_host(&t, &cfg, &st, err, sizeof(err)));
+	EXPECT_STREQ("line 1: alloc: bad pages", err);
+	barre_trace_free(&t);
 }
 
 TEST_HARNESS_MAIN

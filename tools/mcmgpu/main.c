@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "barre_tool.h"
 #include "core.h"
 #include "cpe_tool.h"
 #include "fp_tool.h"
@@ -25,6 +26,8 @@ static const struct command {
 	  fp_commands },
 	{ "cpelide", "CPElide launch replay through the command processor", NULL,
 	  cpe_commands },
+	{ "barre", "Barre allocation, TLBs and the IOMMU walker with PEC", NULL,
+	  barre_commands },
 	{ }
 };
 

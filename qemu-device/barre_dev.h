@@ -1,0 +1,134 @@
+/*
+ * Barre, the device's side (Barre Chord §III-A, Table II): per chiplet an
+ * L1 TLB (64 entries, fully associative), an L2 TLB (512 entries, 16-way)
+ * and 16 MSHRs; each chiplet runs its accesses in trace order in virtual
+ * cycles, and every L2 miss becomes an ATS request with a timestamp.
+ * Freestanding: shared by the QEMU device, the tool (--host) and the host
+ * tests.
+ *
+ * Time: bd_run(until) runs every event before cycle until. At one cycle,
+ * ATS responses arrive first (in tag order), then chiplets issue (chiplet
+ * order). A chiplet issues one access a cycle: an L1 or L2 hit completes
+ * (L2 after MCMGPU_BARRE_L2_CYCLES), a miss on a VPN already missing joins
+ * its MSHR, another miss takes a free MSHR and sends a request after the
+ * L2 lookup, and with no MSHR free the chiplet waits for a response.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef BARRE_DEV_H
+#define BARRE_DEV_H
+
+#include "mcmgpu_compat.h"
+#include "mcmgpu_barre.h"
+
+#define BD_L2_SETS          (MCMGPU_BARRE_L2_ENTRIES / MCMGPU_BARRE_L2_WAYS)
+#define BD_MSHR_WAITERS     8       /* accesses one MSHR holds; more stall */
+
+struct bd_access {
+    u64 vpn;
+    u32 offset;                     /* byte in the page */
+    u8 chiplet;
+    u8 write;
+};
+
+struct bd_request {
+    u64 tag;
+    u64 vpn;
+    u64 issue;                      /* cycle it leaves the chiplet */
+    u8 chiplet;
+    u8 write;
+};
+
+struct bd_reply {
+    u64 tag;
+    u64 pfn;
+    u64 arrive;                     /* cycle it reaches the chiplet */
+    u8 fault;
+    u8 writable;
+};
+
+struct bd_stats {
+    u64 accesses;
+    u64 l1_hits;
+    u64 l2_hits;
+    u64 l2_misses;                  /* each one an ATS request */
+    u64 mshr_merges;                /* misses on a VPN already missing */
+    u64 faults;                     /* accesses whose translation failed */
+    u64 stall_cycles;               /* chiplets waiting for an MSHR */
+    u64 ats_round_trip;             /* sum of arrive - issue */
+    u64 shootdowns;
+    u64 modeled_cycles;             /* last access done */
+};
+
+struct bd_tlb_entry {
+    u64 vpn;
+    u64 pfn;
+    u64 lru;
+    u8 valid;
+    u8 writable;
+};
+
+struct bd_mshr {
+    u64 tag;
+    u64 vpn;
+    u64 issue;
+    u32 nwait;
+    u32 wait[BD_MSHR_WAITERS];      /* indexes into the chiplet's accesses */
+    u8 busy;
+    u8 write;                       /* a waiter writes */
+};
+
+struct bd_chiplet {
+    const struct bd_access *acc;
+    const u32 *order;               /* this chiplet's access indexes */
+    u64 nacc, next;
+    u64 t;                          /* cycle it can issue again */
+    bool stalled;
+    struct bd_tlb_entry l1[MCMGPU_BARRE_L1_ENTRIES];
+    struct bd_tlb_entry l2[MCMGPU_BARRE_L2_ENTRIES];
+    struct bd_mshr mshr[MCMGPU_BARRE_MSHRS];
+    u64 lru_clock;
+};
+
+/*
+ * The data side: a translated access reads or writes GPU memory at global
+ * PFN pfn, byte offset (the device writes the access's own signature).
+ */
+typedef void (*bd_mem_fn)(void *priv, const struct bd_access *a, u64 pfn);
+/* A request for the IOMMU. */
+typedef void (*bd_request_fn)(void *priv, const struct bd_request *r);
+
+struct bd_device {
+    u32 chiplets;
+    struct bd_chiplet chip[MCMGPU_MAX_CHIPLETS];
+    u64 now;
+    u64 next_tag;
+    struct bd_reply *replies;       /* delivered, not yet arrived */
+    u32 nreplies, cap_replies;
+    struct bd_stats stats;
+    bd_mem_fn mem;
+    bd_request_fn request;
+    void *priv;
+};
+
+/* replies: storage for BW-style in-flight replies (chiplets * MSHRS). */
+void bd_init(struct bd_device *d, u32 chiplets, struct bd_reply *replies,
+             bd_request_fn request, bd_mem_fn mem, void *priv);
+/*
+ * A phase: the accesses acc[0..n) (each chiplet runs its own in order),
+ * starting at the current cycle. order: n u32 of storage. The previous
+ * phase must be done.
+ */
+void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
+              u32 *order);
+/* An ATS response; -EINVAL for a tag never sent, already answered or late. */
+int bd_deliver(struct bd_device *d, const struct bd_reply *r);
+void bd_run(struct bd_device *d, u64 until);
+/* Every access of the phase done. */
+bool bd_done(const struct bd_device *d);
+/* The next cycle something happens, ~0 if nothing can without a reply. */
+u64 bd_next_event(const struct bd_device *d);
+/* Drops every TLB entry (a free's shootdown). */
+void bd_shootdown(struct bd_device *d);
+
+#endif /* BARRE_DEV_H */

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Barre traces and their host replay (see barre_replay.h).
+ *
+ * The epoch protocol (the same one the device and barre_iommu.ko run):
+ * with L = 2 x the PCIe latency, epoch [H, H + L) first runs the chiplets
+ * to H + L, then gives the IOMMU every request they sent (arriving a PCIe
+ * latency later) and runs it to H + L + PCIe. Every answer it gives by
+ * then reaches the chiplets before H + 2L, and every answer they need
+ * before H + L was given by the previous epoch, so the result is the same
+ * as one simulation of both, whatever the epochs cost in host time.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "barre_replay.h"
+#include "barre_dev.h"
+#include "../../../drivers/mcmgpu/gpu_alloc.h"
+#include "../../../drivers/iommu/barre/barre_walk.h"
+
+#define BARRE_MAX_ID	(1U << 20)
+
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int push(struct barre_trace *t, const struct barre_rec *r)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct barre_rec *p = realloc(t->rec, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		t->rec = p;
+		t->cap = cap;
+	}
+	t->rec[t->n++] = *r;
+	return 0;
+}
+
+static int parse_num(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
+		      char *err, size_t errlen)
+{
+	uint8_t *live = calloc(BARRE_MAX_ID, 1);
+	const char *p = text, *end = text + len;
+	uint32_t line = 0;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!live)
+		return -ENOMEM;
+	while (p < end && !ret) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char buf[512], *tok[8], *save, *c;
+		struct barre_rec r = { 0 };
+		uint64_t v;
+		int ntok = 0, i;
+
+		line++;
+		if (n >= sizeof(buf)) {
+			ret = fail(err, errlen, "line %u: longer than %zu bytes", line,
+				   sizeof(buf) - 1);
+			break;
+		}
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		p += n + 1;
+		c = strchr(buf, '#');
+		if (c)
+			*c = '\0';
+		for (c = strtok_r(buf, " \t\r", &save); c && ntok < 8;
+		     c = strtok_r(NULL, " \t\r", &save))
+			tok[ntok++] = c;
+		if (!ntok)
+			continue;
+		if (c) {
+			ret = fail(err, errlen, "line %u: too many fields", line);
+			break;
+		}
+		r.line = line;
+		if (ntok < 2 || parse_num(tok[ntok > 2 && !strcmp(tok[0], "access") ? 2 : 1], &v) ||
+		    v >= BARRE_MAX_ID) {
+			ret = fail(err, errlen, "line %u: '%s': expected alloc, access or free "
+				   "with an object ID below %u", line, tok[0], BARRE_MAX_ID);
+			break;
+		}
+		r.id = v;
+		if (r.id + 1 > t->max_id)
+			t->max_id = r.id + 1;
+		if (!strcmp(tok[0], "alloc")) {
+			r.type = BARRE_REC_ALLOC;
+			r.policy = MCMGPU_ALLOC_POLICIES;
+			if (ntok < 3 || parse_num(tok[2], &r.bytes) || !r.bytes ||
+			    r.bytes % 4096) {
+				ret = fail(err, errlen, "line %u: alloc: BYTES must be a "
+					   "positive multiple of 4096", line);
+				break;
+			}
+			for (i = 3; i < ntok && !ret; i++) {
+				if (!strcmp(tok[i], "policy=chunk"))
+					r.policy = MCMGPU_ALLOC_CHUNK;
+				else if (!strcmp(tok[i], "policy=rr"))
+					r.policy = MCMGPU_ALLOC_RR;
+				else if (!strcmp(tok[i], "policy=kwc"))
+					r.policy = MCMGPU_ALLOC_KWC;
+				else if (!strncmp(tok[i], "g=", 2) && !parse_num(tok[i] + 2, &v) &&
+					 v && v < (1ULL << 31))
+					r.g = v;
+				else if (!strncmp(tok[i], "map=", 4)) {
+					char *m = tok[i] + 4, *msave, *e;
+
+					for (e = strtok_r(m, ",", &msave); e && !ret;
+					     e = strtok_r(NULL, ",", &msave)) {
+						if (r.nmap == MCMGPU_MAX_CHIPLETS ||
+						    parse_num(e, &v) || v >= MCMGPU_MAX_CHIPLETS)
+							ret = fail(err, errlen, "line %u: alloc: bad map "
+								   "'%s'", line, tok[i] + 4);
+						else
+							r.map[r.nmap++] = v;
+					}
+					if (!ret && !r.nmap)
+						ret = fail(err, errlen, "line %u: alloc: empty map",
+							   line);
+				} else {
+					ret = fail(err, errlen, "line %u: alloc: unknown field "
+						   "'%s'", line, tok[i]);
+				}
+			}
+			if (ret)
+				break;
+			if (r.policy == MCMGPU_ALLOC_POLICIES) {
+				ret = fail(err, errlen, "line %u: alloc: policy= missing", line);
+				break;
+			}
+			if (r.policy == MCMGPU_ALLOC_CHUNK && !r.g) {
+				ret = fail(err, errlen, "line %u: alloc: policy=chunk needs g=",
+					   line);
+				break;
+			}
+			if (live[r.id]) {
+				ret = fail(err, errlen, "line %u: alloc: object %u is already "
+					   "live", line, r.id);
+				break;
+			}
+			live[r.id] = 1;
+		} else if (!strcmp(tok[0], "access")) {
+			r.type = BARRE_REC_ACCESS;
+			if (ntok < 4 || ntok > 5 || parse_num(tok[1], &v) ||
+			    v >= MCMGPU_MAX_CHIPLETS || parse_num(tok[3], &r.bytes) ||
+			    (ntok == 5 && strcmp(tok[4], "r") && strcmp(tok[4], "w"))) {
+				ret = fail(err, errlen, "line %u: access: expected "
+					   "CHIPLET ID BYTE_OFFSET [r|w]", line);
+				break;
+			}
+			r.chiplet = v;
+			r.write = ntok == 5 && !strcmp(tok[4], "w");
+			if (!live[r.id]) {
+				ret = fail(err, errlen, "line %u: access: object %u is not "
+					   "allocated", line, r.id);
+				break;
+			}
+		} else if (!strcmp(tok[0], "free") && ntok == 2) {
+			r.type = BARRE_REC_FREE;
+			if (!live[r.id]) {
+				ret = fail(err, errlen, "line %u: free: object %u is not "
+					   "allocated", line, r.id);
+				break;
+			}
+			live[r.id] = 0;
+		} else {
+			ret = fail(err, errlen, "line %u: unknown record '%s'", line, tok[0]);
+			break;
+		}
+		ret = push(t, &r);
+	}
+	free(live);
+	if (ret)
+		barre_trace_free(t);
+	return ret;
+}
+
+void barre_trace_free(struct barre_trace *t)
+{
+	free(t->rec);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- Host replay ------------------------------------------------------ */
+
+struct host {
+	struct ga_pools pools;
+	struct ga_space as;
+	struct ga_pt_ops pt;
+	struct bw_iommu iommu;
+	struct bd_device dev;
+	struct bd_reply replies[MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS];
+	struct ga_object *obj;		/* by ID */
+	uint8_t *live;
+	uint32_t pcie;
+	int error;
+};
+
+static u64 host_table_alloc(void *priv)
+{
+	void *p = aligned_alloc(4096, 4096);
+
+	(void)priv;
+	if (p)
+		memset(p, 0, 4096);
+	return (u64)(uintptr_t)p;
+}
+
+static void host_table_free(void *priv, u64 table)
+{
+	(void)priv;
+	free((void *)(uintptr_t)table);
+}
+
+static u64 *host_table_map(void *priv, u64 table)
+{
+	(void)priv;
+	return (u64 *)(uintptr_t)table;
+}
+
+static u64 host_root(void *priv, u32 pasid)
+{
+	struct host *h = priv;
+
+	return pasid == h->as.pasid ? h->as.root : 0;
+}
+
+static u64 host_read(void *priv, u64 table, u32 index)
+{
+	(void)priv;
+	return ((u64 *)(uintptr_t)table)[index];
+}
+
+/* Device -> IOMMU: a PCIe latency later. */
+static void host_request(void *priv, const struct bd_request *r)
+{
+	struct host *h = priv;
+	struct bw_request q = {
+		.tag = r->tag, .vpn = r->vpn, .arrive = r->issue + h->pcie,
+		.pasid = h->as.pasid, .chiplet = r->chiplet, .write = r->write,
+	};
+
+	if (bw_submit(&h->iommu, &q))
+		h->error = -EPROTO;
+}
+
+/* IOMMU -> device. */
+static void host_respond(void *priv, const struct bw_response *rsp)
+{
+	struct host *h = priv;
+	struct bd_reply r = {
+		.tag = rsp->tag, .pfn = rsp->pfn, .arrive = rsp->done + h->pcie,
+		.fault = rsp->status != BW_STATUS_OK, .writable = rsp->writable,
+	};
+
+	if (bd_deliver(&h->dev, &r))
+		h->error = -EPROTO;
+}
+
+/* Runs the phase's accesses to the end, epoch by epoch. */
+static void host_run_phase(struct host *h)
+{
+	u64 L = 2ULL * h->pcie;
+
+	while (!h->error && (!bd_done(&h->dev) || bw_inflight(&h->iommu))) {
+		u64 H = h->dev.now;
+
+		/* Nothing in flight: skip to the next epoch with work. */
+		if (!bw_inflight(&h->iommu)) {
+			u64 t = bd_next_event(&h->dev);
+
+			if (t != ~0ULL && t >= H + L)
+				H = t - (t - H) % L;
+			bw_advance(&h->iommu, H + h->pcie);
+		}
+		bd_run(&h->dev, H + L);
+		bw_advance(&h->iommu, H + L + h->pcie);
+	}
+}
+
+static void dump_object(FILE *f, const struct ga_space *as,
+			const struct ga_object *o, uint32_t id, u32 frames)
+{
+	u64 i;
+
+	for (i = 0; i < o->pages; i++) {
+		u64 pte = ga_pte_get(as, o->vpn + i);
+
+		fprintf(f, "%u 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
+			(unsigned long long)(o->vpn + i),
+			(unsigned long long)MCMGPU_PTE_PFN(pte),
+			(unsigned long long)(MCMGPU_PTE_PFN(pte) / frames),
+			(unsigned long long)MCMGPU_PTE_COAL_BITMAP(pte),
+			(unsigned long long)MCMGPU_PTE_COAL_POS(pte));
+	}
+}
+
+static void host_free(struct host *h, uint32_t id)
+{
+	struct ga_object *o = &h->obj[id];
+
+	/* PEC entry and TLBs first, then the frames (issue 10, item 3). */
+	bw_pec_drop(&h->iommu, h->as.pasid, o->vpn, o->vpn + o->pages - 1);
+	bd_shootdown(&h->dev);
+	ga_free(&h->pools, &h->as, o);
+	free(o->pfn);
+	h->live[id] = 0;
+}
+
+int barre_replay_host(const struct barre_trace *t,
+		      const struct barre_host_cfg *cfg,
+		      struct mcmgpu_barre_stats *st, char *err, size_t errlen)
+{
+	struct host *h = calloc(1, sizeof(*h));
+	struct bd_access *acc = NULL;
+	u64 *storage = NULL;
+	u32 *order = NULL;
+	struct bw_config bc;
+	size_t i = 0, j;
+	int ret = 0;
+	u32 c;
+
+	memset(st, 0, sizeof(*st));
+	if (!h)
+		return -ENOMEM;
+	h->pcie = MCMGPU_BARRE_PCIE_CYCLES;
+	h->pt = (struct ga_pt_ops){ host_table_alloc, host_table_free,
+				    host_table_map, h };
+	storage = calloc((size_t)cfg->chiplets * ga_pool_words(cfg->frames), 8);
+	h->obj = calloc(t->max_id + 1, sizeof(*h->obj));
+	h->live = calloc(t->max_id + 1, 1);
+	acc = malloc((t->n + 1) * sizeof(*acc));
+	order = malloc((t->n + 1) * sizeof(*order));
+	if (!storage || !h->obj || !h->live || !acc || !order) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ga_pools_init(&h->pools, cfg->chiplets, cfg->frames, storage);
+	if (cfg->fragment_pct) {
+		uint64_t s = cfg->fragment_seed | 1;
+		u32 f;
+
+		for (c = 0; c < cfg->chiplets; c++)
+			for (f = 0; f < cfg->frames; f++) {
+				s ^= s << 13;
+				s ^= s >> 7;
+				s ^= s << 17;
+				if (s % 100 < cfg->fragment_pct)
+					ga_frame_take(&h->pools, c, f);
+			}
+	}
+	ret = ga_space_init(&h->as, 1, &h->pt);
+	if (ret)
+		goto out;
+	bw_default_config(&bc, cfg->chiplets, cfg->frames);
+	bc.walkers = cfg->walkers ? cfg->walkers : MCMGPU_BARRE_WALKERS;
+	bc.shadow = cfg->shadow;
+	if (!cfg->barre)
+		bc.pec_entries = 0;
+	ret = bw_init(&h->iommu, &bc,
+		      &(struct bw_pt_ops){ host_root, host_read, h },
+		      host_respond, h);
+	if (ret) {
+		fail(err, errlen, "walkers: %u out of 1..%u", bc.walkers,
+		     MCMGPU_BARRE_MAX_WALKERS);
+		goto out;
+	}
+	bd_init(&h->dev, cfg->chiplets, h->replies, host_request, NULL, h);
+
+	while (i < t->n && !ret) {
+		const struct barre_rec *r = &t->rec[i];
+
+		if (r->type == BARRE_REC_ACCESS) {
+			size_t n = 0;
+
+			/* A phase: every access up to the next alloc or free. */
+			for (j = i; j < t->n && t->rec[j].type == BARRE_REC_ACCESS; j++) {
+				const struct barre_rec *a = &t->rec[j];
+				struct ga_object *o = &h->obj[a->id];
+
+				if (a->chiplet >= cfg->chiplets || a->bytes >= o->pages * 4096) {
+					ret = fail(err, errlen, "line %u: access: %s", a->line,
+						   a->chiplet >= cfg->chiplets ?
+						   "no such chiplet" : "offset past the object");
+					break;
+				}
+				acc[n++] = (struct bd_access){
+					.vpn = o->vpn + a->bytes / 4096,
+					.offset = a->bytes % 4096, .chiplet = a->chiplet,
+					.write = a->write,
+				};
+			}
+			if (ret)
+				break;
+			bd_phase(&h->dev, acc, n, order);
+			host_run_phase(h);
+			if (h->error) {
+				ret = fail(err, errlen, "line %u: the replay lost a request",
+					   r->line);
+				break;
+			}
+			i = j;
+			continue;
+		}
+		if (r->type == BARRE_REC_ALLOC) {
+			struct ga_alloc_req req = {
+				.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
+				.nmap = r->nmap, .barre = cfg->barre, .writable = true,
+			};
+			struct ga_object *o = &h->obj[r->id];
+			const char *field;
+			u64 *pfn;
+
+			memcpy(req.map, r->map, sizeof(req.map));
+			if (ga_alloc_check(&h->pools, &req, &field)) {
+				ret = fail(err, errlen, "line %u: alloc: bad %s", r->line, field);
+				break;
+			}
+			pfn = malloc(req.pages * sizeof(*pfn));
+			ret = pfn ? ga_alloc(&h->pools, &h->as, &req, o, pfn) : -ENOMEM;
+			if (ret) {
+				free(pfn);
+				fail(err, errlen, "line %u: alloc: %s", r->line,
+				     ret == -ENOMEM ? "out of GPU memory" : "no virtual space");
+				break;
+			}
+			h->live[r->id] = 1;
+			st->objects++;
+			st->pages += o->pages;
+			st->groups += o->groups;
+			st->grouped_pages += o->grouped_pages;
+			st->fallback_pages += o->fallback_pages;
+			if (cfg->barre) {
+				struct mcmgpu_pec_entry pe;
+
+				ga_pec_entry(&h->as, o, &pe);
+				bw_pec_add(&h->iommu, &pe);
+			}
+		} else {
+			host_free(h, r->id);
+		}
+		i++;
+	}
+	if (!ret && cfg->dump_pt)
+		for (j = 0; j <= t->max_id; j++)
+			if (h->live[j])
+				dump_object(cfg->dump_pt, &h->as, &h->obj[j], j, cfg->frames);
+	for (j = 0; j <= t->max_id; j++)
+		if (h->live[j])
+			host_free(h, j);
+
+	st->ats_requests = h->iommu.stats.ats_requests;
+	st->walks = h->iommu.stats.walks;
+	st->coalesced = h->iommu.stats.coalesced;
+	st->pec_hits = h->iommu.stats.pec_hits;
+	st->pec_misses = h->iommu.stats.pec_misses;
+	st->pec_evictions = h->iommu.stats.pec_evictions;
+	st->translation_faults = h->iommu.stats.faults;
+	st->shadow_mismatches = h->iommu.stats.shadow_mismatches;
+	st->iommu_cycles = h->iommu.stats.service_cycles;
+	st->accesses = h->dev.stats.accesses;
+	st->l1_hits = h->dev.stats.l1_hits;
+	st->l2_hits = h->dev.stats.l2_hits;
+	st->mshr_merges = h->dev.stats.mshr_merges;
+	st->stall_cycles = h->dev.stats.stall_cycles;
+	st->access_faults = h->dev.stats.faults;
+	st->shootdowns = h->dev.stats.shootdowns;
+	st->ats_round_trip = h->dev.stats.ats_round_trip;
+	st->modeled_cycles = h->dev.stats.modeled_cycles;
+	ga_space_destroy(&h->as);
+out:
+	free(order);
+	free(acc);
+	free(storage);
+	free(h->live);
+	free(h->obj);
+	free(h);
+	return ret;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Barre traces (text) and their replay on the host: the allocator core,
+ * the device's TLB core and the IOMMU walker core in the same
+ * epoch-synchronous loop the device and the driver run.
+ *
+ * Trace, one record a line, '#' starts a comment:
+ *   alloc ID BYTES policy=chunk|rr|kwc [g=PAGES] [map=C0,C1,...]
+ *   access CHIPLET ID BYTE_OFFSET [r|w]
+ *   free ID
+ */
+#ifndef BARRE_REPLAY_H
+#define BARRE_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mcmgpu_barre.h"
+
+enum barre_rec_type { BARRE_REC_ALLOC, BARRE_REC_ACCESS, BARRE_REC_FREE };
+
+struct barre_rec {
+	uint8_t type;
+	uint8_t chiplet;	/* access */
+	uint8_t write;		/* access */
+	uint8_t policy;		/* alloc */
+	uint8_t nmap;		/* alloc; 0 = chiplets 0..n-1 */
+	uint8_t map[MCMGPU_MAX_CHIPLETS];
+	uint32_t g;		/* alloc; 0 = policy's default */
+	uint32_t id;
+	uint32_t line;		/* in the trace file */
+	uint64_t bytes;		/* alloc: size; access: byte offset */
+};
+
+struct barre_trace {
+	struct barre_rec *rec;
+	size_t n, cap;
+	uint32_t max_id;
+};
+
+/*
+ * Parses text; on error returns -EINVAL with "line N: ..." in err. IDs are
+ * 0..2^20-1; an object must be allocated before use and not twice live.
+ */
+int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
+		      char *err, size_t errlen);
+void barre_trace_free(struct barre_trace *t);
+
+struct barre_host_cfg {
+	uint32_t chiplets;
+	uint64_t frames;	/* per chiplet */
+	bool barre;
+	uint32_t walkers;
+	bool shadow;
+	FILE *dump_pt;		/* --dump-pt: mapped pages at the end */
+	uint32_t fragment_pct;	/* frames taken at random before the trace */
+	uint64_t fragment_seed;
+};
+
+/*
+ * Replays t; 0, or -errno with err saying why (a record that cannot run:
+ * out of memory, an access outside its object).
+ */
+int barre_replay_host(const struct barre_trace *t,
+		      const struct barre_host_cfg *cfg,
+		      struct mcmgpu_barre_stats *st, char *err, size_t errlen);
+
+#endif /* BARRE_REPLAY_H */
