@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Run a QEMU guest and migrate it through a file whenever it asks.
 
-usage: vm-migrate.py STATE_FILE QEMU [ARG...]
+usage: vm-migrate.py [--live] STATE_FILE QEMU [ARG...]
 
 Runs QEMU ARG... with a QMP socket and copies its stdout (the serial
 console) to ours. Each time the guest prints a line @@MCMGPU-MIGRATE@@, the
-running QEMU is migrated over QMP ('migrate' to "exec:cat > STATE_FILE",
-live: the guest keeps running until the migration stops it), told to quit,
-and a new QEMU with the same arguments plus '-incoming defer' loads the
-state ('migrate-incoming' from "exec:cat STATE_FILE") and runs on. After
-each migration the line @@MCMGPU-MIGRATED n=N bytes=B ...@@ goes into the
-console stream and the line "migrated" to the guest's console input, so
-the guest knows it now runs on the new QEMU. Exit status: the last QEMU's,
-or 3 if a migration failed.
-Used by tools/vm-run --migrate (issue 9, item 6).
+running QEMU is stopped ('stop'), migrated over QMP ('migrate' to
+"exec:cat > STATE_FILE") and told to quit; a new QEMU with the same
+arguments plus '-incoming defer' loads the state ('migrate-incoming' from
+"exec:cat STATE_FILE") and continues ('cont'). With --live the guest keeps
+running while its RAM is copied (no 'stop', the new QEMU starts by itself):
+see README, "Reliability", for why the tests do not use it. After each
+migration the line @@MCMGPU-MIGRATED n=N bytes=B ...@@ goes into the console
+stream and the line "migrated" to the guest's console input, so the guest
+knows it now runs on the new QEMU. Exit status: the last QEMU's, or 3 if a
+migration failed. Used by tools/vm-run --migrate (issue 9, item 6).
 """
 import json
 import os
@@ -122,6 +123,10 @@ def main():
     if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(sys.argv) > 1 else 2
+    live = False
+    if sys.argv[1] == "--live":
+        live = True
+        del sys.argv[1]
     state, argv = sys.argv[1], sys.argv[2:]
     tmp = tempfile.mkdtemp(prefix="vm-migrate-")
     want = threading.Event()
@@ -137,6 +142,8 @@ def main():
         want.clear()
         n += 1
         try:
+            if not live:
+                guest.qmp.cmd("stop")
             guest.qmp.cmd("migrate", uri=f"exec:cat > {state}")
             info = wait_migration(guest.qmp, f"migration {n} (save)")
             guest.qmp.cmd("quit")
@@ -154,6 +161,9 @@ def main():
         try:
             guest.qmp.cmd("migrate-incoming", uri=f"exec:cat {state}")
             wait_migration(guest.qmp, f"migration {n} (load)")
+            if not live:
+                # The stream says the source was stopped: start it here.
+                guest.qmp.cmd("cont")
         except (RuntimeError, OSError, EOFError) as e:
             log(f"{type(e).__name__}: {e}")
             guest.proc.kill()
