@@ -14,20 +14,8 @@ pass=0 fail=0
 ops=${CHECK_DEBUG_FUZZ_OPS:-33334}
 cycles=${CHECK_DEBUG_CYCLES:-100}
 
-count() {
-	local name=$1 log=$2 rc=$3 secs=$4 p f
-	p=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\1/p' "$log" | paste -sd+ | bc)
-	f=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\2/p' "$log" | paste -sd+ | bc)
-	p=${p:-0} f=${f:-0}
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		f=1
-	fi
-	pass=$((pass + p)) fail=$((fail + f))
-	printf '%-34s %4d passed, %d failed, %4d s%s\n' "$name" "$p" "$f" "$secs" \
-		"$([ "$rc" != 0 ] && echo " (exit $rc, log $log)")"
-	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
-	sed -n '/kernel problem during the run/,$p' "$log" | head -n 40
-}
+# shellcheck source=tools/scripts/check-lib.sh
+. "$top/tools/scripts/check-lib.sh"
 
 # run NAME TIMEOUT CMD...: one debug-kernel boot.
 run() {
@@ -43,7 +31,9 @@ run() {
 	tools/vm-run --no-build --debug-kernel ${opts[@]+"${opts[@]}"} \
 		--timeout "$timeout" -- "$@" >"$log" 2>&1
 	rc=$?
-	count "$name" "$log" "$rc" $(( $(date +%s) - start ))
+	count "$name" "$log" "$rc" ", $(( $(date +%s) - start )) s"
+	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+	sed -n '/kernel problem during the run/,$p' "$log" | head -n 40
 }
 
 run selftests 5400 run-selftests

@@ -10,20 +10,8 @@ logdir=$top/build/check
 mkdir -p "$logdir"
 pass=0 fail=0
 
-# Add the kselftest totals found in a log; a run that failed without any
-# failing test counted (crash, timeout, kernel warning) counts as one.
-count() {
-	local name=$1 log=$2 rc=$3 p f
-	p=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\1/p' "$log" | paste -sd+ | bc)
-	f=$(sed -n 's/.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*/\2/p' "$log" | paste -sd+ | bc)
-	p=${p:-0} f=${f:-0}
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		f=1
-	fi
-	pass=$((pass + p)) fail=$((fail + f))
-	printf '%-28s %4d passed, %d failed%s\n' "$name" "$p" "$f" \
-		"$([ "$rc" != 0 ] && echo " (exit $rc, log $log)")"
-}
+# shellcheck source=tools/scripts/check-lib.sh
+. "$top/tools/scripts/check-lib.sh"
 
 # A static check is one test.
 lint() {

@@ -118,6 +118,13 @@ class Guest:
         self.thread.join()
         return self.proc.wait()
 
+    def abandon(self, err):
+        """A failed migration: say why, kill this QEMU, exit status 3."""
+        log(f"{type(err).__name__}: {err}")
+        self.proc.kill()
+        self.finish()
+        return 3
+
 
 def main():
     if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
@@ -148,10 +155,7 @@ def main():
             info = wait_migration(guest.qmp, f"migration {n} (save)")
             guest.qmp.cmd("quit")
         except (RuntimeError, OSError, EOFError) as e:
-            log(f"{type(e).__name__}: {e}")
-            guest.proc.kill()
-            guest.finish()
-            return 3
+            return guest.abandon(e)
         guest.qmp.close()
         guest.finish()
         size = os.path.getsize(state)
@@ -165,10 +169,7 @@ def main():
                 # The stream says the source was stopped: start it here.
                 guest.qmp.cmd("cont")
         except (RuntimeError, OSError, EOFError) as e:
-            log(f"{type(e).__name__}: {e}")
-            guest.proc.kill()
-            guest.finish()
-            return 3
+            return guest.abandon(e)
         sys.stdout.buffer.write(
             f"@@MCMGPU-MIGRATED n={n} bytes={size} "
             f"downtime_ms={info.get('downtime', 0)} "
