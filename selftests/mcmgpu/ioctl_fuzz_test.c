@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -86,10 +87,27 @@ static uint32_t size_near(uint32_t size)
 	}
 }
 
+/*
+ * Flips one bit, now and then, outside the struct's pointer fields (their
+ * offsets, 8 bytes each, up to two): a flipped user pointer may land in
+ * this process's own stack or libc's data, and the kernel would rightly
+ * write there. Pointers get their hostile values from ptr_for() instead.
+ */
+static void mutate_ptrs(void *obj, size_t n, long p1, long p2)
+{
+	size_t at = rnd() % n;
+
+	if (rnd() % 3)
+		return;
+	if ((p1 >= 0 && at >= (size_t)p1 && at < (size_t)p1 + 8) ||
+	    (p2 >= 0 && at >= (size_t)p2 && at < (size_t)p2 + 8))
+		return;
+	((uint8_t *)obj)[at] ^= 1 << (rnd() % 8);
+}
+
 static void mutate(void *obj, size_t n)
 {
-	if (rnd() % 3 == 0)
-		((uint8_t *)obj)[rnd() % n] ^= 1 << (rnd() % 8);
+	mutate_ptrs(obj, n, -1, -1);
 }
 
 /* The struct goes where the ioctl argument pointer says, if it can. */
@@ -140,7 +158,7 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			.length = rnd() % 3 ? 1 + rnd() % 8192 : rnd(),
 		};
 
-		mutate(&d, sizeof(d));
+		mutate_ptrs(&d, sizeof(d), offsetof(struct mcmgpu_dma, user_ptr), -1);
 		place(a, &arg, &d, sizeof(d));
 		cmd = MCMGPU_IOCTL_DMA;
 		break;
@@ -157,7 +175,9 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 
 		if (rnd() % 4 == 0)	/* a half-valid trace */
 			a->trace[rnd() % a->trace_len] ^= 1 << (rnd() % 8);
-		mutate(&r, sizeof(r));
+		mutate_ptrs(&r, sizeof(r),
+			    offsetof(struct mcmgpu_finepack_replay, trace_ptr),
+			    offsetof(struct mcmgpu_finepack_replay, result_ptr));
 		place(a, &arg, &r, sizeof(r));
 		cmd = MCMGPU_IOCTL_FINEPACK_REPLAY;
 		break;
@@ -190,7 +210,8 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			rec->args[i].range[0].end = rec->args[i].base + 4095;
 		}
 		mutate(rec, sizeof(*rec));
-		mutate(&ln, sizeof(ln));
+		mutate_ptrs(&ln, sizeof(ln), offsetof(struct mcmgpu_launch, record_ptr),
+			    offsetof(struct mcmgpu_launch, result_ptr));
 		place(a, &arg, &ln, sizeof(ln));
 		cmd = MCMGPU_IOCTL_LAUNCH;
 		break;
@@ -291,9 +312,16 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 			if (child == 0) {
 				uint64_t j;
 
-				for (j = 0; j < 20; j++)
-					if (fd[j % 3] >= 0 && one_op(&a, fd[j % 3], &info))
+				for (j = 0; j < 20; j++) {
+					int cr = fd[j % 3] >= 0 ?
+						 one_op(&a, fd[j % 3], &info) : 0;
+
+					if (cr) {
+						fprintf(stderr, "forked child, operation %llu: %s\n",
+							(unsigned long long)j, strerror(-cr));
 						_exit(1);
+					}
+				}
 				_exit(0);
 			}
 			forks += child > 0;
