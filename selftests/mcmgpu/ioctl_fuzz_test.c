@@ -344,9 +344,13 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	free(a.trace);
 	/* The forked children must have seen only documented errnos too. */
 	while (forks--) {
+		pid_t w;
 		int st;
 
-		if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		/* The peers still signal: wait(2) returns EINTR then. */
+		while ((w = wait(&st)) < 0 && errno == EINTR)
+			;
+		if (w < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 			return ret ? (ret < 0 ? -ret : ret) : EPROTO;
 	}
 	return ret < 0 ? -ret : ret;
