@@ -300,12 +300,11 @@ void bd_run(struct bd_device *d, u64 until)
             if (ch->stalled || ch->next >= ch->nacc || ch->t != t) {
                 continue;
             }
-            d->stats.accesses++;
             if (bd_issue(d, ch)) {
+                d->stats.accesses++;
                 ch->next++;
                 ch->t = t + 1;
             } else {
-                d->stats.accesses--;
                 ch->stalled = true;
             }
         }

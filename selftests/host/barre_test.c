@@ -91,13 +91,25 @@ static u64 w_read(void *priv, u64 table, u32 index)
 	return ((u64 *)(uintptr_t)table)[index];
 }
 
-/* The paper's Example 1 bases: 0xA000, 0xB000, 0xC000, 0xD000. */
+/* The paper's Example 1 bases of the four chiplets' memories. */
+static const __u64 paper_base[4] = { 0xA000, 0xB000, 0xC000, 0xD000 };
+
 static void example_bases(struct env *e)
 {
 	u32 c;
 
 	for (c = 0; c < 4; c++)
-		e->pools.base[c] = 0xA000 + 0x1000 * c;
+		e->pools.base[c] = paper_base[c];
+}
+
+/* A valid leaf PTE with its coalescing fields (intra and merged: F-Barre). */
+static u64 coal_pte(u64 pfn, u64 bitmap, u64 pos, u64 intra, u64 merged)
+{
+	return MCMGPU_PTE_VALID | pfn << MCMGPU_PTE_PFN_SHIFT |
+	       bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
+	       pos << MCMGPU_PTE_COAL_POS_SHIFT |
+	       intra << MCMGPU_PTE_COAL_INTRA_SHIFT |
+	       merged << MCMGPU_PTE_COAL_MERGED_SHIFT;
 }
 
 /* Only the given local frames free (in every chiplet of mask). */
@@ -173,10 +185,8 @@ TEST(example4_pfn_calculation)
 {
 	struct mcmgpu_pec_entry pe = { .start_vpn = 0x1, .end_vpn = 0xC, .g = 3,
 				       .nmap = 4, .map = { 0, 1, 2, 3 } };
-	const __u64 base[4] = { 0xA000, 0xB000, 0xC000, 0xD000 };
-	u64 pte = MCMGPU_PTE_VALID | (0xB075ULL << MCMGPU_PTE_PFN_SHIFT) |
-		  (0xfULL << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
-		  (1ULL << MCMGPU_PTE_COAL_POS_SHIFT);
+	const __u64 *base = paper_base;
+	u64 pte = coal_pte(0xB075, 0xf, 1, 0, 0);
 	__u64 pfn = 0;
 
 	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0xA, &pfn));
@@ -202,12 +212,8 @@ TEST(expanded_group_general_formula)
 {
 	struct mcmgpu_pec_entry pe = { .start_vpn = 0x100, .end_vpn = 0x10F,
 				       .g = 4, .nmap = 4, .map = { 0, 1, 2, 3 } };
-	const __u64 base[4] = { 0xA000, 0xB000, 0xC000, 0xD000 };
-	u64 pte = MCMGPU_PTE_VALID | (0xB201ULL << MCMGPU_PTE_PFN_SHIFT) |
-		  (0xfULL << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
-		  (1ULL << MCMGPU_PTE_COAL_POS_SHIFT) |
-		  (1ULL << MCMGPU_PTE_COAL_INTRA_SHIFT) |
-		  (1ULL << MCMGPU_PTE_COAL_MERGED_SHIFT);
+	const __u64 *base = paper_base;
+	u64 pte = coal_pte(0xB201, 0xf, 1, 1, 1);
 	__u64 pfn = 0;
 
 	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, 0x105, pte, 0x10C, &pfn));
