@@ -88,6 +88,46 @@ struct mcmgpu_launch {
 #define MCMGPU_LAUNCH_SIZE_VER0		32
 
 /*
+ * Allocate an object of GPU memory in the file's GPU address space (Barre
+ * Chord §IV-C, §IV-G): its pages spread over map's chiplets by policy
+ * (enum mcmgpu_alloc_policy in mcmgpu_barre.h) and, with
+ * MCMGPU_ALLOC_F_BARRE, placed so that each coalescing group sits at one
+ * local frame in all of its chiplets. The project's one GPU allocation:
+ * later mechanisms map these objects too.
+ * Errors: EINVAL a bad field (bytes 0, not a multiple of 4096 or more
+ * than the device has; unknown flags or policy; g 0 for chunk; map with a
+ * duplicate or a chiplet the device lacks), ENOMEM no frames left (nothing
+ * is kept), ENOSPC no GPU virtual space left.
+ */
+struct mcmgpu_alloc {
+	__u32 size;		/* sizeof(struct mcmgpu_alloc) */
+	__u32 flags;		/* MCMGPU_ALLOC_F_* */
+	__u64 bytes;		/* a multiple of 4096 */
+	__u32 policy;		/* MCMGPU_ALLOC_CHUNK, _RR or _KWC */
+	__u32 g;		/* chunk: pages per chiplet per round */
+	__u32 nmap;		/* 0: chiplets 0..n-1 in order */
+	__u8 map[8];		/* GPU_map: the chiplet at each position */
+	__u32 handle;		/* out: names the object to FREE */
+	__u64 gpu_va;		/* out: its first GPU virtual address */
+	__u64 pages;		/* out */
+	__u64 groups;		/* out: coalescing groups formed */
+	__u64 grouped_pages;	/* out: pages in them */
+	__u64 fallback_pages;	/* out: Barre on, no common frame found */
+};
+
+#define MCMGPU_ALLOC_F_BARRE		(1U << 0)
+#define MCMGPU_ALLOC_F_WRITE		(1U << 1)
+#define MCMGPU_ALLOC_SIZE_VER0		80
+
+/* Free an object: ENOENT if handle names none of this file's. */
+struct mcmgpu_free {
+	__u32 size;		/* sizeof(struct mcmgpu_free) */
+	__u32 handle;
+};
+
+#define MCMGPU_FREE_SIZE_VER0		8
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -99,5 +139,7 @@ struct mcmgpu_launch {
 #define MCMGPU_IOCTL_FINEPACK_REPLAY \
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x02, struct mcmgpu_finepack_replay)
 #define MCMGPU_IOCTL_LAUNCH	_IOW(MCMGPU_IOCTL_MAGIC, 0x03, struct mcmgpu_launch)
+#define MCMGPU_IOCTL_ALLOC	_IOWR(MCMGPU_IOCTL_MAGIC, 0x04, struct mcmgpu_alloc)
+#define MCMGPU_IOCTL_FREE	_IOW(MCMGPU_IOCTL_MAGIC, 0x05, struct mcmgpu_free)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

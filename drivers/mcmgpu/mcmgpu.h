@@ -10,9 +10,11 @@
 #include <linux/rwsem.h>
 #include <linux/sizes.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 
 #include "mcmgpu_hw.h"
 #include "mcmgpu_aux.h"
+#include "gpu_alloc.h"
 
 #define MCMGPU_RING_ENTRIES	256
 #define MCMGPU_BOUNCE_SIZE	SZ_1M
@@ -65,6 +67,11 @@ struct mcmgpu_device {
 	bool removed;
 
 	struct mcmgpu_aux_dev *aux[MCMGPU_AUX_COUNT];
+
+	/* GPU memory frames of every chiplet (mcmgpu_mem.c). */
+	struct ga_pools pools;
+	u64 *pool_bits;
+	struct mutex mem_lock;	/* pools */
 };
 
 /* One open file: its device context and what it keeps there. */
@@ -73,6 +80,9 @@ struct mcmgpu_file {
 	u32 ctx;		/* device context id */
 	/* One multi-command operation (a trace upload and run) at a time. */
 	struct mutex lock;
+	/* GPU address space (PASID = ctx) and its objects, by handle; lock. */
+	struct ga_space *as;
+	struct xarray objects;
 };
 
 static inline u64 mcmgpu_vram_total(const struct mcmgpu_device *mdev)
@@ -148,5 +158,10 @@ struct mcmgpu_ioctl_desc {
 int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_mem_init(struct mcmgpu_device *mdev);
+void mcmgpu_mem_fini(struct mcmgpu_device *mdev);
+void mcmgpu_file_mem_release(struct mcmgpu_file *mf);
 
 #endif /* MCMGPU_DRV_H */

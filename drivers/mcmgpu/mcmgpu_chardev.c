@@ -36,6 +36,12 @@ static const struct mcmgpu_ioctl_desc mcmgpu_ioctls[] = {
 	{ _IOC_NR(MCMGPU_IOCTL_LAUNCH), "LAUNCH",
 	  sizeof(struct mcmgpu_launch), MCMGPU_LAUNCH_SIZE_VER0,
 	  mcmgpu_ioctl_launch, false },
+	{ _IOC_NR(MCMGPU_IOCTL_ALLOC), "ALLOC",
+	  sizeof(struct mcmgpu_alloc), MCMGPU_ALLOC_SIZE_VER0,
+	  mcmgpu_ioctl_alloc, true },
+	{ _IOC_NR(MCMGPU_IOCTL_FREE), "FREE",
+	  sizeof(struct mcmgpu_free), MCMGPU_FREE_SIZE_VER0,
+	  mcmgpu_ioctl_free, false },
 };
 
 /* The largest argument struct of the table, for the on-stack copy. */
@@ -102,6 +108,7 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 	if (!mf)
 		return -ENOMEM;
 	mutex_init(&mf->lock);
+	xa_init_flags(&mf->objects, XA_FLAGS_ALLOC1);
 	mf->mdev = mdev;
 	/* misc_open holds misc_mtx, so removal cannot run concurrently. */
 	kref_get(&mdev->ref);
@@ -141,6 +148,7 @@ static int mcmgpu_release(struct inode *inode, struct file *file)
 		set_bit(mf->ctx, mdev->orphans);
 	}
 	up_read(&mdev->remove_lock);
+	mcmgpu_file_mem_release(mf);
 	mcmgpu_device_put(mdev);
 	kfree(mf);
 	return 0;

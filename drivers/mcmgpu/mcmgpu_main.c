@@ -21,6 +21,7 @@ static void mcmgpu_device_release(struct kref *ref)
 	struct mcmgpu_device *mdev = container_of(ref, struct mcmgpu_device, ref);
 
 	ida_free(&mcmgpu_ida, mdev->id);
+	mcmgpu_mem_fini(mdev);
 	kfree(mdev);
 }
 
@@ -70,7 +71,7 @@ static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 			MCMGPU_BAR_VRAM);
 		return -ENODEV;
 	}
-	return 0;
+	return mcmgpu_mem_init(mdev);
 }
 
 static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)

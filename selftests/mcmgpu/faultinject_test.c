@@ -7,7 +7,7 @@
  * run must end in 0 or a clean errno, and the device must work afterwards
  * (open, GET_INFO, a DMA round trip, a CPElide launch). Operations: bind
  * (the probe of mcmgpu and of the two auxiliary drivers), open, DMA,
- * CPElide launch, FinePack replay. Module loading itself is the kernel's
+ * CPElide launch, FinePack replay, ALLOC and FREE. Module loading itself is the kernel's
  * (600-odd allocations before our init runs) and is not swept: its error
  * paths warn in driver-core code (a duplicate sysfs link). The debug kernel has fault injection
  * (tools/vm-run --debug-kernel); Debian's does not, and the tests skip.
@@ -25,6 +25,7 @@
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
 #include "mcmgpu_finepack.h"
+#include "mcmgpu_barre.h"
 
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define DBG		"/sys/kernel/debug/"
@@ -117,6 +118,20 @@ static int op_bind(struct op_ctx *c)
 	ssize_t n = pwrite(c->bind_fd, c->slot, strlen(c->slot), 0);
 
 	return n < 0 ? -errno : 0;
+}
+
+/* ALLOC of 64 pages with Barre (its page tables, objects) and FREE. */
+static int op_alloc(struct op_ctx *c)
+{
+	struct mcmgpu_alloc a = { .size = sizeof(a), .bytes = 64 * 4096,
+				  .policy = MCMGPU_ALLOC_CHUNK, .g = 4,
+				  .flags = MCMGPU_ALLOC_F_BARRE };
+	struct mcmgpu_free f = { .size = sizeof(f) };
+
+	if (ioctl(c->fd, MCMGPU_IOCTL_ALLOC, &a))
+		return -errno;
+	f.handle = a.handle;
+	return ioctl(c->fd, MCMGPU_IOCTL_FREE, &f) ? -errno : 0;
 }
 
 /* The device works: open, GET_INFO, a DMA round trip, a launch. */
@@ -381,6 +396,8 @@ TEST_F_TIMEOUT(faults, open_dma_launch_replay, 3600)
 	sweep(_metadata, &self->c, "CPElide launch", op_launch, OP_DEVICE, &s);
 	EXPECT_LT(0, s.points);
 	sweep(_metadata, &self->c, "FinePack replay", op_replay, OP_DEVICE, &s);
+	EXPECT_LT(0, s.points);
+	sweep(_metadata, &self->c, "ALLOC and FREE", op_alloc, OP_DEVICE, &s);
 	EXPECT_LT(0, s.points);
 }
 

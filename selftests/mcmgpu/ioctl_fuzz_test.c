@@ -138,7 +138,7 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 	uint64_t arg;
 	unsigned long cmd;
 
-	switch (rnd() % 6) {
+	switch (rnd() % 8) {
 	case 0: {
 		struct mcmgpu_info in = { .size = size_near(sizeof(in)) };
 
@@ -216,6 +216,35 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		cmd = MCMGPU_IOCTL_LAUNCH;
 		break;
 	}
+	case 5: {	/* GPU memory objects: mostly small, now and then huge */
+		struct mcmgpu_alloc al = {
+			.size = size_near(sizeof(al)),
+			.flags = rnd() % 4 ? rnd() % 4 : rnd(),
+			.bytes = rnd() % 8 ? (1 + rnd() % 64) * 4096 :
+				 rnd() % 2 ? info->vram_total : rnd(),
+			.policy = rnd() % 4,
+			.g = rnd() % 8,
+			.nmap = rnd() % 10,
+		};
+
+		for (unsigned int i = 0; i < 8; i++)
+			al.map[i] = rnd() % (info->chiplets + 1);
+		mutate(&al, sizeof(al));
+		place(a, &arg, &al, sizeof(al));
+		cmd = MCMGPU_IOCTL_ALLOC;
+		break;
+	}
+	case 6: {
+		struct mcmgpu_free fr = {
+			.size = size_near(sizeof(fr)),
+			.handle = rnd() % 8 ? 1 + rnd() % 64 : rnd(),
+		};
+
+		mutate(&fr, sizeof(fr));
+		place(a, &arg, &fr, sizeof(fr));
+		cmd = MCMGPU_IOCTL_FREE;
+		break;
+	}
 	case 4:	/* a random command number of our magic, or any */
 		cmd = rnd() % 2 ? _IOC(rnd() % 4, MCMGPU_IOCTL_MAGIC, rnd() % 16,
 				       rnd() % 512) : (unsigned long)rnd();
@@ -235,7 +264,7 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		fprintf(stderr, "ioctl %#lx: %s\n", cmd, strerror(errno));
 	switch (errno) {
 	case EINVAL: case E2BIG: case EFAULT: case ENOTTY: case ERANGE:
-	case EOVERFLOW: case ENOSPC: case ENOMEM: case EINTR:
+	case EOVERFLOW: case ENOSPC: case ENOMEM: case EINTR: case ENOENT:
 		return 0;
 	default:
 		return -errno;

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * GPU memory objects: the ALLOC and FREE ioctls over the allocator core
+ * (gpu_alloc.c). The chiplet pools belong to the device and outlive an
+ * unbind (a file may still free its objects); each file has one GPU
+ * address space, its page tables in kernel pages that barre_iommu.ko
+ * walks by physical address.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "mcmgpu.h"
+#include "mcmgpu_ioctl.h"
+
+struct mcmgpu_obj {
+	struct ga_object obj;
+	u64 *pfn;
+};
+
+int mcmgpu_mem_init(struct mcmgpu_device *mdev)
+{
+	u32 frames = mdev->vram_per_chiplet >> MCMGPU_PAGE_SHIFT;
+
+	mutex_init(&mdev->mem_lock);
+	mdev->pool_bits = kvcalloc((size_t)mdev->chiplets * ga_pool_words(frames),
+				   sizeof(u64), GFP_KERNEL);
+	if (!mdev->pool_bits)
+		return -ENOMEM;
+	ga_pools_init(&mdev->pools, mdev->chiplets, frames, mdev->pool_bits);
+	return 0;
+}
+
+void mcmgpu_mem_fini(struct mcmgpu_device *mdev)
+{
+	kvfree(mdev->pool_bits);
+	mdev->pool_bits = NULL;
+}
+
+static u64 mcmgpu_table_alloc(void *priv)
+{
+	unsigned long page = get_zeroed_page(GFP_KERNEL);
+
+	return page ? virt_to_phys((void *)page) : 0;
+}
+
+static void mcmgpu_table_free(void *priv, u64 table)
+{
+	free_page((unsigned long)phys_to_virt(table));
+}
+
+static u64 *mcmgpu_table_map(void *priv, u64 table)
+{
+	return phys_to_virt(table);
+}
+
+static const struct ga_pt_ops mcmgpu_pt_ops = {
+	.alloc_table = mcmgpu_table_alloc,
+	.free_table = mcmgpu_table_free,
+	.map_table = mcmgpu_table_map,
+};
+
+static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
+{
+	struct mcmgpu_device *mdev = mf->mdev;
+
+	/* TODO(issue 10): drop the PEC entry and shoot down the TLBs first. */
+	mutex_lock(&mdev->mem_lock);
+	ga_free(&mdev->pools, mf->as, &o->obj);
+	mutex_unlock(&mdev->mem_lock);
+	kvfree(o->pfn);
+	kfree(o);
+}
+
+int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_device *mdev = mf->mdev;
+	struct mcmgpu_alloc *a = arg;
+	struct ga_alloc_req req = { };
+	struct mcmgpu_obj *o;
+	const char *field;
+	u32 handle;
+	int ret;
+
+	if (a->flags & ~(MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE) ||
+	    !a->bytes || a->bytes % (1ULL << MCMGPU_PAGE_SHIFT) ||
+	    a->nmap > MCMGPU_MAX_CHIPLETS)
+		return -EINVAL;
+	req.pages = a->bytes >> MCMGPU_PAGE_SHIFT;
+	req.policy = a->policy;
+	req.g = a->g;
+	req.nmap = a->nmap;
+	memcpy(req.map, a->map, sizeof(req.map));
+	req.barre = a->flags & MCMGPU_ALLOC_F_BARRE;
+	req.writable = a->flags & MCMGPU_ALLOC_F_WRITE;
+	if (ga_alloc_check(&mdev->pools, &req, &field))
+		return -EINVAL;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return -ENOMEM;
+	o->pfn = kvmalloc_array(req.pages, sizeof(u64), GFP_KERNEL);
+	if (!o->pfn) {
+		kfree(o);
+		return -ENOMEM;
+	}
+	mutex_lock(&mf->lock);
+	if (!mf->as) {
+		struct ga_space *as = kzalloc(sizeof(*as), GFP_KERNEL);
+
+		ret = as ? ga_space_init(as, mf->ctx, &mcmgpu_pt_ops) : -ENOMEM;
+		if (ret) {
+			kfree(as);
+			goto unlock;
+		}
+		mf->as = as;
+	}
+	mutex_lock(&mdev->mem_lock);
+	ret = ga_alloc(&mdev->pools, mf->as, &req, &o->obj, o->pfn);
+	mutex_unlock(&mdev->mem_lock);
+	if (ret)
+		goto unlock;
+	ret = xa_alloc(&mf->objects, &handle, o, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		mutex_lock(&mdev->mem_lock);
+		ga_free(&mdev->pools, mf->as, &o->obj);
+		mutex_unlock(&mdev->mem_lock);
+		goto unlock;
+	}
+	mutex_unlock(&mf->lock);
+	a->handle = handle;
+	a->gpu_va = o->obj.vpn << MCMGPU_PAGE_SHIFT;
+	a->pages = o->obj.pages;
+	a->groups = o->obj.groups;
+	a->grouped_pages = o->obj.grouped_pages;
+	a->fallback_pages = o->obj.fallback_pages;
+	return 0;
+
+unlock:
+	mutex_unlock(&mf->lock);
+	kvfree(o->pfn);
+	kfree(o);
+	return ret;
+}
+
+int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_free *f = arg;
+	struct mcmgpu_obj *o;
+
+	mutex_lock(&mf->lock);
+	o = xa_erase(&mf->objects, f->handle);
+	if (o)
+		mcmgpu_obj_free(mf, o);
+	mutex_unlock(&mf->lock);
+	return o ? 0 : -ENOENT;
+}
+
+/* The file's objects and address space, at its release. */
+void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_obj *o;
+	unsigned long handle;
+
+	xa_for_each(&mf->objects, handle, o)
+		mcmgpu_obj_free(mf, o);
+	xa_destroy(&mf->objects);
+	if (mf->as) {
+		ga_space_destroy(mf->as);
+		kfree(mf->as);
+	}
+}
