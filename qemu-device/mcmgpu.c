@@ -52,6 +52,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
 
 #define MCMGPU_REGS_MMIO_SIZE   MCMGPU_WINDOW_BASE
 #define MCMGPU_PCIE_CAP_OFFSET  0x80
+#define MCMGPU_ATS_CAP_OFFSET   0x100   /* extended capabilities */
+#define MCMGPU_PASID_CAP_OFFSET 0x108
+#define MCMGPU_PASID_WIDTH      8       /* PASID = context id, below 256 */
 #define MCMGPU_DEFAULT_CONTEXTS 64
 #define MCMGPU_MAX_CONTEXTS     1024
 #define MCMGPU_DEFAULT_MEM_BUDGET (4 * GiB)
@@ -72,6 +75,7 @@ static const MCMGPUEngine *const mcmgpu_engines[] = {
     &mcmgpu_finepack_engine,
     &mcmgpu_cpelide_engine,
     &mcmgpu_iommu_engine,
+    &mcmgpu_barre_engine,
     &mcmgpu_cxl_rc_engine,
 };
 #define MCMGPU_ENGINES ARRAY_SIZE(mcmgpu_engines)
@@ -340,6 +344,20 @@ void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes)
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e)
 {
     return ctx->state[mcmgpu_engine_index(e)];
+}
+
+uint32_t mcmgpu_ctx_id(MCMGPUContext *ctx)
+{
+    return ctx->id;
+}
+
+bool mcmgpu_ats_enabled(MCMGPUState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    /* A config write races only with a guest that changes it mid-run. */
+    return pci_get_word(pdev->config + pdev->exp.ats_cap + PCI_ATS_CTRL) &
+           PCI_ATS_CTRL_ENABLE;
 }
 
 void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits)
@@ -1116,6 +1134,17 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
         msix_uninit(pdev, &s->bar0, &s->bar0);
         return;
     }
+    /*
+     * Barre's chiplets translate through ATS (barre_iommu.ko enables it);
+     * the requests carry the context's PASID.
+     */
+    pcie_ats_init(pdev, MCMGPU_ATS_CAP_OFFSET, true);
+    pcie_add_capability(pdev, PCI_EXT_CAP_ID_PASID, 1,
+                        MCMGPU_PASID_CAP_OFFSET, PCI_EXT_CAP_PASID_SIZEOF);
+    pci_set_word(pdev->config + MCMGPU_PASID_CAP_OFFSET + PCI_PASID_CAP,
+                 MCMGPU_PASID_WIDTH << 8);
+    pci_set_word(pdev->wmask + MCMGPU_PASID_CAP_OFFSET + PCI_PASID_CTRL,
+                 PCI_PASID_CTRL_ENABLE);
 
     s->ctx = g_new0(MCMGPUContext *, s->contexts);
     s->ctx_live = g_new0(uint8_t, s->contexts);

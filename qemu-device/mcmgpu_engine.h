@@ -60,6 +60,10 @@ struct MCMGPUEngine {
 
 /* The engine's state in this context (its ctx_new result). */
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e);
+/* Its id, 1..contexts: also its address space's PASID. */
+uint32_t mcmgpu_ctx_id(MCMGPUContext *ctx);
+/* ATS Enable in the device's ATS capability: translations may be asked. */
+bool mcmgpu_ats_enabled(MCMGPUState *s);
 
 const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s);
 
@@ -99,6 +103,7 @@ extern const MCMGPUEngine mcmgpu_dma_engine;
 extern const MCMGPUEngine mcmgpu_finepack_engine;
 extern const MCMGPUEngine mcmgpu_cpelide_engine;
 extern const MCMGPUEngine mcmgpu_iommu_engine;
+extern const MCMGPUEngine mcmgpu_barre_engine;
 extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
 
 #endif /* HW_MCMGPU_ENGINE_H */

@@ -50,6 +50,17 @@ struct mcmgpu_pec_entry {
 	__u8 reserved[6];
 };
 
+/* One access of a phase (MCMGPU_OP_BARRE_LOAD, MCMGPU_IOCTL_BARRE_RUN). */
+struct mcmgpu_barre_access {
+	__u64 va;		/* GPU virtual address */
+	__u8 chiplet;
+	__u8 write;		/* 0 read, 1 write */
+	__u8 reserved[6];	/* zero */
+};
+
+/* What a write access stores at its byte: its chiplet's signature. */
+#define MCMGPU_BARRE_WRITE_BYTE(chiplet)	(0xb0 + (chiplet))
+
 /* A Barre replay's counters (the JSON of mcmgpu barre replay). */
 struct mcmgpu_barre_stats {
 	/* IOMMU */
@@ -78,6 +89,21 @@ struct mcmgpu_barre_stats {
 	__u64 grouped_pages;
 	__u64 fallback_pages;
 	__u64 groups;
+};
+
+/*
+ * What BARRE_RUN writes back: requests the device put in the request
+ * queue, whether the phase is done, the horizon up to which the IOMMU
+ * must answer (the epoch's end plus the PCIe latency), the device's
+ * counters since the last reset, and on BAD_ATS_RESPONSE or BAD_TRACE
+ * which response or access.
+ */
+struct mcmgpu_barre_run_result {
+	__u32 requests;
+	__u32 done;
+	__u64 horizon;
+	struct mcmgpu_barre_stats stats;	/* device fields only */
+	struct mcmgpu_record_error error;
 };
 
 static inline unsigned int mcmgpu_popcount8(unsigned int v)

@@ -99,6 +99,7 @@
 #define MCMGPU_FEAT_DMA_COPY		(1U << 0)
 #define MCMGPU_FEAT_FINEPACK		(1U << 1)
 #define MCMGPU_FEAT_CPELIDE		(1U << 2)
+#define MCMGPU_FEAT_BARRE		(1U << 3)
 
 /* Fault injection (cleared by reset): a hung device, a failing command. */
 #define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
@@ -178,6 +179,31 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_OP_CTX_DESTROY		0x0006
 /* Raise window args[0]'s PING event and vector (ctx 0): the aux drivers' test. */
 #define MCMGPU_OP_PING			0x0007
+/*
+ * Barre (mcmgpu_barre.h): append args[1] struct mcmgpu_barre_access records
+ * (at most MCMGPU_BARRE_LOAD_MAX) from host address args[0] to the
+ * context's next phase; MCMGPU_BARRE_LOAD_FIRST starts a new one. A record
+ * the device refuses: BAD_TRACE, result its 1-based index.
+ */
+#define MCMGPU_OP_BARRE_LOAD		0x0008
+#define MCMGPU_BARRE_LOAD_FIRST		(1U << 0)
+#define MCMGPU_BARRE_LOAD_MAX		65536
+/*
+ * One epoch of the context's chiplets (see struct mcmgpu_barre_run_result):
+ * args[0] the host address of the ATS request queue the device fills
+ * (MCMGPU_ATS_QUEUE_ENTRIES struct mcmgpu_ats_request), args[1] that of
+ * the response queue, args[2] the responses in it, args[3] the host
+ * address of the result. MCMGPU_BARRE_RUN_RESET empties the context's
+ * TLBs, clock and counters (and runs nothing); MCMGPU_BARRE_RUN_START
+ * begins the loaded phase; no flag runs the next epoch of the running
+ * phase; MCMGPU_BARRE_RUN_REPORT only writes the result. At most one flag.
+ */
+#define MCMGPU_OP_BARRE_RUN		0x0009
+#define MCMGPU_BARRE_RUN_RESET		(1U << 0)
+#define MCMGPU_BARRE_RUN_START		(1U << 1)
+#define MCMGPU_BARRE_RUN_REPORT		(1U << 2)
+/* Drop every TLB entry of the context's chiplets (a free's shootdown). */
+#define MCMGPU_OP_TLB_INVALIDATE	0x000a
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {
@@ -205,6 +231,8 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_NO_CONTEXT		12	/* every context is in use */
 #define MCMGPU_CMPL_BAD_CONTEXT		13	/* ctx not live, or not 0 */
 #define MCMGPU_CMPL_BAD_ARG		14	/* an argument out of its range */
+#define MCMGPU_CMPL_BAD_ATS_RESPONSE	15	/* a tag never sent or answered */
+#define MCMGPU_CMPL_ATS_DISABLED	16	/* ATS off in config space */
 
 /*
  * Where the device refused a record (a trace record, a launch argument),
@@ -265,6 +293,38 @@ struct mcmgpu_record_error {
 #define MCMGPU_PTE_COAL_POS(pte)	(((pte) >> MCMGPU_PTE_COAL_POS_SHIFT) & 7)
 #define MCMGPU_PTE_COAL_INTRA(pte)	(((pte) >> MCMGPU_PTE_COAL_INTRA_SHIFT) & 3)
 #define MCMGPU_PTE_COAL_MERGED(pte)	(((pte) >> MCMGPU_PTE_COAL_MERGED_SHIFT) & 3)
+
+/*
+ * Address Translation Services between the chiplets and the IOMMU
+ * (barre_iommu.ko). Each BARRE_RUN epoch the device writes its new
+ * requests to the start of the request queue; the IOMMU answers every
+ * one it completes before the epoch's horizon in the response queue,
+ * which the next BARRE_RUN reads. Both queues belong to the IOMMU.
+ */
+#define MCMGPU_ATS_QUEUE_ENTRIES	(MCMGPU_MAX_CHIPLETS * 16)
+
+struct mcmgpu_ats_request {
+	__le64 tag;		/* unique among the requests in flight */
+	__le64 vpn;		/* GPU virtual page */
+	__le64 issue;		/* cycle it leaves the chiplet */
+	__le32 pasid;		/* the context's address space */
+	__u8 chiplet;
+	__u8 write;		/* the access needs write permission */
+	__le16 reserved;
+};
+
+struct mcmgpu_ats_response {
+	__le64 tag;		/* of the request it answers */
+	__le64 pfn;		/* global GPU page frame */
+	__le64 done;		/* cycle the IOMMU answers */
+	__le32 status;		/* MCMGPU_ATS_* */
+	__u8 writable;
+	__u8 coalesced;		/* by PEC, without a walk */
+	__le16 reserved;
+};
+
+#define MCMGPU_ATS_OK			0
+#define MCMGPU_ATS_FAULT		1	/* no valid PTE, or not writable */
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

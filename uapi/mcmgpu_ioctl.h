@@ -128,6 +128,46 @@ struct mcmgpu_free {
 #define MCMGPU_FREE_SIZE_VER0		8
 
 /*
+ * Run one phase of Barre accesses (struct mcmgpu_barre_access, each chiplet
+ * in its own order) through the chiplets' TLBs and, on their misses, ATS
+ * to barre_iommu.ko, in virtual cycles. MCMGPU_BARRE_RUN_F_RESET first
+ * empties the file's TLBs, clocks, counters and PEC entries and sets the
+ * walkers (0: barre_iommu.ko's walkers parameter) and the shadow walk.
+ * stats (if stats_ptr) gets every counter since the last reset; count 0
+ * runs nothing. Errors: ENODEV barre_iommu.ko not bound, EINVAL a bad
+ * field or access (a chiplet the device lacks, reserved bytes), EPROTO the
+ * IOMMU answered a request twice or never sent, EINTR a fatal signal.
+ */
+struct mcmgpu_barre_run {
+	__u32 size;		/* sizeof(struct mcmgpu_barre_run) */
+	__u32 flags;		/* MCMGPU_BARRE_RUN_F_* */
+	__u64 accesses_ptr;
+	__u64 count;
+	__u64 stats_ptr;	/* struct mcmgpu_barre_stats, or 0 */
+	__u32 stats_size;
+	__u32 walkers;		/* with RESET */
+};
+
+#define MCMGPU_BARRE_RUN_F_RESET	(1U << 0)
+#define MCMGPU_BARRE_RUN_F_SHADOW	(1U << 1)	/* with RESET */
+#define MCMGPU_BARRE_RUN_SIZE_VER0	40
+
+/*
+ * Read the leaf PTEs (mcmgpu_hw.h format) of an object's pages first ..
+ * first + count - 1 into ptes_ptr (count u64). ENOENT unknown handle,
+ * ERANGE pages outside the object.
+ */
+struct mcmgpu_pte_query {
+	__u32 size;		/* sizeof(struct mcmgpu_pte_query) */
+	__u32 handle;
+	__u64 first;
+	__u64 count;
+	__u64 ptes_ptr;
+};
+
+#define MCMGPU_PTE_QUERY_SIZE_VER0	32
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -141,5 +181,9 @@ struct mcmgpu_free {
 #define MCMGPU_IOCTL_LAUNCH	_IOW(MCMGPU_IOCTL_MAGIC, 0x03, struct mcmgpu_launch)
 #define MCMGPU_IOCTL_ALLOC	_IOWR(MCMGPU_IOCTL_MAGIC, 0x04, struct mcmgpu_alloc)
 #define MCMGPU_IOCTL_FREE	_IOW(MCMGPU_IOCTL_MAGIC, 0x05, struct mcmgpu_free)
+#define MCMGPU_IOCTL_BARRE_RUN \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x06, struct mcmgpu_barre_run)
+#define MCMGPU_IOCTL_PTE_QUERY \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x07, struct mcmgpu_pte_query)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

@@ -72,6 +72,12 @@ struct mcmgpu_device {
 	struct ga_pools pools;
 	u64 *pool_bits;
 	struct mutex mem_lock;	/* pools */
+
+	/* barre_iommu.ko's IOMMU while bound; iommu_lock held to use it. */
+	struct rw_semaphore iommu_lock;
+	struct mcmgpu_iommu *iommu;
+	/* The ATS queues carry one file's Barre phase at a time. */
+	struct mutex barre_lock;
 };
 
 /* One open file: its device context and what it keeps there. */
@@ -83,6 +89,14 @@ struct mcmgpu_file {
 	/* GPU address space (PASID = ctx) and its objects, by handle; lock. */
 	struct ga_space *as;
 	struct xarray objects;
+	/* A Barre phase failed half-way: the next run must reset. */
+	bool barre_stale;
+};
+
+/* One GPU memory object of a file (mcmgpu_mem.c). */
+struct mcmgpu_obj {
+	struct ga_object obj;
+	u64 *pfn;
 };
 
 static inline u64 mcmgpu_vram_total(const struct mcmgpu_device *mdev)
@@ -163,5 +177,9 @@ int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_mem_init(struct mcmgpu_device *mdev);
 void mcmgpu_mem_fini(struct mcmgpu_device *mdev);
 void mcmgpu_file_mem_release(struct mcmgpu_file *mf);
+int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize);
+struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
+void mcmgpu_iommu_put(struct mcmgpu_device *mdev);
 
 #endif /* MCMGPU_DRV_H */

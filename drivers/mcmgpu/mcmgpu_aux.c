@@ -48,9 +48,35 @@ static void mcmgpu_aux_set_irq_handler(struct mcmgpu_aux_dev *aux,
 		synchronize_irq(aux->irq);
 }
 
+static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
+				 struct mcmgpu_iommu *iommu)
+{
+	struct mcmgpu_device *mdev = aux->parent;
+
+	down_write(&mdev->iommu_lock);
+	mdev->iommu = iommu;
+	up_write(&mdev->iommu_lock);
+}
+
+/* The bound IOMMU, held until mcmgpu_iommu_put(); NULL if none. */
+struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev)
+{
+	down_read(&mdev->iommu_lock);
+	if (mdev->iommu)
+		return mdev->iommu;
+	up_read(&mdev->iommu_lock);
+	return NULL;
+}
+
+void mcmgpu_iommu_put(struct mcmgpu_device *mdev)
+{
+	up_read(&mdev->iommu_lock);
+}
+
 static const struct mcmgpu_aux_ops mcmgpu_aux_ops = {
 	.submit = mcmgpu_aux_submit,
 	.set_irq_handler = mcmgpu_aux_set_irq_handler,
+	.set_iommu = mcmgpu_aux_set_iommu,
 };
 
 /* A window's vector: acknowledge its events, hand them to its driver. */

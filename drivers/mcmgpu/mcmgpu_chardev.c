@@ -42,6 +42,12 @@ static const struct mcmgpu_ioctl_desc mcmgpu_ioctls[] = {
 	{ _IOC_NR(MCMGPU_IOCTL_FREE), "FREE",
 	  sizeof(struct mcmgpu_free), MCMGPU_FREE_SIZE_VER0,
 	  mcmgpu_ioctl_free, false },
+	{ _IOC_NR(MCMGPU_IOCTL_BARRE_RUN), "BARRE_RUN",
+	  sizeof(struct mcmgpu_barre_run), MCMGPU_BARRE_RUN_SIZE_VER0,
+	  mcmgpu_ioctl_barre_run, false },
+	{ _IOC_NR(MCMGPU_IOCTL_PTE_QUERY), "PTE_QUERY",
+	  sizeof(struct mcmgpu_pte_query), MCMGPU_PTE_QUERY_SIZE_VER0,
+	  mcmgpu_ioctl_pte_query, false },
 };
 
 /* The largest argument struct of the table, for the on-stack copy. */

@@ -87,6 +87,8 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&mdev->cmd_lock);
 	mutex_init(&mdev->orphan_lock);
 	init_rwsem(&mdev->remove_lock);
+	init_rwsem(&mdev->iommu_lock);
+	mutex_init(&mdev->barre_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;
 	mdev->id = ida_alloc(&mcmgpu_ida, GFP_KERNEL);

@@ -4,18 +4,14 @@
  * (gpu_alloc.c). The chiplet pools belong to the device and outlive an
  * unbind (a file may still free its objects); each file has one GPU
  * address space, its page tables in kernel pages that barre_iommu.ko
- * walks by physical address.
+ * walks by physical address. A free drops the object's PEC entry and
+ * shoots down the device's TLBs before its frames return to the pools.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
-
-struct mcmgpu_obj {
-	struct ga_object obj;
-	u64 *pfn;
-};
 
 int mcmgpu_mem_init(struct mcmgpu_device *mdev)
 {
@@ -63,7 +59,6 @@ static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
 
-	/* TODO(issue 10): drop the PEC entry and shoot down the TLBs first. */
 	mutex_lock(&mdev->mem_lock);
 	ga_free(&mdev->pools, mf->as, &o->obj);
 	mutex_unlock(&mdev->mem_lock);
@@ -126,6 +121,16 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 		mutex_unlock(&mdev->mem_lock);
 		goto unlock;
 	}
+	if (req.barre) {
+		struct mcmgpu_iommu *iommu = mcmgpu_iommu_get(mdev);
+		struct mcmgpu_pec_entry pe;
+
+		if (iommu) {
+			ga_pec_entry(mf->as, &o->obj, &pe);
+			iommu->pec_add(iommu, &pe);
+			mcmgpu_iommu_put(mdev);
+		}
+	}
 	mutex_unlock(&mf->lock);
 	a->handle = handle;
 	a->gpu_va = o->obj.vpn << MCMGPU_PAGE_SHIFT;
@@ -142,25 +147,62 @@ unlock:
 	return ret;
 }
 
+/*
+ * No translation of the object may survive its frames: the PEC entry goes,
+ * then every TLB of the context (waited for). If the shootdown fails the
+ * object stays, and a later FREE (or the file's release) retries.
+ */
 int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
 {
+	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_free *f = arg;
+	struct mcmgpu_cmd c = {
+		.opcode = MCMGPU_OP_TLB_INVALIDATE,
+		.ctx = mf->ctx,
+	};
+	struct mcmgpu_iommu *iommu;
 	struct mcmgpu_obj *o;
+	int ret;
 
-	mutex_lock(&mf->lock);
-	o = xa_erase(&mf->objects, f->handle);
-	if (o)
-		mcmgpu_obj_free(mf, o);
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	o = xa_load(&mf->objects, f->handle);
+	if (!o) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	iommu = mcmgpu_iommu_get(mdev);
+	if (iommu) {
+		iommu->pec_drop(iommu, mf->ctx, o->obj.vpn,
+				o->obj.vpn + o->obj.pages - 1);
+		mcmgpu_iommu_put(mdev);
+	}
+	ret = mcmgpu_submit(mdev, &c);
+	if (!ret)
+		ret = mcmgpu_status_errno(c.status);
+	if (ret)
+		goto unlock;
+	xa_erase(&mf->objects, f->handle);
+	mcmgpu_obj_free(mf, o);
+unlock:
 	mutex_unlock(&mf->lock);
-	return o ? 0 : -ENOENT;
+	return ret;
 }
 
-/* The file's objects and address space, at its release. */
+/*
+ * The file's objects and address space, at its release: its context (and
+ * so its TLBs) is destroyed already; the IOMMU forgets its PASID.
+ */
 void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
 {
+	struct mcmgpu_iommu *iommu = mcmgpu_iommu_get(mf->mdev);
 	struct mcmgpu_obj *o;
 	unsigned long handle;
 
+	if (iommu) {
+		iommu->release(iommu, mf->ctx);
+		mcmgpu_iommu_put(mf->mdev);
+	}
 	xa_for_each(&mf->objects, handle, o)
 		mcmgpu_obj_free(mf, o);
 	xa_destroy(&mf->objects);

@@ -45,6 +45,16 @@ for t in "${tests[@]}"; do
 	cp "$t" "$root/opt/mcmgpu/selftests/"
 	copy_libs "$t"
 done
+# pciutils' lspci, which decodes extended capabilities (ATS, PASID) that
+# busybox's does not.
+rm -f "$root/bin/lspci"
+cp /usr/bin/lspci "$root/usr/bin/lspci"
+copy_libs /usr/bin/lspci
+for ids in /usr/share/misc/pci.ids /usr/share/hwdata/pci.ids; do
+	[ -e "$ids" ] || continue
+	mkdir -p "$root$(dirname "$ids")"
+	cp -L "$ids" "$root$ids"
+done
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |

@@ -1,21 +1,321 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Barre Chord IOMMU: binds the "mcmgpu.iommu" auxiliary device, with its
- * register window and MSI-X vector. The page-table walkers, PW-queue and
- * PEC logic arrive with the Barre issue; today it proves the round trip
- * (a command submitted, an interrupt on its own vector) through "ping".
+ * Barre Chord IOMMU: binds the "mcmgpu.iommu" auxiliary device and serves
+ * the device's ATS requests. It owns the request and response queues the
+ * device reads and writes, and one walker model (barre_walk.c: PW-queue,
+ * walkers, PEC) per address space, because each context runs in its own
+ * virtual time. mcmgpu.ko drives it through struct mcmgpu_iommu. Counters
+ * are in debugfs: barre_iommu/<device>/stats.
  */
 #include <linux/auxiliary_bus.h>
+#include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/pci-ats.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "mcmgpu_aux.h"
 #include "mcmgpu_aux_ping.h"
+#include "mcmgpu_barre.h"
+#include "barre_walk.h"
+
+static unsigned int walkers = MCMGPU_BARRE_WALKERS;
+
+static int walkers_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (!n || n > MCMGPU_BARRE_MAX_WALKERS)
+		return -EINVAL;
+	return param_set_uint(val, kp);
+}
+
+static const struct kernel_param_ops walkers_ops = {
+	.set = walkers_set,
+	.get = param_get_uint,
+};
+module_param_cb(walkers, &walkers_ops, &walkers, 0644);
+MODULE_PARM_DESC(walkers, "Page-table walkers of a new walker model, 1..32 (default 16)");
+
+static bool shadow;
+module_param(shadow, bool, 0644);
+MODULE_PARM_DESC(shadow, "Also walk every coalesced translation and count mismatches (default off)");
+
+/* Test hook for the device's checks: 1 answers a request twice, 2 a tag never sent. */
+static unsigned int inject_bad_response;
+module_param(inject_bad_response, uint, 0644);
+MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag)");
+
+struct barre_space {
+	struct barre_iommu *bi;
+	u32 pasid;
+	u64 root;		/* page tables, for the serve in progress */
+	u32 nresp;
+	bool overflow;
+	struct bw_iommu bw;
+};
 
 struct barre_iommu {
 	struct mcmgpu_aux_dev *aux;
 	struct mcmgpu_aux_ping ping;
+	struct mcmgpu_iommu iommu;
+	struct mcmgpu_ats_request *req;
+	struct mcmgpu_ats_response *resp;
+	struct mutex lock;	/* spaces and the queues */
+	struct xarray spaces;	/* by PASID */
+	struct dentry *debugfs;
 };
+
+static struct dentry *barre_debugfs_root;
+
+static u64 barre_root(void *priv, u32 pasid)
+{
+	struct barre_space *sp = priv;
+
+	return pasid == sp->pasid ? sp->root : 0;
+}
+
+/* Page tables are kernel pages of mcmgpu.ko, stable during a serve. */
+static u64 barre_read_entry(void *priv, u64 table, u32 index)
+{
+	return ((u64 *)phys_to_virt(table))[index];
+}
+
+static void barre_respond(void *priv, const struct bw_response *rsp)
+{
+	struct barre_space *sp = priv;
+	struct mcmgpu_ats_response *r;
+
+	if (sp->nresp == MCMGPU_ATS_QUEUE_ENTRIES) {
+		sp->overflow = true;	/* one answer per request: cannot */
+		return;
+	}
+	r = &sp->bi->resp[sp->nresp++];
+	r->tag = cpu_to_le64(rsp->tag);
+	r->pfn = cpu_to_le64(rsp->pfn);
+	r->done = cpu_to_le64(rsp->done);
+	r->status = cpu_to_le32(rsp->status == BW_STATUS_OK ? MCMGPU_ATS_OK :
+				MCMGPU_ATS_FAULT);
+	r->writable = rsp->writable;
+	r->coalesced = rsp->coalesced;
+	r->reserved = 0;
+}
+
+static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
+			    u32 pasid, u32 nwalkers, bool shadow_walk)
+{
+	struct bw_config cfg;
+
+	bw_default_config(&cfg, bi->aux->chiplets,
+			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
+	cfg.walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
+	cfg.shadow = shadow_walk;
+	sp->bi = bi;
+	sp->pasid = pasid;
+	return bw_init(&sp->bw, &cfg,
+		       &(struct bw_pt_ops){ barre_root, barre_read_entry, sp },
+		       barre_respond, sp);
+}
+
+/* pasid's model, made with the module's defaults if it has none; lock held. */
+static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
+{
+	struct barre_space *sp = xa_load(&bi->spaces, pasid);
+
+	if (sp)
+		return sp;
+	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	if (!sp)
+		return NULL;
+	if (barre_space_init(bi, sp, pasid, 0, READ_ONCE(shadow)) ||
+	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
+		kfree(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+static struct barre_iommu *to_barre(struct mcmgpu_iommu *iommu)
+{
+	return container_of(iommu, struct barre_iommu, iommu);
+}
+
+static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
+		       bool shadow_walk)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+	int ret = -ENOMEM;
+
+	mutex_lock(&bi->lock);
+	sp = barre_space_get(bi, pasid);
+	if (sp)
+		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk);
+	mutex_unlock(&bi->lock);
+	return ret;
+}
+
+static void barre_pec_add(struct mcmgpu_iommu *iommu,
+			  const struct mcmgpu_pec_entry *e)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = barre_space_get(bi, e->pasid);
+	if (sp)
+		bw_pec_add(&sp->bw, e);
+	mutex_unlock(&bi->lock);
+}
+
+static void barre_pec_drop(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
+			   u64 end)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = xa_load(&bi->spaces, pasid);
+	if (sp)
+		bw_pec_drop(&sp->bw, pasid, start, end);
+	mutex_unlock(&bi->lock);
+}
+
+/* The test hook: spoil this epoch's answers once. */
+static void barre_inject(struct barre_space *sp)
+{
+	struct mcmgpu_ats_response *r = sp->bi->resp;
+	unsigned int how = xchg(&inject_bad_response, 0);
+
+	if (!how || sp->nresp == MCMGPU_ATS_QUEUE_ENTRIES ||
+	    (how == 1 && !sp->nresp)) {
+		if (how)
+			inject_bad_response = how;	/* next epoch */
+		return;
+	}
+	r[sp->nresp] = how == 1 ? r[0] : (struct mcmgpu_ats_response){
+		.tag = cpu_to_le64(~0ULL),
+	};
+	sp->nresp++;
+}
+
+static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
+		       u32 nreq, u64 horizon)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+	int ret = 0;
+	u32 i;
+
+	if (nreq > MCMGPU_ATS_QUEUE_ENTRIES)
+		return -EPROTO;
+	mutex_lock(&bi->lock);
+	sp = barre_space_get(bi, pasid);
+	if (!sp) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	sp->root = root;
+	sp->nresp = 0;
+	for (i = 0; i < nreq && !ret; i++) {
+		const struct mcmgpu_ats_request *q = &bi->req[i];
+		struct bw_request r = {
+			.tag = le64_to_cpu(q->tag),
+			.vpn = le64_to_cpu(q->vpn),
+			.arrive = le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES,
+			.pasid = le32_to_cpu(q->pasid),
+			.chiplet = q->chiplet,
+			.write = q->write,
+		};
+
+		if (r.pasid != pasid || r.chiplet >= bi->aux->chiplets ||
+		    bw_submit(&sp->bw, &r)) {
+			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
+				i, pasid);
+			ret = -EPROTO;
+		}
+	}
+	if (!ret && horizon >= sp->bw.now) {
+		bw_advance(&sp->bw, horizon);
+		barre_inject(sp);
+		ret = sp->overflow ? -EPROTO : sp->nresp;
+	} else if (!ret) {
+		ret = -EPROTO;		/* time cannot go back */
+	}
+unlock:
+	mutex_unlock(&bi->lock);
+	return ret;
+}
+
+static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
+			struct mcmgpu_barre_stats *st)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = xa_load(&bi->spaces, pasid);
+	if (sp) {
+		const struct bw_stats *s = &sp->bw.stats;
+
+		st->ats_requests = s->ats_requests;
+		st->walks = s->walks;
+		st->coalesced = s->coalesced;
+		st->pec_hits = s->pec_hits;
+		st->pec_misses = s->pec_misses;
+		st->pec_evictions = s->pec_evictions;
+		st->translation_faults = s->faults;
+		st->shadow_mismatches = s->shadow_mismatches;
+		st->iommu_cycles = s->service_cycles;
+	}
+	mutex_unlock(&bi->lock);
+}
+
+static void barre_release(struct mcmgpu_iommu *iommu, u32 pasid)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+
+	mutex_lock(&bi->lock);
+	kfree(xa_erase(&bi->spaces, pasid));
+	mutex_unlock(&bi->lock);
+}
+
+static int barre_stats_show(struct seq_file *m, void *unused)
+{
+	struct barre_iommu *bi = m->private;
+	struct barre_space *sp;
+	unsigned long pasid;
+	u32 i;
+
+	mutex_lock(&bi->lock);
+	xa_for_each(&bi->spaces, pasid, sp) {
+		const struct bw_stats *s = &sp->bw.stats;
+
+		seq_printf(m, "pasid %lu walkers %u shadow %u\n", pasid,
+			   sp->bw.cfg.walkers, sp->bw.cfg.shadow);
+		seq_printf(m, "  ats_requests %llu walks %llu coalesced %llu faults %llu\n",
+			   s->ats_requests, s->walks, s->coalesced, s->faults);
+		seq_printf(m, "  pec_hits %llu pec_misses %llu pec_evictions %llu shadow_mismatches %llu\n",
+			   s->pec_hits, s->pec_misses, s->pec_evictions,
+			   s->shadow_mismatches);
+		seq_printf(m, "  service_cycles %llu\n  pwq_occupancy", s->service_cycles);
+		for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
+			seq_printf(m, " %llu", s->pwq_hist[i]);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&bi->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(barre_stats);
 
 static void barre_iommu_irq(struct mcmgpu_aux_dev *aux, u32 events)
 {
@@ -48,29 +348,82 @@ static struct attribute *barre_iommu_attrs[] = {
 };
 ATTRIBUTE_GROUPS(barre_iommu);
 
+static void barre_iommu_free_queues(struct barre_iommu *bi)
+{
+	struct device *dma = bi->aux->adev.dev.parent;
+
+	if (bi->req)
+		dma_free_coherent(dma, MCMGPU_ATS_QUEUE_ENTRIES * sizeof(*bi->req),
+				  bi->req, bi->iommu.req_dma);
+	if (bi->resp)
+		dma_free_coherent(dma, MCMGPU_ATS_QUEUE_ENTRIES * sizeof(*bi->resp),
+				  bi->resp, bi->iommu.resp_dma);
+}
+
 static int barre_iommu_probe(struct auxiliary_device *adev,
 			     const struct auxiliary_device_id *id)
 {
 	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
+	struct device *dma = adev->dev.parent;	/* the PCI function */
 	struct barre_iommu *bi;
+	int ret;
 
 	bi = devm_kzalloc(&adev->dev, sizeof(*bi), GFP_KERNEL);
 	if (!bi)
 		return -ENOMEM;
+	/* The chiplets ask us for translations: the IOMMU turns ATS on. */
+	ret = pci_enable_ats(to_pci_dev(dma), PAGE_SHIFT);
+	if (ret) {
+		dev_err(&adev->dev, "cannot enable ATS on the device: %d\n", ret);
+		return ret;
+	}
 	bi->aux = aux;
 	mcmgpu_aux_ping_init(&bi->ping);
+	mutex_init(&bi->lock);
+	xa_init(&bi->spaces);
+	bi->req = dma_alloc_coherent(dma, MCMGPU_ATS_QUEUE_ENTRIES *
+				     sizeof(*bi->req), &bi->iommu.req_dma,
+				     GFP_KERNEL);
+	bi->resp = dma_alloc_coherent(dma, MCMGPU_ATS_QUEUE_ENTRIES *
+				      sizeof(*bi->resp), &bi->iommu.resp_dma,
+				      GFP_KERNEL);
+	if (!bi->req || !bi->resp) {
+		barre_iommu_free_queues(bi);
+		pci_disable_ats(to_pci_dev(dma));
+		return -ENOMEM;
+	}
+	bi->iommu.reset = barre_reset;
+	bi->iommu.pec_add = barre_pec_add;
+	bi->iommu.pec_drop = barre_pec_drop;
+	bi->iommu.serve = barre_serve;
+	bi->iommu.stats = barre_stats;
+	bi->iommu.release = barre_release;
 	dev_set_drvdata(&adev->dev, bi);
+	bi->debugfs = debugfs_create_dir(dev_name(&adev->dev), barre_debugfs_root);
+	debugfs_create_file("stats", 0444, bi->debugfs, bi, &barre_stats_fops);
 	aux->ops->set_irq_handler(aux, barre_iommu_irq);
-	dev_info(&adev->dev, "Barre IOMMU bound: %u chiplets, window %u, vector %u\n",
-		 aux->chiplets, aux->window_index, aux->vector);
+	aux->ops->set_iommu(aux, &bi->iommu);
+	dev_info(&adev->dev, "Barre IOMMU bound: %u chiplets, window %u, vector %u, %u walkers\n",
+		 aux->chiplets, aux->window_index, aux->vector, walkers);
 	return 0;
 }
 
 static void barre_iommu_remove(struct auxiliary_device *adev)
 {
 	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
+	struct barre_iommu *bi = dev_get_drvdata(&adev->dev);
+	struct barre_space *sp;
+	unsigned long pasid;
 
+	/* Waits for every caller: nothing serves after this. */
+	aux->ops->set_iommu(aux, NULL);
 	aux->ops->set_irq_handler(aux, NULL);
+	debugfs_remove_recursive(bi->debugfs);
+	xa_for_each(&bi->spaces, pasid, sp)
+		kfree(sp);
+	xa_destroy(&bi->spaces);
+	barre_iommu_free_queues(bi);
+	pci_disable_ats(to_pci_dev(adev->dev.parent));
 }
 
 static const struct auxiliary_device_id barre_iommu_ids[] = {
@@ -86,7 +439,25 @@ static struct auxiliary_driver barre_iommu_driver = {
 	.id_table = barre_iommu_ids,
 	.driver.dev_groups = barre_iommu_groups,
 };
-module_auxiliary_driver(barre_iommu_driver);
+
+static int __init barre_iommu_init(void)
+{
+	int ret;
+
+	barre_debugfs_root = debugfs_create_dir("barre_iommu", NULL);
+	ret = auxiliary_driver_register(&barre_iommu_driver);
+	if (ret)
+		debugfs_remove_recursive(barre_debugfs_root);
+	return ret;
+}
+
+static void __exit barre_iommu_exit(void)
+{
+	auxiliary_driver_unregister(&barre_iommu_driver);
+	debugfs_remove_recursive(barre_debugfs_root);
+}
+module_init(barre_iommu_init);
+module_exit(barre_iommu_exit);
 
 MODULE_DESCRIPTION("Barre Chord IOMMU for the mcmgpu device");
 MODULE_LICENSE("GPL");

@@ -33,6 +33,39 @@ struct mcmgpu_aux_cmd {
  */
 typedef void (*mcmgpu_aux_irq_fn)(struct mcmgpu_aux_dev *aux, u32 events);
 
+struct mcmgpu_pec_entry;
+struct mcmgpu_barre_stats;
+
+/*
+ * The IOMMU barre_iommu.ko gives mcmgpu.ko (ops->set_iommu): the ATS queues
+ * it owns (mcmgpu_hw.h) and one walker model per address space (PASID =
+ * device context id), all in virtual cycles. mcmgpu.ko calls these for
+ * one file at a time per PASID, under that file's lock.
+ */
+struct mcmgpu_iommu {
+	dma_addr_t req_dma;	/* MCMGPU_ATS_QUEUE_ENTRIES requests */
+	dma_addr_t resp_dma;	/* as many responses */
+	/* Walkers (0: the module's default), shadow walk; empties the model. */
+	int (*reset)(struct mcmgpu_iommu *iommu, u32 pasid, u32 walkers,
+		     bool shadow);
+	void (*pec_add)(struct mcmgpu_iommu *iommu,
+			const struct mcmgpu_pec_entry *e);
+	void (*pec_drop)(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
+			 u64 end);
+	/*
+	 * Take nreq requests from the request queue, walk with the page
+	 * tables at root (a physical address) and answer, in the response
+	 * queue, every request done before cycle horizon: their number, or
+	 * -EPROTO for a request the walker cannot take.
+	 */
+	int (*serve)(struct mcmgpu_iommu *iommu, u32 pasid, u64 root, u32 nreq,
+		     u64 horizon);
+	void (*stats)(struct mcmgpu_iommu *iommu, u32 pasid,
+		      struct mcmgpu_barre_stats *st);
+	/* The address space is gone. */
+	void (*release)(struct mcmgpu_iommu *iommu, u32 pasid);
+};
+
 struct mcmgpu_aux_ops {
 	/*
 	 * Submit one command through the device's ring and wait for it
@@ -44,6 +77,9 @@ struct mcmgpu_aux_ops {
 	/* Install (or, with NULL, remove and wait out) the vector callback. */
 	void (*set_irq_handler)(struct mcmgpu_aux_dev *aux,
 				mcmgpu_aux_irq_fn fn);
+	/* Offer (or, with NULL, withdraw and wait out) the IOMMU. */
+	void (*set_iommu)(struct mcmgpu_aux_dev *aux,
+			  struct mcmgpu_iommu *iommu);
 };
 
 struct mcmgpu_aux_dev {

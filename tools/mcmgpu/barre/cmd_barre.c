@@ -2,15 +2,22 @@
 /*
  * mcmgpu barre replay: replay a Barre trace (allocations and per-chiplet
  * accesses) through the chiplets' TLBs and the IOMMU's walkers with PEC.
- * --host runs the three cores here in the epoch-synchronous loop; the
- * device path (ATS through barre_iommu.ko) is not built yet.
+ * --host runs the three cores here in the epoch-synchronous loop; without
+ * it the same trace goes through the ioctls: ALLOC and FREE, one
+ * BARRE_RUN per phase (the device's TLBs, ATS to barre_iommu.ko), and the
+ * same counters come back.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "barre_replay.h"
 #include "barre_tool.h"
+#include "device.h"
+#include "../../../drivers/mcmgpu/gpu_alloc.h"
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
@@ -57,6 +64,196 @@ static const struct stat_table barre_table = STAT_TABLE(barre_rows,
 	"{grouped_pages} of {pages} pages, shadow mismatches "
 	"{shadow_mismatches}\n");
 
+/* The device's replay of t: the ioctls in trace order (barre_replay_host's twin). */
+struct dev_obj {
+	uint32_t handle;
+	uint64_t va, pages;
+	bool live;
+};
+
+static int dev_fail(char *err, size_t n, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int dev_free(int fd, struct dev_obj *o)
+{
+	struct mcmgpu_free f = { .size = sizeof(f), .handle = o->handle };
+
+	o->live = false;
+	return ioctl(fd, MCMGPU_IOCTL_FREE, &f) ? -errno : 0;
+}
+
+static int dev_dump(int fd, FILE *f, const struct dev_obj *o, uint32_t id,
+		    uint64_t frames)
+{
+	uint64_t *pte = malloc(o->pages * sizeof(*pte)), i;
+	struct mcmgpu_pte_query q = {
+		.size = sizeof(q), .handle = o->handle, .count = o->pages,
+		.ptes_ptr = (uintptr_t)pte,
+	};
+
+	if (!pte)
+		return -ENOMEM;
+	if (ioctl(fd, MCMGPU_IOCTL_PTE_QUERY, &q)) {
+		free(pte);
+		return -errno;
+	}
+	for (i = 0; i < o->pages; i++)
+		fprintf(f, "%u 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
+			(unsigned long long)((o->va >> 12) + i),
+			(unsigned long long)MCMGPU_PTE_PFN(pte[i]),
+			(unsigned long long)(MCMGPU_PTE_PFN(pte[i]) / frames),
+			(unsigned long long)MCMGPU_PTE_COAL_BITMAP(pte[i]),
+			(unsigned long long)MCMGPU_PTE_COAL_POS(pte[i]));
+	free(pte);
+	return 0;
+}
+
+static int barre_replay_device(int fd, const struct barre_trace *t,
+			       const struct barre_host_cfg *cfg,
+			       struct mcmgpu_barre_stats *st, char *err,
+			       size_t errlen)
+{
+	struct dev_obj *obj = calloc(t->max_id + 1, sizeof(*obj));
+	struct mcmgpu_barre_access *acc = malloc((t->n + 1) * sizeof(*acc));
+	struct ga_pools limits = { .chiplets = cfg->chiplets,
+				   .frames = cfg->frames };
+	struct mcmgpu_barre_stats alloc_st = { 0 };
+	struct mcmgpu_barre_run run = {
+		.size = sizeof(run), .flags = MCMGPU_BARRE_RUN_F_RESET |
+		(cfg->shadow ? MCMGPU_BARRE_RUN_F_SHADOW : 0),
+		.walkers = cfg->walkers,
+	};
+	size_t i = 0, j;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	err[0] = '\0';
+	if (!obj || !acc) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
+		ret = dev_fail(err, errlen, -errno, "BARRE_RUN reset: %s%s",
+			       strerror(errno), errno == ENODEV ?
+			       " (is barre_iommu.ko loaded?)" : "");
+		goto out;
+	}
+	while (i < t->n && !ret) {
+		const struct barre_rec *r = &t->rec[i];
+
+		if (r->type == BARRE_REC_ACCESS) {
+			size_t n = 0;
+
+			for (j = i; j < t->n && t->rec[j].type == BARRE_REC_ACCESS; j++) {
+				const struct barre_rec *a = &t->rec[j];
+				const struct dev_obj *o = &obj[a->id];
+
+				if (a->chiplet >= cfg->chiplets || a->bytes >= o->pages * 4096) {
+					ret = dev_fail(err, errlen, -EINVAL,
+						       "line %u: access: %s", a->line,
+						       a->chiplet >= cfg->chiplets ?
+						       "no such chiplet" :
+						       "offset past the object");
+					break;
+				}
+				acc[n++] = (struct mcmgpu_barre_access){
+					.va = o->va + a->bytes, .chiplet = a->chiplet,
+					.write = a->write,
+				};
+			}
+			if (ret)
+				break;
+			run = (struct mcmgpu_barre_run){
+				.size = sizeof(run), .accesses_ptr = (uintptr_t)acc,
+				.count = n,
+			};
+			if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
+				ret = dev_fail(err, errlen, -errno, "line %u: BARRE_RUN: %s",
+					       r->line, strerror(errno));
+				break;
+			}
+			i = j;
+			continue;
+		}
+		if (r->type == BARRE_REC_ALLOC) {
+			struct ga_alloc_req req = {
+				.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
+				.nmap = r->nmap,
+			};
+			struct mcmgpu_alloc a = {
+				.size = sizeof(a), .bytes = r->bytes, .policy = r->policy,
+				.g = r->g, .nmap = r->nmap,
+				.flags = MCMGPU_ALLOC_F_WRITE |
+					 (cfg->barre ? MCMGPU_ALLOC_F_BARRE : 0),
+			};
+			const char *field;
+
+			memcpy(req.map, r->map, sizeof(req.map));
+			memcpy(a.map, r->map, sizeof(a.map));
+			if (ga_alloc_check(&limits, &req, &field)) {
+				ret = dev_fail(err, errlen, -EINVAL, "line %u: alloc: bad %s",
+					       r->line, field);
+				break;
+			}
+			if (ioctl(fd, MCMGPU_IOCTL_ALLOC, &a)) {
+				ret = dev_fail(err, errlen, -errno, "line %u: alloc: %s",
+					       r->line, errno == ENOMEM ?
+					       "out of GPU memory" : errno == ENOSPC ?
+					       "no virtual space" : strerror(errno));
+				break;
+			}
+			obj[r->id] = (struct dev_obj){ a.handle, a.gpu_va, a.pages, true };
+			alloc_st.objects++;
+			alloc_st.pages += a.pages;
+			alloc_st.groups += a.groups;
+			alloc_st.grouped_pages += a.grouped_pages;
+			alloc_st.fallback_pages += a.fallback_pages;
+		} else {
+			ret = dev_free(fd, &obj[r->id]);
+			if (ret)
+				dev_fail(err, errlen, ret, "line %u: free: %s", r->line,
+					 strerror(-ret));
+		}
+		i++;
+	}
+	for (j = 0; !ret && cfg->dump_pt && j <= t->max_id; j++)
+		if (obj[j].live) {
+			ret = dev_dump(fd, cfg->dump_pt, &obj[j], j, cfg->frames);
+			if (ret)
+				dev_fail(err, errlen, ret, "PTE_QUERY: %s", strerror(-ret));
+		}
+	for (j = 0; j <= t->max_id; j++)
+		if (obj[j].live && dev_free(fd, &obj[j]) && !ret)
+			ret = dev_fail(err, errlen, -errno, "FREE: %s", strerror(errno));
+	if (ret)
+		goto out;
+	run = (struct mcmgpu_barre_run){
+		.size = sizeof(run), .stats_ptr = (uintptr_t)st,
+		.stats_size = sizeof(*st),
+	};
+	if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
+		ret = dev_fail(err, errlen, -errno, "BARRE_RUN stats: %s",
+			       strerror(errno));
+		goto out;
+	}
+	st->objects = alloc_st.objects;
+	st->pages = alloc_st.pages;
+	st->groups = alloc_st.groups;
+	st->grouped_pages = alloc_st.grouped_pages;
+	st->fallback_pages = alloc_st.fallback_pages;
+out:
+	free(acc);
+	free(obj);
+	return ret;
+}
+
 static void replay_usage(FILE *f)
 {
 	fprintf(f,
@@ -72,16 +269,18 @@ static void replay_usage(FILE *f)
 		"  alloc ID BYTES policy=chunk|rr|kwc [g=PAGES] [map=C0,C1,...]\n"
 		"  access CHIPLET ID BYTE_OFFSET [r|w]\n"
 		"  free ID\n\n"
-		"  --host             run the cores here (required for now: the\n"
-		"                     device path through barre_iommu.ko is to come)\n"
-		"  --chiplets N       chiplets (default %d)\n"
-		"  --vram-per-chiplet S  memory per chiplet (default 64M)\n"
+		"  --host             run the same cores here, no device\n"
+		"  -d, --device DEV   /dev path, index or PCI address (default 0);\n"
+		"                     needs barre_iommu.ko\n"
+		"  --chiplets N       chiplets (--host; default %d; the device's own\n"
+		"                     otherwise)\n"
+		"  --vram-per-chiplet S  memory per chiplet (--host; default 64M)\n"
 		"  --barre on|off     coalescing groups and PEC (default on)\n"
 		"  --walkers N        page-table walkers, 1..%d (default %d)\n"
 		"  --shadow           walk every coalesced page too; exit 1 on a\n"
 		"                     mismatch\n"
 		"  --fragment PCT     take PCT %% of every pool's frames at random\n"
-		"                     first (--seed S, default 1)\n"
+		"                     first (--host; --seed S, default 1)\n"
 		"  --dump-pt FILE     every mapped page at the end of the trace:\n"
 		"                     ID 0xVPN 0xPFN CHIPLET 0xCOAL_BITMAP POSITION\n"
 		"  --json             machine-readable counters\n"
@@ -113,6 +312,8 @@ int barre_cmd_replay(int argc, char **argv)
 				      .walkers = MCMGPU_BARRE_WALKERS,
 				      .fragment_seed = 1 };
 	uint64_t vram = MCMGPU_DEFAULT_VRAM_PER_CHIPLET;
+	bool vram_given = false;
+	int fd = -1;
 	struct mcmgpu_barre_stats st;
 	const char *path, *dump = NULL;
 	struct barre_trace t;
@@ -146,6 +347,7 @@ int barre_cmd_replay(int argc, char **argv)
 					       MCMGPU_MAX_VRAM_PER_CHIPLET);
 			if (vram % 4096)
 				die_usage("--vram-per-chiplet: not a multiple of 4096");
+			vram_given = true;
 			break;
 		case O_FRAG:
 			cfg.fragment_pct = parse_arg_range(optarg, "--fragment", 0, 99);
@@ -156,13 +358,24 @@ int barre_cmd_replay(int argc, char **argv)
 		}
 	}
 	path = common_operand(&co, argc, argv);
-	if (!co.host) {
-		fprintf(stderr, "%s: barre replay: the device path (ATS through "
-			"barre_iommu.ko) is not built yet; use --host\n", prog);
-		return 1;
-	}
 	cfg.chiplets = co.chiplets;
 	cfg.frames = vram / 4096;
+	if (!co.host) {
+		struct mcmgpu_info info;
+
+		if (cfg.fragment_pct || vram_given || co.chiplets_given)
+			die_usage("--fragment, --vram-per-chiplet and --chiplets "
+				  "are for --host (the device has its own)");
+		fd = open_device(co.device);
+		if (fd < 0)
+			return 1;
+		if (get_info(fd, &info)) {
+			close(fd);
+			return 1;
+		}
+		cfg.chiplets = info.chiplets;
+		cfg.frames = info.vram_per_chiplet / 4096;
+	}
 	text = read_file(path, &len);
 	if (!text)
 		return 1;
@@ -181,8 +394,11 @@ int barre_cmd_replay(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = barre_replay_host(&t, &cfg, &st, err, sizeof(err));
+	ret = co.host ? barre_replay_host(&t, &cfg, &st, err, sizeof(err)) :
+		barre_replay_device(fd, &t, &cfg, &st, err, sizeof(err));
 	barre_trace_free(&t);
+	if (fd >= 0)
+		close(fd);
 	if (cfg.dump_pt && fclose(cfg.dump_pt) && !ret) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dump, strerror(errno));
 		return 1;

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MCMGPU_IOCTL_BARRE_RUN: one phase of accesses through the chiplets' TLBs
+ * (the device) and barre_iommu.ko's walkers, epoch by epoch: the device
+ * runs its chiplets one epoch and leaves its ATS requests in the IOMMU's
+ * request queue, the IOMMU answers in its response queue, the next
+ * BARRE_RUN command takes the answers and runs the next epoch. All in
+ * virtual cycles, so a phase's counters do not depend on the guest's
+ * timing. MCMGPU_IOCTL_PTE_QUERY reads an object's PTEs (--dump-pt).
+ */
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mcmgpu.h"
+#include "mcmgpu_ioctl.h"
+
+static int mcmgpu_barre_errno(u32 status)
+{
+	switch (status) {
+	case MCMGPU_CMPL_BAD_TRACE:
+		return -EINVAL;
+	case MCMGPU_CMPL_BAD_ATS_RESPONSE:
+		return -EPROTO;
+	case MCMGPU_CMPL_ATS_DISABLED:
+		return -ENODEV;
+	default:
+		return mcmgpu_status_errno(status);
+	}
+}
+
+/* One BARRE_RUN command; res gets the device's result. */
+static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
+			    u16 flags, u32 nresp,
+			    struct mcmgpu_barre_run_result *res)
+{
+	struct mcmgpu_device *mdev = mf->mdev;
+	struct mcmgpu_cmd c = {
+		.opcode = MCMGPU_OP_BARRE_RUN,
+		.flags = flags,
+		.ctx = mf->ctx,
+		.args = { iommu->req_dma, iommu->resp_dma, nresp,
+			  mdev->bounce_dma },
+	};
+	int ret;
+
+	ret = mcmgpu_cmd_begin(mdev, MCMGPU_WAIT_KILLABLE, true);
+	if (ret)
+		return ret;
+	memset(mdev->bounce, 0, sizeof(*res));
+	ret = mcmgpu_submit_locked(mdev, &c);
+	if (!ret)
+		memcpy(res, mdev->bounce, sizeof(*res));
+	mcmgpu_cmd_end(mdev);
+	if (!ret && c.status != MCMGPU_CMPL_OK) {
+		res->error.what[sizeof(res->error.what) - 1] = '\0';
+		dev_dbg(&mdev->pdev->dev, "BARRE_RUN: status %u: %s (%llu)\n",
+			c.status, res->error.what, res->error.index);
+		ret = mcmgpu_barre_errno(c.status);
+	}
+	return ret;
+}
+
+/* The accesses, in chunks of what one BARRE_LOAD takes. */
+static int mcmgpu_barre_load(struct mcmgpu_file *mf, u64 uptr, u64 count)
+{
+	const u64 chunk = min_t(u64, MCMGPU_BARRE_LOAD_MAX,
+				MCMGPU_BOUNCE_SIZE /
+				sizeof(struct mcmgpu_barre_access));
+	u64 done;
+	int ret;
+
+	for (done = 0; done < count; done += chunk) {
+		u64 n = min(count - done, chunk);
+		struct mcmgpu_cmd c = {
+			.opcode = MCMGPU_OP_BARRE_LOAD,
+			.flags = done ? 0 : MCMGPU_BARRE_LOAD_FIRST,
+			.ctx = mf->ctx,
+			.args = { 0, n },
+		};
+		struct mcmgpu_xfer x = {
+			.in = u64_to_user_ptr(uptr) +
+			      done * sizeof(struct mcmgpu_barre_access),
+			.in_len = n * sizeof(struct mcmgpu_barre_access),
+			.in_arg = 0,
+			.out_arg = -1,
+			.progress = true,
+		};
+
+		ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
+		if (!ret && c.status != MCMGPU_CMPL_OK) {
+			if (c.status == MCMGPU_CMPL_BAD_TRACE)
+				dev_dbg(&mf->mdev->pdev->dev,
+					"BARRE_LOAD: access %llu refused\n",
+					done + c.result);
+			ret = mcmgpu_barre_errno(c.status);
+		}
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Epochs until the phase is done: the device, then the IOMMU. */
+static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
+			      struct mcmgpu_iommu *iommu,
+			      struct mcmgpu_barre_run_result *res)
+{
+	u16 flags = MCMGPU_BARRE_RUN_START;
+	u32 nresp = 0;
+	int ret;
+
+	for (;;) {
+		ret = mcmgpu_barre_cmd(mf, iommu, flags, nresp, res);
+		if (ret || res->done)
+			return ret;
+		if (res->requests > MCMGPU_ATS_QUEUE_ENTRIES)
+			return -EIO;
+		ret = iommu->serve(iommu, mf->ctx, mf->as ? mf->as->root : 0,
+				   res->requests, res->horizon);
+		if (ret < 0)
+			return ret;
+		nresp = ret;
+		flags = 0;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+}
+
+int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_device *mdev = mf->mdev;
+	struct mcmgpu_barre_run *br = arg;
+	struct mcmgpu_barre_run_result *res;
+	struct mcmgpu_barre_stats st;
+	struct mcmgpu_iommu *iommu;
+	bool reset = br->flags & MCMGPU_BARRE_RUN_F_RESET;
+	int ret;
+
+	if (br->flags & ~(MCMGPU_BARRE_RUN_F_RESET | MCMGPU_BARRE_RUN_F_SHADOW) ||
+	    (!reset && (br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW)) ||
+	    br->walkers > MCMGPU_BARRE_MAX_WALKERS ||
+	    (br->stats_ptr && br->stats_size < sizeof(st)))
+		return -EINVAL;
+	if (br->count && !br->accesses_ptr)
+		return -EFAULT;
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&mf->lock)) {
+		ret = -ERESTARTSYS;
+		goto free;
+	}
+	iommu = mcmgpu_iommu_get(mdev);
+	if (!iommu) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	if (mutex_lock_interruptible(&mdev->barre_lock)) {
+		ret = -ERESTARTSYS;
+		goto put;
+	}
+	if (reset) {
+		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_RESET, 0, res);
+		if (!ret)
+			ret = iommu->reset(iommu, mf->ctx, br->walkers,
+					   br->flags & MCMGPU_BARRE_RUN_F_SHADOW);
+		if (ret)
+			goto out;
+		mf->barre_stale = false;
+	} else if (mf->barre_stale) {
+		ret = -EBADFD;
+		goto out;
+	}
+	if (br->count) {
+		/* Until the phase completes, its requests may be in flight. */
+		mf->barre_stale = true;
+		ret = mcmgpu_barre_load(mf, br->accesses_ptr, br->count);
+		if (!ret)
+			ret = mcmgpu_barre_phase(mf, iommu, res);
+		if (ret)
+			goto out;
+		mf->barre_stale = false;
+	}
+	if (br->stats_ptr) {
+		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res);
+		if (ret)
+			goto out;
+		st = res->stats;
+		iommu->stats(iommu, mf->ctx, &st);
+		if (copy_to_user(u64_to_user_ptr(br->stats_ptr), &st, sizeof(st)))
+			ret = -EFAULT;
+	}
+out:
+	mutex_unlock(&mdev->barre_lock);
+put:
+	mcmgpu_iommu_put(mdev);
+unlock:
+	mutex_unlock(&mf->lock);
+free:
+	kfree(res);
+	return ret;
+}
+
+int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_pte_query *q = arg;
+	u64 __user *out = u64_to_user_ptr(q->ptes_ptr);
+	struct mcmgpu_obj *o;
+	u64 i, end;
+	int ret = 0;
+
+	if (check_add_overflow(q->first, q->count, &end))
+		return -ERANGE;
+	if (q->count && !q->ptes_ptr)
+		return -EFAULT;
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	o = xa_load(&mf->objects, q->handle);
+	if (!o)
+		ret = -ENOENT;
+	else if (end > o->obj.pages)
+		ret = -ERANGE;
+	for (i = 0; !ret && i < q->count; i++) {
+		if (put_user(ga_pte_get(mf->as, o->obj.vpn + q->first + i),
+			     out + i))
+			ret = -EFAULT;
+		if (!(i % 4096))
+			cond_resched();
+	}
+	mutex_unlock(&mf->lock);
+	return ret;
+}

@@ -1,0 +1,376 @@
+/*
+ * mcmgpu Barre engine: the chiplets' translation side (barre_dev.c). A
+ * context's accesses run through its own chiplet TLBs in virtual cycles;
+ * L2 misses leave as ATS requests in the IOMMU's request queue, one epoch
+ * per BARRE_RUN, and the IOMMU's answers come back with the next one.
+ *
+ * The epoch is the one the host replay runs (tools/mcmgpu/barre/
+ * barre_replay.c): with L = 2 x the PCIe latency, an epoch at H runs the
+ * chiplets to H + L, and the IOMMU then answers everything it completes
+ * before H + L + PCIe, which reaches the chiplets before H + 2L. So the
+ * device's counters equal the host replay's, whatever the guest's timing.
+ * Epochs with nothing in flight and nothing sent run on inside one
+ * command; the IOMMU would have nothing to do in them.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "mcmgpu_engine.h"
+#include "mcmgpu_barre.h"
+#include "barre_dev.h"
+
+#define BARRE_EPOCH         (2 * MCMGPU_BARRE_PCIE_CYCLES)
+#define BARRE_MAX_REPLIES   (MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
+
+typedef struct BarreModel {
+    struct bd_device dev;
+    struct bd_reply replies[BARRE_MAX_REPLIES];
+    struct mcmgpu_ats_request sent[MCMGPU_ATS_QUEUE_ENTRIES];  /* epoch's */
+    uint32_t nsent;
+    uint64_t outstanding;   /* requests not answered yet */
+    bool overflow;          /* more requests than the queue holds */
+} BarreModel;
+
+typedef struct BarreContext {
+    MCMGPUState *s;
+    uint32_t pasid;
+    BarreModel *m;          /* from the first reset on */
+    struct bd_access *acc;  /* the loaded phase */
+    uint32_t *order;
+    uint64_t nacc, cap;
+    bool running;           /* a phase started and not done */
+    uint64_t charged;       /* the model's */
+    uint64_t phase_charged; /* the phase's */
+} BarreContext;
+
+static void *barre_ctx_new(MCMGPUState *s)
+{
+    BarreContext *bc = g_new0(BarreContext, 1);
+
+    bc->s = s;
+    return bc;
+}
+
+static void barre_phase_free(BarreContext *bc)
+{
+    mcmgpu_mem_uncharge(bc->s, bc->phase_charged);
+    bc->phase_charged = 0;
+    g_free(bc->acc);
+    g_free(bc->order);
+    bc->acc = NULL;
+    bc->order = NULL;
+    bc->nacc = bc->cap = 0;
+    bc->running = false;
+}
+
+static void barre_ctx_free(MCMGPUState *s, void *state)
+{
+    BarreContext *bc = state;
+
+    barre_phase_free(bc);
+    g_free(bc->m);
+    mcmgpu_mem_uncharge(s, bc->charged);
+    g_free(bc);
+}
+
+/* The data side: a write stores its chiplet's signature byte. */
+static void barre_mem(void *priv, const struct bd_access *a, u64 pfn)
+{
+    BarreContext *bc = priv;
+    uint64_t gpa = (pfn << MCMGPU_PAGE_SHIFT) + a->offset;
+    uint8_t byte = MCMGPU_BARRE_WRITE_BYTE(a->chiplet);
+
+    if (a->write) {
+        mcmgpu_gpu_write(bc->s, gpa, &byte, 1);
+    } else {
+        mcmgpu_gpu_read(bc->s, gpa, &byte, 1);
+    }
+}
+
+static void barre_request(void *priv, const struct bd_request *r)
+{
+    BarreContext *bc = priv;
+    BarreModel *m = bc->m;
+    struct mcmgpu_ats_request *q;
+
+    m->outstanding++;
+    if (m->nsent == MCMGPU_ATS_QUEUE_ENTRIES) {
+        m->overflow = true;     /* an MSHR each: cannot happen */
+        return;
+    }
+    q = &m->sent[m->nsent++];
+    q->tag = cpu_to_le64(r->tag);
+    q->vpn = cpu_to_le64(r->vpn);
+    q->issue = cpu_to_le64(r->issue);
+    q->pasid = cpu_to_le32(bc->pasid);
+    q->chiplet = r->chiplet;
+    q->write = r->write;
+    q->reserved = 0;
+}
+
+/* Accesses go after those already loaded; a bad one loads nothing. */
+static uint32_t barre_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
+                           const uint64_t *args, MCMGPUCmdOut *out)
+{
+    BarreContext *bc = mcmgpu_ctx_state(ctx, &mcmgpu_barre_engine);
+    uint32_t chiplets = mcmgpu_geometry(s)->chiplets;
+    g_autofree struct mcmgpu_barre_access *in = NULL;
+    uint64_t n = args[1], i, keep;
+
+    if (flags & MCMGPU_BARRE_LOAD_FIRST) {
+        barre_phase_free(bc);
+    }
+    if (bc->running) {
+        return MCMGPU_CMPL_BAD_ARG;     /* a phase is still running */
+    }
+    if (!n || n > MCMGPU_BARRE_LOAD_MAX || bc->nacc + n > UINT32_MAX) {
+        return MCMGPU_CMPL_BAD_LENGTH;
+    }
+    in = g_new(struct mcmgpu_barre_access, n);
+    if (mcmgpu_host_read(s, args[0], in, n * sizeof(*in)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    for (i = 0; i < n; i++) {
+        if (in[i].chiplet >= chiplets || in[i].write > 1 ||
+            !buffer_is_zero(in[i].reserved, sizeof(in[i].reserved))) {
+            out->result = i + 1;
+            return MCMGPU_CMPL_BAD_TRACE;
+        }
+    }
+    keep = bc->nacc;
+    if (keep + n > bc->cap) {
+        uint64_t cap = MAX(bc->cap * 2, keep + n);
+        uint64_t bytes = (cap - bc->cap) *
+                         (sizeof(*bc->acc) + sizeof(*bc->order));
+
+        if (!mcmgpu_mem_charge(s, bytes)) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        bc->phase_charged += bytes;
+        bc->acc = g_renew(struct bd_access, bc->acc, cap);
+        bc->order = g_renew(uint32_t, bc->order, cap);
+        bc->cap = cap;
+    }
+    for (i = 0; i < n; i++) {
+        bc->acc[keep + i] = (struct bd_access){
+            .vpn = le64_to_cpu(in[i].va) >> MCMGPU_PAGE_SHIFT,
+            .offset = le64_to_cpu(in[i].va) & ((1U << MCMGPU_PAGE_SHIFT) - 1),
+            .chiplet = in[i].chiplet,
+            .write = in[i].write,
+        };
+    }
+    bc->nacc = keep + n;
+    return MCMGPU_CMPL_OK;
+}
+
+static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc)
+{
+    barre_phase_free(bc);
+    if (!bc->m) {
+        if (!mcmgpu_mem_charge(s, sizeof(*bc->m))) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        bc->charged += sizeof(*bc->m);
+        bc->m = g_new0(BarreModel, 1);
+    }
+    memset(bc->m, 0, sizeof(*bc->m));
+    bd_init(&bc->m->dev, mcmgpu_geometry(s)->chiplets, bc->m->replies,
+            barre_request, barre_mem, bc);
+    return MCMGPU_CMPL_OK;
+}
+
+/* The IOMMU's answers to the last epoch; the first bad one stops them. */
+static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
+                              uint64_t addr, uint64_t n,
+                              struct mcmgpu_barre_run_result *res)
+{
+    g_autofree struct mcmgpu_ats_response *rsp = NULL;
+    uint64_t i;
+
+    if (n > MCMGPU_ATS_QUEUE_ENTRIES) {
+        pstrcpy(res->error.what, sizeof(res->error.what),
+                "responses: more than the queue holds");
+        return MCMGPU_CMPL_BAD_ARG;
+    }
+    if (!n) {
+        return MCMGPU_CMPL_OK;
+    }
+    rsp = g_new(struct mcmgpu_ats_response, n);
+    if (mcmgpu_host_read(s, addr, rsp, n * sizeof(*rsp)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    for (i = 0; i < n; i++) {
+        struct bd_reply r = {
+            .tag = le64_to_cpu(rsp[i].tag),
+            .pfn = le64_to_cpu(rsp[i].pfn),
+            .arrive = le64_to_cpu(rsp[i].done) + MCMGPU_BARRE_PCIE_CYCLES,
+            .fault = le32_to_cpu(rsp[i].status) != MCMGPU_ATS_OK,
+            .writable = rsp[i].writable,
+        };
+
+        if (!bc->m || bd_deliver(&bc->m->dev, &r)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+                          " answers tag %" PRIu64 ", not a request in "
+                          "flight\n", i + 1, r.tag);
+            res->error.index = i + 1;
+            res->error.value = r.tag;
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    "tag: no request in flight has it (never sent, or "
+                    "answered already)");
+            return MCMGPU_CMPL_BAD_ATS_RESPONSE;
+        }
+        bc->m->outstanding--;
+    }
+    return MCMGPU_CMPL_OK;
+}
+
+/* Runs epochs until one sends requests or waits for answers. */
+static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
+{
+    struct bd_device *d = &bc->m->dev;
+
+    bc->m->nsent = 0;
+    while (!bd_done(d)) {
+        uint64_t h = d->now;
+
+        if (!bc->m->outstanding) {
+            uint64_t t = bd_next_event(d);
+
+            if (t == ~0ULL) {
+                break;          /* nothing can happen: a model bug */
+            }
+            if (t >= h + BARRE_EPOCH) {
+                h = t - (t - h) % BARRE_EPOCH;
+            }
+        }
+        bd_run(d, h + BARRE_EPOCH);
+        res->horizon = h + BARRE_EPOCH + MCMGPU_BARRE_PCIE_CYCLES;
+        if (bc->m->nsent || bc->m->outstanding) {
+            return;
+        }
+    }
+    bc->running = false;
+    res->done = 1;
+}
+
+/* args[0] request queue, args[1] response queue, [2] responses, [3] result */
+static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
+                          const uint64_t *args, MCMGPUCmdOut *out)
+{
+    BarreContext *bc = mcmgpu_ctx_state(ctx, &mcmgpu_barre_engine);
+    g_autofree struct mcmgpu_barre_run_result *res =
+        g_new0(struct mcmgpu_barre_run_result, 1);
+    uint64_t before = bc->m ? bc->m->dev.stats.modeled_cycles : 0;
+    uint32_t st = MCMGPU_CMPL_OK;
+
+    bc->pasid = mcmgpu_ctx_id(ctx);
+    if (ctpop16(flags) > 1) {
+        return MCMGPU_CMPL_BAD_FLAGS;
+    }
+    if (flags & MCMGPU_BARRE_RUN_RESET) {
+        st = barre_reset(s, bc);
+        res->done = 1;
+    } else if (flags & MCMGPU_BARRE_RUN_REPORT) {
+        res->done = !bc->running;
+    } else if (!mcmgpu_ats_enabled(s)) {
+        pstrcpy(res->error.what, sizeof(res->error.what),
+                "ATS: disabled in the device's ATS capability");
+        st = MCMGPU_CMPL_ATS_DISABLED;
+    } else if (flags & MCMGPU_BARRE_RUN_START) {
+        if (!bc->m || bc->running || !bc->nacc) {
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    !bc->m ? "flags: no reset yet" :
+                    bc->running ? "flags: a phase is running" :
+                    "flags: no accesses loaded");
+            st = MCMGPU_CMPL_NO_TRACE;
+        } else if (args[2]) {
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    "responses: none can be in flight at a start");
+            st = MCMGPU_CMPL_BAD_ATS_RESPONSE;
+        } else {
+            bd_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
+            bc->running = true;
+        }
+    } else if (!bc->running) {
+        pstrcpy(res->error.what, sizeof(res->error.what),
+                "flags: no phase is running (a reset or a migration "
+                "ended it)");
+        st = MCMGPU_CMPL_NO_TRACE;
+    } else {
+        st = barre_deliver(s, bc, args[1], args[2], res);
+    }
+    if (st == MCMGPU_CMPL_OK && bc->running &&
+        !(flags & MCMGPU_BARRE_RUN_REPORT)) {
+        barre_epoch(bc, res);
+        if (bc->m->overflow) {
+            st = MCMGPU_CMPL_NO_MEMORY;
+        } else if (bc->m->nsent &&
+                   mcmgpu_host_write(s, args[0], bc->m->sent,
+                                     bc->m->nsent * sizeof(bc->m->sent[0]))
+                   != MEMTX_OK) {
+            st = MCMGPU_CMPL_DMA_FAULT;
+        }
+        res->requests = bc->m->nsent;
+        if (st != MCMGPU_CMPL_OK) {
+            bc->running = false;
+        }
+    } else if (st != MCMGPU_CMPL_OK) {
+        bc->running = false;    /* the phase cannot go on without it */
+    }
+    if (bc->m) {
+        const struct bd_stats *ds = &bc->m->dev.stats;
+
+        res->stats.accesses = ds->accesses;
+        res->stats.l1_hits = ds->l1_hits;
+        res->stats.l2_hits = ds->l2_hits;
+        res->stats.mshr_merges = ds->mshr_merges;
+        res->stats.stall_cycles = ds->stall_cycles;
+        res->stats.access_faults = ds->faults;
+        res->stats.shootdowns = ds->shootdowns;
+        res->stats.ats_round_trip = ds->ats_round_trip;
+        res->stats.modeled_cycles = ds->modeled_cycles;
+        out->cycles = ds->modeled_cycles - before;
+    }
+    out->result = res->requests;
+    if (mcmgpu_host_write(s, args[3], res, sizeof(*res)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    return st;
+}
+
+static uint32_t barre_tlb_invalidate(MCMGPUState *s, MCMGPUContext *ctx,
+                                     uint16_t flags, const uint64_t *args,
+                                     MCMGPUCmdOut *out)
+{
+    BarreContext *bc = mcmgpu_ctx_state(ctx, &mcmgpu_barre_engine);
+
+    if (bc->m) {
+        bd_shootdown(&bc->m->dev);
+    }
+    return MCMGPU_CMPL_OK;
+}
+
+static const MCMGPUCommand barre_commands[] = {
+    { MCMGPU_OP_BARRE_LOAD, "BARRE_LOAD", MCMGPU_BARRE_LOAD_FIRST, true,
+      barre_load },
+    { MCMGPU_OP_BARRE_RUN, "BARRE_RUN",
+      MCMGPU_BARRE_RUN_RESET | MCMGPU_BARRE_RUN_START |
+      MCMGPU_BARRE_RUN_REPORT, true, barre_run },
+    { MCMGPU_OP_TLB_INVALIDATE, "TLB_INVALIDATE", 0, true,
+      barre_tlb_invalidate },
+    { 0 }
+};
+
+const MCMGPUEngine mcmgpu_barre_engine = {
+    .name = "barre",
+    .feature = MCMGPU_FEAT_BARRE,
+    .commands = barre_commands,
+    .ctx_new = barre_ctx_new,
+    .ctx_free = barre_ctx_free,
+    .not_migrated = "a phase in flight fails (NO_TRACE); TLBs restart empty",
+    .window = -1,
+};

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Barre in the guest (issue 10): traces replayed through the real ioctls,
+ * the device's chiplet TLBs and ATS to barre_iommu.ko give exactly the
+ * counters and page tables of the host replay, with the shadow walk clean;
+ * writes land in GPU memory at the translated frame; a bad ATS answer is
+ * refused and the device keeps working; bad arguments get their errno.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "mcmgpu_barre.h"
+
+#define INJECT "/sys/module/barre_iommu/parameters/inject_bad_response"
+
+static char out_a[1 << 14], out_b[1 << 14], trace[1 << 20];
+
+/*
+ * Two objects; phases of concurrent accesses by every chiplet, a free (a
+ * shootdown) between them. pattern 0: each chiplet streams its own part
+ * (lockstep), 1: uniform random pages (GUPS-like), 2: a mix with writes.
+ */
+static void make_trace(const char *path, unsigned int chiplets,
+		       unsigned int pattern, uint64_t seed)
+{
+	uint64_t s = seed | 1, pages = 64ULL * chiplets;
+	size_t n = 0;
+	unsigned int i, c, ph;
+
+	n += snprintf(trace + n, sizeof(trace) - n,
+		      "# barre_test pattern %u\nalloc 1 %llu policy=chunk g=8\n"
+		      "alloc 2 %llu policy=rr\n", pattern,
+		      (unsigned long long)pages * 4096,
+		      (unsigned long long)pages * 4096);
+	for (ph = 0; ph < 2; ph++) {
+		for (i = 0; i < 400; i++)
+			for (c = 0; c < chiplets; c++) {
+				uint64_t page = pattern ? mt_xorshift64(&s) % pages :
+					(c * (pages / chiplets) + i) % pages;
+				uint64_t off = page * 4096 + mt_xorshift64(&s) % 4096;
+
+				n += snprintf(trace + n, sizeof(trace) - n,
+					      "access %u %u %llu%s\n", c, 1 + (i & 1),
+					      (unsigned long long)off,
+					      pattern == 2 && !(i % 3) ? " w" : "");
+			}
+		if (!ph)
+			n += snprintf(trace + n, sizeof(trace) - n,
+				      "free 2\nalloc 3 %llu policy=kwc\n",
+				      (unsigned long long)pages * 4096);
+	}
+	mt_write_text(path, trace);
+}
+
+static int replay(const char *opts, bool host, char *out, size_t n)
+{
+	char cmd[512];
+
+	if (host)
+		snprintf(cmd, sizeof(cmd), "mcmgpu barre replay --json --host "
+			 "--chiplets %u --vram-per-chiplet %llu %s",
+			 mt_expect_chiplets(),
+			 (unsigned long long)mt_expect_vram_per_chiplet(), opts);
+	else
+		snprintf(cmd, sizeof(cmd), "mcmgpu barre replay --json %s", opts);
+	return mt_run_cmd(cmd, out, n);
+}
+
+static uint64_t json_u64(const char *json, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(json, k);
+	return p ? strtoull(p + strlen(k), NULL, 10) : ~0ULL;
+}
+
+TEST(device_equals_host)
+{
+	static const char * const opts[] = {
+		"--shadow", "--barre off", "--walkers 8 --shadow",
+		"--walkers 32",
+	};
+	unsigned int pat, o;
+	char args[256];
+
+	for (pat = 0; pat < 3; pat++) {
+		make_trace("/tmp/b.trace", mt_expect_chiplets(), pat, 7 + pat);
+		for (o = 0; o < ARRAY_SIZE(opts); o++) {
+			snprintf(args, sizeof(args), "%s /tmp/b.trace", opts[o]);
+			ASSERT_EQ(0, replay(args, false, out_a, sizeof(out_a)))
+				TH_LOG("pattern %u %s", pat, opts[o]);
+			ASSERT_EQ(0, replay(args, true, out_b, sizeof(out_b)));
+			EXPECT_STREQ(out_b, out_a) TH_LOG("pattern %u %s", pat, opts[o]);
+			EXPECT_EQ(0, json_u64(out_a, "shadow_mismatches"));
+			EXPECT_EQ(json_u64(out_a, "ats_requests"),
+				  json_u64(out_a, "walks") + json_u64(out_a, "coalesced"));
+			EXPECT_LT(0, json_u64(out_a, "ats_requests"));
+			if (strstr(opts[o], "off"))
+				EXPECT_EQ(0, json_u64(out_a, "coalesced"));
+		}
+	}
+	/* A concurrent random trace coalesces something with one walker. */
+	make_trace("/tmp/b.trace", mt_expect_chiplets(), 0, 3);
+	ASSERT_EQ(0, replay("--walkers 1 /tmp/b.trace", false, out_a,
+			    sizeof(out_a)));
+	EXPECT_LT(0, json_u64(out_a, "coalesced")) TH_LOG("%s", out_a);
+}
+
+/* Fig 7a's objects: the device's page tables equal the host's. */
+TEST(page_tables_equal_host)
+{
+	static const char fig7a[] =
+		"alloc 1 49152 policy=chunk g=3\nalloc 2 16384 policy=rr\n"
+		"alloc 3 12288 policy=rr\naccess 0 1 0\naccess 3 1 45056 w\n";
+	char cmd[512];
+
+	if (mt_expect_chiplets() != 4)
+		SKIP(return, "Fig 7a has 4 chiplets");
+	ASSERT_EQ(0, mt_write_text("/tmp/f7.trace", fig7a));
+	ASSERT_EQ(0, mt_system("mcmgpu barre replay --dump-pt /tmp/f7.dev "
+			       "/tmp/f7.trace >/dev/null"));
+	snprintf(cmd, sizeof(cmd), "mcmgpu barre replay --host --chiplets 4 "
+		 "--vram-per-chiplet %llu --dump-pt /tmp/f7.host /tmp/f7.trace "
+		 ">/dev/null", (unsigned long long)mt_expect_vram_per_chiplet());
+	ASSERT_EQ(0, mt_system(cmd));
+	ASSERT_EQ(0, mt_system("cmp /tmp/f7.dev /tmp/f7.host"));
+	ASSERT_EQ(0, mt_run_cmd("awk '$5 != \"0x00\"' /tmp/f7.dev | wc -l",
+				out_a, sizeof(out_a)));
+	EXPECT_EQ(19, atoi(out_a));
+}
+
+/* A write access stores its chiplet's byte at the frame its PTE names. */
+TEST(writes_reach_gpu_memory)
+{
+	unsigned int n = mt_expect_chiplets(), c;
+	uint64_t frames = mt_expect_vram_per_chiplet() / 4096;
+	size_t len = 0;
+	int fd;
+
+	len += snprintf(trace + len, sizeof(trace) - len,
+			"alloc 1 %u policy=rr\n", n * 4096);
+	for (c = 0; c < n; c++)
+		len += snprintf(trace + len, sizeof(trace) - len,
+				"access %u 1 %u w\n", c, c * 4096 + 100 + c);
+	ASSERT_EQ(0, mt_write_text("/tmp/w.trace", trace));
+	ASSERT_EQ(0, mt_system("mcmgpu barre replay --dump-pt /tmp/w.pt "
+			       "/tmp/w.trace >/dev/null"));
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	for (c = 0; c < n; c++) {
+		char cmd[128];
+		unsigned long long pfn;
+		uint8_t byte = 0;
+
+		snprintf(cmd, sizeof(cmd), "awk 'NR == %u { print $3 }' /tmp/w.pt",
+			 c + 1);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a)));
+		pfn = strtoull(out_a, NULL, 16);
+		EXPECT_EQ(c, pfn / frames);	/* round-robin: page c on chiplet c */
+		ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, &byte, pfn * 4096 + 100 + c,
+				    1));
+		EXPECT_EQ(MCMGPU_BARRE_WRITE_BYTE(c), byte);
+	}
+	close(fd);
+}
+
+/* The device refuses an answer it did not ask for, and keeps working. */
+TEST(bad_ats_response_refused)
+{
+	unsigned int how;
+
+	make_trace("/tmp/b.trace", mt_expect_chiplets(), 1, 5);
+	ASSERT_EQ(0, replay("/tmp/b.trace", true, out_b, sizeof(out_b)));
+	for (how = 1; how <= 2; how++) {
+		ASSERT_EQ(0, mt_write_sysfs(INJECT, how == 1 ? "1" : "2"));
+		EXPECT_EQ(1, mt_system("mcmgpu barre replay /tmp/b.trace 2>/tmp/b.err"))
+			TH_LOG("injection %u", how);
+		EXPECT_EQ(0, mt_system("grep -q 'Protocol error' /tmp/b.err"));
+		ASSERT_EQ(0, replay("/tmp/b.trace", false, out_a, sizeof(out_a)));
+		EXPECT_STREQ(out_b, out_a);
+	}
+}
+
+static int barre_run(int fd, struct mcmgpu_barre_run *r)
+{
+	r->size = sizeof(*r);
+	return ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, r) ? -errno : 0;
+}
+
+TEST(bad_arguments)
+{
+	struct mcmgpu_alloc a = { .size = sizeof(a), .bytes = 8 * 4096,
+				  .policy = MCMGPU_ALLOC_RR,
+				  .flags = MCMGPU_ALLOC_F_BARRE };
+	struct mcmgpu_barre_access acc[2] = { { 0 } };
+	struct mcmgpu_barre_stats st;
+	struct mcmgpu_pte_query q = { .size = sizeof(q), .count = 1 };
+	struct mcmgpu_barre_run r;
+	uint64_t pte;
+	int fd = mt_open_dev();
+
+	ASSERT_LE(0, fd);
+	r = (struct mcmgpu_barre_run){ .flags = 1U << 7 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r = (struct mcmgpu_barre_run){ .flags = MCMGPU_BARRE_RUN_F_RESET,
+				       .walkers = 33 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r = (struct mcmgpu_barre_run){ .walkers = 8 };	/* without RESET */
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r = (struct mcmgpu_barre_run){ .count = 1 };
+	EXPECT_EQ(-EFAULT, barre_run(fd, &r));
+	r = (struct mcmgpu_barre_run){ .stats_ptr = (uintptr_t)&st,
+				       .stats_size = 8 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+
+	ASSERT_EQ(0, ioctl(fd, MCMGPU_IOCTL_ALLOC, &a));
+	r = (struct mcmgpu_barre_run){ .flags = MCMGPU_BARRE_RUN_F_RESET };
+	ASSERT_EQ(0, barre_run(fd, &r));
+	/* A chiplet the device lacks; reserved bytes: refused, then a reset. */
+	acc[0].va = a.gpu_va;
+	acc[1].va = a.gpu_va;
+	acc[1].chiplet = MCMGPU_MAX_CHIPLETS;
+	r = (struct mcmgpu_barre_run){ .accesses_ptr = (uintptr_t)acc, .count = 2 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	acc[1].chiplet = 0;
+	EXPECT_EQ(-EBADFD, barre_run(fd, &r));
+	acc[1].reserved[5] = 1;
+	r.flags = MCMGPU_BARRE_RUN_F_RESET;
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	acc[1].reserved[5] = 0;
+	/* An unmapped page and a write to a read-only one: faults, counted. */
+	acc[1].va = a.gpu_va + (1ULL << 30);
+	acc[0].write = 1;
+	r = (struct mcmgpu_barre_run){ .flags = MCMGPU_BARRE_RUN_F_RESET,
+				       .accesses_ptr = (uintptr_t)acc, .count = 2,
+				       .stats_ptr = (uintptr_t)&st,
+				       .stats_size = sizeof(st) };
+	ASSERT_EQ(0, barre_run(fd, &r));
+	EXPECT_EQ(2, st.access_faults);
+	EXPECT_EQ(2, st.translation_faults);
+	EXPECT_EQ(2, st.ats_requests);
+
+	q.handle = a.handle;
+	q.ptes_ptr = (uintptr_t)&pte;
+	EXPECT_EQ(0, ioctl(fd, MCMGPU_IOCTL_PTE_QUERY, &q));
+	EXPECT_EQ(MCMGPU_PTE_VALID, pte & MCMGPU_PTE_VALID);
+	q.first = 8;
+	EXPECT_EQ(-1, ioctl(fd, MCMGPU_IOCTL_PTE_QUERY, &q));
+	EXPECT_EQ(ERANGE, errno);
+	q.first = 0;
+	q.handle = a.handle + 100;
+	EXPECT_EQ(-1, ioctl(fd, MCMGPU_IOCTL_PTE_QUERY, &q));
+	EXPECT_EQ(ENOENT, errno);
+	close(fd);
+}
+
+/* Without barre_iommu.ko there is no ATS: ENODEV, and back after a reload. */
+TEST(needs_the_iommu)
+{
+	struct mcmgpu_barre_run r = { .flags = MCMGPU_BARRE_RUN_F_RESET };
+	int fd;
+
+	ASSERT_EQ(0, mt_system("rmmod barre_iommu"));
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-ENODEV, barre_run(fd, &r));
+	close(fd);
+	ASSERT_EQ(0, mt_system("insmod " MT_MOD_DIR "/barre_iommu.ko"));
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, barre_run(fd, &r));
+	close(fd);
+}
+
+/* lspci decodes the ATS (enabled by barre_iommu.ko) and PASID capabilities. */
+TEST(lspci_shows_ats_and_pasid)
+{
+	char slot[64], cmd[256];
+
+	ASSERT_EQ(0, mt_find_slot(slot, sizeof(slot)));
+	snprintf(cmd, sizeof(cmd), "lspci -vvv -s %s", slot);
+	ASSERT_EQ(0, mt_run_cmd(cmd, out_a, sizeof(out_a)));
+	EXPECT_NE(NULL, strstr(out_a, "Address Translation Service (ATS)"))
+		TH_LOG("%s", out_a);
+	EXPECT_NE(NULL, strstr(out_a, "ATSCtl:\tEnable+")) TH_LOG("%s", out_a);
+	EXPECT_NE(NULL, strstr(out_a, "Process Address Space ID (PASID)"));
+}
+
+TEST_HARNESS_MAIN
