@@ -7,6 +7,7 @@
  * refused and the device keeps working; bad arguments get their errno.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,7 +284,7 @@ TEST(needs_the_iommu)
 /* lspci decodes the ATS (enabled by barre_iommu.ko) and PASID capabilities. */
 TEST(lspci_shows_ats_and_pasid)
 {
-	char slot[64], cmd[256];
+	char slot[NAME_MAX + 1], cmd[NAME_MAX + 32];
 
 	ASSERT_EQ(0, mt_find_slot(slot, sizeof(slot)));
 	snprintf(cmd, sizeof(cmd), "lspci -vvv -s %s", slot);
