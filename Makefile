@@ -81,7 +81,7 @@ host-tests: $(HOST_TESTS)
 
 $(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 
 fuzzers: $(FUZZERS)
 

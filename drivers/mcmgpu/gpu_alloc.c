@@ -207,7 +207,8 @@ int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
 	for (i = 0; !*field && i < req->nmap; i++) {
 		if (req->map[i] >= p->chiplets || (seen & (1U << req->map[i])))
 			*field = "map";
-		seen |= 1U << req->map[i];
+		else
+			seen |= 1U << req->map[i];
 	}
 	return *field ? -EINVAL : 0;
 }

@@ -325,6 +325,10 @@ TEST(bad_requests_are_refused)
 	req.map[1] = 4;
 	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("map", field);
+	/* A chiplet id past any shift width (the debug kernel's UBSAN found it). */
+	req.map[1] = 200;
+	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_STREQ("map", field);
 	/* Out of frames: -ENOMEM and nothing kept. */
 	req.nmap = 0;
 	req.pages = 8;

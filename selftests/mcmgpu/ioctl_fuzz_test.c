@@ -5,7 +5,7 @@
  * driver's table, and random ioctl numbers, with valid, mutated and
  * hostile arguments: sizes around each struct's published sizes, unknown
  * non-zero tails, NULL, unmapped, read-only and page-crossing pointers,
- * FinePack traces and CPElide records half valid. Siblings send each other
+ * FinePack traces, CPElide records and Barre phases half valid. Siblings send each other
  * signals during waits and one is killed and replaced now and then. Every
  * call must return 0 or a documented errno; every 200 operations a health
  * check (GET_INFO, a DMA round trip) must pass. Now and then a process
@@ -27,6 +27,7 @@
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
 #include "fp_trace.h"
+#include "mcmgpu_barre.h"
 
 #define PROCS 3
 #define PAGE 4096
@@ -138,7 +139,7 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 	uint64_t arg;
 	unsigned long cmd;
 
-	switch (rnd() % 8) {
+	switch (rnd() % 10) {
 	case 0: {
 		struct mcmgpu_info in = { .size = size_near(sizeof(in)) };
 
@@ -245,6 +246,53 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		cmd = MCMGPU_IOCTL_FREE;
 		break;
 	}
+	case 7: {	/* a Barre phase near the file's objects, or anywhere */
+		struct mcmgpu_barre_access *acc = (void *)(a->rw + 2 * PAGE);
+		unsigned int n = rnd() % (PAGE / sizeof(*acc)), i;
+		struct mcmgpu_barre_run br = {
+			.size = size_near(sizeof(br)),
+			.flags = rnd() % 4 ? rnd() % 4 : rnd(),
+			.accesses_ptr = rnd() % 4 ? (uintptr_t)acc :
+					ptr_for(a, n * sizeof(*acc)),
+			.count = rnd() % 8 ? n : rnd(),
+			.stats_ptr = rnd() % 2 ? 0 :
+				     ptr_for(a, sizeof(struct mcmgpu_barre_stats)),
+			.stats_size = size_near(sizeof(struct mcmgpu_barre_stats)),
+			.walkers = rnd() % 2 ? 0 : rnd() % 40,
+		};
+
+		for (i = 0; i < n; i++) {
+			acc[i] = (struct mcmgpu_barre_access){
+				.va = rnd() % 4 ? (0x100000ULL << 12) +
+				      rnd() % (1ULL << 20) : rnd(),
+				.chiplet = rnd() % (info->chiplets + (rnd() % 8 == 0)),
+				.write = rnd() % 2,
+			};
+			if (rnd() % 64 == 0)
+				mutate(&acc[i], sizeof(acc[i]));
+		}
+		mutate_ptrs(&br, sizeof(br),
+			    offsetof(struct mcmgpu_barre_run, accesses_ptr),
+			    offsetof(struct mcmgpu_barre_run, stats_ptr));
+		place(a, &arg, &br, sizeof(br));
+		cmd = MCMGPU_IOCTL_BARRE_RUN;
+		break;
+	}
+	case 8: {
+		struct mcmgpu_pte_query q = {
+			.size = size_near(sizeof(q)),
+			.handle = rnd() % 8 ? 1 + rnd() % 64 : rnd(),
+			.first = rnd() % 4 ? rnd() % 64 : rnd(),
+			.count = rnd() % 4 ? rnd() % 64 : rnd(),
+			.ptes_ptr = ptr_for(a, 64 * 8),
+		};
+
+		mutate_ptrs(&q, sizeof(q), offsetof(struct mcmgpu_pte_query, ptes_ptr),
+			    -1);
+		place(a, &arg, &q, sizeof(q));
+		cmd = MCMGPU_IOCTL_PTE_QUERY;
+		break;
+	}
 	case 4:	/* a random command number of our magic, or any */
 		cmd = rnd() % 2 ? _IOC(rnd() % 4, MCMGPU_IOCTL_MAGIC, rnd() % 16,
 				       rnd() % 512) : (unsigned long)rnd();
@@ -265,6 +313,7 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 	switch (errno) {
 	case EINVAL: case E2BIG: case EFAULT: case ENOTTY: case ERANGE:
 	case EOVERFLOW: case ENOSPC: case ENOMEM: case EINTR: case ENOENT:
+	case EBADFD:	/* a Barre run after a failed one, without reset */
 		return 0;
 	default:
 		return -errno;

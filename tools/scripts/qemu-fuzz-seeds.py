@@ -56,6 +56,9 @@ seeds = {
     "trace_load": (0x2, 1, [0x300000, 0, 4096]),
     "finepack_run": (0x3, 1, [4096, 4, 24, 0x400000]),
     "cp_launch": (0x4, 1, [0x300000, 0x400000]),
+    "barre_load": (0x8, 1, [0x300000, 16]),
+    "barre_run": (0x9, 1, [0x300000, 0x301000, 4, 0x400000]),
+    "tlb_invalidate": (0xa, 1, []),
 }
 for name, (op, ctx, args) in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
