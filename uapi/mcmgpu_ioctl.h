@@ -136,7 +136,9 @@ struct mcmgpu_free {
  * stats (if stats_ptr) gets every counter since the last reset; count 0
  * runs nothing. Errors: ENODEV barre_iommu.ko not bound, EINVAL a bad
  * field or access (a chiplet the device lacks, reserved bytes), EPROTO the
- * IOMMU answered a request twice or never sent, EINTR a fatal signal.
+ * IOMMU answered a request twice or never sent, EBADFD no reset since the
+ * open or since a run that failed (the device lost its phase in a
+ * migration, say), EINTR a fatal signal.
  */
 struct mcmgpu_barre_run {
 	__u32 size;		/* sizeof(struct mcmgpu_barre_run) */

@@ -89,8 +89,8 @@ struct mcmgpu_file {
 	/* GPU address space (PASID = ctx) and its objects, by handle; lock. */
 	struct ga_space *as;
 	struct xarray objects;
-	/* A Barre phase failed half-way: the next run must reset. */
-	bool barre_stale;
+	/* No Barre reset since open, or a phase failed: the next run resets. */
+	bool barre_need_reset;
 };
 
 /* One GPU memory object of a file (mcmgpu_mem.c). */

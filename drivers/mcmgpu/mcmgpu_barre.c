@@ -24,6 +24,8 @@ static int mcmgpu_barre_errno(u32 status)
 		return -EPROTO;
 	case MCMGPU_CMPL_ATS_DISABLED:
 		return -ENODEV;
+	case MCMGPU_CMPL_NO_TRACE:	/* the device lost the phase (migration) */
+		return -EBADFD;
 	default:
 		return mcmgpu_status_errno(status);
 	}
@@ -169,20 +171,23 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 					   br->flags & MCMGPU_BARRE_RUN_F_SHADOW);
 		if (ret)
 			goto out;
-		mf->barre_stale = false;
-	} else if (mf->barre_stale) {
+		mf->barre_need_reset = false;
+	} else if (mf->barre_need_reset) {
 		ret = -EBADFD;
 		goto out;
 	}
 	if (br->count) {
 		/* Until the phase completes, its requests may be in flight. */
-		mf->barre_stale = true;
+		mf->barre_need_reset = true;
 		ret = mcmgpu_barre_load(mf, br->accesses_ptr, br->count);
 		if (!ret)
 			ret = mcmgpu_barre_phase(mf, iommu, res);
-		if (ret)
+		if (ret) {
+			if (ret == -EBADFD)
+				dev_dbg(&mdev->pdev->dev, "BARRE_RUN: the device lost the phase\n");
 			goto out;
-		mf->barre_stale = false;
+		}
+		mf->barre_need_reset = false;
 	}
 	if (br->stats_ptr) {
 		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res);

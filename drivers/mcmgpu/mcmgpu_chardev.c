@@ -128,6 +128,7 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 		return ret;
 	}
 	mf->ctx = c.result;
+	mf->barre_need_reset = true;
 	file->private_data = mf;
 	return 0;
 }

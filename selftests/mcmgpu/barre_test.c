@@ -224,6 +224,9 @@ TEST(bad_arguments)
 	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
 
 	ASSERT_EQ(0, ioctl(fd, MCMGPU_IOCTL_ALLOC, &a));
+	acc[0].va = a.gpu_va;
+	r = (struct mcmgpu_barre_run){ .accesses_ptr = (uintptr_t)acc, .count = 1 };
+	EXPECT_EQ(-EBADFD, barre_run(fd, &r));	/* no reset since the open */
 	r = (struct mcmgpu_barre_run){ .flags = MCMGPU_BARRE_RUN_F_RESET };
 	ASSERT_EQ(0, barre_run(fd, &r));
 	/* A chiplet the device lacks; reserved bytes: refused, then a reset. */
