@@ -285,6 +285,22 @@ TEST(needs_the_iommu)
 	close(fd);
 }
 
+/* debugfs keeps the counters of the address spaces that are gone. */
+TEST(debugfs_totals_grow)
+{
+	const char *cat = "cat /sys/kernel/debug/barre_iommu/*/stats | "
+			  "awk '/^retired/ { r = 1 } r && /ats_requests/ { print $2 }'";
+	uint64_t before, after;
+
+	ASSERT_EQ(0, mt_run_cmd(cat, out_a, sizeof(out_a)));
+	before = strtoull(out_a, NULL, 10);
+	make_trace("/tmp/b.trace", mt_expect_chiplets(), 1, 11);
+	ASSERT_EQ(0, replay("/tmp/b.trace", false, out_b, sizeof(out_b)));
+	ASSERT_EQ(0, mt_run_cmd(cat, out_a, sizeof(out_a)));
+	after = strtoull(out_a, NULL, 10);
+	EXPECT_EQ(json_u64(out_b, "ats_requests"), after - before) TH_LOG("%s", out_a);
+}
+
 /* lspci decodes the ATS (enabled by barre_iommu.ko) and PASID capabilities. */
 TEST(lspci_shows_ats_and_pasid)
 {

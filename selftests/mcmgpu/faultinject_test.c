@@ -7,7 +7,7 @@
  * run must end in 0 or a clean errno, and the device must work afterwards
  * (open, GET_INFO, a DMA round trip, a CPElide launch). Operations: bind
  * (the probe of mcmgpu and of the two auxiliary drivers), open, DMA,
- * CPElide launch, FinePack replay, ALLOC and FREE. Module loading itself is the kernel's
+ * CPElide launch, FinePack replay, ALLOC and FREE, a Barre phase. Module loading itself is the kernel's
  * (600-odd allocations before our init runs) and is not swept: its error
  * paths warn in driver-core code (a duplicate sysfs link). The debug kernel has fault injection
  * (tools/vm-run --debug-kernel); Debian's does not, and the tests skip.
@@ -132,6 +132,39 @@ static int op_alloc(struct op_ctx *c)
 		return -errno;
 	f.handle = a.handle;
 	return ioctl(c->fd, MCMGPU_IOCTL_FREE, &f) ? -errno : 0;
+}
+
+/* A Barre phase over a fresh object: reset, 64 accesses, counters, FREE. */
+static int op_barre(struct op_ctx *c)
+{
+	struct mcmgpu_alloc a = { .size = sizeof(a), .bytes = 64 * 4096,
+				  .policy = MCMGPU_ALLOC_RR,
+				  .flags = MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE };
+	struct mcmgpu_barre_access acc[64];
+	struct mcmgpu_barre_stats st;
+	struct mcmgpu_barre_run r = {
+		.size = sizeof(r), .flags = MCMGPU_BARRE_RUN_F_RESET |
+		MCMGPU_BARRE_RUN_F_SHADOW, .accesses_ptr = (uintptr_t)acc,
+		.count = 64, .stats_ptr = (uintptr_t)&st, .stats_size = sizeof(st),
+	};
+	struct mcmgpu_free f = { .size = sizeof(f) };
+	int i, ret = 0;
+
+	if (ioctl(c->fd, MCMGPU_IOCTL_ALLOC, &a))
+		return -errno;
+	for (i = 0; i < 64; i++)
+		acc[i] = (struct mcmgpu_barre_access){
+			.va = a.gpu_va + (uint64_t)i * 4096, .chiplet = i % 2,
+			.write = i % 3 == 0,
+		};
+	if (ioctl(c->fd, MCMGPU_IOCTL_BARRE_RUN, &r))
+		ret = -errno;
+	else if (st.accesses != 64 || st.shadow_mismatches || st.access_faults)
+		ret = -EILSEQ;
+	f.handle = a.handle;
+	if (ioctl(c->fd, MCMGPU_IOCTL_FREE, &f) && !ret)
+		ret = -errno;
+	return ret;
 }
 
 /* The device works: open, GET_INFO, a DMA round trip, a launch. */
@@ -398,6 +431,7 @@ TEST_F_TIMEOUT(faults, open_dma_launch_replay, 3600)
 	sweep(_metadata, &self->c, "FinePack replay", op_replay, OP_DEVICE, &s);
 	EXPECT_LT(0, s.points);
 	sweep(_metadata, &self->c, "ALLOC and FREE", op_alloc, OP_DEVICE, &s);
+	sweep(_metadata, &self->c, "Barre phase", op_barre, OP_DEVICE, &s);
 	EXPECT_LT(0, s.points);
 }
 

@@ -72,6 +72,7 @@ struct barre_iommu {
 	struct mcmgpu_ats_response *resp;
 	struct mutex lock;	/* spaces and the queues */
 	struct xarray spaces;	/* by PASID */
+	struct bw_stats retired;	/* of models reset or released */
 	struct dentry *debugfs;
 };
 
@@ -108,6 +109,25 @@ static void barre_respond(void *priv, const struct bw_response *rsp)
 	r->writable = rsp->writable;
 	r->coalesced = rsp->coalesced;
 	r->reserved = 0;
+}
+
+/* A model's counters go into the device's totals before they go. */
+static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
+{
+	struct bw_stats *t = &bi->retired;
+	u32 i;
+
+	t->ats_requests += s->ats_requests;
+	t->walks += s->walks;
+	t->coalesced += s->coalesced;
+	t->faults += s->faults;
+	t->pec_hits += s->pec_hits;
+	t->pec_misses += s->pec_misses;
+	t->pec_evictions += s->pec_evictions;
+	t->shadow_mismatches += s->shadow_mismatches;
+	t->service_cycles += s->service_cycles;
+	for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
+		t->pwq_hist[i] += s->pwq_hist[i];
 }
 
 static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
@@ -158,8 +178,10 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 
 	mutex_lock(&bi->lock);
 	sp = barre_space_get(bi, pasid);
-	if (sp)
+	if (sp) {
+		barre_retire(bi, &sp->bw.stats);
 		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk);
+	}
 	mutex_unlock(&bi->lock);
 	return ret;
 }
@@ -284,34 +306,46 @@ static void barre_release(struct mcmgpu_iommu *iommu, u32 pasid)
 {
 	struct barre_iommu *bi = to_barre(iommu);
 
+	struct barre_space *sp;
+
 	mutex_lock(&bi->lock);
-	kfree(xa_erase(&bi->spaces, pasid));
+	sp = xa_erase(&bi->spaces, pasid);
+	if (sp)
+		barre_retire(bi, &sp->bw.stats);
+	kfree(sp);
 	mutex_unlock(&bi->lock);
 }
 
+static void barre_stats_print(struct seq_file *m, const struct bw_stats *s)
+{
+	u32 i;
+
+	seq_printf(m, "  ats_requests %llu walks %llu coalesced %llu faults %llu\n",
+		   s->ats_requests, s->walks, s->coalesced, s->faults);
+	seq_printf(m, "  pec_hits %llu pec_misses %llu pec_evictions %llu shadow_mismatches %llu\n",
+		   s->pec_hits, s->pec_misses, s->pec_evictions,
+		   s->shadow_mismatches);
+	seq_printf(m, "  service_cycles %llu\n  pwq_occupancy", s->service_cycles);
+	for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
+		seq_printf(m, " %llu", s->pwq_hist[i]);
+	seq_putc(m, '\n');
+}
+
+/* Each live address space's model, then the totals of those gone. */
 static int barre_stats_show(struct seq_file *m, void *unused)
 {
 	struct barre_iommu *bi = m->private;
 	struct barre_space *sp;
 	unsigned long pasid;
-	u32 i;
 
 	mutex_lock(&bi->lock);
 	xa_for_each(&bi->spaces, pasid, sp) {
-		const struct bw_stats *s = &sp->bw.stats;
-
 		seq_printf(m, "pasid %lu walkers %u shadow %u\n", pasid,
 			   sp->bw.cfg.walkers, sp->bw.cfg.shadow);
-		seq_printf(m, "  ats_requests %llu walks %llu coalesced %llu faults %llu\n",
-			   s->ats_requests, s->walks, s->coalesced, s->faults);
-		seq_printf(m, "  pec_hits %llu pec_misses %llu pec_evictions %llu shadow_mismatches %llu\n",
-			   s->pec_hits, s->pec_misses, s->pec_evictions,
-			   s->shadow_mismatches);
-		seq_printf(m, "  service_cycles %llu\n  pwq_occupancy", s->service_cycles);
-		for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
-			seq_printf(m, " %llu", s->pwq_hist[i]);
-		seq_putc(m, '\n');
+		barre_stats_print(m, &sp->bw.stats);
 	}
+	seq_puts(m, "retired (reset or released address spaces)\n");
+	barre_stats_print(m, &bi->retired);
 	mutex_unlock(&bi->lock);
 	return 0;
 }
