@@ -9,5 +9,6 @@
 extern const struct subcommand barre_commands[];
 
 int barre_cmd_replay(int argc, char **argv);
+int barre_cmd_gen(int argc, char **argv);
 
 #endif /* BARRE_TOOL_H */

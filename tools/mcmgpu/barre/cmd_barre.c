@@ -433,5 +433,7 @@ int barre_cmd_replay(int argc, char **argv)
 const struct subcommand barre_commands[] = {
 	{ "replay", "replay a Barre trace through the TLBs and the IOMMU",
 	  barre_cmd_replay },
+	{ "gen", "write a trace modeled on one of the paper's applications",
+	  barre_cmd_gen },
 	{ }
 };

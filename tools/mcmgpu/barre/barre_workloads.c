@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcmgpu barre gen: Barre traces modeled on the paper's applications
+ * (Table I), one per class member we model. Each chiplet runs the thread
+ * blocks the LASP-like placement gives it (block b on chiplet b mod n, its
+ * rows in that chiplet's memory: policy=chunk with g = a block's pages),
+ * and each access is one L1 TLB lookup after the warp's coalescer (one per
+ * distinct page a warp instruction touches). --accesses bounds each
+ * chiplet's stream: the trace is the kernel's first accesses, not all of
+ * them. The derivations are in WORKLOADS.md; no size or rate here is
+ * chosen to produce a class or a paper figure.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "barre_tool.h"
+#include "opts.h"
+#include "util.h"
+
+#define PAGE		4096ULL
+#define LINE		128ULL		/* a warp's coalesced 32 x 4 B */
+#define WARP		32
+
+struct gen {
+	FILE *f;
+	unsigned int n;			/* chiplets */
+	unsigned long long budget;	/* accesses per chiplet */
+	unsigned long long *used;
+	char **buf;			/* per chiplet: its access lines */
+	size_t *len, *cap;
+	unsigned long long seed;
+};
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static unsigned long long rnd(struct gen *g)
+{
+	g->seed ^= g->seed << 13;
+	g->seed ^= g->seed >> 7;
+	g->seed ^= g->seed << 17;
+	return g->seed;
+}
+
+static bool full(const struct gen *g, unsigned int c)
+{
+	return g->used[c] >= g->budget;
+}
+
+static void emit(struct gen *g, unsigned int c, unsigned int id,
+		 unsigned long long off, bool write)
+{
+	char line[80];
+	int k;
+
+	if (full(g, c))
+		return;
+	k = snprintf(line, sizeof(line), "access %u %u %llu%s\n", c, id, off,
+		     write ? " w" : "");
+	if (g->len[c] + k + 1 > g->cap[c]) {
+		g->cap[c] = (g->cap[c] + k + 1) * 2;
+		g->buf[c] = realloc(g->buf[c], g->cap[c]);
+		if (!g->buf[c])
+			die("out of memory");
+	}
+	memcpy(g->buf[c] + g->len[c], line, k + 1);
+	g->len[c] += k;
+	g->used[c]++;
+}
+
+/* An object of rows x row_bytes, blocks of block_rows rows per chiplet. */
+static void alloc_rows(struct gen *g, unsigned int id, unsigned long long rows,
+		       unsigned long long row_bytes, unsigned long long block_rows)
+{
+	unsigned long long bytes = (rows * row_bytes + PAGE - 1) / PAGE * PAGE;
+	unsigned long long gp = (block_rows * row_bytes + PAGE - 1) / PAGE;
+
+	fprintf(g->f, "alloc %u %llu policy=chunk g=%llu\n", id, bytes,
+		gp ? gp : 1);
+}
+
+static void alloc_rr(struct gen *g, unsigned int id, unsigned long long bytes)
+{
+	fprintf(g->f, "alloc %u %llu policy=rr\n", id,
+		(bytes + PAGE - 1) / PAGE * PAGE);
+}
+
+/* Rows owned by chiplet c, in the order it runs them, while it has budget. */
+#define FOR_OWN_ROWS(g, c, rows, block_rows, r)				\
+	for (unsigned long long _b = (c); _b * (block_rows) < (rows) &&	\
+	     !full(g, c); _b += (g)->n)					\
+		for ((r) = _b * (block_rows);				\
+		     (r) < (_b + 1) * (block_rows) && (r) < (rows) &&	\
+		     !full(g, c); (r)++)
+
+/*
+ * gemv (gemver, low): A += u1 v1' + u2 v2', 2-D threads along j, so a
+ * warp reads and writes 128 contiguous bytes of a row of A: 32 warps per
+ * page. Vectors are small and shared.
+ */
+static void gen_gemv(struct gen *g, unsigned long long size)
+{
+	unsigned long long n = size, rb = n * 4, br = 8, r, j;
+	unsigned int c;
+
+	alloc_rows(g, 1, n, rb, br);
+	alloc_rr(g, 2, 4 * n * 4);	/* u1, v1, u2, v2 */
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, n, br, r)
+			for (j = 0; j < rb && !full(g, c); j += LINE) {
+				emit(g, c, 2, (r * 4) % (4 * n * 4), false);
+				emit(g, c, 2, (2 * n * 4 + j) % (4 * n * 4), false);
+				emit(g, c, 1, r * rb + j, false);
+				emit(g, c, 1, r * rb + j, true);
+			}
+}
+
+/*
+ * pagerank (low, but an IOMMU intensity 10x the class's): CSR pull, one
+ * thread per vertex; a warp streams row pointers and neighbour lists and
+ * gathers the neighbours' ranks, mostly of a few popular vertices (a
+ * power-law graph: neighbour = size * u^3 for u uniform).
+ */
+static void gen_pagerank(struct gen *g, unsigned long long size)
+{
+	unsigned long long v = size * 64, deg = 8, br = 256, r, e;
+	unsigned int c;
+
+	alloc_rows(g, 1, v, 8, br);		/* row pointers */
+	alloc_rows(g, 2, v, deg * 4, br);	/* neighbour ids */
+	alloc_rr(g, 3, v * 4);			/* ranks, read by all */
+	alloc_rows(g, 4, v, 4, br);		/* new ranks */
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, v, br, r) {
+			if (r % WARP)
+				continue;	/* one warp: 32 vertices */
+			emit(g, c, 1, r * 8, false);
+			for (e = 0; e < deg; e++) {
+				double u = (double)(rnd(g) % 1000000) / 1e6;
+
+				emit(g, c, 2, r * deg * 4 + e * 4, false);
+				emit(g, c, 3, (unsigned long long)(u * u * u * v) * 4, false);
+			}
+			emit(g, c, 4, r * 4, true);
+		}
+}
+
+/*
+ * stencil2d (mid) and jacobi2d (mid): a 9-point (stencil2d) or 5-point
+ * (jacobi2d) sweep over a rows x cols grid of floats, rows in blocks per
+ * chiplet, a warp on 32 consecutive points: it reads rows r-1, r and r+1
+ * at its 128 bytes and writes the output row.
+ */
+static void gen_stencil(struct gen *g, unsigned long long size, bool jacobi)
+{
+	unsigned long long rows = size, rb = size * 4, br = 16, r, j;
+	unsigned int c;
+
+	alloc_rows(g, 1, rows, rb, br);
+	alloc_rows(g, 2, rows, rb, br);
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, rows, br, r)
+			for (j = 0; j < rb && !full(g, c); j += LINE) {
+				if (r)
+					emit(g, c, 1, (r - 1) * rb + j, false);
+				emit(g, c, 1, r * rb + j, false);
+				if (r + 1 < rows)
+					emit(g, c, 1, (r + 1) * rb + j, false);
+				if (!jacobi && j + LINE < rb)
+					emit(g, c, 1, r * rb + j + LINE, false);
+				emit(g, c, 2, r * rb + j, true);
+			}
+}
+
+/*
+ * fdtd2d (mid): per time step, ey from hz (rows r, r-1), ex from hz
+ * (columns j, j-1: the same row), hz from ex and ey (rows r, r+1); three
+ * grids of rows x cols floats, each warp on 32 points of a row.
+ */
+static void gen_fdtd(struct gen *g, unsigned long long size)
+{
+	unsigned long long rows = size, rb = size * 4, br = 16, r, j;
+	unsigned int c;
+
+	alloc_rows(g, 1, rows, rb, br);		/* ex */
+	alloc_rows(g, 2, rows, rb, br);		/* ey */
+	alloc_rows(g, 3, rows, rb, br);		/* hz */
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, rows, br, r)
+			for (j = 0; j < rb && !full(g, c); j += LINE) {
+				emit(g, c, 3, r * rb + j, false);
+				if (r)
+					emit(g, c, 3, (r - 1) * rb + j, false);
+				emit(g, c, 2, r * rb + j, true);
+				emit(g, c, 1, r * rb + j, true);
+				if (r + 1 < rows) {
+					emit(g, c, 1, (r + 1) * rb + j, false);
+					emit(g, c, 2, (r + 1) * rb + j, false);
+				}
+				emit(g, c, 3, r * rb + j, true);
+			}
+}
+
+/*
+ * Column walks: one thread per row i, a loop over j, so at each j a warp
+ * touches 32 rows, 32 pages when a row is a page or more. atax's first
+ * kernel (tmp = A x) and gesummv (A and B at once) walk like this; atax's
+ * second (y = A' tmp, one thread per column) streams rows instead.
+ */
+static void walk_columns(struct gen *g, unsigned int c, unsigned int id,
+			 unsigned long long rows, unsigned long long rb,
+			 unsigned long long br, unsigned int id2)
+{
+	unsigned long long b, j, t;
+
+	for (b = c; b * br < rows && !full(g, c); b += g->n)
+		for (t = b * br; t < (b + 1) * br && t < rows && !full(g, c);
+		     t += WARP)
+			for (j = 0; j < rb && !full(g, c); j += 4)
+				for (unsigned long long i = t;
+				     i < t + WARP && i < rows; i++) {
+					emit(g, c, id, i * rb + j, false);
+					if (id2)
+						emit(g, c, id2, i * rb + j, false);
+				}
+}
+
+static void gen_atax(struct gen *g, unsigned long long size)
+{
+	unsigned long long rows = size, rb = size * 4, br = 64, r, j;
+	unsigned int c;
+
+	alloc_rows(g, 1, rows, rb, br);
+	alloc_rr(g, 2, rb);
+	for (c = 0; c < g->n; c++) {
+		unsigned long long half = g->budget / 2, keep = g->budget;
+
+		g->budget = half;
+		walk_columns(g, c, 1, rows, rb, br, 0);
+		g->budget = keep;
+		FOR_OWN_ROWS(g, c, rows, br, r)
+			for (j = 0; j < rb && !full(g, c); j += LINE) {
+				emit(g, c, 1, r * rb + j, false);
+				emit(g, c, 2, j, true);
+			}
+	}
+}
+
+static void gen_gesummv(struct gen *g, unsigned long long size)
+{
+	unsigned long long rows = size, rb = size * 4, br = 64;
+	unsigned int c;
+
+	alloc_rows(g, 1, rows, rb, br);
+	alloc_rows(g, 2, rows, rb, br);
+	for (c = 0; c < g->n; c++)
+		walk_columns(g, c, 1, rows, rb, br, 2);
+}
+
+/*
+ * matrix transpose (high): out[j][i] = in[i][j]; a warp reads 128 bytes
+ * of one row of in and writes one element in each of 32 rows of out.
+ */
+static void gen_transpose(struct gen *g, unsigned long long size)
+{
+	unsigned long long n = size, rb = n * 4, br = 32, r, j, k;
+	unsigned int c;
+
+	alloc_rows(g, 1, n, rb, br);
+	alloc_rows(g, 2, n, rb, br);
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, n, br, r)
+			for (j = 0; j < rb && !full(g, c); j += LINE) {
+				emit(g, c, 1, r * rb + j, false);
+				for (k = 0; k < WARP; k++)
+					emit(g, c, 2, (j / 4 + k) * rb + r * 4, true);
+			}
+}
+
+/* gups (high): read-modify-write of 8 B at uniform random places. */
+static void gen_gups(struct gen *g, unsigned long long size)
+{
+	unsigned long long bytes = size * size * 4, i, off;
+	unsigned int c;
+
+	alloc_rows(g, 1, bytes / PAGE, PAGE, bytes / PAGE / g->n);
+	for (c = 0; c < g->n; c++)
+		for (i = 0; !full(g, c); i++) {
+			off = rnd(g) % (bytes / 8) * 8;
+			emit(g, c, 1, off, false);
+			emit(g, c, 1, off, true);
+		}
+}
+
+/*
+ * spmv (high): CSR, one thread per row (SHOC's scalar kernel): a warp
+ * streams its rows' values and column ids and gathers x at uniform random
+ * columns of a large vector.
+ */
+static void gen_spmv(struct gen *g, unsigned long long size)
+{
+	unsigned long long rows = size * 16, nnz = 16, br = 256, r, e;
+	unsigned long long xbytes = size * size * 2;
+	unsigned int c;
+
+	alloc_rows(g, 1, rows, nnz * 8, br);	/* values and column ids */
+	alloc_rr(g, 2, xbytes);			/* x */
+	alloc_rows(g, 3, rows, 4, br);		/* y */
+	for (c = 0; c < g->n; c++)
+		FOR_OWN_ROWS(g, c, rows, br, r) {
+			if (r % WARP)
+				continue;
+			for (e = 0; e < nnz; e++) {
+				unsigned int k;
+
+				emit(g, c, 1, r * nnz * 8 + e * 8, false);
+				for (k = 0; k < WARP; k++)
+					emit(g, c, 2, rnd(g) % (xbytes / 4) * 4, false);
+			}
+			emit(g, c, 3, r * 4, true);
+		}
+}
+
+struct barre_workload {
+	const char *name;
+	const char *cls;	/* Table I class */
+	double mpki;		/* Table I */
+	void (*gen)(struct gen *g, unsigned long long size);
+	unsigned long long size;	/* default problem size */
+};
+
+static void gen_stencil2d(struct gen *g, unsigned long long s)
+{
+	gen_stencil(g, s, false);
+}
+
+static void gen_jacobi2d(struct gen *g, unsigned long long s)
+{
+	gen_stencil(g, s, true);
+}
+
+static const struct barre_workload workloads[] = {
+	{ "gemv", "low", 0.015, gen_gemv, 2048 },
+	{ "pagerank", "low", 0.828, gen_pagerank, 2048 },
+	{ "jacobi2d", "mid", 4.78, gen_jacobi2d, 2048 },
+	{ "fdtd2d", "mid", 10.12, gen_fdtd, 2048 },
+	{ "atax", "mid", 34.28, gen_atax, 2048 },
+	{ "stencil2d", "mid", 46.90, gen_stencil2d, 2048 },
+	{ "transpose", "high", 174.99, gen_transpose, 2048 },
+	{ "gups", "high", 724.80, gen_gups, 2048 },
+	{ "spmv", "high", 3835.95, gen_spmv, 2048 },
+	{ "gesummv", "high", 4762.86, gen_gesummv, 2048 },
+};
+
+static void gen_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: mcmgpu barre gen WORKLOAD [--chiplets N] [--accesses A]\n"
+		"                        [--size S] [--seed X] -o FILE\n"
+		"       mcmgpu barre gen --list\n\n"
+		"Writes a Barre trace modeled on one of the paper's applications\n"
+		"(Table I; derivations in tools/mcmgpu/barre/WORKLOADS.md): each\n"
+		"chiplet runs the thread blocks placed on it, A accesses each\n"
+		"(default 4096), one per page a warp instruction touches.\n"
+		"  --size S   the problem's dimension (default 2048: matrices of\n"
+		"             S x S floats)\n\nworkloads:");
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		fprintf(f, " %s", workloads[i].name);
+	fprintf(f, "\n");
+}
+
+int barre_cmd_gen(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(gen_usage, MCMGPU_MIN_CHIPLETS);
+	unsigned long long accesses = 4096, size = 0, seed = 1;
+	const struct barre_workload *w = NULL;
+	const char *name = NULL, *path = NULL;
+	struct gen g = { 0 };
+	unsigned long long i;
+	unsigned int c;
+	size_t k;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_CHIPLETS, argc, argv, &a)) {
+			continue;
+		} else if (!strcmp(argv[a], "--list")) {
+			for (k = 0; k < ARRAY_SIZE(workloads); k++)
+				printf("%s %s %g\n", workloads[k].name,
+				       workloads[k].cls, workloads[k].mpki);
+			return 0;
+		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
+			path = argv[++a];
+		} else if (!strcmp(argv[a], "--accesses") && a + 1 < argc) {
+			accesses = parse_arg_range(argv[++a], "--accesses", 1,
+						   1ULL << 24);
+		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
+			size = parse_arg_range(argv[++a], "--size", 64, 16384);
+		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
+			seed = parse_arg(argv[++a], "--seed");
+		} else if (!name && argv[a][0] != '-') {
+			name = argv[a];
+		} else {
+			die_usage("barre gen: unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (!name)
+		die_usage("barre gen: which WORKLOAD? (--list)");
+	for (k = 0; k < ARRAY_SIZE(workloads); k++)
+		if (!strcmp(workloads[k].name, name))
+			w = &workloads[k];
+	if (!w)
+		die_usage("barre gen: unknown workload '%s' (--list)", name);
+	if (!path)
+		die_usage("barre gen: -o FILE is required");
+	g.f = fopen(path, "w");
+	if (!g.f)
+		die("%s: %s", path, strerror(errno));
+	g.n = co.chiplets;
+	g.budget = accesses;
+	g.seed = seed | 1;
+	g.used = calloc(g.n, sizeof(*g.used));
+	g.buf = calloc(g.n, sizeof(*g.buf));
+	g.len = calloc(g.n, sizeof(*g.len));
+	g.cap = calloc(g.n, sizeof(*g.cap));
+	if (!g.used || !g.buf || !g.len || !g.cap)
+		die("out of memory");
+	fprintf(g.f, "# mcmgpu barre gen %s --chiplets %u --accesses %llu "
+		"--size %llu --seed %llu (Table I: %s, MPKI %g)\n", w->name, g.n,
+		accesses, size ? size : w->size, seed, w->cls, w->mpki);
+	w->gen(&g, size ? size : w->size);
+	/* Chiplets run concurrently: interleave their streams line by line. */
+	{
+		size_t *at = calloc(g.n, sizeof(*at));
+		bool more = true;
+
+		if (!at)
+			die("out of memory");
+		for (i = 0; more; i++) {
+			more = false;
+			for (c = 0; c < g.n; c++) {
+				char *nl;
+
+				if (at[c] >= g.len[c])
+					continue;
+				nl = memchr(g.buf[c] + at[c], '\n', g.len[c] - at[c]);
+				fwrite(g.buf[c] + at[c], 1, nl - (g.buf[c] + at[c]) + 1, g.f);
+				at[c] = nl - g.buf[c] + 1;
+				more = true;
+			}
+		}
+		free(at);
+	}
+	for (c = 0; c < g.n; c++)
+		free(g.buf[c]);
+	free(g.buf);
+	free(g.len);
+	free(g.cap);
+	free(g.used);
+	if (fclose(g.f))
+		die("%s: %s", path, strerror(errno));
+	return 0;
+}
