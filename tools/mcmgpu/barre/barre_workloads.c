@@ -4,10 +4,10 @@
  * (Table I), one per class member we model. Each chiplet runs the thread
  * blocks the LASP-like placement gives it (block b on chiplet b mod n, its
  * rows in that chiplet's memory: policy=chunk with g = a block's pages),
- * and each access is one L1 TLB lookup after the warp's coalescer (one per
- * distinct page a warp instruction touches). --accesses bounds each
- * chiplet's stream: the trace is the kernel's first accesses, not all of
- * them. The derivations are in WORKLOADS.md; no size or rate here is
+ * its units of work dealt to --warps warps that take turns, and each
+ * access is one TLB lookup after the warp's coalescer (one per distinct
+ * page a warp instruction touches). --accesses bounds each chiplet's
+ * stream: the trace is the kernel's first accesses, not all of them. The derivations are in WORKLOADS.md; no size or rate here is
  * chosen to produce a class or a paper figure.
  */
 #include <errno.h>
@@ -26,12 +26,21 @@
 struct gen {
 	FILE *f;
 	unsigned int n;			/* chiplets */
+	unsigned int warps;		/* per chiplet, interleaved */
 	unsigned long long budget;	/* accesses per chiplet */
-	unsigned long long *used;
-	char **buf;			/* per chiplet: its access lines */
+	unsigned long long *used;	/* per chiplet */
+	unsigned long long *wused;	/* per chiplet and warp */
+	unsigned int *warp;		/* per chiplet: the warp emitting */
+	char **buf;			/* per chiplet and warp: access lines */
 	size_t *len, *cap;
 	unsigned long long seed;
 };
+
+/* The next unit of work on chiplet c goes to its next warp. */
+static void next_warp(struct gen *g, unsigned int c)
+{
+	g->warp[c] = (g->warp[c] + 1) % g->warps;
+}
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
@@ -54,30 +63,34 @@ static unsigned long long rnd(struct gen *g)
 	return g->seed;
 }
 
+/* Every warp of c has all it can show: the kernel may stop. */
 static bool full(const struct gen *g, unsigned int c)
 {
-	return g->used[c] >= g->budget;
+	return g->used[c] >= g->budget * g->warps;
 }
 
 static void emit(struct gen *g, unsigned int c, unsigned int id,
 		 unsigned long long off, bool write)
 {
+	size_t b = (size_t)c * g->warps + g->warp[c];
 	char line[80];
 	int k;
 
-	if (full(g, c))
+	/* No warp can have more than the chiplet's budget in the trace. */
+	if (full(g, c) || g->wused[b] >= g->budget)
 		return;
 	k = snprintf(line, sizeof(line), "access %u %u %llu%s\n", c, id, off,
 		     write ? " w" : "");
-	if (g->len[c] + k + 1 > g->cap[c]) {
-		g->cap[c] = (g->cap[c] + k + 1) * 2;
-		g->buf[c] = realloc(g->buf[c], g->cap[c]);
-		if (!g->buf[c])
+	if (g->len[b] + k + 1 > g->cap[b]) {
+		g->cap[b] = (g->cap[b] + k + 1) * 2;
+		g->buf[b] = realloc(g->buf[b], g->cap[b]);
+		if (!g->buf[b])
 			die("out of memory");
 	}
-	memcpy(g->buf[c] + g->len[c], line, k + 1);
-	g->len[c] += k;
+	memcpy(g->buf[b] + g->len[b], line, k + 1);
+	g->len[b] += k;
 	g->used[c]++;
+	g->wused[b]++;
 }
 
 /* An object of rows x row_bytes, blocks of block_rows rows per chiplet. */
@@ -119,7 +132,7 @@ static void gen_gemv(struct gen *g, unsigned long long size)
 	alloc_rr(g, 2, 4 * n * 4);	/* u1, v1, u2, v2 */
 	for (c = 0; c < g->n; c++)
 		FOR_OWN_ROWS(g, c, n, br, r)
-			for (j = 0; j < rb && !full(g, c); j += LINE) {
+			for (j = 0; j < rb && !full(g, c); j += LINE, next_warp(g, c)) {
 				emit(g, c, 2, (r * 4) % (4 * n * 4), false);
 				emit(g, c, 2, (2 * n * 4 + j) % (4 * n * 4), false);
 				emit(g, c, 1, r * rb + j, false);
@@ -146,6 +159,7 @@ static void gen_pagerank(struct gen *g, unsigned long long size)
 		FOR_OWN_ROWS(g, c, v, br, r) {
 			if (r % WARP)
 				continue;	/* one warp: 32 vertices */
+			next_warp(g, c);
 			emit(g, c, 1, r * 8, false);
 			for (e = 0; e < deg; e++) {
 				double u = (double)(rnd(g) % 1000000) / 1e6;
@@ -172,7 +186,7 @@ static void gen_stencil(struct gen *g, unsigned long long size, bool jacobi)
 	alloc_rows(g, 2, rows, rb, br);
 	for (c = 0; c < g->n; c++)
 		FOR_OWN_ROWS(g, c, rows, br, r)
-			for (j = 0; j < rb && !full(g, c); j += LINE) {
+			for (j = 0; j < rb && !full(g, c); j += LINE, next_warp(g, c)) {
 				if (r)
 					emit(g, c, 1, (r - 1) * rb + j, false);
 				emit(g, c, 1, r * rb + j, false);
@@ -199,7 +213,7 @@ static void gen_fdtd(struct gen *g, unsigned long long size)
 	alloc_rows(g, 3, rows, rb, br);		/* hz */
 	for (c = 0; c < g->n; c++)
 		FOR_OWN_ROWS(g, c, rows, br, r)
-			for (j = 0; j < rb && !full(g, c); j += LINE) {
+			for (j = 0; j < rb && !full(g, c); j += LINE, next_warp(g, c)) {
 				emit(g, c, 3, r * rb + j, false);
 				if (r)
 					emit(g, c, 3, (r - 1) * rb + j, false);
@@ -227,7 +241,7 @@ static void walk_columns(struct gen *g, unsigned int c, unsigned int id,
 
 	for (b = c; b * br < rows && !full(g, c); b += g->n)
 		for (t = b * br; t < (b + 1) * br && t < rows && !full(g, c);
-		     t += WARP)
+		     t += WARP, next_warp(g, c))
 			for (j = 0; j < rb && !full(g, c); j += 4)
 				for (unsigned long long i = t;
 				     i < t + WARP && i < rows; i++) {
@@ -242,20 +256,13 @@ static void gen_atax(struct gen *g, unsigned long long size)
 	unsigned long long rows = size, rb = size * 4, br = 64, r, j;
 	unsigned int c;
 
+	/* The two kernels in turn would need a barrier; we keep the first. */
 	alloc_rows(g, 1, rows, rb, br);
 	alloc_rr(g, 2, rb);
-	for (c = 0; c < g->n; c++) {
-		unsigned long long half = g->budget / 2, keep = g->budget;
-
-		g->budget = half;
+	for (c = 0; c < g->n; c++)
 		walk_columns(g, c, 1, rows, rb, br, 0);
-		g->budget = keep;
-		FOR_OWN_ROWS(g, c, rows, br, r)
-			for (j = 0; j < rb && !full(g, c); j += LINE) {
-				emit(g, c, 1, r * rb + j, false);
-				emit(g, c, 2, j, true);
-			}
-	}
+	(void)r;
+	(void)j;
 }
 
 static void gen_gesummv(struct gen *g, unsigned long long size)
@@ -282,7 +289,7 @@ static void gen_transpose(struct gen *g, unsigned long long size)
 	alloc_rows(g, 2, n, rb, br);
 	for (c = 0; c < g->n; c++)
 		FOR_OWN_ROWS(g, c, n, br, r)
-			for (j = 0; j < rb && !full(g, c); j += LINE) {
+			for (j = 0; j < rb && !full(g, c); j += LINE, next_warp(g, c)) {
 				emit(g, c, 1, r * rb + j, false);
 				for (k = 0; k < WARP; k++)
 					emit(g, c, 2, (j / 4 + k) * rb + r * 4, true);
@@ -297,7 +304,7 @@ static void gen_gups(struct gen *g, unsigned long long size)
 
 	alloc_rows(g, 1, bytes / PAGE, PAGE, bytes / PAGE / g->n);
 	for (c = 0; c < g->n; c++)
-		for (i = 0; !full(g, c); i++) {
+		for (i = 0; !full(g, c); i++, next_warp(g, c)) {
 			off = rnd(g) % (bytes / 8) * 8;
 			emit(g, c, 1, off, false);
 			emit(g, c, 1, off, true);
@@ -322,6 +329,7 @@ static void gen_spmv(struct gen *g, unsigned long long size)
 		FOR_OWN_ROWS(g, c, rows, br, r) {
 			if (r % WARP)
 				continue;
+			next_warp(g, c);
 			for (e = 0; e < nnz; e++) {
 				unsigned int k;
 
@@ -370,12 +378,14 @@ static void gen_usage(FILE *f)
 
 	fprintf(f,
 		"usage: mcmgpu barre gen WORKLOAD [--chiplets N] [--accesses A]\n"
-		"                        [--size S] [--seed X] -o FILE\n"
+		"                        [--warps K] [--size S] [--seed X] -o FILE\n"
 		"       mcmgpu barre gen --list\n\n"
 		"Writes a Barre trace modeled on one of the paper's applications\n"
 		"(Table I; derivations in tools/mcmgpu/barre/WORKLOADS.md): each\n"
 		"chiplet runs the thread blocks placed on it, A accesses each\n"
-		"(default 4096), one per page a warp instruction touches.\n"
+		"(default 4096), one per page a warp instruction touches, from K\n"
+		"warps taking turns (default 64: one per CU of the paper's 64 CUs\n"
+		"a chiplet).\n"
 		"  --size S   the problem's dimension (default 2048: matrices of\n"
 		"             S x S floats)\n\nworkloads:");
 	for (i = 0; i < ARRAY_SIZE(workloads); i++)
@@ -387,10 +397,12 @@ int barre_cmd_gen(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(gen_usage, MCMGPU_MIN_CHIPLETS);
 	unsigned long long accesses = 4096, size = 0, seed = 1;
+	unsigned int warps = 64, *next;
+	size_t nb, *at;
+	bool more;
 	const struct barre_workload *w = NULL;
 	const char *name = NULL, *path = NULL;
 	struct gen g = { 0 };
-	unsigned long long i;
 	unsigned int c;
 	size_t k;
 	int a;
@@ -408,6 +420,8 @@ int barre_cmd_gen(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--accesses") && a + 1 < argc) {
 			accesses = parse_arg_range(argv[++a], "--accesses", 1,
 						   1ULL << 24);
+		} else if (!strcmp(argv[a], "--warps") && a + 1 < argc) {
+			warps = parse_arg_range(argv[++a], "--warps", 1, 1024);
 		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
 			size = parse_arg_range(argv[++a], "--size", 64, 16384);
 		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
@@ -431,46 +445,63 @@ int barre_cmd_gen(int argc, char **argv)
 	if (!g.f)
 		die("%s: %s", path, strerror(errno));
 	g.n = co.chiplets;
+	g.warps = warps;
 	g.budget = accesses;
 	g.seed = seed | 1;
+	nb = (size_t)g.n * g.warps;
 	g.used = calloc(g.n, sizeof(*g.used));
-	g.buf = calloc(g.n, sizeof(*g.buf));
-	g.len = calloc(g.n, sizeof(*g.len));
-	g.cap = calloc(g.n, sizeof(*g.cap));
-	if (!g.used || !g.buf || !g.len || !g.cap)
+	g.warp = calloc(g.n, sizeof(*g.warp));
+	g.wused = calloc(nb, sizeof(*g.wused));
+	g.buf = calloc(nb, sizeof(*g.buf));
+	g.len = calloc(nb, sizeof(*g.len));
+	g.cap = calloc(nb, sizeof(*g.cap));
+	at = calloc(nb, sizeof(*at));
+	next = calloc(g.n, sizeof(*next));
+	if (!g.used || !g.warp || !g.wused || !g.buf || !g.len || !g.cap ||
+	    !at || !next)
 		die("out of memory");
 	fprintf(g.f, "# mcmgpu barre gen %s --chiplets %u --accesses %llu "
-		"--size %llu --seed %llu (Table I: %s, MPKI %g)\n", w->name, g.n,
-		accesses, size ? size : w->size, seed, w->cls, w->mpki);
+		"--warps %u --size %llu --seed %llu (Table I: %s, MPKI %g)\n",
+		w->name, g.n, accesses, warps, size ? size : w->size, seed,
+		w->cls, w->mpki);
 	w->gen(&g, size ? size : w->size);
-	/* Chiplets run concurrently: interleave their streams line by line. */
-	{
-		size_t *at = calloc(g.n, sizeof(*at));
-		bool more = true;
+	/*
+	 * A chiplet's warps take turns (one access each, as its CUs issue
+	 * side by side); chiplets run concurrently: their streams interleave.
+	 */
+	memset(g.used, 0, g.n * sizeof(*g.used));
+	for (more = true; more;) {
+		more = false;
+		for (c = 0; c < g.n; c++) {
+			unsigned int tries;
 
-		if (!at)
-			die("out of memory");
-		for (i = 0; more; i++) {
-			more = false;
-			for (c = 0; c < g.n; c++) {
+			for (tries = 0; tries < g.warps && g.used[c] < g.budget;
+			     tries++) {
+				size_t k = (size_t)c * g.warps + next[c];
 				char *nl;
 
-				if (at[c] >= g.len[c])
+				next[c] = (next[c] + 1) % g.warps;
+				if (at[k] >= g.len[k])
 					continue;
-				nl = memchr(g.buf[c] + at[c], '\n', g.len[c] - at[c]);
-				fwrite(g.buf[c] + at[c], 1, nl - (g.buf[c] + at[c]) + 1, g.f);
-				at[c] = nl - g.buf[c] + 1;
+				nl = memchr(g.buf[k] + at[k], '\n', g.len[k] - at[k]);
+				fwrite(g.buf[k] + at[k], 1, nl - (g.buf[k] + at[k]) + 1, g.f);
+				at[k] = nl - g.buf[k] + 1;
+				g.used[c]++;
 				more = true;
+				break;
 			}
 		}
-		free(at);
 	}
-	for (c = 0; c < g.n; c++)
-		free(g.buf[c]);
+	for (k = 0; k < nb; k++)
+		free(g.buf[k]);
 	free(g.buf);
 	free(g.len);
 	free(g.cap);
 	free(g.used);
+	free(g.wused);
+	free(g.warp);
+	free(at);
+	free(next);
 	if (fclose(g.f))
 		die("%s: %s", path, strerror(errno));
 	return 0;
