@@ -116,6 +116,25 @@ TEST(device_equals_host)
 	EXPECT_LT(0, json_u64(out_a, "coalesced")) TH_LOG("%s", out_a);
 }
 
+/* Generated proxies, Barre on: device == host, each chiplet's accesses. */
+TEST(generated_workloads_device_equals_host)
+{
+	static const char * const w[] = { "pagerank", "gesummv", "spmv", "stencil2d" };
+	char cmd[512];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu barre gen %s --chiplets %u "
+			 "--accesses 1024 -o /tmp/g.trace", w[i], mt_expect_chiplets());
+		ASSERT_EQ(0, mt_system(cmd));
+		ASSERT_EQ(0, replay("--shadow /tmp/g.trace", false, out_a, sizeof(out_a)));
+		ASSERT_EQ(0, replay("--shadow /tmp/g.trace", true, out_b, sizeof(out_b)));
+		EXPECT_STREQ(out_b, out_a) TH_LOG("%s", w[i]);
+		EXPECT_EQ(1024ULL * mt_expect_chiplets(), json_u64(out_a, "accesses"))
+			TH_LOG("%s", w[i]);
+	}
+}
+
 /* Fig 7a's objects: the device's page tables equal the host's. */
 TEST(page_tables_equal_host)
 {
