@@ -2,7 +2,8 @@
 # make bench: FinePack replay throughput of the model core on the host, of
 # the device seen from the guest, and of a plain memcpy of the same trace
 # bytes; CPElide launches per second through the command-processor model on
-# the host and in the guest. Measured in one run, reported as ratios
+# the host and in the guest; Barre translations per second on the host
+# cores and through the device, and allocation latency Barre vs plain. Measured in one run, reported as ratios
 # (results/bench.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,6 +23,14 @@ echo "bench: CPElide launches, host core..."
 echo "bench: CPElide launches, device in the guest..."
 tools/vm-run --no-build --out "$out" -- sh -c \
 	'mcmgpu cpelide bench "$1" >results/bench/cp-device.json' sh "$out/gaussian.seq"
+echo "bench: Barre translations, host core..."
+"$tool" barre gen gups -o "$out/gups.trace"
+"$tool" barre bench --host --repeat 3 "$out/gups.trace" >"$out/barre-host.json"
+echo "bench: Barre translations, device (ATS through barre_iommu.ko) from the guest..."
+tools/vm-run --no-build --out "$out" -- sh -c \
+	'mcmgpu barre bench --repeat 3 "$1" >results/bench/barre-device.json' sh "$out/gups.trace"
+echo "bench: Barre allocation latency..."
+"$tool" barre bench --alloc >"$out/barre-alloc.json"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -50,6 +59,25 @@ lines += ["", "# CPElide launches through the command processor model", "",
           f"| host core | {ch['launches_per_s']:,.0f} |",
           f"| device, one launch ioctl each, from the guest | {cd['launches_per_s']:,.0f} |",
           "", f"Ratio device / host: {cd['launches_per_s'] / ch['launches_per_s']:.4f}"]
+bh = json.load(open(f"{out}/barre-host.json"))
+bd = json.load(open(f"{out}/barre-device.json"))
+ba = json.load(open(f"{out}/barre-alloc.json"))
+lines += ["", "# Barre: translations through the walker and PEC", "",
+          f"Trace: `barre gen gups` (4 chiplets, {bh['accesses']} accesses, "
+          f"{bh['ats_requests']} ATS requests), 3 repetitions.", "",
+          "| path | translations/s | accesses/s |", "|---|---|---|",
+          f"| host cores | {bh['translations_per_s']:,.0f} | {bh['accesses_per_s']:,.0f} |",
+          f"| device from the guest (ioctls, epochs, barre_iommu.ko) | "
+          f"{bd['translations_per_s']:,.0f} | {bd['accesses_per_s']:,.0f} |",
+          "", f"Ratio host / device: {bh['translations_per_s'] / bd['translations_per_s']:.2f} "
+          "(the issue's target: within 2x)", "",
+          "# Barre: allocation latency (allocator core, host)", "",
+          f"{ba['what']}; 200 rounds each.", "",
+          "| frames taken | plain µs | Barre µs | Barre / plain | pages grouped (of 256) |",
+          "|---|---|---|---|---|"]
+for f in (0, 25, 50, 75, 90):
+    p_, b_ = ba[f"plain_f{f}_us"], ba[f"barre_f{f}_us"]
+    lines.append(f"| {f} % | {p_:.1f} | {b_:.1f} | {b_ / p_:.2f} | {ba[f'barre_f{f}_grouped']} |")
 open(f"{out}/../bench.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

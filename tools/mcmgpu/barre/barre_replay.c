@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "barre_replay.h"
 #include "barre_dev.h"
@@ -333,6 +334,73 @@ static void host_free(struct host *h, uint32_t id)
 	h->live[id] = 0;
 }
 
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Takes pct % of every pool's frames, at random (seeded). */
+static void fragment(struct ga_pools *p, uint32_t pct, uint64_t seed)
+{
+	uint64_t s = seed | 1;
+	u32 c, f;
+
+	for (c = 0; pct && c < p->chiplets; c++)
+		for (f = 0; f < p->frames; f++) {
+			s ^= s << 13;
+			s ^= s >> 7;
+			s ^= s << 17;
+			if (s % 100 < pct)
+				ga_frame_take(p, c, f);
+		}
+}
+
+int barre_alloc_bench(uint32_t chiplets, uint64_t frames, uint32_t pct,
+		      bool barre, uint64_t pages, uint32_t rounds,
+		      double *seconds, uint64_t *grouped)
+{
+	struct host *h = calloc(1, sizeof(*h));
+	u64 *storage = calloc((size_t)chiplets * ga_pool_words(frames), 8);
+	u64 *pfn = malloc(pages * sizeof(*pfn));
+	struct ga_alloc_req req = {
+		.pages = pages, .policy = MCMGPU_ALLOC_CHUNK, .g = 16,
+		.barre = barre, .writable = true,
+	};
+	struct ga_object o;
+	uint32_t r;
+	double t0;
+	int ret = -ENOMEM;
+
+	*grouped = 0;
+	if (!h || !storage || !pfn)
+		goto out;
+	h->pt = (struct ga_pt_ops){ host_table_alloc, host_table_free,
+				    host_table_map, h };
+	ga_pools_init(&h->pools, chiplets, frames, storage);
+	fragment(&h->pools, pct, 1);
+	ret = ga_space_init(&h->as, 1, &h->pt);
+	if (ret)
+		goto out;
+	t0 = seconds_now();
+	for (r = 0; r < rounds && !ret; r++) {
+		ret = ga_alloc(&h->pools, &h->as, &req, &o, pfn);
+		if (!ret) {
+			*grouped += o.grouped_pages;
+			ga_free(&h->pools, &h->as, &o);
+		}
+	}
+	*seconds = seconds_now() - t0;
+	ga_space_destroy(&h->as);
+out:
+	free(pfn);
+	free(storage);
+	free(h);
+	return ret;
+}
+
 int barre_replay_host(const struct barre_trace *t,
 		      const struct barre_host_cfg *cfg,
 		      struct mcmgpu_barre_stats *st, char *err, size_t errlen)
@@ -344,7 +412,6 @@ int barre_replay_host(const struct barre_trace *t,
 	struct bw_config bc;
 	size_t i = 0, j;
 	int ret = 0;
-	u32 c;
 
 	memset(st, 0, sizeof(*st));
 	if (!h)
@@ -362,19 +429,7 @@ int barre_replay_host(const struct barre_trace *t,
 		goto out;
 	}
 	ga_pools_init(&h->pools, cfg->chiplets, cfg->frames, storage);
-	if (cfg->fragment_pct) {
-		uint64_t s = cfg->fragment_seed | 1;
-		u32 f;
-
-		for (c = 0; c < cfg->chiplets; c++)
-			for (f = 0; f < cfg->frames; f++) {
-				s ^= s << 13;
-				s ^= s >> 7;
-				s ^= s << 17;
-				if (s % 100 < cfg->fragment_pct)
-					ga_frame_take(&h->pools, c, f);
-			}
-	}
+	fragment(&h->pools, cfg->fragment_pct, cfg->fragment_seed);
 	ret = ga_space_init(&h->as, 1, &h->pt);
 	if (ret)
 		goto out;

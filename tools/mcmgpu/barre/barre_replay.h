@@ -66,4 +66,13 @@ int barre_replay_host(const struct barre_trace *t,
 		      const struct barre_host_cfg *cfg,
 		      struct mcmgpu_barre_stats *st, char *err, size_t errlen);
 
+/*
+ * Allocation latency: rounds x (alloc pages with policy chunk g = 16, then
+ * free) in fresh pools with pct % of the frames taken at random; the time
+ * they took and the pages they grouped. 0 or -ENOMEM.
+ */
+int barre_alloc_bench(uint32_t chiplets, uint64_t frames, uint32_t pct,
+		      bool barre, uint64_t pages, uint32_t rounds,
+		      double *seconds, uint64_t *grouped);
+
 #endif /* BARRE_REPLAY_H */

@@ -430,7 +430,130 @@ int barre_cmd_replay(int argc, char **argv)
 	return 0;
 }
 
+static void bench_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mcmgpu barre bench TRACE [--host] [--repeat R] [-d DEV]\n"
+		"       mcmgpu barre bench --alloc\n\n"
+		"Translations (ATS requests served) per second of TRACE's replay\n"
+		"through the device from here, or the same cores here (--host),\n"
+		"R times (default 3); --alloc: allocation latency of the\n"
+		"allocator core, Barre on and off, in pools 0/25/50/75/90 %%\n"
+		"taken. JSON.\n");
+}
+
+static int bench_alloc(void)
+{
+	static const uint32_t pct[] = { 0, 25, 50, 75, 90 };
+	struct json j;
+	size_t i;
+
+	json_begin(&j, stdout);
+	json_string(&j, "what", "alloc 1 MiB (256 pages, chunk g=16) and free, 4 x 1 GiB pools");
+	for (i = 0; i < ARRAY_SIZE(pct); i++) {
+		char key[32];
+		int b;
+
+		for (b = 0; b < 2; b++) {
+			double s;
+			uint64_t grouped;
+			int ret = barre_alloc_bench(4, 262144, pct[i], b, 256, 200,
+						    &s, &grouped);
+
+			if (ret) {
+				fprintf(stderr, "%s: barre bench --alloc: %s\n", prog,
+					strerror(-ret));
+				return 1;
+			}
+			snprintf(key, sizeof(key), "%s_f%u_us", b ? "barre" : "plain",
+				 pct[i]);
+			json_break(&j, " ");
+			json_double(&j, key, 2, s / 200 * 1e6);
+			snprintf(key, sizeof(key), "%s_f%u_grouped", b ? "barre" : "plain",
+				 pct[i]);
+			json_u64(&j, key, grouped / 200);
+		}
+	}
+	json_end(&j);
+	return 0;
+}
+
+int barre_cmd_bench(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
+	struct barre_host_cfg cfg = { .barre = true, .walkers = MCMGPU_BARRE_WALKERS,
+				      .chiplets = MCMGPU_DEFAULT_CHIPLETS,
+				      .frames = MCMGPU_DEFAULT_VRAM_PER_CHIPLET / 4096 };
+	struct mcmgpu_barre_stats st;
+	const char *path = NULL;
+	unsigned int repeat = 3, r;
+	struct barre_trace t;
+	double t0, dt;
+	struct json j;
+	char err[256];
+	size_t len;
+	char *text;
+	int a, fd = -1, ret = 0;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
+			continue;
+		if (!strcmp(argv[a], "--alloc"))
+			return bench_alloc();
+		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
+			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
+		else if (!path && argv[a][0] != '-')
+			path = argv[a];
+		else
+			die_usage("barre bench: unexpected argument '%s'", argv[a]);
+	}
+	if (!path)
+		die_usage("barre bench: which TRACE?");
+	if (!co.host) {
+		struct mcmgpu_info info;
+
+		fd = open_device(co.device);
+		if (fd < 0 || get_info(fd, &info))
+			return 1;
+		cfg.chiplets = info.chiplets;
+		cfg.frames = info.vram_per_chiplet / 4096;
+	}
+	text = read_file(path, &len);
+	if (!text)
+		return 1;
+	ret = barre_trace_parse(text, len, &t, err, sizeof(err));
+	free(text);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+		return 1;
+	}
+	t0 = now_seconds();
+	for (r = 0; r < repeat && !ret; r++)
+		ret = co.host ? barre_replay_host(&t, &cfg, &st, err, sizeof(err)) :
+			barre_replay_device(fd, &t, &cfg, &st, err, sizeof(err));
+	dt = now_seconds() - t0;
+	barre_trace_free(&t);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+		return 1;
+	}
+	json_begin(&j, stdout);
+	json_string(&j, "path", co.host ? "host" : "device");
+	json_u64(&j, "ats_requests", st.ats_requests);
+	json_u64(&j, "accesses", st.accesses);
+	json_u64(&j, "repeat", repeat);
+	json_double(&j, "seconds", 3, dt);
+	json_double(&j, "translations_per_s", 0, st.ats_requests * repeat / dt);
+	json_double(&j, "accesses_per_s", 0, st.accesses * repeat / dt);
+	json_end(&j);
+	return 0;
+}
+
 const struct subcommand barre_commands[] = {
+	{ "bench", "translations per second, host or device; allocation latency",
+	  barre_cmd_bench },
 	{ "replay", "replay a Barre trace through the TLBs and the IOMMU",
 	  barre_cmd_replay },
 	{ "gen", "write a trace modeled on one of the paper's applications",
