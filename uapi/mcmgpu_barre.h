@@ -89,6 +89,8 @@ struct mcmgpu_barre_stats {
 	__u64 grouped_pages;
 	__u64 fallback_pages;
 	__u64 groups;
+	/* IOMMU: requests that found n requests in the PW-queue, n = 0..48 */
+	__u64 pwq_occupancy[MCMGPU_BARRE_PWQ_ENTRIES + 1];
 };
 
 /*

@@ -298,6 +298,7 @@ static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
 		st->translation_faults = s->faults;
 		st->shadow_mismatches = s->shadow_mismatches;
 		st->iommu_cycles = s->service_cycles;
+		memcpy(st->pwq_occupancy, s->pwq_hist, sizeof(st->pwq_occupancy));
 	}
 	mutex_unlock(&bi->lock);
 }

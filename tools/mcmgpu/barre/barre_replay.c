@@ -539,6 +539,8 @@ int barre_replay_host(const struct barre_trace *t,
 	st->translation_faults = h->iommu.stats.faults;
 	st->shadow_mismatches = h->iommu.stats.shadow_mismatches;
 	st->iommu_cycles = h->iommu.stats.service_cycles;
+	memcpy(st->pwq_occupancy, h->iommu.stats.pwq_hist,
+	       sizeof(st->pwq_occupancy));
 	st->accesses = h->dev.stats.accesses;
 	st->l1_hits = h->dev.stats.l1_hits;
 	st->l2_hits = h->dev.stats.l2_hits;

@@ -417,6 +417,11 @@ int barre_cmd_replay(int argc, char **argv)
 		json_u64(&j, "walkers", cfg.walkers);
 		json_break(&j, " ");
 		stats_json(&j, &barre_table, &st);
+		json_break(&j, " ");
+		json_open(&j, "pwq_occupancy", '[');
+		for (c = 0; c <= MCMGPU_BARRE_PWQ_ENTRIES; c++)
+			json_u64(&j, NULL, st.pwq_occupancy[c]);
+		json_close(&j);
 		json_end(&j);
 	} else {
 		printf("barre %s: ", cfg.barre ? "on" : "off");
