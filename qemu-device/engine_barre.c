@@ -32,6 +32,7 @@ typedef struct BarreModel {
     struct mcmgpu_ats_request sent[MCMGPU_ATS_QUEUE_ENTRIES];  /* epoch's */
     uint32_t nsent;
     uint64_t outstanding;   /* requests not answered yet */
+    uint64_t horizon;       /* the last epoch's: answers are done before */
     bool overflow;          /* more requests than the queue holds */
 } BarreModel;
 
@@ -212,15 +213,21 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
             .writable = rsp[i].writable,
         };
 
-        if (!bc->m || bd_deliver(&bc->m->dev, &r)) {
+        /*
+         * An answer from past the horizon would park a chiplet at a cycle
+         * the epochs may never reach (or wrap the clock).
+         */
+        if (!bc->m || le64_to_cpu(rsp[i].done) >= bc->m->horizon ||
+            bd_deliver(&bc->m->dev, &r)) {
             qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
                           " answers tag %" PRIu64 ", not a request in "
                           "flight\n", i + 1, r.tag);
             res->error.index = i + 1;
             res->error.value = r.tag;
             pstrcpy(res->error.what, sizeof(res->error.what),
-                    "tag: no request in flight has it (never sent, or "
-                    "answered already)");
+                    "tag or done: no request in flight has the tag (never "
+                    "sent, or answered already), or done is past the "
+                    "epoch's horizon");
             return MCMGPU_CMPL_BAD_ATS_RESPONSE;
         }
         bc->m->outstanding--;
@@ -249,6 +256,7 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
         }
         bd_run(d, h + BARRE_EPOCH);
         res->horizon = h + BARRE_EPOCH + MCMGPU_BARRE_PCIE_CYCLES;
+        bc->m->horizon = res->horizon;
         if (bc->m->nsent || bc->m->outstanding) {
             return;
         }

@@ -200,8 +200,10 @@ TEST(bad_ats_response_refused)
 
 	make_trace("/tmp/b.trace", mt_expect_chiplets(), 1, 5);
 	ASSERT_EQ(0, replay("/tmp/b.trace", true, out_b, sizeof(out_b)));
-	for (how = 1; how <= 2; how++) {
-		ASSERT_EQ(0, mt_write_sysfs(INJECT, how == 1 ? "1" : "2"));
+	for (how = 1; how <= 3; how++) {
+		char v[2] = { (char)('0' + how), 0 };
+
+		ASSERT_EQ(0, mt_write_sysfs(INJECT, v));
 		EXPECT_EQ(1, mt_system("mcmgpu barre replay /tmp/b.trace 2>/tmp/b.err"))
 			TH_LOG("injection %u", how);
 		EXPECT_EQ(0, mt_system("grep -q 'Protocol error' /tmp/b.err"));

@@ -50,10 +50,13 @@ static bool shadow;
 module_param(shadow, bool, 0644);
 MODULE_PARM_DESC(shadow, "Also walk every coalesced translation and count mismatches (default off)");
 
-/* Test hook for the device's checks: 1 answers a request twice, 2 a tag never sent. */
+/*
+ * Test hook for the device's checks: 1 answers a request twice, 2 a tag
+ * never sent, 3 an answer done past the epoch's horizon.
+ */
 static unsigned int inject_bad_response;
 module_param(inject_bad_response, uint, 0644);
-MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag)");
+MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag, 3 past the horizon)");
 
 struct barre_space {
 	struct barre_iommu *bi;
@@ -219,9 +222,13 @@ static void barre_inject(struct barre_space *sp)
 	unsigned int how = xchg(&inject_bad_response, 0);
 
 	if (!how || sp->nresp == MCMGPU_ATS_QUEUE_ENTRIES ||
-	    (how == 1 && !sp->nresp)) {
+	    (how != 2 && !sp->nresp)) {
 		if (how)
 			inject_bad_response = how;	/* next epoch */
+		return;
+	}
+	if (how == 3) {		/* an answer from the far future */
+		r[0].done = cpu_to_le64(~0ULL - 100);
 		return;
 	}
 	r[sp->nresp] = how == 1 ? r[0] : (struct mcmgpu_ats_response){
