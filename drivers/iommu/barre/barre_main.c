@@ -228,7 +228,7 @@ static void barre_inject(struct barre_space *sp)
 		return;
 	}
 	if (how == 3) {		/* an answer from the far future */
-		r[0].done = cpu_to_le64(~0ULL - 100);
+		r[0].done = cpu_to_le64(~0ULL - 400);
 		return;
 	}
 	r[sp->nresp] = how == 1 ? r[0] : (struct mcmgpu_ats_response){
