@@ -208,6 +208,17 @@ void barre_trace_free(struct barre_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int barre_access_check(const struct barre_rec *a, uint32_t chiplets,
+		       uint64_t pages, char *err, size_t errlen)
+{
+	if (a->chiplet >= chiplets)
+		return fail(err, errlen, "line %u: access: no such chiplet", a->line);
+	if (a->bytes >= pages * 4096)
+		return fail(err, errlen, "line %u: access: offset past the object",
+			    a->line);
+	return 0;
+}
+
 /* ---- Host replay ------------------------------------------------------ */
 
 struct host {
@@ -459,12 +470,10 @@ int barre_replay_host(const struct barre_trace *t,
 				const struct barre_rec *a = &t->rec[j];
 				struct ga_object *o = &h->obj[a->id];
 
-				if (a->chiplet >= cfg->chiplets || a->bytes >= o->pages * 4096) {
-					ret = fail(err, errlen, "line %u: access: %s", a->line,
-						   a->chiplet >= cfg->chiplets ?
-						   "no such chiplet" : "offset past the object");
+				ret = barre_access_check(a, cfg->chiplets, o->pages, err,
+							 errlen);
+				if (ret)
 					break;
-				}
 				acc[n++] = (struct bd_access){
 					.vpn = o->vpn + a->bytes / 4096,
 					.offset = a->bytes % 4096, .chiplet = a->chiplet,

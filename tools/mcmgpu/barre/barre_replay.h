@@ -46,6 +46,10 @@ struct barre_trace {
 int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 		      char *err, size_t errlen);
 void barre_trace_free(struct barre_trace *t);
+/* An access record against its object (pages) and the chiplets: -EINVAL
+ * with "line N: ..." in err if it cannot run. */
+int barre_access_check(const struct barre_rec *a, uint32_t chiplets,
+		       uint64_t pages, char *err, size_t errlen);
 
 struct barre_host_cfg {
 	uint32_t chiplets;

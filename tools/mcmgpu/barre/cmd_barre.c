@@ -155,14 +155,10 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 				const struct barre_rec *a = &t->rec[j];
 				const struct dev_obj *o = &obj[a->id];
 
-				if (a->chiplet >= cfg->chiplets || a->bytes >= o->pages * 4096) {
-					ret = dev_fail(err, errlen, -EINVAL,
-						       "line %u: access: %s", a->line,
-						       a->chiplet >= cfg->chiplets ?
-						       "no such chiplet" :
-						       "offset past the object");
+				ret = barre_access_check(a, cfg->chiplets, o->pages, err,
+							 errlen);
+				if (ret)
 					break;
-				}
 				acc[n++] = (struct mcmgpu_barre_access){
 					.va = o->va + a->bytes, .chiplet = a->chiplet,
 					.write = a->write,
@@ -254,6 +250,43 @@ out:
 	return ret;
 }
 
+/* The device's chiplets and frames into cfg: its fd, or -1 (said why). */
+static int open_for_replay(const char *dev, struct barre_host_cfg *cfg)
+{
+	struct mcmgpu_info info;
+	int fd = open_device(dev);
+
+	if (fd < 0)
+		return -1;
+	if (get_info(fd, &info)) {
+		close(fd);
+		return -1;
+	}
+	cfg->chiplets = info.chiplets;
+	cfg->frames = info.vram_per_chiplet / 4096;
+	return fd;
+}
+
+/* Reads and parses TRACE: 0, or 1 after saying why. */
+static int load_trace(const char *path, struct barre_trace *t)
+{
+	char err[256];
+	size_t len;
+	char *text = read_file(path, &len);
+	int ret;
+
+	if (!text)
+		return 1;
+	ret = barre_trace_parse(text, len, t, err, sizeof(err));
+	free(text);
+	if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path,
+			ret == -ENOMEM ? "out of memory" : err);
+		return 1;
+	}
+	return 0;
+}
+
 static void replay_usage(FILE *f)
 {
 	fprintf(f,
@@ -318,8 +351,6 @@ int barre_cmd_replay(int argc, char **argv)
 	const char *path, *dump = NULL;
 	struct barre_trace t;
 	char err[256];
-	size_t len;
-	char *text;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -361,29 +392,16 @@ int barre_cmd_replay(int argc, char **argv)
 	cfg.chiplets = co.chiplets;
 	cfg.frames = vram / 4096;
 	if (!co.host) {
-		struct mcmgpu_info info;
-
 		if (cfg.fragment_pct || vram_given || co.chiplets_given)
 			die_usage("--fragment, --vram-per-chiplet and --chiplets "
 				  "are for --host (the device has its own)");
-		fd = open_device(co.device);
+		fd = open_for_replay(co.device, &cfg);
 		if (fd < 0)
 			return 1;
-		if (get_info(fd, &info)) {
-			close(fd);
-			return 1;
-		}
-		cfg.chiplets = info.chiplets;
-		cfg.frames = info.vram_per_chiplet / 4096;
 	}
-	text = read_file(path, &len);
-	if (!text)
-		return 1;
-	ret = barre_trace_parse(text, len, &t, err, sizeof(err));
-	free(text);
-	if (ret) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path,
-			ret == -ENOMEM ? "out of memory" : err);
+	if (load_trace(path, &t)) {
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	if (dump) {
@@ -496,8 +514,6 @@ int barre_cmd_bench(int argc, char **argv)
 	double t0, dt;
 	struct json j;
 	char err[256];
-	size_t len;
-	char *text;
 	int a, fd = -1, ret = 0;
 
 	for (a = 1; a < argc; a++) {
@@ -515,21 +531,13 @@ int barre_cmd_bench(int argc, char **argv)
 	if (!path)
 		die_usage("barre bench: which TRACE?");
 	if (!co.host) {
-		struct mcmgpu_info info;
-
-		fd = open_device(co.device);
-		if (fd < 0 || get_info(fd, &info))
+		fd = open_for_replay(co.device, &cfg);
+		if (fd < 0)
 			return 1;
-		cfg.chiplets = info.chiplets;
-		cfg.frames = info.vram_per_chiplet / 4096;
 	}
-	text = read_file(path, &len);
-	if (!text)
-		return 1;
-	ret = barre_trace_parse(text, len, &t, err, sizeof(err));
-	free(text);
-	if (ret) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+	if (load_trace(path, &t)) {
+		if (fd >= 0)
+			close(fd);
 		return 1;
 	}
 	t0 = now_seconds();
