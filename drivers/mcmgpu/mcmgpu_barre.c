@@ -104,16 +104,31 @@ static int mcmgpu_barre_load(struct mcmgpu_file *mf, u64 uptr, u64 count)
 	return 0;
 }
 
+/*
+ * No access can take more epochs than a full drain of the IOMMU with one
+ * walker: every request in flight walked one after the other.
+ */
+#define MCMGPU_BARRE_EPOCHS_PER_ACCESS \
+	(MCMGPU_ATS_QUEUE_ENTRIES * MCMGPU_BARRE_WALK_CYCLES / \
+	 (2 * MCMGPU_BARRE_PCIE_CYCLES) + 1)
+
 /* Epochs until the phase is done: the device, then the IOMMU. */
 static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
-			      struct mcmgpu_iommu *iommu,
+			      struct mcmgpu_iommu *iommu, u64 count,
 			      struct mcmgpu_barre_run_result *res)
 {
+	u64 epoch, epochs = (count + 1) * MCMGPU_BARRE_EPOCHS_PER_ACCESS;
 	u16 flags = MCMGPU_BARRE_RUN_START;
 	u32 nresp = 0;
 	int ret;
 
-	for (;;) {
+	for (epoch = 0;; epoch++) {
+		if (epoch > epochs) {
+			dev_err(&mf->mdev->pdev->dev,
+				"BARRE_RUN: %llu accesses not done after %llu epochs\n",
+				count, epoch);
+			return -EIO;
+		}
 		ret = mcmgpu_barre_cmd(mf, iommu, flags, nresp, res);
 		if (ret || res->done)
 			return ret;
@@ -181,7 +196,7 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 		mf->barre_need_reset = true;
 		ret = mcmgpu_barre_load(mf, br->accesses_ptr, br->count);
 		if (!ret)
-			ret = mcmgpu_barre_phase(mf, iommu, res);
+			ret = mcmgpu_barre_phase(mf, iommu, br->count, res);
 		if (ret) {
 			if (ret == -EBADFD)
 				dev_dbg(&mdev->pdev->dev, "BARRE_RUN: the device lost the phase\n");
