@@ -116,7 +116,7 @@ set output "{fig}/barre_workloads.png"
 set title "Barre on vs off, 4 chiplets, 16 walkers (device replays)"
 set style data histograms; set style histogram clustered gap 1
 set style fill solid 0.8 border -1; set boxwidth 0.9
-set xtics rotate by -45 scale 0; set ylabel "%"; set grid y; set key top left
+set xtics rotate by -45 scale 0; set ylabel "%"; set grid y; set key top right
 plot "{raw}/share.dat" u 2:xtic(1) t "coalesced share of ATS requests", "" u 3 t "walks saved", "" u 4 t "mean ATS time saved", 0 w l lc rgb "black" notitle
 """
 subprocess.run(["gnuplot"], input=gp, text=True, check=True)
