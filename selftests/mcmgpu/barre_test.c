@@ -135,6 +135,24 @@ TEST(generated_workloads_device_equals_host)
 	}
 }
 
+/* On the device --chiplets may repeat its geometry, not change it. */
+TEST(device_geometry_options)
+{
+	char cmd[256];
+
+	make_trace("/tmp/b.trace", mt_expect_chiplets(), 1, 13);
+	snprintf(cmd, sizeof(cmd), "--chiplets %u /tmp/b.trace", mt_expect_chiplets());
+	ASSERT_EQ(0, replay(cmd, false, out_a, sizeof(out_a)));
+	ASSERT_EQ(0, replay("/tmp/b.trace", true, out_b, sizeof(out_b)));
+	EXPECT_STREQ(out_b, out_a);
+	snprintf(cmd, sizeof(cmd), "mcmgpu barre replay --chiplets %u /tmp/b.trace "
+		 "2>&1 >/dev/null | grep -q 'must match'",
+		 mt_expect_chiplets() == 2 ? 3 : 2);
+	EXPECT_EQ(0, mt_system(cmd));
+	EXPECT_EQ(2, mt_system("mcmgpu barre replay --fragment 50 /tmp/b.trace "
+			       "2>/dev/null"));
+}
+
 /* Fig 7a's objects: the device's page tables equal the host's. */
 TEST(page_tables_equal_host)
 {

@@ -305,9 +305,10 @@ static void replay_usage(FILE *f)
 		"  --host             run the same cores here, no device\n"
 		"  -d, --device DEV   /dev path, index or PCI address (default 0);\n"
 		"                     needs barre_iommu.ko\n"
-		"  --chiplets N       chiplets (--host; default %d; the device's own\n"
-		"                     otherwise)\n"
-		"  --vram-per-chiplet S  memory per chiplet (--host; default 64M)\n"
+		"  --chiplets N       chiplets (--host: default %d; on the device it\n"
+		"                     must match the device's)\n"
+		"  --vram-per-chiplet S  memory per chiplet (--host: default 64M; on\n"
+		"                     the device it must match)\n"
 		"  --barre on|off     coalescing groups and PEC (default on)\n"
 		"  --walkers N        page-table walkers, 1..%d (default %d)\n"
 		"  --shadow           walk every coalesced page too; exit 1 on a\n"
@@ -392,12 +393,22 @@ int barre_cmd_replay(int argc, char **argv)
 	cfg.chiplets = co.chiplets;
 	cfg.frames = vram / 4096;
 	if (!co.host) {
-		if (cfg.fragment_pct || vram_given || co.chiplets_given)
-			die_usage("--fragment, --vram-per-chiplet and --chiplets "
-				  "are for --host (the device has its own)");
+		if (cfg.fragment_pct)
+			die_usage("--fragment is for --host (the device's pools "
+				  "are the device's)");
 		fd = open_for_replay(co.device, &cfg);
 		if (fd < 0)
 			return 1;
+		/* The device has its own geometry: a different one is an error. */
+		if ((co.chiplets_given && co.chiplets != cfg.chiplets) ||
+		    (vram_given && vram / 4096 != cfg.frames)) {
+			fprintf(stderr, "%s: barre replay: the device has %u chiplets "
+				"of %llu MiB; --chiplets and --vram-per-chiplet must "
+				"match it (or use --host)\n", prog, cfg.chiplets,
+				(unsigned long long)(cfg.frames * 4096 >> 20));
+			close(fd);
+			return 2;
+		}
 	}
 	if (load_trace(path, &t)) {
 		if (fd >= 0)
