@@ -253,7 +253,7 @@ static void walk_columns(struct gen *g, unsigned int c, unsigned int id,
 
 static void gen_atax(struct gen *g, unsigned long long size)
 {
-	unsigned long long rows = size, rb = size * 4, br = 64, r, j;
+	unsigned long long rows = size, rb = size * 4, br = 64;
 	unsigned int c;
 
 	/* The two kernels in turn would need a barrier; we keep the first. */
@@ -261,8 +261,6 @@ static void gen_atax(struct gen *g, unsigned long long size)
 	alloc_rr(g, 2, rb);
 	for (c = 0; c < g->n; c++)
 		walk_columns(g, c, 1, rows, rb, br, 0);
-	(void)r;
-	(void)j;
 }
 
 static void gen_gesummv(struct gen *g, unsigned long long size)

@@ -479,6 +479,7 @@ static void bench_usage(FILE *f)
 static int bench_alloc(void)
 {
 	static const uint32_t pct[] = { 0, 25, 50, 75, 90 };
+	const uint32_t rounds = 200;
 	struct json j;
 	size_t i;
 
@@ -491,7 +492,7 @@ static int bench_alloc(void)
 		for (b = 0; b < 2; b++) {
 			double s;
 			uint64_t grouped;
-			int ret = barre_alloc_bench(4, 262144, pct[i], b, 256, 200,
+			int ret = barre_alloc_bench(4, 262144, pct[i], b, 256, rounds,
 						    &s, &grouped);
 
 			if (ret) {
@@ -502,10 +503,10 @@ static int bench_alloc(void)
 			snprintf(key, sizeof(key), "%s_f%u_us", b ? "barre" : "plain",
 				 pct[i]);
 			json_break(&j, " ");
-			json_double(&j, key, 2, s / 200 * 1e6);
+			json_double(&j, key, 2, s / rounds * 1e6);
 			snprintf(key, sizeof(key), "%s_f%u_grouped", b ? "barre" : "plain",
 				 pct[i]);
-			json_u64(&j, key, grouped / 200);
+			json_u64(&j, key, grouped / rounds);
 		}
 	}
 	json_end(&j);
