@@ -1,18 +1,866 @@
 /*
- * mcmgpu CXL root complex engine: the register window gpu_rc.ko drives,
- * with its own MSI-X vector. The HDM decoders and component registers of
- * the GPU's CXL root ports will live here; today the window holds the
- * common registers only.
+ * mcmgpu CXL root complex engine (CXL-GPU paper §II; notes cxlgpu.md §4):
+ * the GPU's CXL host bridge with its HDM decoders, root ports and one
+ * Type-3 endpoint behind each (media and capacity per port), as gpu_rc.ko
+ * finds them: a Register Locator DVSEC in config space pointing at
+ * component register blocks in BAR0 (layout in mcmgpu_cxl.h).
+ *
+ * Decoder registers follow the spec: RsvdP bits 27:0 of bases and sizes,
+ * Lock On Commit, Commit answered by Committed or Error Not Committed after
+ * the commit delay, with every check of cxl_hdm.c applied whether or not
+ * Lock On Commit is set (QEMU's own hw/cxl commits without checks). Data
+ * through the window (BAR4's aperture) goes HB decode → root port → the
+ * endpoint's HPA → DPA → its media, held in 64 KiB chunks allocated on
+ * first write and charged to the device's memory budget. An address no
+ * decoder maps reads all 1s; a write to it is dropped.
+ *
+ * All of this runs under the BQL (MMIO and the commit timer).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/host-utils.h"
+#include "qemu/log.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pcie_regs.h"
+#include "trace.h"
 #include "mcmgpu_engine.h"
+#include "mcmgpu_cxl.h"
+#include "cxl_hdm.h"
+
+#define CXL_CHUNK_SHIFT 16
+#define CXL_CHUNK       (1ull << CXL_CHUNK_SHIFT)
+#define CXL_BLOCKS      (1 + MCMGPU_CXL_MAX_PORTS)
+#define CXL_HDM_BASE    (MCMGPU_CXL_CM_OFFSET + MCMGPU_CXL_HDM_OFFSET)
+
+typedef struct CXLRC CXLRC;
+
+typedef struct CXLEndpoint {
+    uint32_t media;
+    uint64_t capacity;
+    uint64_t dpa;               /* EP_DPA, the media window's pointer */
+    GHashTable *chunks;         /* DPA >> CXL_CHUNK_SHIFT → CXL_CHUNK bytes */
+    uint8_t config[MCMGPU_CXL_EP_CONFIG_SIZE];
+} CXLEndpoint;
+
+/* One component register block: the HB's (port < 0) or an endpoint's. */
+typedef struct CXLBlock {
+    MemoryRegion mr;
+    CXLRC *rc;
+    int port;
+    struct cxl_hdm hdm;
+    int64_t commit_due[CXL_HDM_MAX_DECODERS];   /* ns, -1: none pending */
+} CXLBlock;
+
+struct CXLRC {
+    MCMGPUState *s;
+    unsigned ports;
+    uint8_t port_ids[MCMGPU_CXL_MAX_PORTS];
+    CXLBlock block[CXL_BLOCKS];
+    CXLEndpoint ep[MCMGPU_CXL_MAX_PORTS];
+    uint64_t window_size;
+    uint64_t aperture_size;     /* BAR4 */
+    uint64_t aperture;          /* window offset BAR4 shows */
+    uint32_t commit_us;
+    uint64_t probe_hpa;
+    uint32_t probe_port;
+    uint64_t probe_dpa;
+    QEMUTimer *commit_timer;
+    MemoryRegion bar4;
+};
+
+static const char *const cxl_media_names[MCMGPU_CXL_MEDIA_TYPES] = {
+    [MCMGPU_CXL_MEDIA_DRAM] = "dram",
+    [MCMGPU_CXL_MEDIA_OPTANE] = "optane",
+    [MCMGPU_CXL_MEDIA_ZNAND] = "znand",
+    [MCMGPU_CXL_MEDIA_NAND] = "nand",
+};
+
+/* ---- Endpoint media ---------------------------------------------------- */
+
+static uint8_t *cxl_chunk(CXLRC *rc, CXLEndpoint *ep, uint64_t dpa,
+                          bool create)
+{
+    gpointer key = GSIZE_TO_POINTER(dpa >> CXL_CHUNK_SHIFT);
+    uint8_t *c = g_hash_table_lookup(ep->chunks, key);
+
+    if (!c && create) {
+        if (!mcmgpu_mem_charge(rc->s, CXL_CHUNK)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint media "
+                          "write dropped: the device's mem-budget is spent\n");
+            return NULL;
+        }
+        c = g_malloc0(CXL_CHUNK);
+        g_hash_table_insert(ep->chunks, key, c);
+    }
+    return c;
+}
+
+/* len <= 8 bytes, not crossing a chunk (callers access aligned words). */
+static uint64_t cxl_media_read(CXLRC *rc, CXLEndpoint *ep, uint64_t dpa,
+                               unsigned len)
+{
+    uint8_t *c = cxl_chunk(rc, ep, dpa, false);
+
+    return c ? ldn_le_p(c + (dpa & (CXL_CHUNK - 1)), len) : 0;
+}
+
+static void cxl_media_write(CXLRC *rc, CXLEndpoint *ep, uint64_t dpa,
+                            uint64_t val, unsigned len)
+{
+    uint8_t *c = cxl_chunk(rc, ep, dpa, true);
+
+    if (c) {
+        stn_le_p(c + (dpa & (CXL_CHUNK - 1)), len, val);
+    }
+}
+
+static void cxl_media_free(CXLRC *rc, CXLEndpoint *ep)
+{
+    mcmgpu_mem_uncharge(rc->s, g_hash_table_size(ep->chunks) * CXL_CHUNK);
+    g_hash_table_remove_all(ep->chunks);
+}
+
+/* ---- Decode ------------------------------------------------------------ */
+
+/* The whole path for one HPA: its port index and DPA, or false. */
+static bool cxl_decode(CXLRC *rc, uint64_t hpa, unsigned len,
+                       unsigned *port, uint64_t *dpa)
+{
+    uint8_t id;
+    unsigned p;
+
+    if (!cxl_hdm_hb_route(&rc->block[MCMGPU_CXL_HB_BLOCK].hdm, hpa, &id)) {
+        return false;
+    }
+    for (p = 0; p < rc->ports && rc->port_ids[p] != id; p++) {
+        /* find the port */
+    }
+    if (p == rc->ports ||
+        !cxl_hdm_ep_translate(&rc->block[MCMGPU_CXL_EP_BLOCK(p)].hdm, hpa,
+                              dpa) ||
+        *dpa + len > rc->ep[p].capacity) {
+        return false;
+    }
+    *port = p;
+    return true;
+}
+
+static uint64_t cxl_window_read(void *opaque, hwaddr off, unsigned size)
+{
+    CXLRC *rc = opaque;
+    uint64_t hpa = MCMGPU_CXL_WINDOW_BASE + rc->aperture + off;
+    uint64_t dpa, val = ~0ull >> (64 - 8 * size);
+    unsigned p;
+
+    if (cxl_decode(rc, hpa, size, &p, &dpa)) {
+        val = cxl_media_read(rc, &rc->ep[p], dpa, size);
+    } else {
+        trace_mcmgpu_cxl_unmapped(hpa, false);
+    }
+    return val;
+}
+
+static void cxl_window_write(void *opaque, hwaddr off, uint64_t val,
+                             unsigned size)
+{
+    CXLRC *rc = opaque;
+    uint64_t hpa = MCMGPU_CXL_WINDOW_BASE + rc->aperture + off;
+    uint64_t dpa;
+    unsigned p;
+
+    if (cxl_decode(rc, hpa, size, &p, &dpa)) {
+        cxl_media_write(rc, &rc->ep[p], dpa, val, size);
+    } else {
+        trace_mcmgpu_cxl_unmapped(hpa, true);
+    }
+}
+
+static const MemoryRegionOps cxl_window_ops = {
+    .read = cxl_window_read,
+    .write = cxl_window_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+/* ---- HDM decoder registers --------------------------------------------- */
+
+static struct cxl_hdm_limits cxl_limits(CXLBlock *b)
+{
+    CXLRC *rc = b->rc;
+
+    return (struct cxl_hdm_limits) {
+        .port_ids = rc->port_ids,
+        .ports = rc->ports,
+        .window_base = MCMGPU_CXL_WINDOW_BASE,
+        .window_size = rc->window_size,
+        .capacity = b->port < 0 ? 0 : rc->ep[b->port].capacity,
+    };
+}
+
+static void cxl_commit_resolve(CXLBlock *b, unsigned n)
+{
+    struct cxl_hdm_limits lim = cxl_limits(b);
+    const char *why = cxl_hdm_commit_check(&b->hdm, n, &lim);
+
+    b->commit_due[n] = -1;
+    if (why) {
+        b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_ERROR;
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL %s%d decoder %u not "
+                      "committed: %s\n", b->port < 0 ? "host bridge" :
+                      "endpoint ", b->port < 0 ? 0 : b->port, n, why);
+    } else {
+        b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+    }
+    trace_mcmgpu_cxl_commit(b->port, n, why ? why : "committed");
+}
+
+static void cxl_commit_arm(CXLRC *rc)
+{
+    int64_t next = INT64_MAX;
+    unsigned k, n;
+
+    for (k = 0; k <= rc->ports; k++) {
+        for (n = 0; n < rc->block[k].hdm.decoders; n++) {
+            if (rc->block[k].commit_due[n] >= 0) {
+                next = MIN(next, rc->block[k].commit_due[n]);
+            }
+        }
+    }
+    if (next == INT64_MAX) {
+        timer_del(rc->commit_timer);
+    } else {
+        timer_mod(rc->commit_timer, next);
+    }
+}
+
+/* Due commits resolve in block and decoder order, lower decoders first. */
+static void cxl_commit_timer(void *opaque)
+{
+    CXLRC *rc = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    unsigned k, n;
+
+    for (k = 0; k <= rc->ports; k++) {
+        for (n = 0; n < rc->block[k].hdm.decoders; n++) {
+            int64_t due = rc->block[k].commit_due[n];
+
+            if (due >= 0 && due <= now) {
+                cxl_commit_resolve(&rc->block[k], n);
+            }
+        }
+    }
+    cxl_commit_arm(rc);
+}
+
+static void cxl_commit_start(CXLBlock *b, unsigned n)
+{
+    CXLRC *rc = b->rc;
+
+    if (!rc->commit_us) {
+        cxl_commit_resolve(b, n);
+        return;
+    }
+    b->commit_due[n] = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                       (int64_t)rc->commit_us * 1000;
+    cxl_commit_arm(rc);
+}
+
+static uint32_t cxl_hdm_cap(CXLBlock *b)
+{
+    uint32_t cap = cxl_hdm_count_enc(b->hdm.decoders) |
+                   MCMGPU_HDM_CAP_A11TO8 | MCMGPU_HDM_CAP_A14TO12;
+
+    return cap | (b->hdm.targets << MCMGPU_HDM_CAP_TARGETS_SHIFT);
+}
+
+static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
+{
+    const struct cxl_hdm_decoder *d;
+    unsigned n;
+
+    if (off == MCMGPU_HDM_CAP) {
+        return cxl_hdm_cap(b);
+    }
+    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
+        return b->hdm.global_ctrl;
+    }
+    if (off < MCMGPU_HDM_DECODER(0) ||
+        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+        return 0;
+    }
+    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
+    d = &b->hdm.d[n];
+    switch ((off - MCMGPU_HDM_DECODER(0)) % 0x20) {
+    case MCMGPU_HDM_BASE_LO:
+        return d->base;
+    case MCMGPU_HDM_BASE_HI:
+        return d->base >> 32;
+    case MCMGPU_HDM_SIZE_LO:
+        return d->size;
+    case MCMGPU_HDM_SIZE_HI:
+        return d->size >> 32;
+    case MCMGPU_HDM_CTRL:
+        return d->ctrl;
+    case MCMGPU_HDM_TARGET_LO:
+        return d->target;
+    case MCMGPU_HDM_TARGET_HI:
+        return d->target >> 32;
+    default:
+        return 0;
+    }
+}
+
+static void cxl_hdm_set64(uint64_t *reg, bool hi, uint32_t val)
+{
+    if (hi) {
+        *reg = deposit64(*reg, 32, 32, val);
+    } else {
+        *reg = deposit64(*reg, 0, 32, val);
+    }
+}
+
+/* Control: RWL fields IG, IW, Lock On Commit, Commit (and type on the HB). */
+static void cxl_hdm_ctrl_write(CXLBlock *b, unsigned n, uint32_t val)
+{
+    struct cxl_hdm_decoder *d = &b->hdm.d[n];
+    uint32_t rwl = MCMGPU_HDM_CTRL_IG_MASK | MCMGPU_HDM_CTRL_IW_MASK |
+                   MCMGPU_HDM_CTRL_LOCK | MCMGPU_HDM_CTRL_COMMIT;
+    bool was = d->ctrl & MCMGPU_HDM_CTRL_COMMIT;
+    bool now = val & MCMGPU_HDM_CTRL_COMMIT;
+
+    if (b->port < 0) {
+        rwl |= MCMGPU_HDM_CTRL_HOSTONLY;
+    }
+    if (was && now) {
+        if ((val ^ d->ctrl) & rwl) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u control "
+                          "changed while Commit is set: ignored\n", n);
+        }
+        return;
+    }
+    d->ctrl = (d->ctrl & ~rwl) | (val & rwl);
+    if (was) {
+        d->ctrl &= ~(MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR);
+    } else if (now) {
+        cxl_commit_start(b, n);
+    }
+}
+
+static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
+{
+    struct cxl_hdm_decoder *d;
+    unsigned n, reg;
+
+    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
+        if (b->port >= 0) {
+            b->hdm.global_ctrl = val & MCMGPU_HDM_GLOBAL_ENABLE;
+        }
+        return;
+    }
+    if (off < MCMGPU_HDM_DECODER(0) ||
+        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL write to read-only HDM "
+                      "register 0x%" HWADDR_PRIx "\n", off);
+        return;
+    }
+    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
+    reg = (off - MCMGPU_HDM_DECODER(0)) % 0x20;
+    d = &b->hdm.d[n];
+    if ((d->ctrl & MCMGPU_HDM_CTRL_LOCK) &&
+        (d->ctrl & MCMGPU_HDM_CTRL_COMMITTED)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is locked: "
+                      "write ignored\n", n);
+        return;
+    }
+    if (b->commit_due[n] >= 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is being "
+                      "checked for commit: write ignored\n", n);
+        return;
+    }
+    if (reg == MCMGPU_HDM_CTRL) {
+        cxl_hdm_ctrl_write(b, n, val);
+        return;
+    }
+    if (d->ctrl & MCMGPU_HDM_CTRL_COMMIT) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u reprogrammed "
+                      "while Commit is set: ignored\n", n);
+        return;
+    }
+    switch (reg) {
+    case MCMGPU_HDM_BASE_LO:
+    case MCMGPU_HDM_BASE_HI:
+        cxl_hdm_set64(&d->base, reg == MCMGPU_HDM_BASE_HI,
+                      reg == MCMGPU_HDM_BASE_HI ? val :
+                      val & MCMGPU_HDM_ADDR_LO_MASK);
+        break;
+    case MCMGPU_HDM_SIZE_LO:
+    case MCMGPU_HDM_SIZE_HI:
+        cxl_hdm_set64(&d->size, reg == MCMGPU_HDM_SIZE_HI,
+                      reg == MCMGPU_HDM_SIZE_HI ? val :
+                      val & MCMGPU_HDM_ADDR_LO_MASK);
+        break;
+    case MCMGPU_HDM_TARGET_LO:
+    case MCMGPU_HDM_TARGET_HI:
+        /* The HB's target list; an endpoint's DPA skip (27:0 RsvdP). */
+        if (b->port >= 0 && reg == MCMGPU_HDM_TARGET_LO) {
+            val &= MCMGPU_HDM_ADDR_LO_MASK;
+        }
+        cxl_hdm_set64(&d->target, reg == MCMGPU_HDM_TARGET_HI, val);
+        break;
+    default:
+        break;  /* reserved */
+    }
+}
+
+/* ---- Component register blocks ----------------------------------------- */
+
+static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
+{
+    CXLBlock *b = opaque;
+    CXLEndpoint *ep = b->port < 0 ? NULL : &b->rc->ep[b->port];
+    uint64_t val = 0;
+
+    if (off == MCMGPU_CXL_CM_OFFSET) {
+        /* Capability array: CXL 1, cache/mem 1, one capability after it. */
+        val = MCMGPU_CXL_CAP_ID_ARRAY | 1 << 16 | 1 << 20 | 1 << 24;
+    } else if (off == MCMGPU_CXL_CM_OFFSET + 4) {
+        val = MCMGPU_CXL_CAP_ID_HDM | 1 << 16 |
+              (uint32_t)MCMGPU_CXL_HDM_OFFSET << 20;
+    } else if (off >= CXL_HDM_BASE &&
+               off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+        val = cxl_hdm_read(b, off - CXL_HDM_BASE);
+    } else if (ep && off >= MCMGPU_CXL_EP_CONFIG &&
+               off < MCMGPU_CXL_EP_CONFIG + MCMGPU_CXL_EP_CONFIG_SIZE) {
+        val = ldl_le_p(ep->config + off - MCMGPU_CXL_EP_CONFIG);
+    } else if (ep) {
+        switch (off) {
+        case MCMGPU_CXL_EP_MEDIA:
+            val = ep->media;
+            break;
+        case MCMGPU_CXL_EP_CAPACITY_LO:
+            val = (uint32_t)ep->capacity;
+            break;
+        case MCMGPU_CXL_EP_CAPACITY_HI:
+            val = ep->capacity >> 32;
+            break;
+        case MCMGPU_CXL_EP_PORT_ID:
+            val = b->rc->port_ids[b->port];
+            break;
+        case MCMGPU_CXL_EP_DPA_LO:
+            val = (uint32_t)ep->dpa;
+            break;
+        case MCMGPU_CXL_EP_DPA_HI:
+            val = ep->dpa >> 32;
+            break;
+        case MCMGPU_CXL_EP_DATA:
+            if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
+                qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA "
+                              "0x%" PRIx64 " unaligned or beyond capacity\n",
+                              b->port, ep->dpa);
+                val = UINT32_MAX;
+                break;
+            }
+            val = cxl_media_read(b->rc, ep, ep->dpa, 4);
+            ep->dpa += 4;
+            break;
+        }
+    }
+    return val;
+}
+
+static void cxl_block_write(void *opaque, hwaddr off, uint64_t val,
+                            unsigned size)
+{
+    CXLBlock *b = opaque;
+    CXLEndpoint *ep = b->port < 0 ? NULL : &b->rc->ep[b->port];
+
+    if (off >= CXL_HDM_BASE &&
+        off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+        cxl_hdm_write(b, off - CXL_HDM_BASE, val);
+    } else if (ep && off == MCMGPU_CXL_EP_DPA_LO) {
+        ep->dpa = deposit64(ep->dpa, 0, 32, val);
+    } else if (ep && off == MCMGPU_CXL_EP_DPA_HI) {
+        ep->dpa = deposit64(ep->dpa, 32, 32, val);
+    } else if (ep && off == MCMGPU_CXL_EP_DATA) {
+        if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA "
+                          "0x%" PRIx64 " unaligned or beyond capacity\n",
+                          b->port, ep->dpa);
+            return;
+        }
+        cxl_media_write(b->rc, ep, ep->dpa, val, 4);
+        ep->dpa += 4;
+    } else {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL write to read-only or "
+                      "reserved component register 0x%" HWADDR_PRIx "\n", off);
+    }
+}
+
+/* Spec §8.2.2: 32-bit registers, accessed whole. */
+static const MemoryRegionOps cxl_block_ops = {
+    .read = cxl_block_read,
+    .write = cxl_block_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* ---- The engine's window registers ------------------------------------- */
+
+static CXLRC *cxl_rc(MCMGPUState *s)
+{
+    return mcmgpu_engine_dev(s, &mcmgpu_cxl_rc_engine);
+}
+
+static uint64_t cxl_rc_window_read(MCMGPUState *s, hwaddr off)
+{
+    CXLRC *rc = cxl_rc(s);
+
+    switch (off) {
+    case MCMGPU_CXL_REG_PORTS:
+        return rc->ports;
+    case MCMGPU_CXL_REG_WINDOW_BASE_LO:
+        return (uint32_t)MCMGPU_CXL_WINDOW_BASE;
+    case MCMGPU_CXL_REG_WINDOW_BASE_HI:
+        return MCMGPU_CXL_WINDOW_BASE >> 32;
+    case MCMGPU_CXL_REG_WINDOW_SIZE_LO:
+        return (uint32_t)rc->window_size;
+    case MCMGPU_CXL_REG_WINDOW_SIZE_HI:
+        return rc->window_size >> 32;
+    case MCMGPU_CXL_REG_APERTURE_LO:
+        return (uint32_t)rc->aperture;
+    case MCMGPU_CXL_REG_APERTURE_HI:
+        return rc->aperture >> 32;
+    case MCMGPU_CXL_REG_COMMIT_US:
+        return rc->commit_us;
+    case MCMGPU_CXL_REG_PROBE_HPA_LO:
+        return (uint32_t)rc->probe_hpa;
+    case MCMGPU_CXL_REG_PROBE_HPA_HI:
+        return rc->probe_hpa >> 32;
+    case MCMGPU_CXL_REG_PROBE_PORT:
+        return rc->probe_port;
+    case MCMGPU_CXL_REG_PROBE_DPA_LO:
+        return (uint32_t)rc->probe_dpa;
+    case MCMGPU_CXL_REG_PROBE_DPA_HI:
+        return rc->probe_dpa >> 32;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: read of unknown CXL RC "
+                      "register 0x%" HWADDR_PRIx "\n", off);
+        return 0;
+    }
+}
+
+static void cxl_rc_set_aperture(CXLRC *rc, uint64_t off)
+{
+    if (off % rc->aperture_size || off >= rc->window_size) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL aperture offset 0x%"
+                      PRIx64 " not a multiple of 0x%" PRIx64 " inside the "
+                      "window: ignored\n", off, rc->aperture_size);
+        return;
+    }
+    rc->aperture = off;
+}
+
+static void cxl_rc_window_write(MCMGPUState *s, hwaddr off, uint64_t val)
+{
+    CXLRC *rc = cxl_rc(s);
+    uint64_t dpa;
+    unsigned p;
+
+    switch (off) {
+    case MCMGPU_CXL_REG_APERTURE_LO:
+        cxl_rc_set_aperture(rc, deposit64(rc->aperture, 0, 32, val));
+        break;
+    case MCMGPU_CXL_REG_APERTURE_HI:
+        cxl_rc_set_aperture(rc, deposit64(rc->aperture, 32, 32, val));
+        break;
+    case MCMGPU_CXL_REG_COMMIT_US:
+        if (val > MCMGPU_CXL_MAX_COMMIT_US) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL commit delay %"
+                          PRIu64 " us above %d: ignored\n", val,
+                          MCMGPU_CXL_MAX_COMMIT_US);
+            break;
+        }
+        rc->commit_us = val;
+        break;
+    case MCMGPU_CXL_REG_PROBE_HPA_LO:
+        rc->probe_hpa = deposit64(rc->probe_hpa, 0, 32, val);
+        break;
+    case MCMGPU_CXL_REG_PROBE_HPA_HI:
+        rc->probe_hpa = deposit64(rc->probe_hpa, 32, 32, val);
+        if (cxl_decode(rc, rc->probe_hpa, 1, &p, &dpa)) {
+            rc->probe_port = p;
+            rc->probe_dpa = dpa;
+        } else {
+            rc->probe_port = MCMGPU_CXL_PROBE_MISS;
+            rc->probe_dpa = 0;
+        }
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: write to read-only or unknown "
+                      "CXL RC register 0x%" HWADDR_PRIx "\n", off);
+        break;
+    }
+}
+
+/* ---- Realize, reset -------------------------------------------------- */
+
+/* "x" for every port, or one value a port: "a,b,c,d". */
+static bool cxl_parse_list(const char *list, unsigned ports, const char *prop,
+                           bool (*one)(const char *v, unsigned p, void *out),
+                           void *out, Error **errp)
+{
+    g_auto(GStrv) v = g_strsplit(list, ",", -1);
+    unsigned n = g_strv_length(v), p;
+
+    if (n != 1 && n != ports) {
+        error_setg(errp, "mcmgpu: %s has %u values: give one, or one for "
+                   "each of the %u ports", prop, n, ports);
+        return false;
+    }
+    for (p = 0; p < ports; p++) {
+        if (!one(v[n == 1 ? 0 : p], p, out)) {
+            error_setg(errp, "mcmgpu: %s value '%s' (port %u) is not valid",
+                       prop, v[n == 1 ? 0 : p], p);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool cxl_parse_media(const char *v, unsigned p, void *out)
+{
+    CXLEndpoint *ep = &((CXLEndpoint *)out)[p];
+
+    for (ep->media = 0; ep->media < MCMGPU_CXL_MEDIA_TYPES; ep->media++) {
+        if (!strcmp(v, cxl_media_names[ep->media])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool cxl_parse_capacity(const char *v, unsigned p, void *out)
+{
+    CXLEndpoint *ep = &((CXLEndpoint *)out)[p];
+    uint64_t sz;
+
+    if (qemu_strtosz(v, NULL, &sz) || !sz || sz % MCMGPU_CXL_UNIT ||
+        sz > MCMGPU_CXL_MAX_CAPACITY) {
+        return false;
+    }
+    ep->capacity = sz;
+    return true;
+}
+
+/*
+ * The endpoint's config space as the GPU's firmware reads it over the
+ * link: a CXL memory device with the PCIe DVSEC for CXL devices giving
+ * its capacity and media class (spec §8.1.3; lspci decodes it).
+ */
+static void cxl_ep_config(CXLEndpoint *ep)
+{
+    uint8_t *c = ep->config;
+    uint16_t dvsec = PCI_CFG_SPACE_SIZE;
+    uint32_t size_lo;
+    bool volatile_mem = ep->media == MCMGPU_CXL_MEDIA_DRAM;
+
+    memset(c, 0, sizeof(ep->config));
+    pci_set_word(c + PCI_VENDOR_ID, MCMGPU_PCI_VENDOR_ID);
+    pci_set_word(c + PCI_DEVICE_ID, MCMGPU_CXL_EP_DEVICE_ID);
+    pci_set_word(c + PCI_STATUS, PCI_STATUS_CAP_LIST);
+    c[PCI_REVISION_ID] = 1;
+    pci_set_long(c + PCI_REVISION_ID, 1 | MCMGPU_CXL_EP_CLASS << 8);
+    c[PCI_CAPABILITY_LIST] = 0x40;
+    /* PCIe capability v2, an endpoint on a x8 32 GT/s link (Table 10a). */
+    c[0x40 + PCI_CAP_LIST_ID] = PCI_CAP_ID_EXP;
+    pci_set_word(c + 0x40 + PCI_EXP_FLAGS, 2 | PCI_EXP_TYPE_ENDPOINT << 4);
+    pci_set_long(c + 0x40 + PCI_EXP_LNKCAP, PCI_EXP_LNKCAP_SLS_32_0GB |
+                 QEMU_PCI_EXP_LNKCAP_MLW(8));
+    pci_set_word(c + 0x40 + PCI_EXP_LNKSTA, PCI_EXP_LNKSTA_CLS_32_0GB |
+                 PCI_EXP_LNKSTA_NLW_X8);
+    /* DVSEC for CXL devices: IO and Mem capable, one HDM range. */
+    pci_set_long(c + dvsec, PCI_EXT_CAP_ID_DVSEC | 1 << 16);
+    pci_set_long(c + dvsec + 4, MCMGPU_CXL_DVSEC_VENDOR | 1 << 16 |
+                 0x38 << 20);
+    pci_set_word(c + dvsec + 8, MCMGPU_CXL_DVSEC_DEVICE);
+    pci_set_word(c + dvsec + 0x0a, 1 << 1 | 1 << 2 | 1 << 4);
+    pci_set_word(c + dvsec + 0x0c, 1 << 1 | 1 << 2);
+    /* Range 1: valid, active; media and class volatile or persistent. */
+    size_lo = (uint32_t)ep->capacity & MCMGPU_HDM_ADDR_LO_MASK;
+    size_lo |= 1 << 0 | 1 << 1;
+    size_lo |= volatile_mem ? 0 : (1 << 2 | 1 << 5);
+    pci_set_long(c + dvsec + 0x18, ep->capacity >> 32);
+    pci_set_long(c + dvsec + 0x1c, size_lo);
+}
+
+/* The Register Locator in the GPU's config space: every block in BAR0. */
+static void cxl_register_locator(CXLRC *rc, PCIDevice *pdev)
+{
+    uint16_t off = MCMGPU_CXL_REGLOC_OFFSET;
+    uint16_t len = 0x0c + 8 * (1 + rc->ports);
+    unsigned k;
+
+    pcie_add_capability(pdev, PCI_EXT_CAP_ID_DVSEC, 1, off, len);
+    pci_set_long(pdev->config + off + 4, MCMGPU_CXL_DVSEC_VENDOR |
+                 (uint32_t)len << 20);
+    pci_set_word(pdev->config + off + 8, MCMGPU_CXL_DVSEC_REGLOC);
+    for (k = 0; k <= rc->ports; k++) {
+        /* BIR 0, Block Identifier 1 (component registers), offset. */
+        pci_set_long(pdev->config + off + 0x0c + 8 * k,
+                     MCMGPU_BAR_REGS | 1 << 8 | MCMGPU_CXL_BLOCK(k));
+        pci_set_long(pdev->config + off + 0x10 + 8 * k, 0);
+    }
+}
+
+static void cxl_rc_reset_state(CXLRC *rc)
+{
+    unsigned k, p;
+
+    for (k = 0; k <= rc->ports; k++) {
+        CXLBlock *b = &rc->block[k];
+        bool hb = k == MCMGPU_CXL_HB_BLOCK;
+
+        memset(&b->hdm, 0, sizeof(b->hdm));
+        b->hdm.host_bridge = hb;
+        b->hdm.decoders = hb ? MCMGPU_CXL_HB_DECODERS :
+                          MCMGPU_CXL_EP_DECODERS;
+        b->hdm.targets = hb ? rc->ports : 0;
+        for (p = 0; p < CXL_HDM_MAX_DECODERS; p++) {
+            b->commit_due[p] = -1;
+            /* Type-3 expanders are host-only coherent (HDM-H). */
+            b->hdm.d[p].ctrl = hb ? 0 : MCMGPU_HDM_CTRL_HOSTONLY;
+        }
+    }
+    for (p = 0; p < rc->ports; p++) {
+        rc->ep[p].dpa = 0;
+    }
+    rc->aperture = 0;
+    rc->probe_hpa = 0;
+    rc->probe_port = MCMGPU_CXL_PROBE_MISS;
+    rc->probe_dpa = 0;
+    timer_del(rc->commit_timer);
+}
+
+static void *cxl_rc_realize(MCMGPUState *s, PCIDevice *pdev,
+                            MemoryRegion *bar0, Error **errp)
+{
+    const MCMGPUCxlConfig *cfg = mcmgpu_cxl_config(s);
+    g_autofree CXLRC *rc = g_new0(CXLRC, 1);
+    uint64_t total = 0;
+    unsigned k, p;
+
+    rc->s = s;
+    rc->ports = cfg->ports;
+    if (!is_power_of_2(rc->ports) || rc->ports > MCMGPU_CXL_MAX_PORTS) {
+        error_setg(errp, "mcmgpu: cxl-ports=%u must be 1, 2, 4 or 8 (the "
+                   "HDM Target Count)", cfg->ports);
+        return NULL;
+    }
+    if (cfg->commit_us > MCMGPU_CXL_MAX_COMMIT_US) {
+        error_setg(errp, "mcmgpu: cxl-commit-us=%u above %d", cfg->commit_us,
+                   MCMGPU_CXL_MAX_COMMIT_US);
+        return NULL;
+    }
+    if (!cxl_parse_list(cfg->media ? cfg->media : "dram", rc->ports,
+                        "cxl-media (dram|optane|znand|nand)", cxl_parse_media,
+                        rc->ep, errp) ||
+        !cxl_parse_list(cfg->capacity ? cfg->capacity : "256M", rc->ports,
+                        "cxl-capacity (multiples of 256M, up to 64G)",
+                        cxl_parse_capacity, rc->ep, errp)) {
+        return NULL;
+    }
+    for (p = 0; p < rc->ports; p++) {
+        rc->port_ids[p] = MCMGPU_CXL_PORT_ID(p);
+        total += rc->ep[p].capacity;
+        cxl_ep_config(&rc->ep[p]);
+    }
+    rc->window_size = pow2ceil(total);
+    if (!is_power_of_2(cfg->aperture) || cfg->aperture < MCMGPU_CXL_UNIT) {
+        error_setg(errp, "mcmgpu: cxl-aperture=%" PRIu64 " must be a power "
+                   "of 2 of at least 256M", cfg->aperture);
+        return NULL;
+    }
+    rc->aperture_size = MIN(rc->window_size, cfg->aperture);
+    rc->commit_us = cfg->commit_us;
+    rc->commit_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, cxl_commit_timer, rc);
+
+    for (k = 0; k <= rc->ports; k++) {
+        CXLBlock *b = &rc->block[k];
+        g_autofree char *name = g_strdup_printf("mcmgpu-cxl-block%u", k);
+
+        b->rc = rc;
+        b->port = (int)k - 1;
+        memory_region_init_io(&b->mr, OBJECT(pdev), &cxl_block_ops, b, name,
+                              MCMGPU_CXL_BLOCK_SIZE);
+        memory_region_add_subregion(bar0, MCMGPU_CXL_BLOCK(k), &b->mr);
+    }
+    for (p = 0; p < rc->ports; p++) {
+        rc->ep[p].chunks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    }
+    cxl_rc_reset_state(rc);
+    cxl_register_locator(rc, pdev);
+    memory_region_init_io(&rc->bar4, OBJECT(pdev), &cxl_window_ops, rc,
+                          "mcmgpu-cxl-window", rc->aperture_size);
+    pci_register_bar(pdev, MCMGPU_BAR_CXL, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &rc->bar4);
+    return g_steal_pointer(&rc);
+}
+
+/* A device reset: decoders and media back to power-on (media empty). */
+static void cxl_rc_reset(void *state)
+{
+    CXLRC *rc = state;
+    unsigned p;
+
+    cxl_rc_reset_state(rc);
+    for (p = 0; p < rc->ports; p++) {
+        cxl_media_free(rc, &rc->ep[p]);
+    }
+}
+
+static void cxl_rc_exit(void *state)
+{
+    CXLRC *rc = state;
+    unsigned p;
+
+    timer_free(rc->commit_timer);
+    for (p = 0; p < rc->ports; p++) {
+        cxl_media_free(rc, &rc->ep[p]);
+        g_hash_table_destroy(rc->ep[p].chunks);
+    }
+    g_free(rc);
+}
 
 const MCMGPUEngine mcmgpu_cxl_rc_engine = {
     .name = "cxl_rc",
-    .not_migrated = "no state besides the window's common registers",
+    .not_migrated = "decoders and endpoint media are not migrated yet: a "
+                    "migrated guest must set its decoders up again",
     .window = MCMGPU_WINDOW_CXL_RC,
     .window_ident = 0x524c5843,     /* "CXLR", little-endian */
+    .window_read = cxl_rc_window_read,
+    .window_write = cxl_rc_window_write,
+    .dev_realize = cxl_rc_realize,
+    .dev_reset = cxl_rc_reset,
+    .dev_exit = cxl_rc_exit,
 };

@@ -43,6 +43,7 @@
 
 #include "trace.h"
 #include "mcmgpu_engine.h"
+#include "mcmgpu_cxl.h"
 
 /* Mechanism structures are read from guest memory as they are (mcmgpu_hw.h). */
 QEMU_BUILD_BUG_MSG(HOST_BIG_ENDIAN, "mcmgpu needs a little-endian host");
@@ -127,6 +128,8 @@ struct MCMGPUState {
     uint8_t *ctx_live;      /* migration: which ids exist */
 
     MCMGPUWindow window[MCMGPU_WINDOWS];
+    void *engine_dev[MCMGPU_ENGINES];   /* engines' dev_realize results */
+    MCMGPUCxlConfig cxl;                /* properties */
 
     /* properties */
     uint32_t chiplets;
@@ -264,6 +267,23 @@ MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
                               const void *buf, uint64_t len)
 {
     return mcmgpu_host_rw(s, addr, (void *)buf, len, true);
+}
+
+void *mcmgpu_engine_dev(MCMGPUState *s, const MCMGPUEngine *e)
+{
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        if (mcmgpu_engines[i] == e) {
+            return s->engine_dev[i];
+        }
+    }
+    g_assert_not_reached();
+}
+
+const MCMGPUCxlConfig *mcmgpu_cxl_config(MCMGPUState *s)
+{
+    return &s->cxl;
 }
 
 const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s)
@@ -739,6 +759,11 @@ static void mcmgpu_reset_regs(MCMGPUState *s, bool contexts)
     qatomic_inc(&s->reset_gen);
     if (contexts) {
         s->ctx_gen++;
+        for (w = 0; w < MCMGPU_ENGINES; w++) {
+            if (mcmgpu_engines[w]->dev_reset && s->engine_dev[w]) {
+                mcmgpu_engines[w]->dev_reset(s->engine_dev[w]);
+            }
+        }
     }
     trace_mcmgpu_reset(s->reset_gen, contexts);
     mcmgpu_kick(s);
@@ -1070,6 +1095,37 @@ static void mcmgpu_msix_use(PCIDevice *pdev)
     }
 }
 
+static void mcmgpu_engines_exit(MCMGPUState *s)
+{
+    int i;
+
+    for (i = MCMGPU_ENGINES - 1; i >= 0; i--) {
+        if (s->engine_dev[i]) {
+            mcmgpu_engines[i]->dev_exit(s->engine_dev[i]);
+            s->engine_dev[i] = NULL;
+        }
+    }
+}
+
+static bool mcmgpu_engines_realize(MCMGPUState *s, PCIDevice *pdev,
+                                   Error **errp)
+{
+    int i;
+
+    for (i = 0; i < MCMGPU_ENGINES; i++) {
+        if (!mcmgpu_engines[i]->dev_realize) {
+            continue;
+        }
+        s->engine_dev[i] = mcmgpu_engines[i]->dev_realize(s, pdev, &s->bar0,
+                                                          errp);
+        if (!s->engine_dev[i]) {
+            mcmgpu_engines_exit(s);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
 {
     ERRP_GUARD();
@@ -1145,6 +1201,11 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
                  MCMGPU_PASID_WIDTH << 8);
     pci_set_word(pdev->wmask + MCMGPU_PASID_CAP_OFFSET + PCI_PASID_CTRL,
                  PCI_PASID_CTRL_ENABLE);
+    if (!mcmgpu_engines_realize(s, pdev, errp)) {
+        pcie_cap_exit(pdev);
+        msix_uninit(pdev, &s->bar0, &s->bar0);
+        return;
+    }
 
     s->ctx = g_new0(MCMGPUContext *, s->contexts);
     s->ctx_live = g_new0(uint8_t, s->contexts);
@@ -1183,6 +1244,7 @@ static void mcmgpu_exit(PCIDevice *pdev)
     qemu_cond_destroy(&s->work_cond);
     qemu_mutex_destroy(&s->lock);
     mcmgpu_engines_reset(s);
+    mcmgpu_engines_exit(s);
     g_free(s->ctx);
     g_free(s->ctx_live);
     pcie_cap_exit(pdev);
@@ -1297,6 +1359,14 @@ static Property mcmgpu_properties[] = {
     DEFINE_PROP_SIZE("mem-budget", MCMGPUState, mem_budget,
                      MCMGPU_DEFAULT_MEM_BUDGET),
     DEFINE_PROP_BOOL("sync-commands", MCMGPUState, sync_commands, false),
+    DEFINE_PROP_UINT32("cxl-ports", MCMGPUState, cxl.ports,
+                       MCMGPU_CXL_DEFAULT_PORTS),
+    DEFINE_PROP_STRING("cxl-media", MCMGPUState, cxl.media),
+    DEFINE_PROP_STRING("cxl-capacity", MCMGPUState, cxl.capacity),
+    DEFINE_PROP_UINT32("cxl-commit-us", MCMGPUState, cxl.commit_us,
+                       MCMGPU_CXL_DEFAULT_COMMIT_US),
+    DEFINE_PROP_SIZE("cxl-aperture", MCMGPUState, cxl.aperture,
+                     MCMGPU_CXL_DEFAULT_APERTURE),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -16,6 +16,7 @@
 #define HW_MCMGPU_ENGINE_H
 
 #include "exec/memory.h"
+#include "hw/pci/pci.h"
 #include "migration/vmstate.h"
 #include "mcmgpu_hw.h"
 #include "mcmgpu_cmd.h"
@@ -56,7 +57,30 @@ struct MCMGPUEngine {
     /* Registers from MCMGPU_WIN_ENGINE on, under the device lock. */
     uint64_t (*window_read)(MCMGPUState *s, hwaddr off);
     void (*window_write)(MCMGPUState *s, hwaddr off, uint64_t val);
+    /*
+     * Optional device-wide state (mcmgpu_engine_dev), made at realize
+     * after the core's capabilities: it may add BAR0 subregions, BARs and
+     * config-space capabilities. Reset with the device (a system reset or
+     * MCMGPU_RESET_DEVICE), under the BQL and the device lock.
+     */
+    void *(*dev_realize)(MCMGPUState *s, PCIDevice *pdev, MemoryRegion *bar0,
+                         Error **errp);
+    void (*dev_reset)(void *state);
+    void (*dev_exit)(void *state);
 };
+
+/* The engine's dev_realize result. */
+void *mcmgpu_engine_dev(MCMGPUState *s, const MCMGPUEngine *e);
+
+/* The CXL root complex's properties (engine_cxl_rc.c checks them). */
+typedef struct MCMGPUCxlConfig {
+    uint32_t ports;
+    char *media;            /* one name, or one per port, comma separated */
+    char *capacity;         /* likewise, sizes */
+    uint32_t commit_us;
+    uint64_t aperture;      /* BAR4's size at most */
+} MCMGPUCxlConfig;
+const MCMGPUCxlConfig *mcmgpu_cxl_config(MCMGPUState *s);
 
 /* The engine's state in this context (its ctx_new result). */
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e);

@@ -21,9 +21,9 @@
 #define MCMGPU_PCI_DEVICE_ID		0x4d47
 #define MCMGPU_PCI_REVISION		0x01
 
-#define MCMGPU_BAR_REGS			0	/* 64 KiB control registers */
+#define MCMGPU_BAR_REGS			0	/* control registers, CXL blocks */
 #define MCMGPU_BAR_VRAM			2	/* all chiplet memories, 64-bit */
-#define MCMGPU_BAR_REGS_SIZE		0x10000
+#define MCMGPU_BAR_REGS_SIZE		0x100000	/* mcmgpu_cxl.h: from 0x10000 */
 #define MCMGPU_MSIX_TABLE_OFFSET	0x8000	/* MSI-X table in BAR0 */
 #define MCMGPU_MSIX_PBA_OFFSET		0x9000
 #define MCMGPU_MSIX_VECTORS		3

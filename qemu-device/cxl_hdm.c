@@ -1,0 +1,166 @@
+/*
+ * CXL HDM decoders: commit checks and decode (see cxl_hdm.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "cxl_hdm.h"
+
+unsigned cxl_hdm_ways(uint32_t ctrl)
+{
+    uint32_t iw = (ctrl & MCMGPU_HDM_CTRL_IW_MASK) >>
+                  MCMGPU_HDM_CTRL_IW_SHIFT;
+
+    return iw <= 3 ? 1u << iw : 0;
+}
+
+uint64_t cxl_hdm_granularity(uint32_t ctrl)
+{
+    uint32_t ig = ctrl & MCMGPU_HDM_CTRL_IG_MASK;
+
+    return ig <= 6 ? 256ull << ig : 0;
+}
+
+uint32_t cxl_hdm_count_enc(unsigned n)
+{
+    return n <= 1 ? 0 : n / 2;
+}
+
+static bool committed(const struct cxl_hdm_decoder *d)
+{
+    return d->ctrl & MCMGPU_HDM_CTRL_COMMITTED;
+}
+
+uint64_t cxl_hdm_dpa_base(const struct cxl_hdm *ep, unsigned n)
+{
+    uint64_t base = 0;
+    unsigned m;
+
+    for (m = 0; m <= n; m++) {
+        base += ep->d[m].target;
+        if (m < n) {
+            unsigned ways = cxl_hdm_ways(ep->d[m].ctrl);
+
+            base += ways ? ep->d[m].size / ways : 0;
+        }
+    }
+    return base;
+}
+
+const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
+                                 const struct cxl_hdm_limits *lim)
+{
+    const struct cxl_hdm_decoder *d = &h->d[n];
+    unsigned ways = cxl_hdm_ways(d->ctrl);
+    unsigned i, j;
+
+    if (n > 0 && !committed(&h->d[n - 1])) {
+        return "out of order: the decoder below is not committed";
+    }
+    if (!cxl_hdm_granularity(d->ctrl)) {
+        return "reserved interleave granularity (IG > 6)";
+    }
+    if (!ways) {
+        return "reserved or unsupported interleave ways";
+    }
+    if (d->base + d->size < d->base) {
+        return "base + size wraps around";
+    }
+    if (n > 0 && d->base < h->d[n - 1].base + h->d[n - 1].size) {
+        return "overlaps the decoder below (bases must ascend)";
+    }
+    if (h->host_bridge) {
+        if (ways > h->targets) {
+            return "more ways than the Target Count";
+        }
+        for (i = 0; i < ways; i++) {
+            uint8_t id = d->target >> (8 * i);
+            bool known = false;
+
+            for (j = 0; j < lim->ports; j++) {
+                known |= lim->port_ids[j] == id;
+            }
+            if (!known) {
+                return "target is not a root port ID";
+            }
+            for (j = 0; j < i; j++) {
+                if ((uint8_t)(d->target >> (8 * j)) == id) {
+                    return "targets are not distinct";
+                }
+            }
+        }
+        if (d->size && (d->base < lim->window_base ||
+                        d->base + d->size >
+                        lim->window_base + lim->window_size)) {
+            return "range outside the CXL window";
+        }
+    } else if (cxl_hdm_dpa_base(h, n) + d->size / ways > lim->capacity ||
+               cxl_hdm_dpa_base(h, n) < d->target) {
+        return "DPA range beyond the endpoint's capacity";
+    }
+    return NULL;
+}
+
+int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa)
+{
+    unsigned n;
+
+    for (n = 0; n < h->decoders; n++) {
+        const struct cxl_hdm_decoder *d = &h->d[n];
+
+        if (committed(d) && d->size && hpa >= d->base &&
+            hpa - d->base < d->size) {
+            return n;
+        }
+    }
+    return -1;
+}
+
+/* log2 of the ways and granularity of a committed (so valid) decoder. */
+static unsigned iw_of(uint32_t ctrl)
+{
+    return (ctrl & MCMGPU_HDM_CTRL_IW_MASK) >> MCMGPU_HDM_CTRL_IW_SHIFT;
+}
+
+static unsigned ig_shift(uint32_t ctrl)
+{
+    return (ctrl & MCMGPU_HDM_CTRL_IG_MASK) + 8;
+}
+
+bool cxl_hdm_hb_route(const struct cxl_hdm *hb, uint64_t hpa,
+                      uint8_t *port_id)
+{
+    int n = cxl_hdm_find(hb, hpa);
+    unsigned way;
+
+    if (n < 0) {
+        return false;
+    }
+    /* From the absolute HPA: bases are 256 MiB aligned, IG <= 16 KiB. */
+    way = (hpa >> ig_shift(hb->d[n].ctrl)) &
+          ((1u << iw_of(hb->d[n].ctrl)) - 1);
+    *port_id = hb->d[n].target >> (8 * way);
+    return true;
+}
+
+bool cxl_hdm_ep_translate(const struct cxl_hdm *ep, uint64_t hpa,
+                          uint64_t *dpa)
+{
+    int n;
+    uint64_t off;
+    unsigned shift, iw;
+
+    if (!(ep->global_ctrl & MCMGPU_HDM_GLOBAL_ENABLE)) {
+        return false;
+    }
+    n = cxl_hdm_find(ep, hpa);
+    if (n < 0) {
+        return false;
+    }
+    off = hpa - ep->d[n].base;
+    shift = ig_shift(ep->d[n].ctrl);
+    iw = iw_of(ep->d[n].ctrl);
+    /* Drop the way bits: the granule's offset, then the granule index. */
+    *dpa = cxl_hdm_dpa_base(ep, n) + (off & ((1ull << shift) - 1)) +
+           ((off >> (shift + iw)) << shift);
+    return true;
+}

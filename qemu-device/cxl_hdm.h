@@ -1,0 +1,72 @@
+/*
+ * CXL HDM decoders (CXL 3.1 §8.2.4.20; notes cxlgpu.md §4): the commit
+ * checks and the two decode stages of the GPU's CXL root complex. The host
+ * bridge picks a root port from the HPA (interleave way = HPA bits
+ * [IG+8+IW-1 : IG+8]), the endpoint turns the HPA into a device physical
+ * address (DPA). Freestanding: shared by the QEMU device, the tool and the
+ * host tests. Our components interleave 1, 2, 4 or 8 ways (no 3/6/12/16:
+ * the capability bits say so), at 256 B..16 KiB.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef CXL_HDM_H
+#define CXL_HDM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mcmgpu_cxl.h"
+
+#define CXL_HDM_MAX_DECODERS    MCMGPU_CXL_HB_DECODERS
+
+struct cxl_hdm_decoder {
+    uint64_t base;          /* HPA, 256 MiB aligned */
+    uint64_t size;
+    uint32_t ctrl;          /* the Control register */
+    uint64_t target;        /* HB: target list, byte k = way k; EP: DPA skip */
+};
+
+struct cxl_hdm {
+    bool host_bridge;       /* else an endpoint */
+    unsigned decoders;
+    unsigned targets;       /* HB: Target Count; EP: 0 */
+    uint32_t global_ctrl;
+    struct cxl_hdm_decoder d[CXL_HDM_MAX_DECODERS];
+};
+
+/* Ways from the IW field: 1, 2, 4, 8, or 0 for an encoding we reserve. */
+unsigned cxl_hdm_ways(uint32_t ctrl);
+/* Bytes from the IG field: 256..16384, or 0 for a reserved encoding. */
+uint64_t cxl_hdm_granularity(uint32_t ctrl);
+/* The Decoder Count field for n decoders (n = 1 or even, up to 32). */
+uint32_t cxl_hdm_count_enc(unsigned n);
+
+/* Where the endpoint's decoder n starts in DPA space (spec §8.2.4.20.13). */
+uint64_t cxl_hdm_dpa_base(const struct cxl_hdm *ep, unsigned n);
+
+/* What the commit of decoder n must be checked against. */
+struct cxl_hdm_limits {
+    const uint8_t *port_ids;    /* HB: the root ports' IDs */
+    unsigned ports;
+    uint64_t window_base;       /* HB: the CXL window in HPA space */
+    uint64_t window_size;
+    uint64_t capacity;          /* EP: media bytes */
+};
+
+/*
+ * The checks at Commit 0→1 (always applied, Lock On Commit or not): NULL
+ * when decoder n may commit, else why not, for the guest-error log.
+ */
+const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
+                                 const struct cxl_hdm_limits *lim);
+
+/* The committed decoder whose non-empty range holds hpa, or -1. */
+int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa);
+/* HB: the target port ID for hpa; false when no decoder maps it. */
+bool cxl_hdm_hb_route(const struct cxl_hdm *hb, uint64_t hpa,
+                      uint8_t *port_id);
+/* EP: the DPA of hpa; false when decoding is off or nothing maps it. */
+bool cxl_hdm_ep_translate(const struct cxl_hdm *ep, uint64_t hpa,
+                          uint64_t *dpa);
+
+#endif /* CXL_HDM_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * mcmgpu CXL root complex (CXL-GPU paper; notes cxlgpu.md §4): where the
+ * GPU's CXL host bridge, root ports and Type-3 endpoints show their
+ * registers, shared by the QEMU device, gpu_rc.ko, the tool and the tests.
+ *
+ * The GPU owns the root complex: its root ports lead to memory expanders
+ * the host never enumerates. The host (gpu_rc.ko, in the role the paper
+ * gives the GPU's firmware core) finds them through a Register Locator
+ * DVSEC in the GPU function's config space whose entries point at CXL
+ * component register blocks in BAR0: entry 0 the host bridge, entry 1 + p
+ * the endpoint behind root port p. Each block follows the spec's layout
+ * (CXL.cache/mem at +0x1000, capability array, HDM decoder capability);
+ * an endpoint's block adds, in its implementation-specific range, an
+ * image of the endpoint's own config space (with its PCIe DVSEC for CXL
+ * devices: capacity and media class) and a window onto its media by DPA.
+ *
+ * GPU physical address space: the chiplet memories from 0 (mcmgpu_hw.h),
+ * then the CXL window at MCMGPU_CXL_WINDOW_BASE, the HPA range the host
+ * bridge decoders map. BAR4 shows a slice of the window (the aperture).
+ */
+#ifndef MCMGPU_CXL_H
+#define MCMGPU_CXL_H
+
+#include <linux/types.h>
+
+#define MCMGPU_BAR_CXL			4	/* the CXL window's aperture */
+
+#define MCMGPU_CXL_DEFAULT_PORTS	4
+#define MCMGPU_CXL_MAX_PORTS		8	/* the HDM Target Count limit */
+#define MCMGPU_CXL_HB_DECODERS		8
+#define MCMGPU_CXL_EP_DECODERS		4
+/* HDM decoders map 256 MiB units; endpoint capacity is a multiple. */
+#define MCMGPU_CXL_UNIT			(256ULL << 20)
+#define MCMGPU_CXL_DEFAULT_CAPACITY	MCMGPU_CXL_UNIT
+#define MCMGPU_CXL_MAX_CAPACITY		(64ULL << 30)	/* per endpoint */
+#define MCMGPU_CXL_WINDOW_BASE		(64ULL << 30)	/* GPU physical */
+#define MCMGPU_CXL_DEFAULT_APERTURE	(1ULL << 30)	/* BAR4 at most */
+#define MCMGPU_CXL_DEFAULT_COMMIT_US	1000
+#define MCMGPU_CXL_MAX_COMMIT_US	100000
+
+/* Root port p's Port Number (its Link Capabilities), the HB target ID. */
+#define MCMGPU_CXL_PORT_ID(p)		(0x10 + (p))
+
+/* Register Locator DVSEC in the GPU function's extended config space. */
+#define MCMGPU_CXL_REGLOC_OFFSET	0x110
+#define MCMGPU_CXL_DVSEC_VENDOR		0x1e98
+#define MCMGPU_CXL_DVSEC_DEVICE		0	/* PCIe DVSEC for CXL devices */
+#define MCMGPU_CXL_DVSEC_REGLOC		8	/* Register Locator */
+
+/* Component register blocks in BAR0, 64 KiB each: HB, then endpoints. */
+#define MCMGPU_CXL_BLOCKS_OFFSET	0x10000
+#define MCMGPU_CXL_BLOCK_SIZE		0x10000
+#define MCMGPU_CXL_BLOCK(k) \
+	(MCMGPU_CXL_BLOCKS_OFFSET + (k) * MCMGPU_CXL_BLOCK_SIZE)
+#define MCMGPU_CXL_HB_BLOCK		0
+#define MCMGPU_CXL_EP_BLOCK(p)		(1 + (p))
+
+/* Inside a block (spec §8.2.4): CXL.cache/mem registers, capability array. */
+#define MCMGPU_CXL_CM_OFFSET		0x1000
+#define MCMGPU_CXL_HDM_OFFSET		0x100	/* from the CM base */
+#define MCMGPU_CXL_CAP_ID_ARRAY		1
+#define MCMGPU_CXL_CAP_ID_HDM		5
+
+/* HDM Decoder Capability Structure (spec §8.2.4.20), from its start. */
+#define MCMGPU_HDM_CAP			0x00
+#define MCMGPU_HDM_GLOBAL_CTRL		0x04
+#define MCMGPU_HDM_DECODER(n)		(0x10 + (n) * 0x20)
+#define MCMGPU_HDM_BASE_LO		0x00
+#define MCMGPU_HDM_BASE_HI		0x04
+#define MCMGPU_HDM_SIZE_LO		0x08
+#define MCMGPU_HDM_SIZE_HI		0x0c
+#define MCMGPU_HDM_CTRL			0x10
+#define MCMGPU_HDM_TARGET_LO		0x14	/* HB: target list; EP: DPA skip */
+#define MCMGPU_HDM_TARGET_HI		0x18
+#define MCMGPU_HDM_STRUCT_SIZE(n)	(0x10 + (n) * 0x20)
+
+#define MCMGPU_HDM_CAP_COUNT_MASK	0xf		/* encoded */
+#define MCMGPU_HDM_CAP_TARGETS_SHIFT	4
+#define MCMGPU_HDM_CAP_A11TO8		(1U << 8)
+#define MCMGPU_HDM_CAP_A14TO12		(1U << 9)
+#define MCMGPU_HDM_GLOBAL_ENABLE	(1U << 1)	/* EP: decode by HDM */
+#define MCMGPU_HDM_CTRL_IG_MASK		0xf
+#define MCMGPU_HDM_CTRL_IW_SHIFT	4
+#define MCMGPU_HDM_CTRL_IW_MASK		(0xf << 4)
+#define MCMGPU_HDM_CTRL_LOCK		(1U << 8)
+#define MCMGPU_HDM_CTRL_COMMIT		(1U << 9)
+#define MCMGPU_HDM_CTRL_COMMITTED	(1U << 10)
+#define MCMGPU_HDM_CTRL_ERROR		(1U << 11)
+#define MCMGPU_HDM_CTRL_HOSTONLY	(1U << 12)
+#define MCMGPU_HDM_ADDR_LO_MASK		0xf0000000U	/* 27:0 RsvdP */
+
+/*
+ * An endpoint block's implementation-specific range: its config space
+ * image (4 KiB, read-only) and its media window.
+ */
+#define MCMGPU_CXL_EP_CONFIG		0x2000
+#define MCMGPU_CXL_EP_CONFIG_SIZE	0x1000
+#define MCMGPU_CXL_EP_MEDIA		0x3000	/* RO: MCMGPU_CXL_MEDIA_* */
+#define MCMGPU_CXL_EP_CAPACITY_LO	0x3004	/* RO: bytes */
+#define MCMGPU_CXL_EP_CAPACITY_HI	0x3008
+#define MCMGPU_CXL_EP_PORT_ID		0x300c	/* RO: its root port's ID */
+#define MCMGPU_CXL_EP_DPA_LO		0x3010	/* RW: DPA of EP_DATA */
+#define MCMGPU_CXL_EP_DPA_HI		0x3014
+/* RW: the 4 bytes at DPA (must be below capacity); DPA += 4 after. */
+#define MCMGPU_CXL_EP_DATA		0x3018
+
+#define MCMGPU_CXL_MEDIA_DRAM		0
+#define MCMGPU_CXL_MEDIA_OPTANE		1
+#define MCMGPU_CXL_MEDIA_ZNAND		2
+#define MCMGPU_CXL_MEDIA_NAND		3
+#define MCMGPU_CXL_MEDIA_TYPES		4
+
+/* The endpoints' identity in their config space images. */
+#define MCMGPU_CXL_EP_DEVICE_ID		0x4d58	/* "MX" */
+#define MCMGPU_CXL_EP_CLASS		0x050210	/* CXL memory, CXL 2.0 */
+
+/*
+ * The CXL RC engine's registers in its BAR0 window (MCMGPU_WINDOW_CXL_RC),
+ * from MCMGPU_WIN_ENGINE on.
+ */
+#define MCMGPU_CXL_REG_PORTS		0x100	/* RO */
+#define MCMGPU_CXL_REG_WINDOW_BASE_LO	0x104	/* RO: GPU physical */
+#define MCMGPU_CXL_REG_WINDOW_BASE_HI	0x108
+#define MCMGPU_CXL_REG_WINDOW_SIZE_LO	0x10c	/* RO: pow2 >= sum of capacities */
+#define MCMGPU_CXL_REG_WINDOW_SIZE_HI	0x110
+#define MCMGPU_CXL_REG_APERTURE_LO	0x114	/* RW: window offset BAR4 shows */
+#define MCMGPU_CXL_REG_APERTURE_HI	0x118
+#define MCMGPU_CXL_REG_COMMIT_US	0x11c	/* RW: commit delay, microseconds */
+/* Decode probe: write an HPA, read where the device sends it. */
+#define MCMGPU_CXL_REG_PROBE_HPA_LO	0x120	/* RW */
+#define MCMGPU_CXL_REG_PROBE_HPA_HI	0x124	/* RW; writing it decodes */
+#define MCMGPU_CXL_REG_PROBE_PORT	0x128	/* RO: port index, or ~0 */
+#define MCMGPU_CXL_REG_PROBE_DPA_LO	0x12c	/* RO */
+#define MCMGPU_CXL_REG_PROBE_DPA_HI	0x130
+#define MCMGPU_CXL_PROBE_MISS		0xffffffffU
+
+#endif /* MCMGPU_CXL_H */
