@@ -44,8 +44,17 @@ all: guest
 deps:
 	@bash tools/scripts/install-deps.sh
 
+# gpu_rc.ko includes the CXL core's headers of the same kernel source.
+CXL_HDRS := drivers/cxl/gpu_rc/linux-cxl/.extracted
+
+$(CXL_HDRS): | deps
+	@mkdir -p $(dir $@)
+	@tar -xJf $(LINUX_SRC) -C $(dir $@) --strip-components=3 \
+		linux-source-6.1/drivers/cxl/cxl.h linux-source-6.1/drivers/cxl/cxlpci.h
+	@touch $@
+
 # Everything that reads KVER or the kernel headers runs after deps.
-modules: deps
+modules: deps $(CXL_HDRS)
 	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) CONFIG_DEBUG_INFO_BTF_MODULES= modules
 	@mkdir -p $(BUILD)/modules
 	@cp drivers/mcmgpu/mcmgpu.ko drivers/iommu/barre/barre_iommu.ko \
@@ -113,7 +122,7 @@ DEBUG_MODULES := $(addprefix $(BUILD)/debug/modules/,mcmgpu.ko barre_iommu.ko gp
 debug-kernel: deps
 	@bash tools/scripts/build-debug-kernel.sh >/dev/null
 
-debug-modules: debug-kernel
+debug-modules: debug-kernel $(CXL_HDRS)
 	@kdir=$$(bash tools/scripts/build-debug-kernel.sh) && \
 	mkdir -p $(BUILD)/debug/src $(BUILD)/debug/modules && \
 	cp -r Kbuild uapi drivers qemu-device $(BUILD)/debug/src/ && \
@@ -136,7 +145,7 @@ check-debug: debug-guest
 checkpatch: $(KSFT)/.extracted | deps
 	@bash tools/scripts/lint.sh checkpatch $(KSFT)/scripts/checkpatch.pl
 
-sparse: deps
+sparse: deps $(CXL_HDRS)
 	@bash tools/scripts/lint.sh sparse $(KDIR)
 
 check: guest host-tests fuzzers debug-guest

@@ -23,6 +23,7 @@
 #define MCMGPU_CXL_H
 
 #include <linux/types.h>
+#include <linux/ioctl.h>
 
 #define MCMGPU_BAR_CXL			4	/* the CXL window's aperture */
 
@@ -134,5 +135,84 @@
 #define MCMGPU_CXL_REG_PROBE_DPA_LO	0x12c	/* RO */
 #define MCMGPU_CXL_REG_PROBE_DPA_HI	0x130
 #define MCMGPU_CXL_PROBE_MISS		0xffffffffU
+
+/*
+ * gpu_rc.ko's control device, /dev/mcmgpu_cxlN (N = the mcmgpu device):
+ * what the root complex has, and the HPA layout its decoders implement.
+ */
+#define MCMGPU_CXL_IOCTL_MAGIC		'X'
+
+struct mcmgpu_cxl_port_info {
+	__u8 id;		/* Port Number: the HB target ID */
+	__u8 media;		/* MCMGPU_CXL_MEDIA_* (from the endpoint's DVSEC) */
+	__u8 decoders;		/* endpoint decoders committed */
+	__u8 reserved[5];
+	__u64 capacity;		/* bytes (DVSEC Range 1 size) */
+};
+
+struct mcmgpu_cxl_info {
+	__u32 ports;
+	__u32 regions;		/* host bridge decoders committed */
+	__u32 hb_decoders;	/* host bridge decoders the capability has */
+	__u32 ep_decoders;	/* decoders of each endpoint */
+	__u64 window_base;	/* GPU physical */
+	__u64 window_size;
+	__u64 aperture_size;	/* BAR4 */
+	__u32 locked;		/* 1: decoders are locked until a reset */
+	__u32 reserved;
+	struct mcmgpu_cxl_port_info port[MCMGPU_CXL_MAX_PORTS];
+};
+
+/*
+ * One HPA region: one host bridge decoder interleaving 'ways' root ports
+ * (indices into port[], way k = ports[k]) every 'granularity' bytes, and a
+ * decoder on each of those endpoints taking size / ways bytes of its DPA
+ * space, after what earlier regions took there.
+ */
+struct mcmgpu_cxl_region {
+	__u64 base;		/* HPA, 256 MiB aligned, inside the window */
+	__u64 size;		/* a multiple of 256 MiB x ways */
+	__u32 ways;		/* 1, 2, 4 or 8 */
+	__u32 granularity;	/* bytes, a power of 2 in 256..16384 */
+	__u8 ports[MCMGPU_CXL_MAX_PORTS];
+};
+
+#define MCMGPU_CXL_MAX_REGIONS		MCMGPU_CXL_HB_DECODERS
+
+/*
+ * Replace the layout: decoders of the current one are reset (newest
+ * first), the request is checked whole before any register is written
+ * (EINVAL and 'error' names the region and field), then the endpoint
+ * decoders and the host bridge's are committed in order, each polled up
+ * to 20 ms (EIO: the device refused, ETIMEDOUT: no answer; both roll the
+ * new layout back). nregions 0 asks for the default: one 1-way region per
+ * root port, ascending from the window's base, as the paper's firmware
+ * sets them up. EBUSY: the current decoders are locked.
+ */
+struct mcmgpu_cxl_setup {
+	__u32 flags;		/* MCMGPU_CXL_SETUP_* */
+	__u32 nregions;
+	struct mcmgpu_cxl_region region[MCMGPU_CXL_MAX_REGIONS];
+	char error[96];		/* out: "region N: field: problem" */
+};
+
+#define MCMGPU_CXL_SETUP_LOCK		(1U << 0)	/* Lock On Commit */
+
+/* Where the driver's layout sends an HPA (the spec's arithmetic). */
+struct mcmgpu_cxl_decode {
+	__u64 hpa;		/* in */
+	__u32 port;		/* out: port index, or MCMGPU_CXL_PROBE_MISS */
+	__u32 reserved;
+	__u64 dpa;		/* out */
+};
+
+#define MCMGPU_CXL_IOCTL_INFO \
+	_IOR(MCMGPU_CXL_IOCTL_MAGIC, 0x00, struct mcmgpu_cxl_info)
+#define MCMGPU_CXL_IOCTL_SETUP \
+	_IOWR(MCMGPU_CXL_IOCTL_MAGIC, 0x01, struct mcmgpu_cxl_setup)
+#define MCMGPU_CXL_IOCTL_DECODE \
+	_IOWR(MCMGPU_CXL_IOCTL_MAGIC, 0x02, struct mcmgpu_cxl_decode)
+/* Reset every decoder, newest first (EBUSY when locked). */
+#define MCMGPU_CXL_IOCTL_TEARDOWN	_IO(MCMGPU_CXL_IOCTL_MAGIC, 0x03)
 
 #endif /* MCMGPU_CXL_H */

@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * GPU-side CXL root complex: binds the "mcmgpu.cxl_rc" auxiliary device,
- * with its register window and MSI-X vector. Enumeration and HDM decoder
- * setup arrive with the CXL-GPU issue; today it proves the round trip (a
- * command submitted, an interrupt on its own vector) through "ping".
+ * finds the host bridge and the endpoints behind its root ports
+ * (gpu_rc_hdm.c) and, like the paper's firmware core at start-up, maps
+ * each endpoint's memory into the CXL window with one 1-way region per
+ * root port. /dev/mcmgpu_cxlN reports the topology and replaces the
+ * layout (interleaved regions too); debugfs shows every decoder.
  */
 #include <linux/auxiliary_bus.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
-#include "mcmgpu_aux.h"
-#include "mcmgpu_aux_ping.h"
+#include "cxl.h"
+#include "gpu_rc.h"
 
-struct gpu_rc {
-	struct mcmgpu_aux_dev *aux;
-	struct mcmgpu_aux_ping ping;
-};
+static bool lock;
+module_param(lock, bool, 0444);
+MODULE_PARM_DESC(lock, "Lock On Commit for the layout set up at probe");
+
+static bool default_layout = true;
+module_param(default_layout, bool, 0444);
+MODULE_PARM_DESC(default_layout, "Map every endpoint at probe (default: yes)");
 
 static void gpu_rc_irq(struct mcmgpu_aux_dev *aux, u32 events)
 {
@@ -48,29 +57,213 @@ static struct attribute *gpu_rc_attrs[] = {
 };
 ATTRIBUTE_GROUPS(gpu_rc);
 
+/* ---- /dev/mcmgpu_cxlN -------------------------------------------------- */
+
+static void gpu_rc_info(struct gpu_rc *rc, struct mcmgpu_cxl_info *info)
+{
+	unsigned int p;
+
+	memset(info, 0, sizeof(*info));
+	info->ports = rc->ports;
+	info->regions = rc->regions;
+	info->hb_decoders = rc->hb.decoders;
+	info->ep_decoders = rc->ports ? rc->port[0].blk.decoders : 0;
+	info->window_base = rc->window_base;
+	info->window_size = rc->window_size;
+	info->aperture_size = rc->aperture_size;
+	info->locked = rc->locked;
+	for (p = 0; p < rc->ports; p++) {
+		info->port[p].id = rc->port[p].id;
+		info->port[p].media = rc->port[p].media;
+		info->port[p].decoders = rc->port[p].committed;
+		info->port[p].capacity = rc->port[p].capacity;
+	}
+}
+
+static long gpu_rc_ioctl_setup(struct gpu_rc *rc, void __user *uarg)
+{
+	struct mcmgpu_cxl_setup *req;
+	long ret;
+
+	req = memdup_user(uarg, sizeof(*req));
+	if (IS_ERR(req))
+		return PTR_ERR(req);
+	memset(req->error, 0, sizeof(req->error));
+	mutex_lock(&rc->lock);
+	ret = gpu_rc_setup(rc, req, req->error, sizeof(req->error));
+	mutex_unlock(&rc->lock);
+	if (ret)
+		dev_dbg(&rc->aux->adev.dev, "setup: %s\n", req->error);
+	if (copy_to_user(uarg + offsetof(struct mcmgpu_cxl_setup, error),
+			 req->error, sizeof(req->error)))
+		ret = -EFAULT;
+	kfree(req);
+	return ret;
+}
+
+static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct gpu_rc *rc = container_of(file->private_data, struct gpu_rc,
+					 misc);
+	void __user *uarg = (void __user *)arg;
+	struct mcmgpu_cxl_decode dec;
+	struct mcmgpu_cxl_info info;
+	unsigned int port;
+	long ret;
+
+	switch (cmd) {
+	case MCMGPU_CXL_IOCTL_INFO:
+		mutex_lock(&rc->lock);
+		gpu_rc_info(rc, &info);
+		mutex_unlock(&rc->lock);
+		return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+	case MCMGPU_CXL_IOCTL_SETUP:
+		return gpu_rc_ioctl_setup(rc, uarg);
+	case MCMGPU_CXL_IOCTL_DECODE:
+		if (copy_from_user(&dec, uarg, sizeof(dec)))
+			return -EFAULT;
+		if (dec.reserved)
+			return -EINVAL;
+		mutex_lock(&rc->lock);
+		if (gpu_rc_decode(rc, dec.hpa, &port, &dec.dpa)) {
+			dec.port = port;
+		} else {
+			dec.port = MCMGPU_CXL_PROBE_MISS;
+			dec.dpa = 0;
+		}
+		mutex_unlock(&rc->lock);
+		return copy_to_user(uarg, &dec, sizeof(dec)) ? -EFAULT : 0;
+	case MCMGPU_CXL_IOCTL_TEARDOWN:
+		mutex_lock(&rc->lock);
+		ret = gpu_rc_teardown(rc);
+		mutex_unlock(&rc->lock);
+		return ret;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations gpu_rc_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = gpu_rc_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+/* ---- debugfs ----------------------------------------------------------- */
+
+static void gpu_rc_show_block(struct seq_file *m, const char *name,
+			      const struct gpu_rc_block *blk)
+{
+	unsigned int n;
+
+	for (n = 0; n < blk->decoders; n++) {
+		void __iomem *h = blk->hdm;
+		u32 ctrl = readl(h + CXL_HDM_DECODER0_CTRL_OFFSET(n));
+
+		if (!ctrl || ctrl == CXL_HDM_DECODER0_CTRL_TYPE)
+			continue;
+		seq_printf(m, "%s decoder %u: base 0x%08x%08x size 0x%08x%08x ctrl 0x%04x target/skip 0x%08x%08x%s%s%s\n",
+			   name, n,
+			   readl(h + CXL_HDM_DECODER0_BASE_HIGH_OFFSET(n)),
+			   readl(h + CXL_HDM_DECODER0_BASE_LOW_OFFSET(n)),
+			   readl(h + CXL_HDM_DECODER0_SIZE_HIGH_OFFSET(n)),
+			   readl(h + CXL_HDM_DECODER0_SIZE_LOW_OFFSET(n)), ctrl,
+			   readl(h + CXL_HDM_DECODER0_TL_HIGH(n)),
+			   readl(h + CXL_HDM_DECODER0_TL_LOW(n)),
+			   ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED ? " committed" : "",
+			   ctrl & CXL_HDM_DECODER0_CTRL_COMMIT_ERROR ? " error" : "",
+			   ctrl & CXL_HDM_DECODER0_CTRL_LOCK ? " locked" : "");
+	}
+}
+
+static int decoders_show(struct seq_file *m, void *unused)
+{
+	struct gpu_rc *rc = m->private;
+	unsigned int p;
+	char name[16];
+
+	mutex_lock(&rc->lock);
+	seq_printf(m, "window 0x%llx size 0x%llx aperture 0x%llx ports %u regions %u\n",
+		   rc->window_base, rc->window_size, rc->aperture_size,
+		   rc->ports, rc->regions);
+	gpu_rc_show_block(m, "hb", &rc->hb);
+	for (p = 0; p < rc->ports; p++) {
+		seq_printf(m, "port %u: id 0x%02x media %u capacity 0x%llx\n", p,
+			   rc->port[p].id, rc->port[p].media,
+			   rc->port[p].capacity);
+		snprintf(name, sizeof(name), "ep%u", p);
+		gpu_rc_show_block(m, name, &rc->port[p].blk);
+	}
+	mutex_unlock(&rc->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(decoders);
+
+/* ---- Binding ----------------------------------------------------------- */
+
 static int gpu_rc_probe(struct auxiliary_device *adev,
 			const struct auxiliary_device_id *id)
 {
 	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
+	struct mcmgpu_cxl_setup *req;
 	struct gpu_rc *rc;
+	int ret;
 
 	rc = devm_kzalloc(&adev->dev, sizeof(*rc), GFP_KERNEL);
-	if (!rc)
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!rc || !req) {
+		kfree(req);
 		return -ENOMEM;
+	}
 	rc->aux = aux;
+	rc->pdev = to_pci_dev(adev->dev.parent);
+	mutex_init(&rc->lock);
 	mcmgpu_aux_ping_init(&rc->ping);
 	dev_set_drvdata(&adev->dev, rc);
+	ret = gpu_rc_discover(rc);
+	if (ret)
+		goto fail;
+	if (default_layout) {
+		req->flags = lock ? MCMGPU_CXL_SETUP_LOCK : 0;
+		mutex_lock(&rc->lock);
+		ret = gpu_rc_setup(rc, req, req->error, sizeof(req->error));
+		mutex_unlock(&rc->lock);
+		if (ret)
+			dev_warn(&adev->dev, "default layout not set up (%d): %s\n",
+				 ret, req->error);
+	}
+	snprintf(rc->name, sizeof(rc->name), "mcmgpu_cxl%u", adev->id);
+	rc->misc.minor = MISC_DYNAMIC_MINOR;
+	rc->misc.name = rc->name;
+	rc->misc.fops = &gpu_rc_fops;
+	rc->misc.parent = &adev->dev;
+	ret = misc_register(&rc->misc);
+	if (ret)
+		goto fail;
+	rc->debugfs = debugfs_create_dir(dev_name(&adev->dev), NULL);
+	debugfs_create_file("decoders", 0444, rc->debugfs, rc, &decoders_fops);
 	aux->ops->set_irq_handler(aux, gpu_rc_irq);
-	dev_info(&adev->dev, "GPU CXL root complex bound: %u chiplets, window %u, vector %u\n",
-		 aux->chiplets, aux->window_index, aux->vector);
+	dev_info(&adev->dev, "GPU CXL root complex: %u root ports, window 0x%llx+0x%llx, %u regions mapped\n",
+		 rc->ports, rc->window_base, rc->window_size, rc->regions);
+	kfree(req);
 	return 0;
+fail:
+	gpu_rc_unmap(rc);
+	kfree(req);
+	return ret;
 }
 
 static void gpu_rc_remove(struct auxiliary_device *adev)
 {
 	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
+	struct gpu_rc *rc = dev_get_drvdata(&adev->dev);
 
 	aux->ops->set_irq_handler(aux, NULL);
+	debugfs_remove_recursive(rc->debugfs);
+	misc_deregister(&rc->misc);
+	gpu_rc_unmap(rc);
 }
 
 static const struct auxiliary_device_id gpu_rc_ids[] = {
@@ -90,3 +283,4 @@ module_auxiliary_driver(gpu_rc_driver);
 
 MODULE_DESCRIPTION("GPU-side CXL root complex for the mcmgpu device");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(CXL);
