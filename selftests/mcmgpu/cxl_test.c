@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The GPU's CXL root complex end to end: gpu_rc.ko's topology and default
+ * layout, interleaved layouts set up through /dev/mcmgpu_cxl0 and checked
+ * address by address against the spec's arithmetic (written here), the
+ * device's decode probe and the data itself (written through BAR4's
+ * aperture, read back from the endpoint's media by DPA), the driver's and
+ * the device's rejections (notes cxlgpu.md §5.3), lock semantics, and
+ * lspci decoding the DVSECs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "mcmgpu_cxl.h"
+
+#define MiB (1ULL << 20)
+#define CXL_DEV "/dev/mcmgpu_cxl0"
+#define WIN(off) (MCMGPU_WINDOW(MCMGPU_WINDOW_CXL_RC) + (off))
+#define HDM(k, off) (MCMGPU_CXL_BLOCK(k) + MCMGPU_CXL_CM_OFFSET + \
+		     MCMGPU_CXL_HDM_OFFSET + (off))
+#define DEC(k, n, reg) HDM(k, MCMGPU_HDM_DECODER(n) + (reg))
+
+FIXTURE(cxl) {
+	int fd;
+	int regs_fd;
+	int bar4_fd;
+	volatile uint8_t *regs;
+	volatile uint8_t *bar4;
+	struct mcmgpu_cxl_info info;
+	char slot[NAME_MAX + 1];
+};
+
+FIXTURE_SETUP(cxl)
+{
+	char path[PATH_MAX];
+
+	self->fd = open(CXL_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("%s: %s", CXL_DEV, strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_INFO, &self->info));
+	self->regs = mt_map_regs(self->slot, sizeof(self->slot),
+				 &self->regs_fd);
+	ASSERT_NE(NULL, self->regs);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource4",
+		 self->slot);
+	self->bar4_fd = open(path, O_RDWR | O_SYNC);
+	ASSERT_LE(0, self->bar4_fd);
+	self->bar4 = mmap(NULL, self->info.aperture_size,
+			  PROT_READ | PROT_WRITE, MAP_SHARED, self->bar4_fd, 0);
+	ASSERT_NE(MAP_FAILED, self->bar4);
+}
+
+FIXTURE_TEARDOWN(cxl)
+{
+	struct mcmgpu_cxl_setup def = { 0 };
+
+	/* Leave the default layout for the next test. */
+	ioctl(self->fd, MCMGPU_CXL_IOCTL_SETUP, &def);
+	munmap((void *)self->bar4, self->info.aperture_size);
+	close(self->bar4_fd);
+	mt_unmap_regs(self->regs, self->regs_fd);
+	close(self->fd);
+}
+
+/* The endpoint's media at dpa, through its own window (not the decoders). */
+static uint32_t ep_read(volatile uint8_t *regs, unsigned int port,
+			uint64_t dpa)
+{
+	unsigned int b = MCMGPU_CXL_BLOCK(MCMGPU_CXL_EP_BLOCK(port));
+
+	mt_wr(regs, b + MCMGPU_CXL_EP_DPA_LO, (uint32_t)dpa);
+	mt_wr(regs, b + MCMGPU_CXL_EP_DPA_HI, dpa >> 32);
+	return mt_rd(regs, b + MCMGPU_CXL_EP_DATA);
+}
+
+/* The device's decode of hpa: port index (or MISS) and DPA. */
+static uint32_t probe(volatile uint8_t *regs, uint64_t hpa, uint64_t *dpa)
+{
+	mt_wr(regs, WIN(MCMGPU_CXL_REG_PROBE_HPA_LO), (uint32_t)hpa);
+	mt_wr(regs, WIN(MCMGPU_CXL_REG_PROBE_HPA_HI), hpa >> 32);
+	*dpa = mt_rd(regs, WIN(MCMGPU_CXL_REG_PROBE_DPA_LO)) |
+		(uint64_t)mt_rd(regs, WIN(MCMGPU_CXL_REG_PROBE_DPA_HI)) << 32;
+	return mt_rd(regs, WIN(MCMGPU_CXL_REG_PROBE_PORT));
+}
+
+static int setup(int fd, struct mcmgpu_cxl_setup *req)
+{
+	return ioctl(fd, MCMGPU_CXL_IOCTL_SETUP, req) ? -errno : 0;
+}
+
+TEST_F(cxl, topology_and_default_layout)
+{
+	unsigned int p, ports = mt_env_u64("MT_CXL_PORTS", 4);
+	uint64_t base = MCMGPU_CXL_WINDOW_BASE, dpa;
+
+	ASSERT_EQ(ports, self->info.ports);
+	EXPECT_EQ(MCMGPU_CXL_HB_DECODERS, self->info.hb_decoders);
+	EXPECT_EQ(MCMGPU_CXL_EP_DECODERS, self->info.ep_decoders);
+	EXPECT_EQ(MCMGPU_CXL_WINDOW_BASE, self->info.window_base);
+	/* The paper's layout: one 1-way region per root port, ascending. */
+	EXPECT_EQ(ports, self->info.regions);
+	for (p = 0; p < ports; p++) {
+		EXPECT_EQ(MCMGPU_CXL_PORT_ID(p), self->info.port[p].id);
+		EXPECT_EQ(MCMGPU_CXL_DEFAULT_CAPACITY,
+			  self->info.port[p].capacity);
+		EXPECT_EQ(1, self->info.port[p].decoders);
+		EXPECT_EQ(p, probe(self->regs, base + 4096, &dpa));
+		EXPECT_EQ(4096, dpa);
+		base += self->info.port[p].capacity;
+	}
+	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, base, &dpa));
+	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS,
+		  probe(self->regs, MCMGPU_CXL_WINDOW_BASE - 1, &dpa));
+}
+
+/*
+ * One region over 'ways' ports: every address the spec's arithmetic, the
+ * driver's DECODE, the device's probe and the data agree.
+ */
+static void check_region(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(cxl) *self, unsigned int ways,
+			 unsigned int gran, uint64_t seed)
+{
+	struct mcmgpu_cxl_setup req = { .nregions = 2 };
+	uint64_t base = MCMGPU_CXL_WINDOW_BASE, size = ways * 256 * MiB;
+	uint64_t rng = seed;
+	unsigned int k, i;
+
+	/* Ways go to ports in reverse, then a 1-way region above it. */
+	req.region[0] = (struct mcmgpu_cxl_region) {
+		.base = base, .size = size, .ways = ways, .granularity = gran,
+	};
+	for (k = 0; k < ways; k++)
+		req.region[0].ports[k] = ways - 1 - k;
+	req.region[1] = (struct mcmgpu_cxl_region) {
+		.base = base + size, .size = 256 * MiB, .ways = 1,
+		.granularity = 256, .ports = { ways % self->info.ports },
+	};
+	if (ways == self->info.ports)
+		req.nregions = 1;
+	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+	for (i = 0; i < 48; i++) {
+		uint64_t off, g, want_dpa, dpa;
+		struct mcmgpu_cxl_decode dec = { 0 };
+		unsigned int want_port;
+		uint32_t val;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		off = (rng >> 11) % size & ~3ULL;
+		if (i < 4)	/* both ends, a granule's edges */
+			off = (uint64_t[]){ 0, size - 4, gran - 4, gran }[i];
+		g = off / gran;
+		want_port = ways - 1 - g % ways;
+		want_dpa = g / ways * gran + off % gran;
+		dec.hpa = base + off;
+		ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_DECODE, &dec));
+		ASSERT_EQ(want_port, dec.port);
+		ASSERT_EQ(want_dpa, dec.dpa);
+		ASSERT_EQ(want_port, probe(self->regs, base + off, &dpa));
+		ASSERT_EQ(want_dpa, dpa);
+		/* Data through the aperture lands at that DPA of that port. */
+		val = (uint32_t)(rng >> 32) | 1;
+		*(volatile uint32_t *)(self->bar4 + off) = val;
+		ASSERT_EQ(val, ep_read(self->regs, want_port, want_dpa))
+			TH_LOG("ways %u gran %u hpa off 0x%llx", ways, gran,
+			       (unsigned long long)off);
+		ASSERT_EQ(val, *(volatile uint32_t *)(self->bar4 + off));
+	}
+}
+
+TEST_F(cxl, interleave_every_ways_and_granularity)
+{
+	unsigned int ways, gran;
+
+	for (ways = 1; ways <= self->info.ports; ways *= 2)
+		for (gran = 256; gran <= 16384; gran *= 2)
+			check_region(_metadata, self, ways, gran,
+				     ways * 100000 + gran);
+}
+
+/* Each request the driver must refuse, before any register write. */
+TEST_F(cxl, driver_rejections)
+{
+	static const struct {
+		const char *field;
+		struct mcmgpu_cxl_region r;
+	} bad[] = {
+		{ "base", { .base = MCMGPU_CXL_WINDOW_BASE + MiB,
+			    .size = 256 * MiB, .ways = 1, .granularity = 256 } },
+		{ "size", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 256 * MiB,
+			    .ways = 2, .granularity = 256, .ports = { 0, 1 } } },
+		{ "size", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 0,
+			    .ways = 1, .granularity = 256 } },
+		{ "base", { .base = MCMGPU_CXL_WINDOW_BASE - 256 * MiB,
+			    .size = 256 * MiB, .ways = 1, .granularity = 256 } },
+		{ "base", { .base = MCMGPU_CXL_WINDOW_BASE + (1ULL << 40),
+			    .size = 256 * MiB, .ways = 1, .granularity = 256 } },
+		{ "size", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 512 * MiB,
+			    .ways = 1, .granularity = 256 } },
+		{ "ways", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 768 * MiB,
+			    .ways = 3, .granularity = 256, .ports = { 0, 1, 2 } } },
+		{ "ways", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 256 * MiB,
+			    .ways = 0, .granularity = 256 } },
+		{ "ways", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 4096 * MiB,
+			    .ways = 16, .granularity = 256 } },
+		{ "granularity", { .base = MCMGPU_CXL_WINDOW_BASE,
+				   .size = 256 * MiB, .ways = 1, .granularity = 128 } },
+		{ "granularity", { .base = MCMGPU_CXL_WINDOW_BASE,
+				   .size = 256 * MiB, .ways = 1, .granularity = 32768 } },
+		{ "granularity", { .base = MCMGPU_CXL_WINDOW_BASE,
+				   .size = 256 * MiB, .ways = 1, .granularity = 768 } },
+		{ "ports", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 512 * MiB,
+			     .ways = 2, .granularity = 256, .ports = { 1, 1 } } },
+		{ "ports", { .base = MCMGPU_CXL_WINDOW_BASE, .size = 256 * MiB,
+			     .ways = 1, .granularity = 256, .ports = { 9 } } },
+	};
+	char before[8192], after[8192];
+	const char *dbg = "/sys/kernel/debug/mcmgpu.cxl_rc.0/decoders";
+	unsigned int i;
+
+	mt_system("mount -t debugfs none /sys/kernel/debug 2>/dev/null");
+	ASSERT_LT(0, mt_read_file(dbg, before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct mcmgpu_cxl_setup req = { .nregions = 1,
+						.region[0] = bad[i].r };
+
+		EXPECT_EQ(-EINVAL, setup(self->fd, &req)) TH_LOG("case %u", i);
+		EXPECT_NE(NULL, strstr(req.error, bad[i].field))
+			TH_LOG("case %u: '%s' does not name %s", i, req.error,
+			       bad[i].field);
+	}
+	/* Regions out of order, too many, unknown flags. */
+	{
+		struct mcmgpu_cxl_setup req = { .nregions = 2 };
+
+		req.region[0] = (struct mcmgpu_cxl_region) {
+			.base = MCMGPU_CXL_WINDOW_BASE + 256 * MiB,
+			.size = 256 * MiB, .ways = 1, .granularity = 256 };
+		req.region[1] = (struct mcmgpu_cxl_region) {
+			.base = MCMGPU_CXL_WINDOW_BASE, .size = 256 * MiB,
+			.ways = 1, .granularity = 256, .ports = { 1 } };
+		EXPECT_EQ(-EINVAL, setup(self->fd, &req));
+		EXPECT_NE(NULL, strstr(req.error, "region 1: base"));
+		req.nregions = 9;
+		EXPECT_EQ(-EINVAL, setup(self->fd, &req));
+		req.nregions = 0;
+		req.flags = 0x80;
+		EXPECT_EQ(-EINVAL, setup(self->fd, &req));
+	}
+	/* Nothing was written: every decoder is as it was. */
+	ASSERT_LT(0, mt_read_file(dbg, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+}
+
+/* Poll a decoder's control until the device answers (spec: 10 ms). */
+static uint32_t wait_commit(volatile uint8_t *regs, unsigned int k,
+			    unsigned int n)
+{
+	uint32_t ctrl;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		ctrl = mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL));
+		if (ctrl & (MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR))
+			break;
+		usleep(1000);
+	}
+	return ctrl;
+}
+
+static void program(volatile uint8_t *regs, unsigned int k, unsigned int n,
+		    uint64_t base, uint64_t size, uint64_t target)
+{
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_BASE_LO), (uint32_t)base);
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_BASE_HI), base >> 32);
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_SIZE_LO), (uint32_t)size);
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_SIZE_HI), size >> 32);
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_TARGET_LO), (uint32_t)target);
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_TARGET_HI), target >> 32);
+}
+
+/* Commit through the registers: true when Committed, false on Error. */
+static bool commit(volatile uint8_t *regs, unsigned int k, unsigned int n,
+		   uint32_t ctrl)
+{
+	uint32_t got;
+
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), ctrl | MCMGPU_HDM_CTRL_COMMIT);
+	got = wait_commit(regs, k, n);
+	if (!(got & MCMGPU_HDM_CTRL_COMMITTED))
+		mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), ctrl);
+	return got & MCMGPU_HDM_CTRL_COMMITTED;
+}
+
+TEST_F(cxl, device_rejections)
+{
+	const uint64_t w = MCMGPU_CXL_WINDOW_BASE, u = 256 * MiB;
+	const unsigned int hb = MCMGPU_CXL_HB_BLOCK;
+	uint64_t dpa;
+
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+	/* RsvdP: bits 27:0 of a base read back as 0. */
+	program(self->regs, hb, 0, w + 0x1234567, u, 0x10);
+	EXPECT_EQ((uint32_t)w, mt_rd(self->regs, DEC(hb, 0, MCMGPU_HDM_BASE_LO)));
+	/* Out of order: decoder 1 while decoder 0 is not committed. */
+	program(self->regs, hb, 1, w + u, u, 0x11);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 0));
+	ASSERT_TRUE(commit(self->regs, hb, 0, 0));
+	/* Overlap, wraparound, duplicate and unknown targets, reserved fields. */
+	program(self->regs, hb, 1, w, u, 0x11);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 0));
+	program(self->regs, hb, 1, ~0ULL << 28, u, 0x11);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 0));
+	program(self->regs, hb, 1, w + u, 2 * u, 0x1111);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 1 << 4));
+	program(self->regs, hb, 1, w + u, 2 * u, 0x5511);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 1 << 4));
+	program(self->regs, hb, 1, w + u, u, 0x11);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 7));
+	EXPECT_FALSE(commit(self->regs, hb, 1, 8 << 4));
+	/* More ways than the Target Count. */
+	program(self->regs, hb, 1, w + u, 8 * u, 0x1716151413121110ULL);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 3 << 4));
+	/* Outside the CXL window. */
+	program(self->regs, hb, 1, w + (1ULL << 40), u, 0x11);
+	EXPECT_FALSE(commit(self->regs, hb, 1, 0));
+	/* Zero size commits and decodes nothing. */
+	program(self->regs, hb, 1, w + u, 0, 0x11);
+	EXPECT_TRUE(commit(self->regs, hb, 1, 0));
+	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w + u, &dpa));
+	/* Commit 1 → 0 clears Committed; the endpoint beyond its capacity. */
+	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
+	EXPECT_EQ(0, mt_rd(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL)) &
+		  MCMGPU_HDM_CTRL_COMMITTED);
+	program(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, w, 2 * u, 0);
+	EXPECT_FALSE(commit(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, 0));
+	/* HB decoder 0 routes to port 0 whose endpoint decodes nothing. */
+	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w, &dpa));
+	/* Unmapped: reads all 1s, writes dropped. */
+	EXPECT_EQ(0xffffffffU, *(volatile uint32_t *)(self->bar4 + 64));
+	*(volatile uint32_t *)(self->bar4 + 64) = 0x1234;
+	EXPECT_EQ(0xffffffffU, *(volatile uint32_t *)(self->bar4 + 64));
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+}
+
+/* A commit the device answers too late: ETIMEDOUT, rolled back. */
+TEST_F(cxl, slow_commit_times_out)
+{
+	struct mcmgpu_cxl_setup req = { 0 };
+	uint64_t dpa;
+
+	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_COMMIT_US), 40000);
+	EXPECT_EQ(-ETIMEDOUT, setup(self->fd, &req));
+	EXPECT_NE(NULL, strstr(req.error, "no answer")) TH_LOG("%s", req.error);
+	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_COMMIT_US),
+	      MCMGPU_CXL_DEFAULT_COMMIT_US);
+	usleep(60000);
+	memset(&req, 0, sizeof(req));
+	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+	EXPECT_EQ(0, probe(self->regs, MCMGPU_CXL_WINDOW_BASE, &dpa));
+}
+
+/* lspci decodes the Register Locator and each endpoint's CXL DVSEC. */
+TEST_F(cxl, lspci_decodes_the_dvsecs)
+{
+	char cmd[NAME_MAX + 32], out[16384];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "lspci -vvv -s %s 2>/dev/null", self->slot);
+	ASSERT_EQ(0, mt_run_cmd(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Vendor=1e98 ID=0008")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "offset: 0000000000010000"));
+	/* Endpoint 0's config space image, as lspci -x prints one. */
+	f = fopen("/tmp/cxl-ep0.txt", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "00:00.0 Memory controller: endpoint 0\n");
+	for (i = 0; i < MCMGPU_CXL_EP_CONFIG_SIZE; i += 16) {
+		unsigned int j;
+
+		fprintf(f, "%02x:", i);
+		for (j = 0; j < 16; j++)	/* registers are read 4 bytes whole */
+			fprintf(f, " %02x", mt_rd(self->regs, MCMGPU_CXL_BLOCK(1) +
+						  MCMGPU_CXL_EP_CONFIG + i +
+						  j / 4 * 4) >> (8 * (j % 4)) & 0xff);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+	fclose(f);
+	ASSERT_EQ(0, mt_run_cmd("lspci -F /tmp/cxl-ep0.txt -vvv 2>/dev/null",
+				out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "Vendor=1e98 ID=0000")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "CXL")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Mem+")) TH_LOG("%s", out);
+}
+
+/* Locked decoders ignore writes until a reset (a module reload here). */
+TEST_F(cxl, lock_on_commit)
+{
+	struct mcmgpu_cxl_setup req = { .flags = MCMGPU_CXL_SETUP_LOCK };
+	struct mcmgpu_cxl_info info;
+	uint32_t ctrl;
+
+	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_INFO, &info));
+	EXPECT_EQ(1, info.locked);
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+	EXPECT_EQ(EBUSY, errno);
+	memset(&req, 0, sizeof(req));
+	EXPECT_EQ(-EBUSY, setup(self->fd, &req));
+	ctrl = mt_rd(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0, MCMGPU_HDM_CTRL));
+	mt_wr(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0, MCMGPU_HDM_CTRL), 0);
+	mt_wr(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0, MCMGPU_HDM_BASE_HI), 0);
+	EXPECT_EQ(ctrl, mt_rd(self->regs,
+			      DEC(MCMGPU_CXL_HB_BLOCK, 0, MCMGPU_HDM_CTRL)));
+	EXPECT_EQ(MCMGPU_CXL_WINDOW_BASE >> 32,
+		  mt_rd(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0,
+					MCMGPU_HDM_BASE_HI)));
+	/* A device reset (mcmgpu.ko's probe) unlocks. */
+	munmap((void *)self->bar4, self->info.aperture_size);
+	close(self->bar4_fd);
+	mt_unmap_regs(self->regs, self->regs_fd);
+	close(self->fd);
+	ASSERT_EQ(0, mt_unload_modules());
+	ASSERT_EQ(0, mt_load_modules());
+	cxl_setup(_metadata, self, NULL);
+	EXPECT_EQ(0, self->info.locked);
+	memset(&req, 0, sizeof(req));
+	EXPECT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+}
+
+TEST_HARNESS_MAIN
