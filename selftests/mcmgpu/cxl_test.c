@@ -403,6 +403,77 @@ TEST_F(cxl, lspci_decodes_the_dvsecs)
 	EXPECT_NE(NULL, strstr(out, "Mem+")) TH_LOG("%s", out);
 }
 
+/*
+ * Requests shaped like real ones with one field off, several regions at
+ * once, then random writes into every decoder register: each answer is 0
+ * or a clean errno, and afterwards the default layout decodes again.
+ */
+TEST_F(cxl, random_requests_and_register_writes)
+{
+	static const uint32_t grans[] = { 256, 1024, 4096, 16384, 100, 0 };
+	uint64_t rng = 0x5eed, dpa;
+	struct mcmgpu_cxl_setup req;
+	unsigned int i, r, k, ok = 0;
+	int ret;
+
+	for (i = 0; i < 200; i++) {
+		uint64_t base = MCMGPU_CXL_WINDOW_BASE;
+
+		memset(&req, 0, sizeof(req));
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		req.nregions = 1 + (rng >> 40) % 4;
+		for (r = 0; r < req.nregions; r++) {
+			struct mcmgpu_cxl_region *g = &req.region[r];
+
+			rng = rng * 6364136223846793005ULL + 1;
+			g->ways = 1u << ((rng >> 20) % 3);
+			g->granularity = grans[(rng >> 24) % 4];
+			g->base = base;
+			g->size = g->ways * 256 * MiB;
+			for (k = 0; k < g->ways; k++)
+				g->ports[k] = ((rng >> 28) + k) % self->info.ports;
+			switch ((rng >> 33) % 8) {	/* one field off */
+			case 0: g->base += 4096; break;
+			case 1: g->size += 256 * MiB; break;
+			case 2: g->ways = 3; break;
+			case 3: g->granularity = grans[4 + (rng >> 36) % 2]; break;
+			case 4: g->ports[0] = (rng >> 37) % 16; break;
+			}
+			base = g->base + g->size;
+		}
+		ret = setup(self->fd, &req);
+		ASSERT_TRUE(ret == 0 || ret == -EINVAL)
+			TH_LOG("request %u: %d %s", i, ret, req.error);
+		ok += !ret;
+		if (ret)
+			ASSERT_NE(0, req.error[0]);
+	}
+	EXPECT_LT(0, ok);
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+	for (i = 0; i < 2000; i++) {
+		unsigned int k = (rng >> 40) % (1 + self->info.ports);
+		unsigned int n = (rng >> 44) % MCMGPU_CXL_EP_DECODERS;
+		unsigned int reg = 4 * ((rng >> 52) % 7);	/* base .. target */
+		uint32_t val = rng >> 13;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((rng >> 50) % 7 == 0)
+			val = (val & 0xff) | MCMGPU_HDM_CTRL_COMMIT;
+		/* No Lock On Commit here: that needs a reset to undo. */
+		if (reg == MCMGPU_HDM_CTRL)
+			val &= ~MCMGPU_HDM_CTRL_LOCK;
+		mt_wr(self->regs, DEC(k, n, reg), val);
+		probe(self->regs, MCMGPU_CXL_WINDOW_BASE + (rng >> 30) % (1ULL << 31),
+		      &dpa);
+		(void)*(volatile uint32_t *)(self->bar4 + ((rng >> 17) % 4096) * 4);
+	}
+	usleep(20000);
+	memset(&req, 0, sizeof(req));
+	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+	EXPECT_EQ(0, probe(self->regs, MCMGPU_CXL_WINDOW_BASE + 64, &dpa));
+	EXPECT_EQ(64, dpa);
+}
+
 /* Locked decoders ignore writes until a reset (a module reload here). */
 TEST_F(cxl, lock_on_commit)
 {

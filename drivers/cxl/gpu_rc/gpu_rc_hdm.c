@@ -190,7 +190,7 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 				   i, r->size, r->ways);
 		if (r->base < end || r->base - rc->window_base >= rc->window_size ||
 		    r->size > rc->window_size - (r->base - rc->window_base))
-			return bad("region %u: base: 0x%llx+0x%llx is not inside the window after the region below",
+			return bad("region %u: base: 0x%llx+0x%llx outside the window or below",
 				   i, r->base, r->size);
 		end = r->base + r->size;
 		for (k = 0; k < r->ways; k++) {
@@ -205,10 +205,10 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 						   i, k, p);
 			dpa[p] += div_u64(r->size, r->ways);
 			if (++used[p] > rc->port[p].blk.decoders)
-				return bad("region %u: ports[%u]: port %u's endpoint has only %u decoders",
+				return bad("region %u: ports[%u]: port %u has %u decoders",
 					   i, k, p, rc->port[p].blk.decoders);
 			if (dpa[p] > rc->port[p].capacity)
-				return bad("region %u: size: port %u's endpoint holds 0x%llx bytes, the layout asks 0x%llx",
+				return bad("region %u: size: port %u holds 0x%llx, asked 0x%llx",
 					   i, p, rc->port[p].capacity, dpa[p]);
 		}
 	}
