@@ -474,6 +474,34 @@ TEST_F(cxl, random_requests_and_register_writes)
 	EXPECT_EQ(64, dpa);
 }
 
+/* The tool: a 4-way region set up, decoded, refused with the field named. */
+TEST_F(cxl, tool_setup_and_decode)
+{
+	char out[4096], want[128];
+	uint64_t hpa = MCMGPU_CXL_WINDOW_BASE + 3 * 4096 + 8;
+
+	if (self->info.ports < 4)
+		SKIP(return, "needs 4 root ports");
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl setup +0:1G:4:4K:3,2,1,0", out,
+				sizeof(out))) TH_LOG("%s", out);
+	snprintf(out, sizeof(out), "mcmgpu cxl decode 0x%llx 0x%llx",
+		 (unsigned long long)hpa,
+		 (unsigned long long)MCMGPU_CXL_WINDOW_BASE + (1ULL << 30));
+	ASSERT_EQ(0, mt_run_cmd(out, out, sizeof(out)));
+	/* Granule 3 of 4 KiB: way 3 → port 0, DPA 0 + 8. */
+	snprintf(want, sizeof(want), "0x%llx port 0 dpa 0x8",
+		 (unsigned long long)hpa);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "unmapped")) TH_LOG("%s", out);
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl info --json", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"regions\": 1")) TH_LOG("%s", out);
+	EXPECT_EQ(1, mt_run_cmd("mcmgpu cxl setup +0:256M:2:4K:0,1 2>&1", out,
+				sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "region 0: size")) TH_LOG("%s", out);
+	EXPECT_EQ(2, mt_run_cmd("mcmgpu cxl setup +0:1G:4 2>/dev/null", NULL, 0));
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl setup --help", NULL, 0));
+}
+
 /* Locked decoders ignore writes until a reset (a module reload here). */
 TEST_F(cxl, lock_on_commit)
 {

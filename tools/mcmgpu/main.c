@@ -10,6 +10,7 @@
 #include "barre_tool.h"
 #include "core.h"
 #include "cpe_tool.h"
+#include "cxl_tool.h"
 #include "fp_tool.h"
 #include "util.h"
 
@@ -28,6 +29,8 @@ static const struct command {
 	  cpe_commands },
 	{ "barre", "Barre allocation, TLBs and the IOMMU walker with PEC", NULL,
 	  barre_commands },
+	{ "cxl", "the GPU's CXL root complex: endpoints and HDM decoders", NULL,
+	  cxl_commands },
 	{ }
 };
 

@@ -21,6 +21,18 @@ void die_usage(const char *fmt, ...)
 	exit(2);
 }
 
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(1);
+}
+
 int parse_u64(const char *s, const char *what, uint64_t *out)
 {
 	if (str_to_u64(s, true, out)) {

@@ -20,6 +20,9 @@ struct subcommand {
 extern const char *prog;
 
 void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failure that is not the command line's: the message, exit status 1. */
+void fatal(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
 /* Dispatches argv[1] to one of cmds; prints the group's --help. */
 int run_subcommand(const char *group, const struct subcommand *cmds,
 		   int argc, char **argv);

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* mcmgpu cxl: the subcommands. */
+#ifndef CXL_TOOL_H
+#define CXL_TOOL_H
+
+#include "util.h"
+
+extern const struct subcommand cxl_commands[];
+
+#endif /* CXL_TOOL_H */
