@@ -137,6 +137,66 @@
 #define MCMGPU_CXL_PROBE_MISS		0xffffffffU
 
 /*
+ * Speculative read and deterministic store replays (qemu-device/cxl_srds.c):
+ * a trace of the GPU's last-level-cache misses into the CXL window, one
+ * 64 B line each, with the compute between them. Little-endian records.
+ */
+#define MCMGPU_CXL_REC_LOAD		1	/* addr: HPA offset in the window */
+#define MCMGPU_CXL_REC_STORE		2
+#define MCMGPU_CXL_REC_COMPUTE		3	/* arg: nanoseconds of compute */
+#define MCMGPU_CXL_LINE			64
+#define MCMGPU_CXL_MAX_RECORDS		(1U << 24)
+
+struct mcmgpu_cxl_record {
+	__u64 addr;
+	__u32 kind;		/* MCMGPU_CXL_REC_* */
+	__u32 arg;
+};
+
+/* The root ports' queue logic (paper §III, Fig 9d's ablation). */
+#define MCMGPU_CXL_SR_OFF		0	/* "CXL": demand reads only */
+#define MCMGPU_CXL_SR_NAIVE		1	/* a 64 B MemSpecRd per load */
+#define MCMGPU_CXL_SR_DYN		2	/* DevLoad-sized, at the load */
+#define MCMGPU_CXL_SR_FULL		3	/* DYN + the address window */
+#define MCMGPU_CXL_SR_MAX		4	/* always 1 KiB at the load */
+#define MCMGPU_CXL_SR_MODES		5
+
+struct mcmgpu_cxl_sim_config {
+	__u32 sr_mode;		/* MCMGPU_CXL_SR_* */
+	__u32 ds;		/* 1: deterministic store */
+	__u32 ctrl_ns;		/* controller round trip: 80 (ours) or 250 */
+	__u32 gc;		/* 1: SSD garbage collection (free-page pool) */
+	__u32 local;		/* 1: the "GPU-DRAM" ideal: every line local */
+	__u32 reserved[3];
+};
+
+/* Counters of one replay; times in picoseconds of virtual time. */
+struct mcmgpu_cxl_sim_result {
+	__u64 runtime_ps;
+	__u64 loads;
+	__u64 stores;
+	__u64 load_latency_ps;	/* sum */
+	__u64 store_latency_ps;	/* sum, as the GPU sees it */
+	__u64 load_latency_max_ps;
+	__u64 store_latency_max_ps;
+	__u64 dram_hits;	/* demand reads found in the SSD's DRAM */
+	__u64 dram_misses;
+	__u64 specrd_sent;
+	__u64 specrd_dropped;	/* by the endpoint (overloaded) */
+	__u64 specrd_bytes;
+	__u64 media_reads;
+	__u64 media_programs;
+	__u64 gc_runs;
+	__u64 ds_staged;	/* stores kept in GPU memory for later */
+	__u64 ds_flushed;
+	__u64 ds_read_hits;	/* loads served from the staging buffer */
+	__u64 ingress_max;	/* deepest endpoint ingress queue */
+	__u64 devload_so;	/* responses that carried severe overload */
+	__u64 flits;		/* on the CXL links, both ways */
+	__u64 reserved[3];
+};
+
+/*
  * gpu_rc.ko's control device, /dev/mcmgpu_cxlN (N = the mcmgpu device):
  * what the root complex has, and the HPA layout its decoders implement.
  */

@@ -13,11 +13,15 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "cxl_srds.h"
 #include "cxl_tool.h"
+#include "cxl_trace.h"
+#include "file.h"
 #include "json.h"
 #include "mcmgpu_cxl.h"
 #include "num.h"
 #include "opts.h"
+#include "stats.h"
 
 static const char *const media_names[MCMGPU_CXL_MEDIA_TYPES] = {
 	"dram", "optane", "znand", "nand",
@@ -275,11 +279,202 @@ static int cxl_cmd_teardown(int argc, char **argv)
 	return 0;
 }
 
+/* ---- SR/DS replay -------------------------------------------------------- */
+
+static const char *const sr_names[MCMGPU_CXL_SR_MODES] = {
+	"off", "naive", "dyn", "sr", "max",
+};
+
+#define R(field) STAT(struct mcmgpu_cxl_sim_result, field)
+static const struct stat_row replay_rows[] = {
+	R(runtime_ps), R(loads), R(stores), R(load_latency_ps),
+	R(store_latency_ps), R(load_latency_max_ps), R(store_latency_max_ps),
+	STAT_NEWLINE,
+	R(dram_hits), R(dram_misses),
+	STAT_RATIO("dram_hit_rate", STAT_SHARE, struct mcmgpu_cxl_sim_result,
+		   dram_hits, dram_misses),
+	R(specrd_sent), R(specrd_dropped), R(specrd_bytes), R(media_reads),
+	R(media_programs), R(gc_runs), STAT_NEWLINE,
+	R(ds_staged), R(ds_flushed), R(ds_read_hits), R(ingress_max),
+	R(devload_so), R(flits),
+};
+#undef R
+
+static const struct stat_table replay_table = STAT_TABLE(replay_rows,
+	"runtime {runtime_ps} ps: {loads} loads, {stores} stores; SSD DRAM "
+	"hits {dram_hits}, misses {dram_misses}; MemSpecRd {specrd_sent} "
+	"({specrd_dropped} dropped); GC {gc_runs}; DS staged {ds_staged}, "
+	"flushed {ds_flushed}\n");
+
+struct port_list {
+	uint32_t media[MCMGPU_CXL_MAX_PORTS];
+	uint64_t capacity[MCMGPU_CXL_MAX_PORTS];
+};
+
+static void parse_ports(const char *list, unsigned int ports, bool media,
+			struct port_list *out)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	unsigned int n = 0, p, m;
+
+	if (!copy)
+		fatal("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MCMGPU_CXL_MAX_PORTS)
+			die_usage("--%s: more than %d values", media ? "media" :
+				  "capacity", MCMGPU_CXL_MAX_PORTS);
+		if (media) {
+			for (m = 0; m < MCMGPU_CXL_MEDIA_TYPES &&
+			     strcmp(tok, media_names[m]); m++)
+				;
+			if (m == MCMGPU_CXL_MEDIA_TYPES)
+				die_usage("--media: '%s' is not dram, optane, znand or nand",
+					  tok);
+			out->media[n++] = m;
+		} else {
+			out->capacity[n] = parse_arg(tok, "--capacity");
+			if (!out->capacity[n] || out->capacity[n] % MCMGPU_CXL_UNIT ||
+			    out->capacity[n] > MCMGPU_CXL_MAX_CAPACITY)
+				die_usage("--capacity: '%s' is not a multiple of 256M up to 64G",
+					  tok);
+			n++;
+		}
+	}
+	free(copy);
+	if (n != 1 && n != ports)
+		die_usage("--%s: give one value or one for each of the %u ports",
+			  media ? "media" : "capacity", ports);
+	for (p = n; p < ports; p++) {
+		out->media[p] = out->media[0];
+		out->capacity[p] = out->capacity[0];
+	}
+}
+
+static void replay_usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu cxl replay TRACE --host [options]\n\n"
+		"Replays an SR/DS trace (mcmgpu cxl gen) through the root ports'\n"
+		"queue logic and the endpoints' media, in virtual time.\n"
+		"  --sr MODE       off (\"CXL\"), naive, dyn, sr or max (default sr)\n"
+		"  --ds            deterministic store on the SSD ports\n"
+		"  --no-gc         no garbage collection in the SSDs\n"
+		"  --ctrl-ns N     controller round trip (default 80; 250: the\n"
+		"                  commercial controller preset)\n"
+		"  --local         every line in local GPU memory (\"GPU-DRAM\")\n"
+		"  --ports N       root ports (1, 2, 4 or 8; default 4)\n"
+		"  --media LIST    dram|optane|znand|nand, one or one a port\n"
+		"                  (default znand)\n"
+		"  --capacity LIST bytes per endpoint (default 256M)\n"
+		"  --json          every counter as JSON\n"
+		"The trace's offsets go to the ports in order, one 1-way region\n"
+		"each (the layout gpu_rc.ko sets up at probe).\n");
+}
+
+static int cxl_cmd_replay(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS);
+	struct srds_config cfg = { .sim = { .sr_mode = MCMGPU_CXL_SR_FULL,
+					    .ctrl_ns = 80, .gc = 1 } };
+	struct mcmgpu_cxl_sim_result res;
+	struct mcmgpu_record_error err;
+	struct mcmgpu_cxl_record *rec;
+	const char *trace = NULL, *media = "znand", *capacity = "256M";
+	struct port_list pl;
+	char msg[256];
+	uint64_t n;
+	size_t len;
+	char *text;
+	void *mem;
+	int a, m;
+
+	cfg.ports = 4;
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_JSON | ARG_HOST | ARG_DEVICE, argc, argv, &a))
+			continue;
+		if (!strcmp(argv[a], "--sr") && a + 1 < argc) {
+			a++;
+			for (m = 0; m < MCMGPU_CXL_SR_MODES &&
+			     strcmp(argv[a], sr_names[m]); m++)
+				;
+			if (m == MCMGPU_CXL_SR_MODES)
+				die_usage("--sr: '%s' is not off, naive, dyn, sr or max",
+					  argv[a]);
+			cfg.sim.sr_mode = m;
+		} else if (!strcmp(argv[a], "--ds")) {
+			cfg.sim.ds = 1;
+		} else if (!strcmp(argv[a], "--no-gc")) {
+			cfg.sim.gc = 0;
+		} else if (!strcmp(argv[a], "--local")) {
+			cfg.sim.local = 1;
+		} else if (!strcmp(argv[a], "--ctrl-ns") && a + 1 < argc) {
+			cfg.sim.ctrl_ns = parse_arg_range(argv[++a], "--ctrl-ns", 1,
+							  100000);
+		} else if (!strcmp(argv[a], "--ports") && a + 1 < argc) {
+			cfg.ports = parse_arg_range(argv[++a], "--ports", 1,
+						    MCMGPU_CXL_MAX_PORTS);
+			if (cfg.ports & (cfg.ports - 1))
+				die_usage("--ports: %u is not 1, 2, 4 or 8", cfg.ports);
+		} else if (!strcmp(argv[a], "--media") && a + 1 < argc) {
+			media = argv[++a];
+		} else if (!strcmp(argv[a], "--capacity") && a + 1 < argc) {
+			capacity = argv[++a];
+		} else if (!trace && argv[a][0] != '-') {
+			trace = argv[a];
+		} else {
+			die_usage("cxl replay: unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (!trace)
+		die_usage("cxl replay: which TRACE?");
+	if (!co.host)
+		die_usage("cxl replay: only --host replays so far");
+	parse_ports(media, cfg.ports, true, &pl);
+	parse_ports(capacity, cfg.ports, false, &pl);
+	memcpy(cfg.media, pl.media, sizeof(cfg.media));
+	memcpy(cfg.capacity, pl.capacity, sizeof(cfg.capacity));
+	cfg.route = srds_route_default;
+	cfg.route_priv = &cfg;
+	text = file_load(trace, &len, msg, sizeof(msg));
+	if (!text)
+		fatal("%s", msg);
+	if (cxl_trace_parse(text, &rec, &n, msg, sizeof(msg)))
+		fatal("%s: %s", trace, msg);
+	free(text);
+	if (srds_check(&cfg, rec, n, &err))
+		fatal("%s: record %llu: %s (0x%llx)", trace,
+		      (unsigned long long)err.index, err.what,
+		      (unsigned long long)err.value);
+	mem = malloc(srds_state_size(&cfg));
+	if (!mem)
+		fatal("out of memory");
+	srds_run(&cfg, mem, rec, n, &res);
+	free(mem);
+	free(rec);
+	if (co.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_string(&j, "sr", sr_names[cfg.sim.sr_mode]);
+		json_u64(&j, "ds", cfg.sim.ds);
+		json_u64(&j, "ctrl_ns", cfg.sim.ctrl_ns);
+		json_break(&j, "  ");
+		stats_json(&j, &replay_table, &res);
+		json_end(&j);
+	} else {
+		stats_text(stdout, &replay_table, &res);
+	}
+	return 0;
+}
+
 const struct subcommand cxl_commands[] = {
 	{ "info", "root ports, endpoints, window and regions", cxl_cmd_info },
 	{ "setup", "commit an HDM decoder layout (default: the paper's)",
 	  cxl_cmd_setup },
 	{ "decode", "where an HPA goes: root port and DPA", cxl_cmd_decode },
 	{ "teardown", "reset every decoder", cxl_cmd_teardown },
+	{ "gen", "write an SR/DS trace modeled on one of the paper's workloads",
+	  cxl_cmd_gen },
+	{ "replay", "replay an SR/DS trace through the root ports and media",
+	  cxl_cmd_replay },
 	{ }
 };

@@ -7,4 +7,6 @@
 
 extern const struct subcommand cxl_commands[];
 
+int cxl_cmd_gen(int argc, char **argv);
+
 #endif /* CXL_TOOL_H */
