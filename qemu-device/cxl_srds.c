@@ -22,14 +22,14 @@
 #define SSD_DRAM_BYTES      (2ULL << 20)
 #define SSD_SECTORS         (SSD_DRAM_BYTES / SECTOR)
 #define SSD_DIRTY_MAX       1024
-#define SSD_FREE_PAGES      4096
+#define SSD_FREE_PAGES      (SSD_GC_FREE + 512) /* an aged drive near GC [A] */
 #define SSD_GC_FREE         256             /* free pages that start GC */
 #define SSD_GC_NOTICE_PS    20000000ULL     /* DevLoad so this long before */
-#define SSD_GC_RECLAIM      2048
+#define SSD_GC_RECLAIM      512
 #define DRAM_BURST_PS       2000ULL         /* a channel per 64 B */
 #define SECTOR_XFER_PS      256000ULL       /* 256 B at 1 GB/s a channel [A] */
 #define DS_LINES            65536
-#define DS_FLUSH_INFLIGHT   4
+#define DS_FLUSH_INFLIGHT   8               /* a quarter of the memory queue [A] */
 #define DS_POLL_PS          1000000ULL
 #define POOL_PER_PORT       512
 #define MAX_COMPUTE_NS      1000000
@@ -111,9 +111,8 @@ struct port {
     bool suspended, write_out, polling;
     u32 flush_out;
     u64 *ds_key;                    /* staged lines, hashed (line + 1) */
-    u32 *ds_fifo;                   /* slots in staging order */
+    u64 *ds_fifo;                   /* the lines in staging order */
     u32 ds_head, ds_len;
-    u32 ds_used;                    /* slots taken, tombstones included */
 };
 
 struct srds {
@@ -176,7 +175,7 @@ static void carve_all(struct srds *s, const struct srds_config *cfg,
             e->prog_done = take(c, sizeof(u64) * 64);
             if (cfg->sim.ds) {
                 pt->ds_key = take(c, sizeof(u64) * 2 * DS_LINES);
-                pt->ds_fifo = take(c, sizeof(u32) * DS_LINES);
+                pt->ds_fifo = take(c, sizeof(u64) * DS_LINES);
             }
         }
     }
@@ -807,7 +806,7 @@ static void memq_remove(struct port *pt, u32 r)
     }
 }
 
-/* DS: the staging index (open addressing, no deletes until flushed). */
+/* DS: the staging index of lines kept in GPU memory (open addressing). */
 static u32 ds_slot(const struct port *pt, u64 line)
 {
     u32 i = mix(line) & (2 * DS_LINES - 1);
@@ -818,14 +817,44 @@ static u32 ds_slot(const struct port *pt, u64 line)
     return i;
 }
 
+static bool ds_has(const struct port *pt, u64 line)
+{
+    return pt->ds_key && pt->ds_len && pt->ds_key[ds_slot(pt, line)];
+}
+
+/* Backward-shift deletion keeps every probe chain whole. */
+static void ds_erase(struct port *pt, u64 line)
+{
+    u32 mask = 2 * DS_LINES - 1, i = ds_slot(pt, line), j = i;
+
+    for (;;) {
+        u32 k;
+
+        j = (j + 1) & mask;
+        if (!pt->ds_key[j]) {
+            break;
+        }
+        k = mix(pt->ds_key[j] - 1) & mask;
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            pt->ds_key[i] = pt->ds_key[j];
+            i = j;
+        }
+    }
+    pt->ds_key[i] = 0;
+}
+
+/*
+ * Staged lines go to the SSD in staging order while DevLoad allows, a few
+ * at a time, in memory-queue slots the loads left.
+ */
 static void ds_flush(struct srds *s, u32 p)
 {
     struct port *pt = &s->port[p];
 
-    while (pt->ds_len && !pt->suspended &&
+    while (pt->ds_len && !pt->suspended && pt->memq_len < MEM_QUEUE &&
            pt->flush_out < DS_FLUSH_INFLIGHT) {
-        u32 slot = pt->ds_fifo[pt->ds_head], rport, r;
-        u64 line = pt->ds_key[slot] - 1, dpa;
+        u64 line = pt->ds_fifo[pt->ds_head], dpa;
+        u32 rport, r;
 
         s->cfg->route(s->cfg->route_priv, line, &rport, &dpa);
         r = req_new(s, REQ_FLUSH, p, line, dpa);
@@ -834,14 +863,10 @@ static void ds_flush(struct srds *s, u32 p)
         }
         pt->ds_head = (pt->ds_head + 1) % DS_LINES;
         pt->ds_len--;
-        pt->ds_key[slot] = UINT64_MAX;  /* flushed: a tombstone */
+        ds_erase(pt, line);
         pt->flush_out++;
+        pt->memq[pt->memq_len++] = r;
         send_down(s, pt, r, 2);
-    }
-    /* Every staged line gone: the index starts empty again. */
-    if (!pt->ds_len && !pt->flush_out && pt->ds_used) {
-        memset(pt->ds_key, 0, sizeof(u64) * 2 * DS_LINES);
-        pt->ds_used = 0;
     }
 }
 
@@ -858,9 +883,6 @@ static void port_pump(struct srds *s, u32 p)
     struct port *pt = &s->port[p];
     u32 k;
 
-    if (s->cfg->sim.ds) {
-        ds_flush(s, p);
-    }
     while (pt->srq_len && pt->memq_len < MEM_QUEUE) {
         u32 r;
 
@@ -876,6 +898,9 @@ static void port_pump(struct srds *s, u32 p)
         pt->srq_len--;
         pt->memq[pt->memq_len++] = r;
         send_down(s, pt, r, 1);
+    }
+    if (s->cfg->sim.ds && pt->ds_key) {
+        ds_flush(s, p);
     }
     gpu_wake(s);
 }
@@ -902,7 +927,12 @@ static void devload_seen(struct srds *s, u32 p, u32 dl)
         break;
     }
     if (s->cfg->sim.ds && is_ssd(s->cfg, p)) {
-        pt->suspended = dl >= DL_MO;
+        /* Suspend on mo or so; resume on ll only, as SR does [A]. */
+        if (dl >= DL_MO) {
+            pt->suspended = true;
+        } else if (dl == DL_LL) {
+            pt->suspended = false;
+        }
         if (pt->suspended && !pt->polling) {
             pt->polling = true;
             ev_push(s, s->now + DS_POLL_PS, EV_POLL, p);
@@ -944,14 +974,15 @@ static void on_response(struct srds *s, u32 r)
         gpu_done(s, q->t_issue, true);
         break;
     case REQ_STORE:
+        memq_remove(pt, r);
         if (q->spec_done) {         /* DS: sent beside its GPU-memory copy */
             pt->write_out = false;
         } else {
-            memq_remove(pt, r);
             gpu_done(s, q->t_issue, false);
         }
         break;
     case REQ_FLUSH:
+        memq_remove(pt, r);
         pt->flush_out--;
         s->res->ds_flushed++;
         break;
@@ -992,8 +1023,7 @@ static void gpu_issue(struct srds *s)
         cfg->route(cfg->route_priv, rec->addr, &p, &dpa);
         pt = &s->port[p];
         if (rec->kind == MCMGPU_CXL_REC_LOAD) {
-            if (pt->ds_key && pt->ds_len &&
-                pt->ds_key[ds_slot(pt, rec->addr)] == rec->addr + 1) {
+            if (ds_has(pt, rec->addr)) {
                 s->res->ds_read_hits++;
                 gpu_local(s, true);
             } else if (pt->srq_len == SR_QUEUE) {
@@ -1009,28 +1039,30 @@ static void gpu_issue(struct srds *s)
                 port_pump(s, p);
             }
         } else if (cfg->sim.ds && is_ssd(cfg, p)) {
-            u32 slot = ds_slot(pt, rec->addr);
-
-            if ((pt->suspended || pt->write_out) &&
-                (pt->ds_key[slot] == rec->addr + 1 || pt->ds_used < DS_LINES)) {
-                /* Staged: one copy a line, the newest. */
-                if (pt->ds_key[slot] != rec->addr + 1) {
-                    pt->ds_key[slot] = rec->addr + 1;
-                    pt->ds_used++;
-                    pt->ds_fifo[(pt->ds_head + pt->ds_len++) % DS_LINES] = slot;
-                    s->res->ds_staged++;
-                }
-                gpu_local(s, false);
-            } else {
-                r = req_new(s, REQ_STORE, p, rec->addr, dpa);
-                if (r == UINT32_MAX) {
-                    s->gpu_blocked = true;
-                    return;
-                }
-                s->req[r].spec_done = 1;    /* marks a DS dual write */
+            /*
+             * DS: the GPU is done once GPU memory has the line. The SSD gets
+             * it now if it keeps up (dual write), else later (staged).
+             */
+            if (ds_has(pt, rec->addr)) {
+                gpu_local(s, false);        /* the staged copy is newer */
+            } else if (!pt->suspended && !pt->write_out &&
+                       pt->memq_len < MEM_QUEUE &&
+                       (r = req_new(s, REQ_STORE, p, rec->addr, dpa)) !=
+                       UINT32_MAX) {
+                s->req[r].spec_done = 1;    /* marks a dual write */
                 pt->write_out = true;
+                pt->memq[pt->memq_len++] = r;
                 send_down(s, pt, r, 2);
                 gpu_local(s, false);
+            } else if (pt->ds_len < DS_LINES) {
+                pt->ds_key[ds_slot(pt, rec->addr)] = rec->addr + 1;
+                pt->ds_fifo[(pt->ds_head + pt->ds_len++) % DS_LINES] =
+                    rec->addr;
+                s->res->ds_staged++;
+                gpu_local(s, false);
+            } else {
+                s->gpu_blocked = true;      /* staging full: wait */
+                return;
             }
         } else {
             if (pt->memq_len == MEM_QUEUE) {

@@ -21,10 +21,12 @@
 
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
+#include "qemu/units.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "migration/qemu-file-types.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/pcie_regs.h"
@@ -32,6 +34,7 @@
 #include "mcmgpu_engine.h"
 #include "mcmgpu_cxl.h"
 #include "cxl_hdm.h"
+#include "cxl_srds.h"
 
 #define CXL_CHUNK_SHIFT 16
 #define CXL_CHUNK       (1ull << CXL_CHUNK_SHIFT)
@@ -57,6 +60,18 @@ typedef struct CXLBlock {
     int64_t commit_due[CXL_HDM_MAX_DECODERS];   /* ns, -1: none pending */
 } CXLBlock;
 
+/*
+ * What the worker thread's replays decode with: a copy of the decoders,
+ * published by the MMIO side (BQL) after every change.
+ */
+typedef struct CXLSnapshot {
+    struct cxl_hdm hb;
+    struct cxl_hdm ep[MCMGPU_CXL_MAX_PORTS];
+    uint8_t port_ids[MCMGPU_CXL_MAX_PORTS];
+    uint64_t capacity[MCMGPU_CXL_MAX_PORTS];
+    unsigned ports;
+} CXLSnapshot;
+
 struct CXLRC {
     MCMGPUState *s;
     unsigned ports;
@@ -72,7 +87,27 @@ struct CXLRC {
     uint64_t probe_dpa;
     QEMUTimer *commit_timer;
     MemoryRegion bar4;
+    QemuMutex snap_lock;
+    CXLSnapshot snap;
+    /* The replay trace: the worker thread's alone. */
+    struct mcmgpu_cxl_record *rec;
+    uint64_t nrec, cap, charged;
 };
+
+static void cxl_publish(CXLRC *rc)
+{
+    unsigned p;
+
+    qemu_mutex_lock(&rc->snap_lock);
+    rc->snap.hb = rc->block[MCMGPU_CXL_HB_BLOCK].hdm;
+    for (p = 0; p < rc->ports; p++) {
+        rc->snap.ep[p] = rc->block[MCMGPU_CXL_EP_BLOCK(p)].hdm;
+        rc->snap.port_ids[p] = rc->port_ids[p];
+        rc->snap.capacity[p] = rc->ep[p].capacity;
+    }
+    rc->snap.ports = rc->ports;
+    qemu_mutex_unlock(&rc->snap_lock);
+}
 
 static const char *const cxl_media_names[MCMGPU_CXL_MEDIA_TYPES] = {
     [MCMGPU_CXL_MEDIA_DRAM] = "dram",
@@ -225,6 +260,7 @@ static void cxl_commit_resolve(CXLBlock *b, unsigned n)
         b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
     }
     trace_mcmgpu_cxl_commit(b->port, n, why ? why : "committed");
+    cxl_publish(b->rc);
 }
 
 static void cxl_commit_arm(CXLRC *rc)
@@ -490,6 +526,7 @@ static void cxl_block_write(void *opaque, hwaddr off, uint64_t val,
     if (off >= CXL_HDM_BASE &&
         off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
         cxl_hdm_write(b, off - CXL_HDM_BASE, val);
+        cxl_publish(b->rc);
     } else if (ep && off == MCMGPU_CXL_EP_DPA_LO) {
         ep->dpa = deposit64(ep->dpa, 0, 32, val);
     } else if (ep && off == MCMGPU_CXL_EP_DPA_HI) {
@@ -622,14 +659,147 @@ static void cxl_rc_window_write(MCMGPUState *s, hwaddr off, uint64_t val)
     }
 }
 
+/* ---- SR/DS replays (worker thread) ------------------------------------- */
+
+/* A window offset through the snapshot's decoders: port and DPA. */
+static bool cxl_replay_route(void *priv, uint64_t off, uint32_t *port,
+                             uint64_t *dpa)
+{
+    const CXLSnapshot *sn = priv;
+    uint64_t hpa = MCMGPU_CXL_WINDOW_BASE + off;
+    uint8_t id;
+    unsigned p;
+
+    if (off >= MCMGPU_CXL_MAX_PORTS * MCMGPU_CXL_MAX_CAPACITY ||
+        !cxl_hdm_hb_route(&sn->hb, hpa, &id)) {
+        return false;
+    }
+    for (p = 0; p < sn->ports && sn->port_ids[p] != id; p++) {
+        /* find the port */
+    }
+    if (p == sn->ports || !cxl_hdm_ep_translate(&sn->ep[p], hpa, dpa) ||
+        *dpa + MCMGPU_CXL_LINE > sn->capacity[p]) {
+        return false;
+    }
+    *port = p;
+    return true;
+}
+
+static void cxl_trace_free(CXLRC *rc)
+{
+    mcmgpu_mem_uncharge(rc->s, rc->charged);
+    g_free(rc->rec);
+    rc->rec = NULL;
+    rc->nrec = rc->cap = rc->charged = 0;
+}
+
+static uint32_t cxl_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
+                         const uint64_t *args, MCMGPUCmdOut *out)
+{
+    CXLRC *rc = cxl_rc(s);
+    uint64_t n = args[1];
+
+    if (flags & MCMGPU_CXL_LOAD_FIRST) {
+        cxl_trace_free(rc);
+    }
+    if (!n || n > MCMGPU_CXL_LOAD_MAX ||
+        rc->nrec + n > MCMGPU_CXL_MAX_RECORDS) {
+        return MCMGPU_CMPL_BAD_LENGTH;
+    }
+    if (rc->nrec + n > rc->cap) {
+        uint64_t cap = MIN(MAX(rc->cap * 2, rc->nrec + n),
+                           MCMGPU_CXL_MAX_RECORDS);
+        uint64_t bytes = (cap - rc->cap) * sizeof(*rc->rec);
+
+        if (!mcmgpu_mem_charge(s, bytes)) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        rc->charged += bytes;
+        rc->rec = g_renew(struct mcmgpu_cxl_record, rc->rec, cap);
+        rc->cap = cap;
+    }
+    if (mcmgpu_host_read(s, args[0], rc->rec + rc->nrec,
+                         n * sizeof(*rc->rec)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    rc->nrec += n;
+    out->result = rc->nrec;
+    return MCMGPU_CMPL_OK;
+}
+
+/* The replay with the device's own endpoints and committed decoders. */
+static uint32_t cxl_replay(MCMGPUState *s, MCMGPUContext *ctx,
+                           uint16_t flags, const uint64_t *args,
+                           MCMGPUCmdOut *out)
+{
+    CXLRC *rc = cxl_rc(s);
+    g_autofree struct mcmgpu_cxl_replay_out *res =
+        g_new0(struct mcmgpu_cxl_replay_out, 1);
+    struct srds_config cfg = { 0 };
+    CXLSnapshot snap;
+    uint32_t status = MCMGPU_CMPL_OK;
+    uint64_t bytes;
+    unsigned p;
+    void *mem;
+
+    if (mcmgpu_host_read(s, args[0], &cfg.sim, sizeof(cfg.sim)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    qemu_mutex_lock(&rc->snap_lock);
+    snap = rc->snap;
+    qemu_mutex_unlock(&rc->snap_lock);
+    cfg.ports = rc->ports;
+    for (p = 0; p < rc->ports; p++) {
+        cfg.media[p] = rc->ep[p].media;
+        cfg.capacity[p] = rc->ep[p].capacity;
+    }
+    cfg.route = cxl_replay_route;
+    cfg.route_priv = &snap;
+    if (!buffer_is_zero(cfg.sim.reserved, sizeof(cfg.sim.reserved))) {
+        return MCMGPU_CMPL_BAD_RESERVED;
+    }
+    if (srds_check(&cfg, rc->rec, rc->nrec, &res->error)) {
+        out->result = res->error.index;
+        status = MCMGPU_CMPL_BAD_TRACE;
+    } else {
+        bytes = srds_state_size(&cfg);
+        if (!mcmgpu_mem_charge(s, bytes)) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        mem = g_try_malloc(bytes);
+        if (!mem) {
+            mcmgpu_mem_uncharge(s, bytes);
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        srds_run(&cfg, mem, rc->rec, rc->nrec, &res->result);
+        g_free(mem);
+        mcmgpu_mem_uncharge(s, bytes);
+        out->cycles = res->result.runtime_ps / 1000;
+    }
+    if (mcmgpu_host_write(s, args[1], res, sizeof(*res)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    return status;
+}
+
+static const MCMGPUCommand cxl_rc_commands[] = {
+    { MCMGPU_OP_CXL_LOAD, "CXL_LOAD", MCMGPU_CXL_LOAD_FIRST, false,
+      cxl_load },
+    { MCMGPU_OP_CXL_REPLAY, "CXL_REPLAY", 0, false, cxl_replay },
+    { 0 }
+};
+
 /* ---- Realize, reset -------------------------------------------------- */
 
-/* "x" for every port, or one value a port: "a,b,c,d". */
+/*
+ * "x" for every port, or one value a port: "a:b:c:d" (a colon, since
+ * -device takes commas between properties).
+ */
 static bool cxl_parse_list(const char *list, unsigned ports, const char *prop,
                            bool (*one)(const char *v, unsigned p, void *out),
                            void *out, Error **errp)
 {
-    g_auto(GStrv) v = g_strsplit(list, ",", -1);
+    g_auto(GStrv) v = g_strsplit(list, ":", -1);
     unsigned n = g_strv_length(v), p;
 
     if (n != 1 && n != ports) {
@@ -795,9 +965,9 @@ static void *cxl_rc_realize(MCMGPUState *s, PCIDevice *pdev,
         cxl_ep_config(&rc->ep[p]);
     }
     rc->window_size = pow2ceil(total);
-    if (!is_power_of_2(cfg->aperture) || cfg->aperture < MCMGPU_CXL_UNIT) {
+    if (!is_power_of_2(cfg->aperture) || cfg->aperture < 1 * MiB) {
         error_setg(errp, "mcmgpu: cxl-aperture=%" PRIu64 " must be a power "
-                   "of 2 of at least 256M", cfg->aperture);
+                   "of 2 of at least 1M", cfg->aperture);
         return NULL;
     }
     rc->aperture_size = MIN(rc->window_size, cfg->aperture);
@@ -817,7 +987,9 @@ static void *cxl_rc_realize(MCMGPUState *s, PCIDevice *pdev,
     for (p = 0; p < rc->ports; p++) {
         rc->ep[p].chunks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     }
+    qemu_mutex_init(&rc->snap_lock);
     cxl_rc_reset_state(rc);
+    cxl_publish(rc);
     cxl_register_locator(rc, pdev);
     memory_region_init_io(&rc->bar4, OBJECT(pdev), &cxl_window_ops, rc,
                           "mcmgpu-cxl-window", rc->aperture_size);
@@ -834,6 +1006,7 @@ static void cxl_rc_reset(void *state)
     unsigned p;
 
     cxl_rc_reset_state(rc);
+    cxl_publish(rc);
     for (p = 0; p < rc->ports; p++) {
         cxl_media_free(rc, &rc->ep[p]);
     }
@@ -845,6 +1018,8 @@ static void cxl_rc_exit(void *state)
     unsigned p;
 
     timer_free(rc->commit_timer);
+    cxl_trace_free(rc);
+    qemu_mutex_destroy(&rc->snap_lock);
     for (p = 0; p < rc->ports; p++) {
         cxl_media_free(rc, &rc->ep[p]);
         g_hash_table_destroy(rc->ep[p].chunks);
@@ -852,14 +1027,127 @@ static void cxl_rc_exit(void *state)
     g_free(rc);
 }
 
+/* ---- Migration ---------------------------------------------------------- */
+
+/*
+ * The decoders, pending commits (due in virtual time, which migrates), the
+ * registers and every media chunk. The field's pointer is the device.
+ */
+static int cxl_rc_put(QEMUFile *f, void *pv, size_t size,
+                      const VMStateField *field, JSONWriter *vmdesc)
+{
+    CXLRC *rc = cxl_rc(pv);
+    GHashTableIter it;
+    gpointer key, val;
+    unsigned k, n, p;
+
+    for (k = 0; k <= rc->ports; k++) {
+        CXLBlock *b = &rc->block[k];
+
+        qemu_put_be32(f, b->hdm.global_ctrl);
+        for (n = 0; n < b->hdm.decoders; n++) {
+            qemu_put_be64(f, b->hdm.d[n].base);
+            qemu_put_be64(f, b->hdm.d[n].size);
+            qemu_put_be32(f, b->hdm.d[n].ctrl);
+            qemu_put_be64(f, b->hdm.d[n].target);
+            qemu_put_be64(f, b->commit_due[n]);
+        }
+    }
+    qemu_put_be64(f, rc->aperture);
+    qemu_put_be32(f, rc->commit_us);
+    qemu_put_be64(f, rc->probe_hpa);
+    qemu_put_be32(f, rc->probe_port);
+    qemu_put_be64(f, rc->probe_dpa);
+    for (p = 0; p < rc->ports; p++) {
+        qemu_put_be64(f, rc->ep[p].dpa);
+        qemu_put_be32(f, g_hash_table_size(rc->ep[p].chunks));
+        g_hash_table_iter_init(&it, rc->ep[p].chunks);
+        while (g_hash_table_iter_next(&it, &key, &val)) {
+            qemu_put_be64(f, GPOINTER_TO_SIZE(key));
+            qemu_put_buffer(f, val, CXL_CHUNK);
+        }
+    }
+    return 0;
+}
+
+static int cxl_rc_get(QEMUFile *f, void *pv, size_t size,
+                      const VMStateField *field)
+{
+    CXLRC *rc = cxl_rc(pv);
+    unsigned k, n, p;
+    uint32_t chunks;
+
+    for (k = 0; k <= rc->ports; k++) {
+        CXLBlock *b = &rc->block[k];
+
+        b->hdm.global_ctrl = qemu_get_be32(f);
+        for (n = 0; n < b->hdm.decoders; n++) {
+            b->hdm.d[n].base = qemu_get_be64(f);
+            b->hdm.d[n].size = qemu_get_be64(f);
+            b->hdm.d[n].ctrl = qemu_get_be32(f);
+            b->hdm.d[n].target = qemu_get_be64(f);
+            b->commit_due[n] = qemu_get_be64(f);
+        }
+    }
+    rc->aperture = qemu_get_be64(f);
+    rc->commit_us = qemu_get_be32(f);
+    rc->probe_hpa = qemu_get_be64(f);
+    rc->probe_port = qemu_get_be32(f);
+    rc->probe_dpa = qemu_get_be64(f);
+    if (rc->aperture % rc->aperture_size || rc->aperture >= rc->window_size ||
+        rc->commit_us > MCMGPU_CXL_MAX_COMMIT_US) {
+        return -EINVAL;
+    }
+    for (p = 0; p < rc->ports; p++) {
+        cxl_media_free(rc, &rc->ep[p]);
+        rc->ep[p].dpa = qemu_get_be64(f);
+        chunks = qemu_get_be32(f);
+        while (chunks--) {
+            uint64_t idx = qemu_get_be64(f);
+            uint8_t *c;
+
+            if (idx >= rc->ep[p].capacity / CXL_CHUNK ||
+                !(c = cxl_chunk(rc, &rc->ep[p], idx * CXL_CHUNK, true))) {
+                return -EINVAL;
+            }
+            qemu_get_buffer(f, c, CXL_CHUNK);
+        }
+    }
+    cxl_publish(rc);
+    cxl_commit_arm(rc);
+    return qemu_file_get_error(f);
+}
+
+static const VMStateInfo cxl_rc_state_info = {
+    .name = "mcmgpu-cxl-rc",
+    .get = cxl_rc_get,
+    .put = cxl_rc_put,
+};
+
+static const VMStateDescription cxl_rc_vmsd = {
+    .name = "mcmgpu/cxl_rc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        {
+            .name = "cxl_rc",
+            .info = &cxl_rc_state_info,
+            .flags = VMS_SINGLE,
+            .offset = 0,
+            .size = 0,
+        },
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const MCMGPUEngine mcmgpu_cxl_rc_engine = {
     .name = "cxl_rc",
-    .not_migrated = "decoders and endpoint media are not migrated yet: a "
-                    "migrated guest must set its decoders up again",
+    .vmsd = &cxl_rc_vmsd,
     .window = MCMGPU_WINDOW_CXL_RC,
     .window_ident = 0x524c5843,     /* "CXLR", little-endian */
     .window_read = cxl_rc_window_read,
     .window_write = cxl_rc_window_write,
+    .commands = cxl_rc_commands,
     .dev_realize = cxl_rc_realize,
     .dev_reset = cxl_rc_reset,
     .dev_exit = cxl_rc_exit,

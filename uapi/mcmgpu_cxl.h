@@ -25,6 +25,8 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
+#include "mcmgpu_hw.h"	/* struct mcmgpu_record_error */
+
 #define MCMGPU_BAR_CXL			4	/* the CXL window's aperture */
 
 #define MCMGPU_CXL_DEFAULT_PORTS	4
@@ -196,6 +198,12 @@ struct mcmgpu_cxl_sim_result {
 	__u64 reserved[3];
 };
 
+/* What CXL_REPLAY writes back. */
+struct mcmgpu_cxl_replay_out {
+	struct mcmgpu_cxl_sim_result result;
+	struct mcmgpu_record_error error;	/* on BAD_TRACE */
+};
+
 /*
  * gpu_rc.ko's control device, /dev/mcmgpu_cxlN (N = the mcmgpu device):
  * what the root complex has, and the HPA layout its decoders implement.
@@ -274,5 +282,20 @@ struct mcmgpu_cxl_decode {
 	_IOWR(MCMGPU_CXL_IOCTL_MAGIC, 0x02, struct mcmgpu_cxl_decode)
 /* Reset every decoder, newest first (EBUSY when locked). */
 #define MCMGPU_CXL_IOCTL_TEARDOWN	_IO(MCMGPU_CXL_IOCTL_MAGIC, 0x03)
+
+/*
+ * Replay an SR/DS trace on the device, through the committed layout:
+ * EINVAL with 'error' naming the record or field the device refused.
+ */
+struct mcmgpu_cxl_replay {
+	__u64 records_ptr;	/* struct mcmgpu_cxl_record[count] */
+	__u64 count;
+	__u64 result_ptr;	/* struct mcmgpu_cxl_sim_result, written */
+	struct mcmgpu_cxl_sim_config config;
+	struct mcmgpu_record_error error;	/* out */
+};
+
+#define MCMGPU_CXL_IOCTL_REPLAY \
+	_IOWR(MCMGPU_CXL_IOCTL_MAGIC, 0x04, struct mcmgpu_cxl_replay)
 
 #endif /* MCMGPU_CXL_H */

@@ -204,6 +204,19 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_BARRE_RUN_REPORT		(1U << 2)
 /* Drop every TLB entry of the context's chiplets (a free's shootdown). */
 #define MCMGPU_OP_TLB_INVALIDATE	0x000a
+/*
+ * CXL-GPU speculative read and deterministic store (mcmgpu_cxl.h), no
+ * context: CXL_LOAD appends args[1] struct mcmgpu_cxl_record (at most
+ * MCMGPU_CXL_LOAD_MAX) from host address args[0] to the device's trace;
+ * MCMGPU_CXL_LOAD_FIRST starts a new one. CXL_REPLAY replays it through
+ * the committed HDM decoders and the endpoints: args[0] the host address
+ * of a struct mcmgpu_cxl_sim_config, args[1] that of the struct
+ * mcmgpu_cxl_replay_out it writes (also on BAD_TRACE, naming the record).
+ */
+#define MCMGPU_OP_CXL_LOAD		0x000b
+#define MCMGPU_CXL_LOAD_FIRST		(1U << 0)
+#define MCMGPU_CXL_LOAD_MAX		65536
+#define MCMGPU_OP_CXL_REPLAY		0x000c
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {

@@ -502,6 +502,47 @@ TEST_F(cxl, tool_setup_and_decode)
 	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl setup --help", NULL, 0));
 }
 
+/*
+ * SR/DS replays on the device equal the host core's (the guest's
+ * endpoints are DRAM unless MT_CXL_MEDIA says otherwise), and a record
+ * the device refuses is named.
+ */
+TEST_F(cxl, replay_device_equals_host)
+{
+	static const char *const modes[] = { "--sr off", "--sr sr",
+					     "--sr sr --ds", "--sr naive --no-gc" };
+	const char *media = getenv("MT_CXL_MEDIA") ? : "dram";
+	char cmd[512], dev[8192], host[8192];
+	struct mcmgpu_cxl_setup def = { 0 };
+	unsigned int i;
+	FILE *f;
+
+	ASSERT_EQ(0, setup(self->fd, &def)) TH_LOG("%s", def.error);
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl gen bfs --records 20000 --size 65536 "
+				"-o /tmp/cxl-bfs.trace", NULL, 0));
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu cxl replay --json %s "
+			 "/tmp/cxl-bfs.trace", modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s", dev);
+		snprintf(cmd, sizeof(cmd), "mcmgpu cxl replay --json --host "
+			 "--ports %u --media %s %s /tmp/cxl-bfs.trace",
+			 self->info.ports, media, modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host)));
+		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
+		EXPECT_NE(NULL, strstr(dev, "\"loads\"")) TH_LOG("%s", dev);
+	}
+	/* An offset no decoder maps, on line 3 of the trace. */
+	f = fopen("/tmp/cxl-bad.trace", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "r 0\nc 5\nw 0x%llx\n",
+		(unsigned long long)self->info.window_size * 4);
+	fclose(f);
+	EXPECT_EQ(1, mt_run_cmd("mcmgpu cxl replay /tmp/cxl-bad.trace 2>&1",
+				dev, sizeof(dev)));
+	EXPECT_NE(NULL, strstr(dev, "record 3: addr: no decoder maps it"))
+		TH_LOG("%s", dev);
+}
+
 /* Locked decoders ignore writes until a reset (a module reload here). */
 TEST_F(cxl, lock_on_commit)
 {

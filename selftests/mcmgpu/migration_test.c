@@ -13,11 +13,13 @@
  * environment (a plain vm-run has no one to answer) the tests skip.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -113,7 +115,22 @@ static int finepack_replay(char *out, size_t n)
 			  out, n);
 }
 
+/* The CXL aperture (BAR4) of the device in slot; NULL on failure. */
+static volatile uint32_t *map_cxl_window(const char *slot, int *fd)
+{
+	char path[PATH_MAX];
+	void *p;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource4", slot);
+	*fd = open(path, O_RDWR | O_SYNC);
+	if (*fd < 0)
+		return NULL;
+	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 FIXTURE(migration) {
+	char slot[NAME_MAX + 1];
 	int fd;
 	int regs_fd;
 	volatile uint8_t *regs;
@@ -122,14 +139,14 @@ FIXTURE(migration) {
 
 FIXTURE_SETUP(migration)
 {
-	char slot[NAME_MAX + 1];
+	char *slot = self->slot;
 
 	if (!migrating())
 		SKIP(return, "run under 'tools/vm-run --migrate' with MCMGPU_MIGRATE=1");
 	self->fd = mt_open_dev();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, mt_get_info(self->fd, &self->info));
-	self->regs = mt_map_regs(slot, sizeof(slot), &self->regs_fd);
+	self->regs = mt_map_regs(slot, sizeof(self->slot), &self->regs_fd);
 	ASSERT_NE(NULL, self->regs);
 }
 
@@ -153,7 +170,9 @@ TEST_F_TIMEOUT(migration, state_survives, 300)
 	uint32_t before[NKEPT], after[NKEPT], cmds0, cmds1;
 	struct mcmgpu_cpe_launch_result res0, res1;
 	struct mcmgpu_info info1;
-	char fp0[4096], fp1[4096];
+	char fp0[4096], fp1[4096], cxl0[4096], cxl1[4096];
+	volatile uint32_t *win;
+	int win_fd;
 	long trips = 0;
 
 	/* A skip in the setup does not stop the body. */
@@ -167,6 +186,13 @@ TEST_F_TIMEOUT(migration, state_survives, 300)
 	ASSERT_EQ(0, cpelide_sequence(self->fd, true, &res0))
 		TH_LOG("%s", res0.error.what);
 	ASSERT_EQ(0, finepack_replay(fp0, sizeof(fp0)));
+	/* The CXL root complex: an interleaved layout and data behind it. */
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl setup +0:512M:2:1K:1,0", NULL, 0));
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl info --json", cxl0, sizeof(cxl0)));
+	win = map_cxl_window(self->slot, &win_fd);
+	ASSERT_NE(NULL, win);
+	for (c = 0; c < 4096; c++)
+		win[c * 61] = 0x5a000000 + c;
 	mt_fill_random(pattern, PATTERN_BYTES * chiplets);
 	/* One pattern per chiplet, the last one cut unaligned at the top. */
 	for (c = 0; c < chiplets; c++) {
@@ -227,6 +253,14 @@ TEST_F_TIMEOUT(migration, state_survives, 300)
 	EXPECT_EQ(0, memcmp(&res0.stats, &res1.stats, sizeof(res0.stats)));
 	ASSERT_EQ(0, finepack_replay(fp1, sizeof(fp1)));
 	EXPECT_STREQ(fp0, fp1);
+	/* The decoders and the endpoints' media came along. */
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl info --json", cxl1, sizeof(cxl1)));
+	EXPECT_STREQ(cxl0, cxl1);
+	for (c = 0; c < 4096; c++)
+		ASSERT_EQ(0x5a000000 + c, win[c * 61]) TH_LOG("word %u", c * 61);
+	munmap((void *)win, 1 << 20);
+	close(win_fd);
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl setup", NULL, 0));
 	EXPECT_EQ(0, mt_roundtrip(self->fd, 3 << 20, 1 << 20));
 	free(pattern);
 	free(back);

@@ -15,7 +15,7 @@ secs=$1
 bin=$(bash "$top/tools/scripts/build-qemu.sh" --fuzz) || exit 1
 
 export QEMU_FUZZ_ARGS="-machine q35 -nodefaults -L /usr/share/seabios -L /usr/share/qemu \
--device mcmgpu,bus=pcie.0,addr=04.0,chiplets=4,vram-per-chiplet=1M,sync-commands=on"
+-device mcmgpu,bus=pcie.0,addr=04.0,chiplets=4,vram-per-chiplet=1M,sync-commands=on,cxl-aperture=1M"
 export QEMU_FUZZ_OBJECTS="mcmgpu*"
 export QEMU_FUZZ_TIMEOUT=${QEMU_FUZZ_TIMEOUT:-2000000}
 

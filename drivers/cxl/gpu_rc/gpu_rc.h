@@ -38,6 +38,7 @@ struct gpu_rc {
 	struct pci_dev *pdev;
 	struct mcmgpu_aux_ping ping;
 	struct mutex lock;	/* the decoders and the layout below */
+	struct mutex replay_lock;	/* the device holds one trace */
 	struct gpu_rc_block hb;
 	struct gpu_rc_port port[MCMGPU_CXL_MAX_PORTS];
 	unsigned int ports;

@@ -9,6 +9,7 @@
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -101,6 +102,88 @@ static long gpu_rc_ioctl_setup(struct gpu_rc *rc, void __user *uarg)
 	return ret;
 }
 
+static int gpu_rc_replay_errno(u32 status)
+{
+	switch (status) {
+	case MCMGPU_CMPL_OK:
+		return 0;
+	case MCMGPU_CMPL_NO_MEMORY:
+		return -ENOMEM;
+	case MCMGPU_CMPL_BAD_TRACE:
+	case MCMGPU_CMPL_BAD_LENGTH:
+	case MCMGPU_CMPL_BAD_RESERVED:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+/* Records go to the device a bounce buffer at a time, then one replay. */
+static long gpu_rc_ioctl_replay(struct gpu_rc *rc, void __user *uarg)
+{
+	const size_t chunk = MCMGPU_CXL_LOAD_MAX * sizeof(struct mcmgpu_cxl_record);
+	struct device *dma = rc->aux->adev.dev.parent;
+	struct mcmgpu_cxl_replay_out *res;
+	struct mcmgpu_aux_cmd cmd = { };
+	struct mcmgpu_cxl_replay req;
+	dma_addr_t bus;
+	u64 done = 0;
+	void *buf;
+	long ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!req.count || req.count > MCMGPU_CXL_MAX_RECORDS)
+		return -EINVAL;
+	buf = dma_alloc_coherent(dma, chunk + PAGE_SIZE, &bus, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&rc->replay_lock);
+	while (done < req.count) {
+		u64 n = min_t(u64, req.count - done, MCMGPU_CXL_LOAD_MAX);
+		const void __user *from = u64_to_user_ptr(req.records_ptr) +
+			done * sizeof(struct mcmgpu_cxl_record);
+
+		if (copy_from_user(buf, from, n * sizeof(struct mcmgpu_cxl_record))) {
+			ret = -EFAULT;
+			goto out;
+		}
+		cmd = (struct mcmgpu_aux_cmd) {
+			.opcode = MCMGPU_OP_CXL_LOAD,
+			.flags = done ? 0 : MCMGPU_CXL_LOAD_FIRST,
+			.args = { bus, n },
+		};
+		ret = rc->aux->ops->submit(rc->aux, &cmd);
+		if (!ret)
+			ret = gpu_rc_replay_errno(cmd.status);
+		if (ret)
+			goto out;
+		done += n;
+	}
+	/* The configuration, then the answer, in the buffer's last page. */
+	memcpy(buf + chunk, &req.config, sizeof(req.config));
+	res = buf + chunk + sizeof(req.config);
+	memset(res, 0, sizeof(*res));
+	cmd = (struct mcmgpu_aux_cmd) {
+		.opcode = MCMGPU_OP_CXL_REPLAY,
+		.args = { bus + chunk, bus + chunk + sizeof(req.config) },
+	};
+	ret = rc->aux->ops->submit(rc->aux, &cmd);
+	if (!ret)
+		ret = gpu_rc_replay_errno(cmd.status);
+	if (cmd.status == MCMGPU_CMPL_BAD_TRACE &&
+	    copy_to_user(uarg + offsetof(struct mcmgpu_cxl_replay, error),
+			 &res->error, sizeof(res->error)))
+		ret = -EFAULT;
+	if (!ret && copy_to_user(u64_to_user_ptr(req.result_ptr), &res->result,
+				 sizeof(res->result)))
+		ret = -EFAULT;
+out:
+	mutex_unlock(&rc->replay_lock);
+	dma_free_coherent(dma, chunk + PAGE_SIZE, buf, bus);
+	return ret;
+}
+
 static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
@@ -134,6 +217,8 @@ static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 		}
 		mutex_unlock(&rc->lock);
 		return copy_to_user(uarg, &dec, sizeof(dec)) ? -EFAULT : 0;
+	case MCMGPU_CXL_IOCTL_REPLAY:
+		return gpu_rc_ioctl_replay(rc, uarg);
 	case MCMGPU_CXL_IOCTL_TEARDOWN:
 		mutex_lock(&rc->lock);
 		ret = gpu_rc_teardown(rc);
@@ -220,6 +305,7 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	rc->aux = aux;
 	rc->pdev = to_pci_dev(adev->dev.parent);
 	mutex_init(&rc->lock);
+	mutex_init(&rc->replay_lock);
 	mcmgpu_aux_ping_init(&rc->ping);
 	dev_set_drvdata(&adev->dev, rc);
 	ret = gpu_rc_discover(rc);

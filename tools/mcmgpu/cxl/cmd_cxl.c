@@ -319,7 +319,7 @@ static void parse_ports(const char *list, unsigned int ports, bool media,
 
 	if (!copy)
 		fatal("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(copy, ",:", &save); tok; tok = strtok_r(NULL, ",:", &save)) {
 		if (n == MCMGPU_CXL_MAX_PORTS)
 			die_usage("--%s: more than %d values", media ? "media" :
 				  "capacity", MCMGPU_CXL_MAX_PORTS);
@@ -352,22 +352,25 @@ static void parse_ports(const char *list, unsigned int ports, bool media,
 
 static void replay_usage(FILE *f)
 {
-	fprintf(f, "usage: mcmgpu cxl replay TRACE --host [options]\n\n"
+	fprintf(f, "usage: mcmgpu cxl replay TRACE [--host] [-d DEV] [options]\n\n"
 		"Replays an SR/DS trace (mcmgpu cxl gen) through the root ports'\n"
-		"queue logic and the endpoints' media, in virtual time.\n"
+		"queue logic and the endpoints' media, in virtual time: on the\n"
+		"device (its endpoints, its committed decoders) or with --host on\n"
+		"the same core here.\n"
 		"  --sr MODE       off (\"CXL\"), naive, dyn, sr or max (default sr)\n"
 		"  --ds            deterministic store on the SSD ports\n"
 		"  --no-gc         no garbage collection in the SSDs\n"
 		"  --ctrl-ns N     controller round trip (default 80; 250: the\n"
 		"                  commercial controller preset)\n"
 		"  --local         every line in local GPU memory (\"GPU-DRAM\")\n"
+		"  --json          every counter as JSON\n"
+		"With --host, the endpoints (the device's are its properties):\n"
 		"  --ports N       root ports (1, 2, 4 or 8; default 4)\n"
 		"  --media LIST    dram|optane|znand|nand, one or one a port\n"
 		"                  (default znand)\n"
 		"  --capacity LIST bytes per endpoint (default 256M)\n"
-		"  --json          every counter as JSON\n"
-		"The trace's offsets go to the ports in order, one 1-way region\n"
-		"each (the layout gpu_rc.ko sets up at probe).\n");
+		"and the layout gpu_rc.ko sets up at probe: the trace's offsets\n"
+		"go to the ports in order, one 1-way region each.\n");
 }
 
 static int cxl_cmd_replay(int argc, char **argv)
@@ -379,6 +382,7 @@ static int cxl_cmd_replay(int argc, char **argv)
 	struct mcmgpu_record_error err;
 	struct mcmgpu_cxl_record *rec;
 	const char *trace = NULL, *media = "znand", *capacity = "256M";
+	bool media_given = false, capacity_given = false, ports_given = false;
 	struct port_list pl;
 	char msg[256];
 	uint64_t n;
@@ -410,14 +414,17 @@ static int cxl_cmd_replay(int argc, char **argv)
 			cfg.sim.ctrl_ns = parse_arg_range(argv[++a], "--ctrl-ns", 1,
 							  100000);
 		} else if (!strcmp(argv[a], "--ports") && a + 1 < argc) {
+			ports_given = true;
 			cfg.ports = parse_arg_range(argv[++a], "--ports", 1,
 						    MCMGPU_CXL_MAX_PORTS);
 			if (cfg.ports & (cfg.ports - 1))
 				die_usage("--ports: %u is not 1, 2, 4 or 8", cfg.ports);
 		} else if (!strcmp(argv[a], "--media") && a + 1 < argc) {
 			media = argv[++a];
+			media_given = true;
 		} else if (!strcmp(argv[a], "--capacity") && a + 1 < argc) {
 			capacity = argv[++a];
+			capacity_given = true;
 		} else if (!trace && argv[a][0] != '-') {
 			trace = argv[a];
 		} else {
@@ -426,8 +433,9 @@ static int cxl_cmd_replay(int argc, char **argv)
 	}
 	if (!trace)
 		die_usage("cxl replay: which TRACE?");
-	if (!co.host)
-		die_usage("cxl replay: only --host replays so far");
+	if (!co.host && (media_given || capacity_given || ports_given))
+		die_usage("cxl replay: --ports, --media and --capacity are for "
+			  "--host (the device's endpoints are its properties)");
 	parse_ports(media, cfg.ports, true, &pl);
 	parse_ports(capacity, cfg.ports, false, &pl);
 	memcpy(cfg.media, pl.media, sizeof(cfg.media));
@@ -440,15 +448,37 @@ static int cxl_cmd_replay(int argc, char **argv)
 	if (cxl_trace_parse(text, &rec, &n, msg, sizeof(msg)))
 		fatal("%s: %s", trace, msg);
 	free(text);
-	if (srds_check(&cfg, rec, n, &err))
-		fatal("%s: record %llu: %s (0x%llx)", trace,
-		      (unsigned long long)err.index, err.what,
-		      (unsigned long long)err.value);
-	mem = malloc(srds_state_size(&cfg));
-	if (!mem)
-		fatal("out of memory");
-	srds_run(&cfg, mem, rec, n, &res);
-	free(mem);
+	if (co.host) {
+		if (srds_check(&cfg, rec, n, &err))
+			fatal("%s: record %llu: %s (0x%llx)", trace,
+			      (unsigned long long)err.index, err.what,
+			      (unsigned long long)err.value);
+		mem = malloc(srds_state_size(&cfg));
+		if (!mem)
+			fatal("out of memory");
+		srds_run(&cfg, mem, rec, n, &res);
+		free(mem);
+	} else {
+		struct mcmgpu_cxl_replay req = {
+			.records_ptr = (uintptr_t)rec, .count = n,
+			.result_ptr = (uintptr_t)&res, .config = cfg.sim,
+		};
+		int fd = cxl_open(co.device);
+
+		if (!n)
+			fatal("%s: no records", trace);
+		if (ioctl(fd, MCMGPU_CXL_IOCTL_REPLAY, &req)) {
+			int e = errno;
+
+			if (e == EINVAL && req.error.what[0])
+				fatal("%s: record %llu: %s (0x%llx)", trace,
+				      (unsigned long long)req.error.index,
+				      req.error.what,
+				      (unsigned long long)req.error.value);
+			fatal("cxl replay: %s", strerror(e));
+		}
+		close(fd);
+	}
 	free(rec);
 	if (co.json) {
 		struct json j;
