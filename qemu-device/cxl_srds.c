@@ -29,7 +29,7 @@
 #define DRAM_BURST_PS       2000ULL         /* a channel per 64 B */
 #define SECTOR_XFER_PS      256000ULL       /* 256 B at 1 GB/s a channel [A] */
 #define DS_LINES            65536
-#define DS_FLUSH_INFLIGHT   8               /* a quarter of the memory queue [A] */
+#define DS_FLUSH_INFLIGHT   8               /* memory queue / 4 [A] */
 #define DS_POLL_PS          1000000ULL
 #define POOL_PER_PORT       512
 #define MAX_COMPUTE_NS      1000000
@@ -1043,12 +1043,14 @@ static void gpu_issue(struct srds *s)
              * DS: the GPU is done once GPU memory has the line. The SSD gets
              * it now if it keeps up (dual write), else later (staged).
              */
+            bool direct = !pt->suspended && !pt->write_out &&
+                          pt->memq_len < MEM_QUEUE;
+
+            r = direct && !ds_has(pt, rec->addr) ?
+                req_new(s, REQ_STORE, p, rec->addr, dpa) : UINT32_MAX;
             if (ds_has(pt, rec->addr)) {
                 gpu_local(s, false);        /* the staged copy is newer */
-            } else if (!pt->suspended && !pt->write_out &&
-                       pt->memq_len < MEM_QUEUE &&
-                       (r = req_new(s, REQ_STORE, p, rec->addr, dpa)) !=
-                       UINT32_MAX) {
+            } else if (r != UINT32_MAX) {
                 s->req[r].spec_done = 1;    /* marks a dual write */
                 pt->write_out = true;
                 pt->memq[pt->memq_len++] = r;

@@ -1104,10 +1104,12 @@ static int cxl_rc_get(QEMUFile *f, void *pv, size_t size,
         chunks = qemu_get_be32(f);
         while (chunks--) {
             uint64_t idx = qemu_get_be64(f);
-            uint8_t *c;
+            uint8_t *c = NULL;
 
-            if (idx >= rc->ep[p].capacity / CXL_CHUNK ||
-                !(c = cxl_chunk(rc, &rc->ep[p], idx * CXL_CHUNK, true))) {
+            if (idx < rc->ep[p].capacity / CXL_CHUNK) {
+                c = cxl_chunk(rc, &rc->ep[p], idx * CXL_CHUNK, true);
+            }
+            if (!c) {
                 return -EINVAL;
             }
             qemu_get_buffer(f, c, CXL_CHUNK);

@@ -3,7 +3,8 @@
 # the device seen from the guest, and of a plain memcpy of the same trace
 # bytes; CPElide launches per second through the command-processor model on
 # the host and in the guest; Barre translations per second on the host
-# cores and through the device, and allocation latency Barre vs plain. Measured in one run, reported as ratios
+# cores and through the device, and allocation latency Barre vs plain; CXL
+# decodes and SR/DS replays, host core and device. Measured in one run, reported as ratios
 # (results/bench.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +32,14 @@ tools/vm-run --no-build --out "$out" -- sh -c \
 	'mcmgpu barre bench --repeat 3 "$1" >results/bench/barre-device.json' sh "$out/gups.trace"
 echo "bench: Barre allocation latency..."
 "$tool" barre bench --alloc >"$out/barre-alloc.json"
+echo "bench: CXL decode and SR/DS replay, host core..."
+"$tool" cxl gen bfs --records 100000 --size 262144 -o "$out/cxl-bfs.trace"
+"$tool" cxl bench --host --decode --count 2000000 >"$out/cxl-decode-host.json"
+"$tool" cxl bench --host --repeat 3 "$out/cxl-bfs.trace" >"$out/cxl-replay-host.json"
+echo "bench: CXL decode probe and SR/DS replay, device from the guest (Z-NAND endpoints)..."
+tools/vm-run --no-build --prop cxl-media=znand --out "$out" -- sh -c \
+	'mcmgpu cxl bench --decode --count 200000 >results/bench/cxl-decode-device.json &&
+	 mcmgpu cxl bench --repeat 3 "$1" >results/bench/cxl-replay-device.json' sh "$out/cxl-bfs.trace"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -78,6 +87,21 @@ lines += ["", "# Barre: translations through the walker and PEC", "",
 for f in (0, 25, 50, 75, 90):
     p_, b_ = ba[f"plain_f{f}_us"], ba[f"barre_f{f}_us"]
     lines.append(f"| {f} % | {p_:.1f} | {b_:.1f} | {b_ / p_:.2f} | {ba[f'barre_f{f}_grouped']} |")
+xdh = json.load(open(f"{out}/cxl-decode-host.json"))
+xdd = json.load(open(f"{out}/cxl-decode-device.json"))
+xrh = json.load(open(f"{out}/cxl-replay-host.json"))
+xrd = json.load(open(f"{out}/cxl-replay-device.json"))
+lines += ["", "# CXL-GPU: HDM decode and SR/DS replays", "",
+          "Decode: random HPAs of a 4-way 1 GiB region (host: the HDM core; device: "
+          "the decode probe register, two writes and three reads each, from the "
+          "guest). Replay: `cxl gen bfs --records 100000` with SR and DS on, Z-NAND, "
+          "3 repetitions (device: upload and replay through gpu_rc.ko).", "",
+          "| what | host core /s | device from the guest /s | host / device |",
+          "|---|---|---|---|",
+          f"| HPA decodes | {xdh['per_second']:,.0f} | {xdd['per_second']:,.0f} | "
+          f"{xdh['per_second'] / xdd['per_second']:.0f} |",
+          f"| replayed records | {xrh['per_second']:,.0f} | {xrd['per_second']:,.0f} | "
+          f"{xrh['per_second'] / xrd['per_second']:.2f} |"]
 open(f"{out}/../bench.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

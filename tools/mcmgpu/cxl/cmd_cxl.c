@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cxl_hdm.h"
 #include "cxl_srds.h"
+#include "device.h"
 #include "cxl_tool.h"
 #include "cxl_trace.h"
 #include "file.h"
@@ -350,6 +355,76 @@ static void parse_ports(const char *list, unsigned int ports, bool media,
 	}
 }
 
+/* One replay, on the host core or through the device; exits on refusal. */
+static void replay_run(struct srds_config *cfg, bool host, const char *device,
+		       const char *trace, struct mcmgpu_cxl_record *rec,
+		       uint64_t n, struct mcmgpu_cxl_sim_result *res)
+{
+	struct mcmgpu_record_error err;
+	void *mem;
+
+	if (host) {
+		if (srds_check(cfg, rec, n, &err))
+			fatal("%s: record %llu: %s (0x%llx)", trace,
+			      (unsigned long long)err.index, err.what,
+			      (unsigned long long)err.value);
+		mem = malloc(srds_state_size(cfg));
+		if (!mem)
+			fatal("out of memory");
+		srds_run(cfg, mem, rec, n, res);
+		free(mem);
+	} else {
+		struct mcmgpu_cxl_replay req = {
+			.records_ptr = (uintptr_t)rec, .count = n,
+			.result_ptr = (uintptr_t)res, .config = cfg->sim,
+		};
+		int fd = cxl_open(device);
+
+		if (!n)
+			fatal("%s: no records", trace);
+		if (ioctl(fd, MCMGPU_CXL_IOCTL_REPLAY, &req)) {
+			int e = errno;
+
+			if (e == EINVAL && req.error.what[0])
+				fatal("%s: record %llu: %s (0x%llx)", trace,
+				      (unsigned long long)req.error.index,
+				      req.error.what,
+				      (unsigned long long)req.error.value);
+			fatal("cxl replay: %s", strerror(e));
+		}
+		close(fd);
+	}
+}
+
+/* The default configuration of the host core: the layout at probe. */
+static void replay_config(struct srds_config *cfg, const char *media,
+			  const char *capacity)
+{
+	struct port_list pl;
+
+	parse_ports(media, cfg->ports, true, &pl);
+	parse_ports(capacity, cfg->ports, false, &pl);
+	memcpy(cfg->media, pl.media, sizeof(cfg->media));
+	memcpy(cfg->capacity, pl.capacity, sizeof(cfg->capacity));
+	cfg->route = srds_route_default;
+	cfg->route_priv = cfg;
+}
+
+static struct mcmgpu_cxl_record *replay_load(const char *trace, uint64_t *n)
+{
+	struct mcmgpu_cxl_record *rec;
+	char msg[256];
+	size_t len;
+	char *text = file_load(trace, &len, msg, sizeof(msg));
+
+	if (!text)
+		fatal("%s", msg);
+	if (cxl_trace_parse(text, &rec, n, msg, sizeof(msg)))
+		fatal("%s: %s", trace, msg);
+	free(text);
+	return rec;
+}
+
 static void replay_usage(FILE *f)
 {
 	fprintf(f, "usage: mcmgpu cxl replay TRACE [--host] [-d DEV] [options]\n\n"
@@ -379,16 +454,10 @@ static int cxl_cmd_replay(int argc, char **argv)
 	struct srds_config cfg = { .sim = { .sr_mode = MCMGPU_CXL_SR_FULL,
 					    .ctrl_ns = 80, .gc = 1 } };
 	struct mcmgpu_cxl_sim_result res;
-	struct mcmgpu_record_error err;
 	struct mcmgpu_cxl_record *rec;
 	const char *trace = NULL, *media = "znand", *capacity = "256M";
 	bool media_given = false, capacity_given = false, ports_given = false;
-	struct port_list pl;
-	char msg[256];
 	uint64_t n;
-	size_t len;
-	char *text;
-	void *mem;
 	int a, m;
 
 	cfg.ports = 4;
@@ -436,49 +505,9 @@ static int cxl_cmd_replay(int argc, char **argv)
 	if (!co.host && (media_given || capacity_given || ports_given))
 		die_usage("cxl replay: --ports, --media and --capacity are for "
 			  "--host (the device's endpoints are its properties)");
-	parse_ports(media, cfg.ports, true, &pl);
-	parse_ports(capacity, cfg.ports, false, &pl);
-	memcpy(cfg.media, pl.media, sizeof(cfg.media));
-	memcpy(cfg.capacity, pl.capacity, sizeof(cfg.capacity));
-	cfg.route = srds_route_default;
-	cfg.route_priv = &cfg;
-	text = file_load(trace, &len, msg, sizeof(msg));
-	if (!text)
-		fatal("%s", msg);
-	if (cxl_trace_parse(text, &rec, &n, msg, sizeof(msg)))
-		fatal("%s: %s", trace, msg);
-	free(text);
-	if (co.host) {
-		if (srds_check(&cfg, rec, n, &err))
-			fatal("%s: record %llu: %s (0x%llx)", trace,
-			      (unsigned long long)err.index, err.what,
-			      (unsigned long long)err.value);
-		mem = malloc(srds_state_size(&cfg));
-		if (!mem)
-			fatal("out of memory");
-		srds_run(&cfg, mem, rec, n, &res);
-		free(mem);
-	} else {
-		struct mcmgpu_cxl_replay req = {
-			.records_ptr = (uintptr_t)rec, .count = n,
-			.result_ptr = (uintptr_t)&res, .config = cfg.sim,
-		};
-		int fd = cxl_open(co.device);
-
-		if (!n)
-			fatal("%s: no records", trace);
-		if (ioctl(fd, MCMGPU_CXL_IOCTL_REPLAY, &req)) {
-			int e = errno;
-
-			if (e == EINVAL && req.error.what[0])
-				fatal("%s: record %llu: %s (0x%llx)", trace,
-				      (unsigned long long)req.error.index,
-				      req.error.what,
-				      (unsigned long long)req.error.value);
-			fatal("cxl replay: %s", strerror(e));
-		}
-		close(fd);
-	}
+	replay_config(&cfg, media, capacity);
+	rec = replay_load(trace, &n);
+	replay_run(&cfg, co.host, co.device, trace, rec, n, &res);
 	free(rec);
 	if (co.json) {
 		struct json j;
@@ -496,6 +525,153 @@ static int cxl_cmd_replay(int argc, char **argv)
 	return 0;
 }
 
+/* ---- Benchmarks ---------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* BAR0 of the device behind DEV, mapped (for the decode probe). */
+static volatile uint8_t *map_regs(const char *device)
+{
+	struct mcmgpu_info info = { .size = sizeof(info) };
+	char path[PATH_MAX];
+	void *p;
+	int fd = open_device(device);
+
+	if (fd < 0 || get_info(fd, &info))
+		fatal("%s: %s", device, strerror(errno));
+	close(fd);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:%02x:%02x.%x/resource%d",
+		 info.pci_domain, info.pci_bus, info.pci_devfn >> 3,
+		 info.pci_devfn & 7, MCMGPU_BAR_REGS);
+	fd = open(path, O_RDWR | O_SYNC);
+	if (fd < 0)
+		fatal("%s: %s", path, strerror(errno));
+	p = mmap(NULL, MCMGPU_BAR_REGS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		fatal("%s: %s", path, strerror(errno));
+	return p;
+}
+
+static void bench_usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu cxl bench TRACE [--host] [--repeat R] [-d DEV]\n"
+		"       mcmgpu cxl bench --decode [--host] [--count N] [-d DEV]\n\n"
+		"Records replayed per second (SR on, DS on, the default media), or\n"
+		"HPAs decoded per second: --host by the HDM core here, else by the\n"
+		"device's decode probe (two register writes, three reads each)\n"
+		"under the committed layout.\n");
+}
+
+static int cxl_cmd_bench(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
+	uint64_t repeat = 3, count = 200000, i, n = 0, sink = 0;
+	const char *trace = NULL;
+	bool decode = false;
+	double t0, t;
+	struct json j;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
+			continue;
+		if (!strcmp(argv[a], "--decode"))
+			decode = true;
+		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
+			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
+		else if (!strcmp(argv[a], "--count") && a + 1 < argc)
+			count = parse_arg_range(argv[++a], "--count", 1, 1ULL << 30);
+		else if (!trace && argv[a][0] != '-')
+			trace = argv[a];
+		else
+			die_usage("cxl bench: unexpected argument '%s'", argv[a]);
+	}
+	if (decode == !!trace)
+		die_usage("cxl bench: a TRACE or --decode");
+	if (!decode) {
+		struct srds_config cfg = { .sim = { .sr_mode = MCMGPU_CXL_SR_FULL,
+						    .ds = 1, .ctrl_ns = 80,
+						    .gc = 1 }, .ports = 4 };
+		struct mcmgpu_cxl_record *rec = replay_load(trace, &n);
+		struct mcmgpu_cxl_sim_result res;
+
+		replay_config(&cfg, "znand", "256M");
+		t0 = now_s();
+		for (i = 0; i < repeat; i++) {
+			replay_run(&cfg, co.host, co.device, trace, rec, n, &res);
+			sink += res.runtime_ps;
+		}
+		t = now_s() - t0;
+		free(rec);
+		n *= repeat;
+	} else if (co.host) {
+		struct cxl_hdm hb = { .host_bridge = true, .decoders = 1,
+				      .targets = 4 };
+		struct cxl_hdm ep = { .decoders = 1,
+				      .global_ctrl = MCMGPU_HDM_GLOBAL_ENABLE };
+		uint64_t x = 88172645463325252ULL, dpa;
+		uint8_t id;
+
+		/* One 4-way 1 GiB region at 1 KiB, as the device would hold it. */
+		hb.d[0] = (struct cxl_hdm_decoder){ MCMGPU_CXL_WINDOW_BASE, 1ULL << 30,
+			2 | 2 << 4 | MCMGPU_HDM_CTRL_COMMITTED, 0x13121110 };
+		ep.d[0] = hb.d[0];
+		ep.d[0].target = 0;
+		t0 = now_s();
+		for (i = 0; i < count; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (cxl_hdm_hb_route(&hb, MCMGPU_CXL_WINDOW_BASE + x % (1ULL << 30),
+					     &id) &&
+			    cxl_hdm_ep_translate(&ep, MCMGPU_CXL_WINDOW_BASE +
+						 x % (1ULL << 30), &dpa))
+				sink += dpa + id;
+		}
+		t = now_s() - t0;
+		n = count;
+	} else {
+		volatile uint8_t *regs = map_regs(co.device);
+		volatile uint8_t *w = regs + MCMGPU_WINDOW(MCMGPU_WINDOW_CXL_RC);
+		uint64_t x = 88172645463325252ULL;
+
+		t0 = now_s();
+		for (i = 0; i < count; i++) {
+			uint64_t hpa;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			hpa = MCMGPU_CXL_WINDOW_BASE + x % (1ULL << 30);
+			*(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_HPA_LO) = hpa;
+			*(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_HPA_HI) = hpa >> 32;
+			sink += *(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_PORT);
+			sink += *(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_DPA_LO);
+			sink += *(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_DPA_HI);
+		}
+		t = now_s() - t0;
+		n = count;
+		munmap((void *)regs, MCMGPU_BAR_REGS_SIZE);
+	}
+	json_begin(&j, stdout);
+	json_string(&j, "what", decode ? "decodes" : "records");
+	json_string(&j, "path", co.host ? "host" : "device");
+	json_u64(&j, "count", n);
+	json_double(&j, "seconds", 6, t);
+	json_double(&j, "per_second", 1, t > 0 ? n / t : 0);
+	json_u64(&j, "checksum", sink & 0xffff);
+	json_end(&j);
+	return 0;
+}
+
 const struct subcommand cxl_commands[] = {
 	{ "info", "root ports, endpoints, window and regions", cxl_cmd_info },
 	{ "setup", "commit an HDM decoder layout (default: the paper's)",
@@ -506,5 +682,7 @@ const struct subcommand cxl_commands[] = {
 	  cxl_cmd_gen },
 	{ "replay", "replay an SR/DS trace through the root ports and media",
 	  cxl_cmd_replay },
+	{ "bench", "replayed records or decoded HPAs per second, host or device",
+	  cxl_cmd_bench },
 	{ }
 };
