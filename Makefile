@@ -28,7 +28,7 @@ CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
-	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c
+	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c tools/mcmgpu/cxl/cxl_trace.c
 # libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
 # user input. FUZZ_TIME: seconds per target for 'make fuzz'.
 FUZZERS     := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))

@@ -29,7 +29,7 @@ def descriptor(opcode, ctx, args):
     return struct.pack("<HHIQ6Q", opcode, 0, ctx, 1, *args)
 
 
-def seed(opcode, ctx, args, regions=9):
+def seed(opcode, ctx, args, regions=16):
     ops = []
     for base in range(regions):
         ops += [write(base, REGS["RING_BASE_LO"], RING),
@@ -59,7 +59,17 @@ seeds = {
     "barre_load": (0x8, 1, [0x300000, 16]),
     "barre_run": (0x9, 1, [0x300000, 0x301000, 4, 0x400000]),
     "tlb_invalidate": (0xa, 1, []),
+    "cxl_load": (0xb, 0, [0x300000, 16]),
+    "cxl_replay": (0xc, 0, [0x300000, 0x400000]),
 }
 for name, (op, ctx, args) in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
         f.write(seed(op, ctx, args))
+
+# HDM decoder 0 of every region that may be a CXL component block:
+# base, size, then Commit (CXL.cache/mem at 0x1000, the capability at +0x100).
+hdm = 0x1000 + 0x100 + 0x10
+with open(os.path.join(out, "hdm_commit"), "wb") as f:
+    f.write(SEP.join(op for base in range(16) for op in (
+        write(base, hdm + 0x4, 0x10), write(base, hdm + 0x8, 0x10000000),
+        write(base, hdm + 0x14, 0x10), write(base, hdm + 0x10, 0x200))))
