@@ -325,6 +325,25 @@ static void gpu_rc_default_layout(const struct gpu_rc *rc,
 	}
 }
 
+/* The Control bits of a region's decoders (checked: the encodings exist). */
+static u32 gpu_rc_region_ctrl(const struct mcmgpu_cxl_region *r, u32 lock)
+{
+	u16 ig = 0;
+	u8 iw = 0;
+
+	granularity_to_cxl(r->granularity, &ig);
+	ways_to_cxl(r->ways, &iw);
+	return FIELD_PREP(CXL_HDM_DECODER0_CTRL_IG_MASK, ig) |
+		FIELD_PREP(CXL_HDM_DECODER0_CTRL_IW_MASK, iw) |
+		CXL_HDM_DECODER0_CTRL_TYPE | lock;
+}
+
+static const char *gpu_rc_commit_error(int ret)
+{
+	return ret == -EIO ? "the device refused the commit" :
+		"no answer to the commit in 20 ms";
+}
+
 static int gpu_rc_program(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 			  char *error, size_t len)
 {
@@ -339,25 +358,17 @@ static int gpu_rc_program(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 	/* Endpoints first: a host bridge decoder never routes to nothing. */
 	for (i = 0; i < req->nregions; i++) {
 		const struct mcmgpu_cxl_region *r = &req->region[i];
-		u16 ig;
-		u8 iw;
 
-		granularity_to_cxl(r->granularity, &ig);
-		ways_to_cxl(r->ways, &iw);
 		for (k = 0; k < r->ways; k++) {
 			struct gpu_rc_port *port = &rc->port[r->ports[k]];
 			unsigned int n = port->committed;
 
 			gpu_rc_write_decoder(port->blk.hdm, n, r->base, r->size, 0);
 			ret = gpu_rc_commit(rc, port->blk.hdm, n,
-					    FIELD_PREP(CXL_HDM_DECODER0_CTRL_IG_MASK, ig) |
-					    FIELD_PREP(CXL_HDM_DECODER0_CTRL_IW_MASK, iw) |
-					    CXL_HDM_DECODER0_CTRL_TYPE | lock);
+					    gpu_rc_region_ctrl(r, lock));
 			if (ret) {
 				snprintf(error, len, "region %u: port %u's endpoint decoder %u: %s",
-					 i, r->ports[k], n, ret == -EIO ?
-					 "the device refused the commit" :
-					 "no answer to the commit in 20 ms");
+					 i, r->ports[k], n, gpu_rc_commit_error(ret));
 				return ret;
 			}
 			port->committed++;
@@ -366,22 +377,14 @@ static int gpu_rc_program(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 	for (i = 0; i < req->nregions; i++) {
 		const struct mcmgpu_cxl_region *r = &req->region[i];
 		u64 targets = 0;
-		u16 ig;
-		u8 iw;
 
-		granularity_to_cxl(r->granularity, &ig);
-		ways_to_cxl(r->ways, &iw);
 		for (k = 0; k < r->ways; k++)
 			targets |= (u64)rc->port[r->ports[k]].id << (8 * k);
 		gpu_rc_write_decoder(rc->hb.hdm, i, r->base, r->size, targets);
-		ret = gpu_rc_commit(rc, rc->hb.hdm, i,
-				    FIELD_PREP(CXL_HDM_DECODER0_CTRL_IG_MASK, ig) |
-				    FIELD_PREP(CXL_HDM_DECODER0_CTRL_IW_MASK, iw) |
-				    CXL_HDM_DECODER0_CTRL_TYPE | lock);
+		ret = gpu_rc_commit(rc, rc->hb.hdm, i, gpu_rc_region_ctrl(r, lock));
 		if (ret) {
 			snprintf(error, len, "region %u: host bridge decoder %u: %s",
-				 i, i, ret == -EIO ? "the device refused the commit" :
-				 "no answer to the commit in 20 ms");
+				 i, i, gpu_rc_commit_error(ret));
 			return ret;
 		}
 		rc->regions++;

@@ -9,28 +9,29 @@
 #include "num.h"
 #include "util.h"
 
+static void __attribute__((noreturn))
+vdie(int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	exit(status);
+}
+
 void die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
+	vdie(2, fmt, ap);
 }
 
 void fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
+	vdie(1, fmt, ap);
 }
 
 int parse_u64(const char *s, const char *what, uint64_t *out)
