@@ -266,7 +266,7 @@ struct mcmgpu_cxl_setup {
 
 #define MCMGPU_CXL_SETUP_LOCK		(1U << 0)	/* Lock On Commit */
 
-/* Where the driver's layout sends an HPA (the spec's arithmetic). */
+/* Where the device's decoders send an HPA (its decode probe). */
 struct mcmgpu_cxl_decode {
 	__u64 hpa;		/* in */
 	__u32 port;		/* out: port index, or MCMGPU_CXL_PROBE_MISS */
@@ -297,5 +297,29 @@ struct mcmgpu_cxl_replay {
 
 #define MCMGPU_CXL_IOCTL_REPLAY \
 	_IOWR(MCMGPU_CXL_IOCTL_MAGIC, 0x04, struct mcmgpu_cxl_replay)
+
+/* One HDM decoder as its registers say. */
+struct mcmgpu_cxl_decoder {
+	__u64 base;
+	__u64 size;
+	__u64 skip;		/* endpoints: DPA skip */
+	__u32 ways;		/* 0: a reserved IW encoding */
+	__u32 granularity;	/* bytes; 0: a reserved IG encoding */
+	__u32 ctrl;		/* the Control register */
+	__u8 targets[8];	/* host bridge: port IDs of ways 0..7 */
+	__u8 committed;
+	__u8 locked;
+	__u8 error;		/* Error Not Committed */
+	__u8 reserved;
+};
+
+/* Every decoder: the host bridge's, then each endpoint's. */
+struct mcmgpu_cxl_decoders {
+	struct mcmgpu_cxl_decoder hb[MCMGPU_CXL_HB_DECODERS];
+	struct mcmgpu_cxl_decoder ep[MCMGPU_CXL_MAX_PORTS][MCMGPU_CXL_EP_DECODERS];
+};
+
+#define MCMGPU_CXL_IOCTL_DECODERS \
+	_IOR(MCMGPU_CXL_IOCTL_MAGIC, 0x05, struct mcmgpu_cxl_decoders)
 
 #endif /* MCMGPU_CXL_H */

@@ -188,7 +188,7 @@ TEST_F_TIMEOUT(migration, state_survives, 300)
 	ASSERT_EQ(0, finepack_replay(fp0, sizeof(fp0)));
 	/* The CXL root complex: an interleaved layout and data behind it. */
 	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl setup +0:512M:2:1K:1,0", NULL, 0));
-	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl info --json", cxl0, sizeof(cxl0)));
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl show --json", cxl0, sizeof(cxl0)));
 	win = map_cxl_window(self->slot, &win_fd);
 	ASSERT_NE(NULL, win);
 	for (c = 0; c < 4096; c++)
@@ -254,7 +254,7 @@ TEST_F_TIMEOUT(migration, state_survives, 300)
 	ASSERT_EQ(0, finepack_replay(fp1, sizeof(fp1)));
 	EXPECT_STREQ(fp0, fp1);
 	/* The decoders and the endpoints' media came along. */
-	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl info --json", cxl1, sizeof(cxl1)));
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl show --json", cxl1, sizeof(cxl1)));
 	EXPECT_STREQ(cxl0, cxl1);
 	for (c = 0; c < 4096; c++)
 		ASSERT_EQ(0x5a000000 + c, win[c * 61]) TH_LOG("word %u", c * 61);

@@ -59,7 +59,5 @@ void gpu_rc_unmap(struct gpu_rc *rc);
 int gpu_rc_setup(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 		 char *error, size_t len);
 int gpu_rc_teardown(struct gpu_rc *rc);
-bool gpu_rc_decode(const struct gpu_rc *rc, u64 hpa, unsigned int *port,
-		   u64 *dpa);
 
 #endif /* GPU_RC_H */

@@ -145,16 +145,6 @@ void gpu_rc_unmap(struct gpu_rc *rc)
 
 /* ---- Checking a layout ------------------------------------------------- */
 
-static bool region_has_port(const struct mcmgpu_cxl_region *r, unsigned int p)
-{
-	unsigned int k;
-
-	for (k = 0; k < r->ways; k++)
-		if (r->ports[k] == p)
-			return true;
-	return false;
-}
-
 #define bad(fmt, ...) ({ snprintf(error, len, fmt, ##__VA_ARGS__); -EINVAL; })
 
 static int gpu_rc_check(const struct gpu_rc *rc,
@@ -421,31 +411,4 @@ int gpu_rc_setup(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 	}
 	gpu_rc_locked(rc);
 	return 0;
-}
-
-/* The spec's decode of the layout (§8.2.4.20.13), not the device's. */
-bool gpu_rc_decode(const struct gpu_rc *rc, u64 hpa, unsigned int *port,
-		   u64 *dpa)
-{
-	unsigned int i, j, way, shift;
-	u64 off, base = 0;
-
-	for (i = 0; i < rc->regions; i++) {
-		const struct mcmgpu_cxl_region *r = &rc->layout[i];
-
-		if (hpa < r->base || hpa - r->base >= r->size)
-			continue;
-		shift = ilog2(r->granularity);
-		off = hpa - r->base;
-		way = (hpa >> shift) & (r->ways - 1);
-		*port = r->ports[way];
-		for (j = 0; j < i; j++)
-			if (region_has_port(&rc->layout[j], *port))
-				base += div_u64(rc->layout[j].size,
-						rc->layout[j].ways);
-		*dpa = base + (div_u64(off >> shift, r->ways) << shift) +
-			(off & (r->granularity - 1));
-		return true;
-	}
-	return false;
 }

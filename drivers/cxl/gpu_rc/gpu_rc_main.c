@@ -8,6 +8,7 @@
  * layout (interleaved regions too); debugfs shows every decoder.
  */
 #include <linux/auxiliary_bus.h>
+#include <linux/bitfield.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
@@ -79,6 +80,69 @@ static void gpu_rc_info(struct gpu_rc *rc, struct mcmgpu_cxl_info *info)
 		info->port[p].decoders = rc->port[p].committed;
 		info->port[p].capacity = rc->port[p].capacity;
 	}
+}
+
+static void gpu_rc_read_decoder(const struct gpu_rc_block *blk, unsigned int n,
+				bool hb, struct mcmgpu_cxl_decoder *d)
+{
+	void __iomem *h = blk->hdm;
+	u64 tl = readl(h + CXL_HDM_DECODER0_TL_LOW(n)) |
+		(u64)readl(h + CXL_HDM_DECODER0_TL_HIGH(n)) << 32;
+	unsigned int ways = 0, gran = 0, k;
+
+	d->base = readl(h + CXL_HDM_DECODER0_BASE_LOW_OFFSET(n)) |
+		(u64)readl(h + CXL_HDM_DECODER0_BASE_HIGH_OFFSET(n)) << 32;
+	d->size = readl(h + CXL_HDM_DECODER0_SIZE_LOW_OFFSET(n)) |
+		(u64)readl(h + CXL_HDM_DECODER0_SIZE_HIGH_OFFSET(n)) << 32;
+	d->ctrl = readl(h + CXL_HDM_DECODER0_CTRL_OFFSET(n));
+	if (!cxl_to_ways(FIELD_GET(CXL_HDM_DECODER0_CTRL_IW_MASK, d->ctrl), &ways))
+		d->ways = ways;
+	if (!cxl_to_granularity(FIELD_GET(CXL_HDM_DECODER0_CTRL_IG_MASK, d->ctrl),
+				&gran))
+		d->granularity = gran;
+	for (k = 0; hb && k < 8; k++)
+		d->targets[k] = tl >> (8 * k);
+	d->skip = hb ? 0 : tl;
+	d->committed = !!(d->ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED);
+	d->error = !!(d->ctrl & CXL_HDM_DECODER0_CTRL_COMMIT_ERROR);
+	d->locked = d->committed && (d->ctrl & CXL_HDM_DECODER0_CTRL_LOCK);
+}
+
+static long gpu_rc_ioctl_decoders(struct gpu_rc *rc, void __user *uarg)
+{
+	struct mcmgpu_cxl_decoders *all = kzalloc(sizeof(*all), GFP_KERNEL);
+	unsigned int p, n;
+	long ret = 0;
+
+	if (!all)
+		return -ENOMEM;
+	mutex_lock(&rc->lock);
+	for (n = 0; n < rc->hb.decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
+		gpu_rc_read_decoder(&rc->hb, n, true, &all->hb[n]);
+	for (p = 0; p < rc->ports; p++)
+		for (n = 0; n < rc->port[p].blk.decoders &&
+		     n < MCMGPU_CXL_EP_DECODERS; n++)
+			gpu_rc_read_decoder(&rc->port[p].blk, n, false,
+					    &all->ep[p][n]);
+	mutex_unlock(&rc->lock);
+	if (copy_to_user(uarg, all, sizeof(*all)))
+		ret = -EFAULT;
+	kfree(all);
+	return ret;
+}
+
+/* The device's own decode of hpa, through its probe registers. */
+static void gpu_rc_probe_decode(struct gpu_rc *rc, struct mcmgpu_cxl_decode *dec)
+{
+	void __iomem *w = rc->aux->window;
+
+	mutex_lock(&rc->lock);
+	writel(lower_32_bits(dec->hpa), w + MCMGPU_CXL_REG_PROBE_HPA_LO);
+	writel(upper_32_bits(dec->hpa), w + MCMGPU_CXL_REG_PROBE_HPA_HI);
+	dec->port = readl(w + MCMGPU_CXL_REG_PROBE_PORT);
+	dec->dpa = readl(w + MCMGPU_CXL_REG_PROBE_DPA_LO) |
+		(u64)readl(w + MCMGPU_CXL_REG_PROBE_DPA_HI) << 32;
+	mutex_unlock(&rc->lock);
 }
 
 static long gpu_rc_ioctl_setup(struct gpu_rc *rc, void __user *uarg)
@@ -192,7 +256,6 @@ static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 	void __user *uarg = (void __user *)arg;
 	struct mcmgpu_cxl_decode dec;
 	struct mcmgpu_cxl_info info;
-	unsigned int port;
 	long ret;
 
 	switch (cmd) {
@@ -208,15 +271,10 @@ static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 			return -EFAULT;
 		if (dec.reserved)
 			return -EINVAL;
-		mutex_lock(&rc->lock);
-		if (gpu_rc_decode(rc, dec.hpa, &port, &dec.dpa)) {
-			dec.port = port;
-		} else {
-			dec.port = MCMGPU_CXL_PROBE_MISS;
-			dec.dpa = 0;
-		}
-		mutex_unlock(&rc->lock);
+		gpu_rc_probe_decode(rc, &dec);
 		return copy_to_user(uarg, &dec, sizeof(dec)) ? -EFAULT : 0;
+	case MCMGPU_CXL_IOCTL_DECODERS:
+		return gpu_rc_ioctl_decoders(rc, uarg);
 	case MCMGPU_CXL_IOCTL_REPLAY:
 		return gpu_rc_ioctl_replay(rc, uarg);
 	case MCMGPU_CXL_IOCTL_TEARDOWN:
@@ -349,6 +407,11 @@ static void gpu_rc_remove(struct auxiliary_device *adev)
 	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(rc->debugfs);
 	misc_deregister(&rc->misc);
+	/* Newest first; locked decoders stay until the device resets. */
+	mutex_lock(&rc->lock);
+	if (gpu_rc_teardown(rc))
+		dev_info(&adev->dev, "decoders locked: left committed\n");
+	mutex_unlock(&rc->lock);
 	gpu_rc_unmap(rc);
 }
 

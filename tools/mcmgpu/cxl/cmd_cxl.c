@@ -54,27 +54,84 @@ static void cxl_get_info(int fd, struct mcmgpu_cxl_info *info)
 		fatal("CXL INFO: %s", strerror(errno));
 }
 
-static void info_usage(FILE *f)
+static void show_usage(FILE *f)
 {
-	fprintf(f, "usage: mcmgpu cxl info [-d DEV] [--json]\n\n"
-		"The root ports, the endpoint behind each (media, capacity,\n"
-		"decoders in use), the CXL window in GPU physical address space\n"
-		"and the regions its host bridge decoders map.\n");
+	fprintf(f, "usage: mcmgpu cxl show [-d DEV] [--json]\n\n"
+		"The root ports, the endpoint behind each (media, capacity), the\n"
+		"CXL window in GPU physical address space, and every HDM decoder\n"
+		"in use as its registers say: base, size, ways, granularity,\n"
+		"targets (host bridge) or DPA skip (endpoints), committed, locked.\n");
 }
 
-static int cxl_cmd_info(int argc, char **argv)
+static void show_decoder_json(struct json *j, const struct mcmgpu_cxl_decoder *d,
+			      bool hb, unsigned int n)
 {
-	struct common_opts co = COMMON_OPTS(info_usage, MCMGPU_MIN_CHIPLETS);
+	unsigned int k;
+
+	json_open(j, NULL, '{');
+	json_u64(j, "decoder", n);
+	json_u64(j, "base", d->base);
+	json_u64(j, "size", d->size);
+	json_u64(j, "ways", d->ways);
+	json_u64(j, "granularity", d->granularity);
+	if (hb) {
+		json_open(j, "targets", '[');
+		for (k = 0; k < d->ways && k < 8; k++)
+			json_u64(j, NULL, d->targets[k]);
+		json_close(j);
+	} else {
+		json_u64(j, "skip", d->skip);
+	}
+	json_u64(j, "committed", d->committed);
+	json_u64(j, "locked", d->locked);
+	json_u64(j, "error", d->error);
+	json_close(j);
+}
+
+static void show_decoder_text(const char *who, const struct mcmgpu_cxl_decoder *d,
+			      bool hb, unsigned int n)
+{
+	unsigned int k;
+
+	printf("    %s decoder %u: 0x%llx + 0x%llx, %u ways x %u B", who, n,
+	       (unsigned long long)d->base, (unsigned long long)d->size,
+	       d->ways, d->granularity);
+	if (hb) {
+		printf(", targets");
+		for (k = 0; k < d->ways && k < 8; k++)
+			printf(" 0x%02x", d->targets[k]);
+	} else {
+		printf(", skip 0x%llx", (unsigned long long)d->skip);
+	}
+	printf("%s%s%s\n", d->committed ? ", committed" : "",
+	       d->locked ? ", locked" : "", d->error ? ", error" : "");
+}
+
+/* A decoder worth showing: programmed or answered. */
+static bool in_use(const struct mcmgpu_cxl_decoder *d)
+{
+	return d->base || d->size ||
+	       (d->ctrl & ~(uint32_t)MCMGPU_HDM_CTRL_HOSTONLY);
+}
+
+static int cxl_cmd_show(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(show_usage, MCMGPU_MIN_CHIPLETS);
+	struct mcmgpu_cxl_decoders *dec = calloc(1, sizeof(*dec));
 	struct mcmgpu_cxl_info info;
 	struct json j;
-	unsigned int p;
+	unsigned int p, n;
 	int a, fd;
 
+	if (!dec)
+		fatal("out of memory");
 	for (a = 1; a < argc; a++)
 		if (!common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
-			die_usage("cxl info: unexpected argument '%s'", argv[a]);
+			die_usage("cxl show: unexpected argument '%s'", argv[a]);
 	fd = cxl_open(co.device);
 	cxl_get_info(fd, &info);
+	if (ioctl(fd, MCMGPU_CXL_IOCTL_DECODERS, dec))
+		fatal("CXL DECODERS: %s", strerror(errno));
 	close(fd);
 	if (!co.json) {
 		printf("CXL window 0x%llx + 0x%llx (BAR4 aperture 0x%llx), %u regions%s\n",
@@ -82,13 +139,21 @@ static int cxl_cmd_info(int argc, char **argv)
 		       (unsigned long long)info.window_size,
 		       (unsigned long long)info.aperture_size, info.regions,
 		       info.locked ? ", locked" : "");
-		for (p = 0; p < info.ports; p++)
-			printf("  port %u (id 0x%02x): %-6s %6llu MiB, %u decoders in use\n",
+		for (n = 0; n < info.hb_decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
+			if (in_use(&dec->hb[n]))
+				show_decoder_text("host bridge", &dec->hb[n], true, n);
+		for (p = 0; p < info.ports; p++) {
+			printf("  port %u (id 0x%02x): %-6s %6llu MiB\n",
 			       p, info.port[p].id,
 			       info.port[p].media < MCMGPU_CXL_MEDIA_TYPES ?
 			       media_names[info.port[p].media] : "?",
-			       (unsigned long long)(info.port[p].capacity >> 20),
-			       info.port[p].decoders);
+			       (unsigned long long)(info.port[p].capacity >> 20));
+			for (n = 0; n < MCMGPU_CXL_EP_DECODERS; n++)
+				if (in_use(&dec->ep[p][n]))
+					show_decoder_text("endpoint", &dec->ep[p][n],
+							  false, n);
+		}
+		free(dec);
 		return 0;
 	}
 	json_begin(&j, stdout);
@@ -98,6 +163,10 @@ static int cxl_cmd_info(int argc, char **argv)
 	json_u64(&j, "window_size", info.window_size);
 	json_u64(&j, "aperture_size", info.aperture_size);
 	json_u64(&j, "locked", info.locked);
+	json_open(&j, "host_bridge", '[');
+	for (n = 0; n < info.hb_decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
+		show_decoder_json(&j, &dec->hb[n], true, n);
+	json_close(&j);
 	json_open(&j, "port", '[');
 	for (p = 0; p < info.ports; p++) {
 		json_open(&j, NULL, '{');
@@ -105,20 +174,28 @@ static int cxl_cmd_info(int argc, char **argv)
 		json_string(&j, "media", info.port[p].media < MCMGPU_CXL_MEDIA_TYPES ?
 			    media_names[info.port[p].media] : "?");
 		json_u64(&j, "capacity", info.port[p].capacity);
-		json_u64(&j, "decoders", info.port[p].decoders);
+		json_open(&j, "decoders", '[');
+		for (n = 0; n < MCMGPU_CXL_EP_DECODERS; n++)
+			show_decoder_json(&j, &dec->ep[p][n], false, n);
+		json_close(&j);
 		json_close(&j);
 	}
 	json_close(&j);
 	json_end(&j);
+	free(dec);
 	return 0;
 }
 
 static void setup_usage(FILE *f)
 {
-	fprintf(f, "usage: mcmgpu cxl setup [-d DEV] [--lock] [REGION...]\n\n"
+	fprintf(f, "usage: mcmgpu cxl setup [-d DEV] [--lock] [--ways W]\n"
+		"                        [--granularity BYTES] [REGION...]\n\n"
 		"Replaces the HDM decoder layout. Without REGION, the paper's:\n"
 		"one 1-way region per root port, ascending from the window's\n"
-		"base. A REGION is BASE:SIZE:WAYS:GRANULARITY:P0,P1,... with\n"
+		"base; --ways W (1, 2, 4, 8) makes it interleave sets of W ports\n"
+		"(ports 0..W-1, then W..2W-1, ...) every --granularity bytes\n"
+		"(256..16K, default 256), each as large as its smallest endpoint\n"
+		"allows. A REGION is BASE:SIZE:WAYS:GRANULARITY:P0,P1,... with\n"
 		"BASE an HPA or +OFFSET into the window, SIZE a multiple of\n"
 		"256M x WAYS, WAYS 1/2/4/8, GRANULARITY 256..16K and the root\n"
 		"port of each way, e.g. +0:1G:4:4K:0,1,2,3. Regions ascend.\n"
@@ -165,6 +242,7 @@ static int cxl_cmd_setup(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(setup_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_setup req;
 	struct mcmgpu_cxl_info info;
+	uint64_t ways = 0, gran = 256;
 	int a, fd;
 
 	memset(&req, 0, sizeof(req));
@@ -174,6 +252,14 @@ static int cxl_cmd_setup(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[a], "--lock")) {
 			req.flags |= MCMGPU_CXL_SETUP_LOCK;
+			continue;
+		}
+		if (!strcmp(argv[a], "--ways") && a + 1 < argc) {
+			ways = parse_arg_range(argv[++a], "--ways", 1, 64);
+			continue;
+		}
+		if (!strcmp(argv[a], "--granularity") && a + 1 < argc) {
+			gran = parse_arg_range(argv[++a], "--granularity", 1, 1U << 30);
 			continue;
 		}
 		if (argv[a][0] == '-' && argv[a][1] != '\0')
@@ -191,6 +277,35 @@ static int cxl_cmd_setup(int argc, char **argv)
 	}
 	if (fd < 0)
 		fd = cxl_open(co.device);
+	if (ways && req.nregions)
+		die_usage("cxl setup: --ways or REGIONs, not both");
+	if (ways) {
+		unsigned int set, k;
+		uint64_t base;
+
+		cxl_get_info(fd, &info);
+		base = info.window_base;
+		/* The driver refuses what does not fit; it names the field. */
+		for (set = 0; set * ways < info.ports || !set; set++) {
+			struct mcmgpu_cxl_region *r = &req.region[req.nregions++];
+			uint64_t cap = UINT64_MAX;
+
+			r->base = base;
+			r->ways = ways;
+			r->granularity = gran;
+			for (k = 0; k < ways && k < MCMGPU_CXL_MAX_PORTS; k++) {
+				unsigned int p = set * ways + k;
+
+				r->ports[k] = p;
+				if (p < info.ports && info.port[p].capacity < cap)
+					cap = info.port[p].capacity;
+			}
+			r->size = cap == UINT64_MAX ? 0 : cap * ways;
+			base += r->size;
+			if (req.nregions == MCMGPU_CXL_MAX_REGIONS)
+				break;
+		}
+	}
 	if (ioctl(fd, MCMGPU_CXL_IOCTL_SETUP, &req)) {
 		int err = errno;
 
@@ -207,8 +322,9 @@ static int cxl_cmd_setup(int argc, char **argv)
 static void decode_usage(FILE *f)
 {
 	fprintf(f, "usage: mcmgpu cxl decode [-d DEV] [--json] HPA...\n\n"
-		"The root port and DPA each HPA goes to under the current layout\n"
-		"(the spec's arithmetic, as gpu_rc.ko computes it), or 'unmapped'.\n");
+		"The root port and DPA each HPA goes to, answered by the device's\n"
+		"own decoders (its decode probe). An HPA no decoder maps is an\n"
+		"error naming it (exit status 1, after the others).\n");
 }
 
 static int cxl_cmd_decode(int argc, char **argv)
@@ -216,7 +332,7 @@ static int cxl_cmd_decode(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(decode_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_decode dec;
 	struct json j;
-	int a, fd = -1, n = 0;
+	int a, fd = -1, n = 0, unmapped = 0;
 
 	for (a = 1; a < argc; a++)
 		if (argv[a][0] == '-' &&
@@ -237,16 +353,16 @@ static int cxl_cmd_decode(int argc, char **argv)
 		if (ioctl(fd, MCMGPU_CXL_IOCTL_DECODE, &dec))
 			fatal("CXL DECODE: %s", strerror(errno));
 		n++;
-		if (co.json) {
+		if (dec.port == MCMGPU_CXL_PROBE_MISS) {
+			fprintf(stderr, "%s: cxl decode: HPA 0x%llx: no decoder maps it\n",
+				prog, (unsigned long long)dec.hpa);
+			unmapped++;
+		} else if (co.json) {
 			json_open(&j, NULL, '{');
 			json_u64(&j, "hpa", dec.hpa);
-			if (dec.port != MCMGPU_CXL_PROBE_MISS) {
-				json_u64(&j, "port", dec.port);
-				json_u64(&j, "dpa", dec.dpa);
-			}
+			json_u64(&j, "port", dec.port);
+			json_u64(&j, "dpa", dec.dpa);
 			json_close(&j);
-		} else if (dec.port == MCMGPU_CXL_PROBE_MISS) {
-			printf("0x%llx unmapped\n", (unsigned long long)dec.hpa);
 		} else {
 			printf("0x%llx port %u dpa 0x%llx\n",
 			       (unsigned long long)dec.hpa, dec.port,
@@ -260,7 +376,7 @@ static int cxl_cmd_decode(int argc, char **argv)
 	}
 	if (!n)
 		die_usage("cxl decode: which HPA?");
-	return 0;
+	return unmapped ? 1 : 0;
 }
 
 static void teardown_usage(FILE *f)
@@ -433,7 +549,7 @@ static void replay_usage(FILE *f)
 		"device (its endpoints, its committed decoders) or with --host on\n"
 		"the same core here.\n"
 		"  --sr MODE       off (\"CXL\"), naive, dyn, sr or max (default sr)\n"
-		"  --ds            deterministic store on the SSD ports\n"
+		"  --ds [on|off]   deterministic store on the SSD ports\n"
 		"  --no-gc         no garbage collection in the SSDs\n"
 		"  --ctrl-ns N     controller round trip (default 80; 250: the\n"
 		"                  commercial controller preset)\n"
@@ -475,6 +591,9 @@ static int cxl_cmd_replay(int argc, char **argv)
 			cfg.sim.sr_mode = m;
 		} else if (!strcmp(argv[a], "--ds")) {
 			cfg.sim.ds = 1;
+			if (a + 1 < argc && (!strcmp(argv[a + 1], "on") ||
+					     !strcmp(argv[a + 1], "off")))
+				cfg.sim.ds = !strcmp(argv[++a], "on");
 		} else if (!strcmp(argv[a], "--no-gc")) {
 			cfg.sim.gc = 0;
 		} else if (!strcmp(argv[a], "--local")) {
@@ -673,7 +792,7 @@ static int cxl_cmd_bench(int argc, char **argv)
 }
 
 const struct subcommand cxl_commands[] = {
-	{ "info", "root ports, endpoints, window and regions", cxl_cmd_info },
+	{ "show", "root ports, endpoints, window and every decoder", cxl_cmd_show },
 	{ "setup", "commit an HDM decoder layout (default: the paper's)",
 	  cxl_cmd_setup },
 	{ "decode", "where an HPA goes: root port and DPA", cxl_cmd_decode },
