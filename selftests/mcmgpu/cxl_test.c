@@ -92,6 +92,16 @@ static uint32_t probe(volatile uint8_t *regs, uint64_t hpa, uint64_t *dpa)
 	return mt_rd(regs, WIN(MCMGPU_CXL_REG_PROBE_PORT));
 }
 
+/* The 32-bit word at window offset off, through BAR4 slid onto it. */
+static volatile uint32_t *window_word(FIXTURE_DATA(cxl) *self, uint64_t off)
+{
+	uint64_t ap = self->info.aperture_size, at = off / ap * ap;
+
+	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_APERTURE_LO), (uint32_t)at);
+	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_APERTURE_HI), at >> 32);
+	return (volatile uint32_t *)(self->bar4 + off % ap);
+}
+
 static int setup(int fd, struct mcmgpu_cxl_setup *req)
 {
 	return ioctl(fd, MCMGPU_CXL_IOCTL_SETUP, req) ? -errno : 0;
@@ -99,7 +109,7 @@ static int setup(int fd, struct mcmgpu_cxl_setup *req)
 
 TEST_F(cxl, topology_and_default_layout)
 {
-	unsigned int p, ports = mt_env_u64("MT_CXL_PORTS", 4);
+	unsigned int p, ports = mt_env_u64("MCMGPU_EXPECT_CXL_PORTS", 4);
 	uint64_t base = MCMGPU_CXL_WINDOW_BASE, dpa;
 
 	ASSERT_EQ(ports, self->info.ports);
@@ -169,11 +179,11 @@ static void check_region(struct __test_metadata *_metadata,
 		ASSERT_EQ(want_dpa, dpa);
 		/* Data through the aperture lands at that DPA of that port. */
 		val = (uint32_t)(rng >> 32) | 1;
-		*(volatile uint32_t *)(self->bar4 + off) = val;
+		*window_word(self, off) = val;
 		ASSERT_EQ(val, ep_read(self->regs, want_port, want_dpa))
 			TH_LOG("ways %u gran %u hpa off 0x%llx", ways, gran,
 			       (unsigned long long)off);
-		ASSERT_EQ(val, *(volatile uint32_t *)(self->bar4 + off));
+		ASSERT_EQ(val, *window_word(self, off));
 	}
 }
 
