@@ -571,6 +571,76 @@ TEST_F(cxl, replay_device_equals_host)
 		TH_LOG("%s", dev);
 }
 
+/*
+ * Every ioctl of /dev/mcmgpu_cxl0 with hostile pointers, unknown numbers
+ * and bad replays: a clean errno each time, and the layout survives.
+ */
+TEST_F(cxl, hostile_ioctls)
+{
+	static const unsigned long cmds[] = {
+		MCMGPU_CXL_IOCTL_INFO, MCMGPU_CXL_IOCTL_SETUP,
+		MCMGPU_CXL_IOCTL_DECODE, MCMGPU_CXL_IOCTL_REPLAY,
+		MCMGPU_CXL_IOCTL_DECODERS,
+	};
+	static const uintptr_t ptrs[] = {
+		0, 1, 0xdead0000, 0xffffffff81000000UL, 0xfffffffffffff000UL,
+	};
+	struct mcmgpu_cxl_record rec[2] = {
+		{ 0, MCMGPU_CXL_REC_LOAD, 0 }, { 3, MCMGPU_CXL_REC_STORE, 0 },
+	};
+	struct mcmgpu_cxl_sim_result res;
+	struct mcmgpu_cxl_replay rp = {
+		.records_ptr = (uintptr_t)rec, .count = 2,
+		.result_ptr = (uintptr_t)&res,
+		.config = { .sr_mode = MCMGPU_CXL_SR_FULL, .ctrl_ns = 80 },
+	};
+	unsigned int i, j;
+	uint64_t dpa;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		for (j = 0; j < ARRAY_SIZE(ptrs); j++) {
+			EXPECT_EQ(-1, ioctl(self->fd, cmds[i], ptrs[j]));
+			EXPECT_EQ(EFAULT, errno) TH_LOG("cmd %u ptr %u", i, j);
+		}
+	for (i = 0; i < 64; i++) {
+		unsigned long nr = _IOC(_IOC_READ | _IOC_WRITE,
+					MCMGPU_CXL_IOCTL_MAGIC, 6 + i, 8 * i);
+
+		EXPECT_EQ(-1, ioctl(self->fd, nr, &res));
+		EXPECT_EQ(ENOTTY, errno);
+	}
+	/* A record the device refuses, then a config it refuses. */
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(2, rp.error.index);
+	EXPECT_NE(NULL, strstr(rp.error.what, "aligned")) TH_LOG("%s", rp.error.what);
+	rec[1].addr = 64;
+	rp.config.sr_mode = 77;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(rp.error.what, "sr_mode")) TH_LOG("%s", rp.error.what);
+	rp.config.sr_mode = 0;
+	rp.config.reserved[1] = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(EINVAL, errno);
+	rp.config.reserved[1] = 0;
+	rp.count = 0;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(EINVAL, errno);
+	rp.count = 2;
+	rp.records_ptr = 0xdead0000;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(EFAULT, errno);
+	rp.records_ptr = (uintptr_t)rec;
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(1, res.loads);
+	EXPECT_EQ(1, res.stores);
+	/* The default layout is still there. */
+	EXPECT_EQ(1, probe(self->regs, MCMGPU_CXL_WINDOW_BASE +
+			   self->info.port[0].capacity, &dpa));
+	EXPECT_EQ(0, dpa);
+}
+
 /* Locked decoders ignore writes until a reset (a module reload here). */
 TEST_F(cxl, lock_on_commit)
 {
