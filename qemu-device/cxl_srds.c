@@ -118,7 +118,7 @@ struct port {
 struct srds {
     const struct srds_config *cfg;
     const struct mcmgpu_cxl_record *rec;
-    u64 n, next_rec, done_recs;
+    u64 n, next_rec;
     struct mcmgpu_cxl_sim_result *res;
     u64 ctrl_half;
     bool gpu_blocked;
@@ -305,6 +305,15 @@ static void lru_front(struct cache *c, u32 i)
     c->head = i;
 }
 
+/*
+ * Backward-shift deletion in linear probing: slot j's key, whose home is
+ * k, may move into the hole at i when k is not cyclically in (i, j].
+ */
+static bool may_fill_hole(u32 i, u32 j, u32 k)
+{
+    return j > i ? k <= i || k > j : k <= i && k > j;
+}
+
 /* Backward-shift deletion keeps every probe chain whole. */
 static void cache_erase(struct cache *c, u32 i)
 {
@@ -320,7 +329,7 @@ static void cache_erase(struct cache *c, u32 i)
             break;
         }
         k = mix(c->key[j] - 1) & (c->slots - 1);
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+        if (may_fill_hole(i, j, k)) {
             c->key[i] = c->key[j];
             c->ready[i] = c->ready[j];
             c->dirty[i] = c->dirty[j];
@@ -822,7 +831,6 @@ static bool ds_has(const struct port *pt, u64 line)
     return pt->ds_key && pt->ds_len && pt->ds_key[ds_slot(pt, line)];
 }
 
-/* Backward-shift deletion keeps every probe chain whole. */
 static void ds_erase(struct port *pt, u64 line)
 {
     u32 mask = 2 * DS_LINES - 1, i = ds_slot(pt, line), j = i;
@@ -835,7 +843,7 @@ static void ds_erase(struct port *pt, u64 line)
             break;
         }
         k = mix(pt->ds_key[j] - 1) & mask;
-        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+        if (may_fill_hole(i, j, k)) {
             pt->ds_key[i] = pt->ds_key[j];
             i = j;
         }
@@ -955,7 +963,6 @@ static void gpu_done(struct srds *s, u64 t_issue, bool load)
             s->res->store_latency_max_ps = lat;
         }
     }
-    s->done_recs++;
     if (s->now > s->res->runtime_ps) {
         s->res->runtime_ps = s->now;
     }
@@ -1013,7 +1020,6 @@ static void gpu_issue(struct srds *s)
 
         if (rec->kind == MCMGPU_CXL_REC_COMPUTE) {
             s->next_rec++;
-            s->done_recs++;
             ev_push(s, s->now + rec->arg * PS_PER_NS, EV_ISSUE, 0);
             if (s->now + rec->arg * PS_PER_NS > s->res->runtime_ps) {
                 s->res->runtime_ps = s->now + rec->arg * PS_PER_NS;

@@ -23,12 +23,13 @@
  *    at the load. DYN: granularity G from DevLoad (ll: 1 KiB; ol: keep;
  *    mo: G − 256 B, at least 256 B [A]; so: none until ll again), 256 B
  *    aligned at the load. SR: the address window [A − G, A + G], each
- *    queued request within it moving one end 64 B: a request behind the
- *    scan (a memory-queue one below A, an SR-queue one above... see
- *    srds_window) [A: the paper's rule counts every queued request, which
- *    cannot tell a forward scan from a reverse one], rounded outward to
- *    256 B and cut to 1 KiB around A. MAX: always 1 KiB (Fig 9d's
- *    "largest possible" ablation).
+ *    queued request within it moving one end 64 B, away from where the
+ *    scan has been (a memory-queue request below A raises the start, one
+ *    above lowers the end) and toward where it goes (an SR-queue request
+ *    above A raises the start, one below lowers the end) [A: the paper's
+ *    rule counts every queued request, which cannot tell a forward scan
+ *    from a reverse one], rounded outward to 256 B and cut to 1 KiB.
+ *    MAX: always 1 KiB (Fig 9d's "largest possible" ablation).
  *  - Endpoint: an ingress FIFO (DevLoad from its depth: < 8 ll, < 16 ol,
  *    < 24 mo, else so [A]; so also while garbage collection is imminent
  *    or running, "advertised before"), a controller taking one request a

@@ -135,6 +135,36 @@ TEST(deterministic_store_hides_write_latency)
 	free(r);
 }
 
+/*
+ * The SSD's DRAM across evictions: stream 8 MiB through its 2 MiB of
+ * sectors, then, slowly, read again the last 512 KiB it kept: every read
+ * must hit. A cache that loses entries as it evicts others misses here.
+ */
+TEST(ssd_dram_keeps_the_recent_sectors)
+{
+	uint64_t stream = 8 * MiB / 64, again = 512 * 1024 / 64, i;
+	struct mcmgpu_cxl_record *r = calloc(stream + 2 * again, sizeof(*r));
+	struct srds_config c = config(MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_OFF, 0);
+	struct mcmgpu_cxl_sim_result a, b;
+
+	ASSERT_NE(NULL, r);
+	for (i = 0; i < stream; i++)
+		r[i] = (struct mcmgpu_cxl_record){ i * 64, MCMGPU_CXL_REC_LOAD, 0 };
+	run(&c, r, stream, &a);
+	/* After the stream, 10 us of compute, then the re-reads, 1 us apart. */
+	r[stream] = (struct mcmgpu_cxl_record){ 0, MCMGPU_CXL_REC_COMPUTE, 10000 };
+	for (i = 0; i < again - 1; i++) {
+		r[stream + 1 + 2 * i] = (struct mcmgpu_cxl_record){
+			8 * MiB - 512 * 1024 + i * 64, MCMGPU_CXL_REC_LOAD, 0 };
+		r[stream + 2 + 2 * i] = (struct mcmgpu_cxl_record){
+			0, MCMGPU_CXL_REC_COMPUTE, 1000 };
+	}
+	run(&c, r, stream + 2 * again - 1, &b);
+	EXPECT_EQ(a.dram_hits + again - 1, b.dram_hits);
+	free(r);
+}
+
 /* The controller's round trip and the link are what CXL adds. */
 TEST(latency_ordering)
 {
