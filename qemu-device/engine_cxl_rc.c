@@ -164,26 +164,38 @@ static void cxl_media_free(CXLRC *rc, CXLEndpoint *ep)
 /* ---- Decode ------------------------------------------------------------ */
 
 /* The whole path for one HPA: its port index and DPA, or false. */
-static bool cxl_decode(CXLRC *rc, uint64_t hpa, unsigned len,
-                       unsigned *port, uint64_t *dpa)
+/*
+ * The whole path for len bytes at hpa under decoders sn: the port index
+ * and DPA, or false.
+ */
+static bool cxl_route(const CXLSnapshot *sn, uint64_t hpa, unsigned len,
+                      unsigned *port, uint64_t *dpa)
 {
     uint8_t id;
     unsigned p;
 
-    if (!cxl_hdm_hb_route(&rc->block[MCMGPU_CXL_HB_BLOCK].hdm, hpa, &id)) {
+    if (!cxl_hdm_hb_route(&sn->hb, hpa, &id)) {
         return false;
     }
-    for (p = 0; p < rc->ports && rc->port_ids[p] != id; p++) {
+    for (p = 0; p < sn->ports && sn->port_ids[p] != id; p++) {
         /* find the port */
     }
-    if (p == rc->ports ||
-        !cxl_hdm_ep_translate(&rc->block[MCMGPU_CXL_EP_BLOCK(p)].hdm, hpa,
-                              dpa) ||
-        *dpa + len > rc->ep[p].capacity) {
+    if (p == sn->ports || !cxl_hdm_ep_translate(&sn->ep[p], hpa, dpa) ||
+        *dpa + len > sn->capacity[p]) {
         return false;
     }
     *port = p;
     return true;
+}
+
+/*
+ * MMIO's decode, under the BQL: every writer of the snapshot holds the
+ * BQL too, so it is read here without its lock.
+ */
+static bool cxl_decode(CXLRC *rc, uint64_t hpa, unsigned len,
+                       unsigned *port, uint64_t *dpa)
+{
+    return cxl_route(&rc->snap, hpa, len, port, dpa);
 }
 
 static uint64_t cxl_window_read(void *opaque, hwaddr off, unsigned size)
@@ -361,11 +373,7 @@ static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
 
 static void cxl_hdm_set64(uint64_t *reg, bool hi, uint32_t val)
 {
-    if (hi) {
-        *reg = deposit64(*reg, 32, 32, val);
-    } else {
-        *reg = deposit64(*reg, 0, 32, val);
-    }
+    *reg = deposit64(*reg, hi ? 32 : 0, 32, val);
 }
 
 /* Control: RWL fields IG, IW, Lock On Commit, Commit (and type on the HB). */
@@ -463,6 +471,20 @@ static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
 
 /* ---- Component register blocks ----------------------------------------- */
 
+/* EP_DATA's word: 4-byte aligned and inside the media, else logged. */
+static bool cxl_ep_data_ok(CXLBlock *b)
+{
+    CXLEndpoint *ep = &b->rc->ep[b->port];
+
+    if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA 0x%"
+                      PRIx64 " unaligned or beyond capacity\n", b->port,
+                      ep->dpa);
+        return false;
+    }
+    return true;
+}
+
 static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
 {
     CXLBlock *b = opaque;
@@ -502,10 +524,7 @@ static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
             val = ep->dpa >> 32;
             break;
         case MCMGPU_CXL_EP_DATA:
-            if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
-                qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA "
-                              "0x%" PRIx64 " unaligned or beyond capacity\n",
-                              b->port, ep->dpa);
+            if (!cxl_ep_data_ok(b)) {
                 val = UINT32_MAX;
                 break;
             }
@@ -532,10 +551,7 @@ static void cxl_block_write(void *opaque, hwaddr off, uint64_t val,
     } else if (ep && off == MCMGPU_CXL_EP_DPA_HI) {
         ep->dpa = deposit64(ep->dpa, 32, 32, val);
     } else if (ep && off == MCMGPU_CXL_EP_DATA) {
-        if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA "
-                          "0x%" PRIx64 " unaligned or beyond capacity\n",
-                          b->port, ep->dpa);
+        if (!cxl_ep_data_ok(b)) {
             return;
         }
         cxl_media_write(b->rc, ep, ep->dpa, val, 4);
@@ -665,20 +681,11 @@ static void cxl_rc_window_write(MCMGPUState *s, hwaddr off, uint64_t val)
 static bool cxl_replay_route(void *priv, uint64_t off, uint32_t *port,
                              uint64_t *dpa)
 {
-    const CXLSnapshot *sn = priv;
-    uint64_t hpa = MCMGPU_CXL_WINDOW_BASE + off;
-    uint8_t id;
     unsigned p;
 
     if (off >= MCMGPU_CXL_MAX_PORTS * MCMGPU_CXL_MAX_CAPACITY ||
-        !cxl_hdm_hb_route(&sn->hb, hpa, &id)) {
-        return false;
-    }
-    for (p = 0; p < sn->ports && sn->port_ids[p] != id; p++) {
-        /* find the port */
-    }
-    if (p == sn->ports || !cxl_hdm_ep_translate(&sn->ep[p], hpa, dpa) ||
-        *dpa + MCMGPU_CXL_LINE > sn->capacity[p]) {
+        !cxl_route(priv, MCMGPU_CXL_WINDOW_BASE + off, MCMGPU_CXL_LINE, &p,
+                   dpa)) {
         return false;
     }
     *port = p;
