@@ -297,27 +297,24 @@ static const struct file_operations gpu_rc_fops = {
 /* ---- debugfs ----------------------------------------------------------- */
 
 static void gpu_rc_show_block(struct seq_file *m, const char *name,
-			      const struct gpu_rc_block *blk)
+			      const struct gpu_rc_block *blk, bool hb)
 {
-	unsigned int n;
+	struct mcmgpu_cxl_decoder d;
+	unsigned int n, k;
+	u64 tl;
 
 	for (n = 0; n < blk->decoders; n++) {
-		void __iomem *h = blk->hdm;
-		u32 ctrl = readl(h + CXL_HDM_DECODER0_CTRL_OFFSET(n));
-
-		if (!ctrl || ctrl == CXL_HDM_DECODER0_CTRL_TYPE)
+		memset(&d, 0, sizeof(d));
+		gpu_rc_read_decoder(blk, n, hb, &d);
+		if (!d.ctrl || d.ctrl == CXL_HDM_DECODER0_CTRL_TYPE)
 			continue;
-		seq_printf(m, "%s decoder %u: base 0x%08x%08x size 0x%08x%08x ctrl 0x%04x target/skip 0x%08x%08x%s%s%s\n",
-			   name, n,
-			   readl(h + CXL_HDM_DECODER0_BASE_HIGH_OFFSET(n)),
-			   readl(h + CXL_HDM_DECODER0_BASE_LOW_OFFSET(n)),
-			   readl(h + CXL_HDM_DECODER0_SIZE_HIGH_OFFSET(n)),
-			   readl(h + CXL_HDM_DECODER0_SIZE_LOW_OFFSET(n)), ctrl,
-			   readl(h + CXL_HDM_DECODER0_TL_HIGH(n)),
-			   readl(h + CXL_HDM_DECODER0_TL_LOW(n)),
-			   ctrl & CXL_HDM_DECODER0_CTRL_COMMITTED ? " committed" : "",
-			   ctrl & CXL_HDM_DECODER0_CTRL_COMMIT_ERROR ? " error" : "",
-			   ctrl & CXL_HDM_DECODER0_CTRL_LOCK ? " locked" : "");
+		for (k = 0, tl = d.skip; hb && k < 8; k++)
+			tl |= (u64)d.targets[k] << (8 * k);
+		seq_printf(m, "%s decoder %u: base 0x%016llx size 0x%016llx ctrl 0x%04x target/skip 0x%016llx%s%s%s\n",
+			   name, n, d.base, d.size, d.ctrl, tl,
+			   d.committed ? " committed" : "",
+			   d.error ? " error" : "",
+			   d.ctrl & CXL_HDM_DECODER0_CTRL_LOCK ? " locked" : "");
 	}
 }
 
@@ -331,13 +328,13 @@ static int decoders_show(struct seq_file *m, void *unused)
 	seq_printf(m, "window 0x%llx size 0x%llx aperture 0x%llx ports %u regions %u\n",
 		   rc->window_base, rc->window_size, rc->aperture_size,
 		   rc->ports, rc->regions);
-	gpu_rc_show_block(m, "hb", &rc->hb);
+	gpu_rc_show_block(m, "hb", &rc->hb, true);
 	for (p = 0; p < rc->ports; p++) {
 		seq_printf(m, "port %u: id 0x%02x media %u capacity 0x%llx\n", p,
 			   rc->port[p].id, rc->port[p].media,
 			   rc->port[p].capacity);
 		snprintf(name, sizeof(name), "ep%u", p);
-		gpu_rc_show_block(m, name, &rc->port[p].blk);
+		gpu_rc_show_block(m, name, &rc->port[p].blk, false);
 	}
 	mutex_unlock(&rc->lock);
 	return 0;
