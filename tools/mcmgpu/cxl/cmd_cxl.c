@@ -679,6 +679,15 @@ static volatile uint8_t *map_regs(const char *device)
 	return p;
 }
 
+/* The next random HPA of the benchmarks' 1 GiB at the window's base. */
+static uint64_t bench_hpa(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return MCMGPU_CXL_WINDOW_BASE + *x % (1ULL << 30);
+}
+
 static void bench_usage(FILE *f)
 {
 	fprintf(f, "usage: mcmgpu cxl bench TRACE [--host] [--repeat R] [-d DEV]\n"
@@ -746,13 +755,10 @@ static int cxl_cmd_bench(int argc, char **argv)
 		ep.d[0].target = 0;
 		t0 = now_s();
 		for (i = 0; i < count; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			if (cxl_hdm_hb_route(&hb, MCMGPU_CXL_WINDOW_BASE + x % (1ULL << 30),
-					     &id) &&
-			    cxl_hdm_ep_translate(&ep, MCMGPU_CXL_WINDOW_BASE +
-						 x % (1ULL << 30), &dpa))
+			uint64_t hpa = bench_hpa(&x);
+
+			if (cxl_hdm_hb_route(&hb, hpa, &id) &&
+			    cxl_hdm_ep_translate(&ep, hpa, &dpa))
 				sink += dpa + id;
 		}
 		t = now_s() - t0;
@@ -764,12 +770,8 @@ static int cxl_cmd_bench(int argc, char **argv)
 
 		t0 = now_s();
 		for (i = 0; i < count; i++) {
-			uint64_t hpa;
+			uint64_t hpa = bench_hpa(&x);
 
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			hpa = MCMGPU_CXL_WINDOW_BASE + x % (1ULL << 30);
 			*(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_HPA_LO) = hpa;
 			*(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_HPA_HI) = hpa >> 32;
 			sink += *(volatile uint32_t *)(w + MCMGPU_CXL_REG_PROBE_PORT);
