@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -217,12 +218,31 @@ static uint64_t virt_to_phys(void *p)
 	return (entry & ((1ULL << 55) - 1)) * 4096 + (uintptr_t)p % 4096;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Waits up to 10 s of guest time for reg & mask to equal want: the
+ * device's worker thread shares two host cores with a TCG guest under a
+ * debug kernel, so a bound in iterations of usleep() is not a bound in time.
+ */
+static void wait_reg(volatile uint8_t *regs, uint32_t reg, uint32_t mask,
+		     uint32_t want)
+{
+	double end = now_s() + 10;
+
+	while ((mt_rd(regs, reg) & mask) != want && now_s() < end)
+		usleep(1000);
+}
+
 static void wait_head(volatile uint8_t *regs, uint32_t want)
 {
-	int i;
-
-	for (i = 0; i < 1000 && mt_rd(regs, MCMGPU_REG_RING_HEAD) != want; i++)
-		usleep(1000);
+	wait_reg(regs, MCMGPU_REG_RING_HEAD, ~0U, want);
 }
 
 /*
@@ -272,8 +292,8 @@ TEST(raw_device_rejects_bad_rings_and_commands)
 	mt_wr(regs, MCMGPU_REG_RING_CTRL, MCMGPU_RING_CTRL_ENABLE);
 	EXPECT_EQ(MCMGPU_RING_CTRL_ENABLE, mt_rd(regs, MCMGPU_REG_RING_CTRL));
 	mt_wr(regs, MCMGPU_REG_RING_TAIL, 1);
-	for (i = 0; i < 1000 && !mt_rd(regs, MCMGPU_REG_STATUS); i++)
-		usleep(1000);
+	wait_reg(regs, MCMGPU_REG_STATUS, MCMGPU_STATUS_RING_ERROR,
+		 MCMGPU_STATUS_RING_ERROR);
 	EXPECT_TRUE(mt_rd(regs, MCMGPU_REG_STATUS) & MCMGPU_STATUS_RING_ERROR);
 
 	/* A real ring in a locked page; commands that must all be refused. */

@@ -32,7 +32,7 @@ run() {
 		--timeout "$timeout" -- "$@" >"$log" 2>&1
 	rc=$?
 	count "$name" "$log" "$rc" ", $(( $(date +%s) - start )) s"
-	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+	failures "$log"
 	sed -n '/kernel problem during the run/,$p' "$log" | head -n 40
 }
 

@@ -14,3 +14,13 @@ count() {
 	printf '%-34s %4d passed, %d failed%s%s\n' "$name" "$p" "$f" "$extra" \
 		"$([ "$rc" != 0 ] && echo " (exit $rc, log $log)")"
 }
+
+# failures LOG: each failing test's own lines (assertions, TH_LOG lines,
+# timeouts, signals) from its RUN line to its "not ok", then the totals.
+failures() {
+	awk '/^#  RUN /{ buf = ""; next }
+	     /^not ok/{ printf "%s%s\n", buf, $0; buf = ""; next }
+	     /^ok /{ buf = ""; next }
+	     /^# FAIL/{ print; next }
+	     /^# /{ buf = buf $0 "\n" }' "$1" | head -n 40
+}

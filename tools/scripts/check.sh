@@ -79,7 +79,7 @@ for n in 4 2 8; do
 	tools/vm-run --no-build --chiplets "$n" --prop cxl-ports=$ports --timeout 900 -- \
 		run-selftests >"$log" 2>&1
 	count "guest selftests, $n chiplets" "$log" $?
-	grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+	failures "$log"
 done
 
 # Migration through a file and back, live, twice (issue 9, item 6).
@@ -88,7 +88,7 @@ echo "migrating the guest twice (TCG)..."
 tools/vm-run --no-build --migrate --timeout 900 -- \
 	env MCMGPU_MIGRATE=1 /opt/mcmgpu/selftests/migration_test >"$log" 2>&1
 count "guest migration" "$log" $?
-grep -E '^(not ok|# FAIL|#  .*:[0-9]+:)' "$log" | head -n 20
+failures "$log"
 
 # The debug kernel: selftests, 100 002 fuzzed ioctls, 100 lifecycle
 # cycles and the migration under KASAN, lockdep, kmemleak and UBSAN.
