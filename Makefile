@@ -21,10 +21,12 @@ HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftest
 CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
 # Cores that live with their kernel module (kernel style), built into the
 # module, the tool and the host tests alike.
-DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c
+DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c \
+	drivers/mcmgpu/adsm_protocol.c
 DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
 # Tool code that needs the cores: the host tests and fuzzers link it too.
-CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c
+CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c tools/mcmgpu/adsm/adsm_patterns.c \
+	tools/mcmgpu/adsm/adsm_host.c
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # User-space libraries of the tool that host tests exercise too.
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \

@@ -67,6 +67,9 @@
 #define MCMGPU_REG_ERR_COUNT		0x054	/* RO: commands failed */
 #define MCMGPU_REG_FAULT_INJECT		0x058	/* RW: MCMGPU_FAULT_*, for tests */
 #define MCMGPU_REG_CONTEXTS		0x05c	/* RO: contexts the device keeps */
+/* RO: ADSM's modeled transfer cost (uapi/mcmgpu_adsm.h, adsm-dma-* props) */
+#define MCMGPU_REG_ADSM_DMA_SETUP	0x060	/* cycles per transfer */
+#define MCMGPU_REG_ADSM_DMA_BW		0x064	/* bytes per cycle */
 #define MCMGPU_REG_CHIPLET_BASE		0x100	/* per-chiplet memory window */
 #define MCMGPU_REG_CHIPLET_STRIDE	0x10
 #define MCMGPU_CHIPLET_MEM_BASE_LO	0x0	/* RO: GPU physical base */
@@ -100,6 +103,7 @@
 #define MCMGPU_FEAT_FINEPACK		(1U << 1)
 #define MCMGPU_FEAT_CPELIDE		(1U << 2)
 #define MCMGPU_FEAT_BARRE		(1U << 3)
+#define MCMGPU_FEAT_ADSM		(1U << 4)
 
 /* Fault injection (cleared by reset): a hung device, a failing command. */
 #define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
@@ -217,6 +221,19 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_CXL_LOAD_FIRST		(1U << 0)
 #define MCMGPU_CXL_LOAD_MAX		65536
 #define MCMGPU_OP_CXL_REPLAY		0x000c
+/*
+ * ADSM (mcmgpu_adsm.h), both through the page table whose root is args[0]
+ * (the context's, a guest-physical address). ADSM_XFER copies args[2]
+ * bytes (4 KiB pages, at most MCMGPU_ADSM_MAX_OBJECT) between the GPU
+ * virtual range at args[1] and the guest pages listed at args[3] (one
+ * __le64 guest address a page); flag MCMGPU_ADSM_XFER_TO_HOST for GPU to
+ * host. result: the modeled cycles. ADSM_KERNEL runs the struct
+ * mcmgpu_adsm_kernel at host address args[1] and writes its struct
+ * mcmgpu_adsm_kernel_result to args[2] (also when refused: BAD_LAUNCH).
+ */
+#define MCMGPU_OP_ADSM_XFER		0x000d
+#define MCMGPU_ADSM_XFER_TO_HOST	(1U << 0)
+#define MCMGPU_OP_ADSM_KERNEL		0x000e
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of ADSM's cores: the protocols (drivers/mcmgpu/adsm_protocol.c)
+ * move exactly the bytes of the notes' §4.5 formulas for every pattern and
+ * protocol; every (state, event) cell of GMAC's Fig. 6; all protocols leave
+ * the same memory after every sync of random programs and differ only in
+ * counters, with the invariants (PTEs match states, at most R Dirty blocks)
+ * held after every step; the kernels compute what a plain C model does and
+ * refuse bad arguments by field.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "adsm_rt.h"
+#include "adsm_kernels.h"
+#include "../../drivers/mcmgpu/adsm_protocol.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * KiB)
+
+static void run_one(struct __test_metadata *_metadata, uint32_t pattern,
+		    uint32_t protocol, uint64_t size, uint64_t block,
+		    uint32_t rolling, uint32_t iterations)
+{
+	struct adsm_params p = {
+		.pattern = pattern, .protocol = protocol, .size = size,
+		.block = block, .rolling = rolling, .iterations = iterations,
+		.seed = 7,
+	};
+	struct adsm_rt *rt = adsm_host_new(protocol, block, rolling, 4);
+	struct adsm_outcome o;
+
+	ASSERT_NE(NULL, rt);
+	ASSERT_EQ(0, adsm_run(rt, &p, &o)) TH_LOG("%s", rt->err);
+	EXPECT_TRUE(o.verified) TH_LOG("%s %s S %llu B %llu R %u: element %llu",
+				       adsm_pattern_name(pattern),
+				       adsm_protocol_name(protocol),
+				       (unsigned long long)size,
+				       (unsigned long long)block, rolling,
+				       (unsigned long long)o.bad_index);
+	EXPECT_EQ(o.exp_h2d, o.st.h2d_bytes)
+		TH_LOG("%s %s S %llu B %llu R %u K %u: H2D",
+		       adsm_pattern_name(pattern), adsm_protocol_name(protocol),
+		       (unsigned long long)size, (unsigned long long)block,
+		       rolling, iterations);
+	EXPECT_EQ(o.exp_d2h, o.st.d2h_bytes)
+		TH_LOG("%s %s S %llu B %llu R %u K %u: D2H",
+		       adsm_pattern_name(pattern), adsm_protocol_name(protocol),
+		       (unsigned long long)size, (unsigned long long)block,
+		       rolling, iterations);
+	if (protocol != ADSM_EXPLICIT) {
+		EXPECT_EQ(o.exp_faults, o.st.faults)
+			TH_LOG("%s %s S %llu B %llu R %u K %u: faults",
+			       adsm_pattern_name(pattern),
+			       adsm_protocol_name(protocol),
+			       (unsigned long long)size,
+			       (unsigned long long)block, rolling, iterations);
+	}
+	EXPECT_EQ(o.st.h2d_call + o.st.h2d_evict, o.st.h2d_bytes);
+	EXPECT_EQ(o.st.d2h_call + o.st.d2h_fault, o.st.d2h_bytes);
+	if (protocol == MCMGPU_ADSM_ROLLING) {
+		EXPECT_GE(o.st.rolling, o.st.dirty_peak);
+	} else {
+		EXPECT_EQ(0, o.st.h2d_evict);
+	}
+	adsm_host_free(rt);
+}
+
+/* Every pattern, protocol, and shapes around the rolling window. */
+TEST(patterns_move_the_formula_bytes)
+{
+	static const uint64_t sizes[] = { 4 * KiB, 64 * KiB, 200 * KiB, 1 * MiB };
+	static const uint64_t blocks[] = { 4 * KiB, 16 * KiB, 128 * KiB, 2 * MiB };
+	static const uint32_t rollings[] = { 0, 1, 3, 64 };
+	uint32_t pat, proto, si, bi, ri;
+
+	for (pat = 0; pat < ADSM_PATTERNS; pat++)
+		for (proto = 0; proto <= ADSM_EXPLICIT; proto++)
+			for (si = 0; si < 4; si++)
+				for (bi = 0; bi < 4; bi++)
+					for (ri = 0; ri < 4; ri++)
+						run_one(_metadata, pat, proto,
+							sizes[si], blocks[bi],
+							rollings[ri], 3);
+}
+
+/* Fig. 12: P passes re-send the input until R * B covers it. */
+TEST(multipass_h2d_falls_from_p_times_s_to_s)
+{
+	struct adsm_params p = {
+		.pattern = ADSM_PAT_MULTIPASS, .protocol = MCMGPU_ADSM_ROLLING,
+		.size = 4 * MiB, .iterations = 4, .seed = 1,
+	};
+	uint64_t block;
+
+	for (block = 128 * KiB; block <= 4 * MiB; block *= 2) {
+		struct adsm_rt *rt;
+		struct adsm_outcome o;
+
+		p.block = block;
+		p.rolling = 2;
+		rt = adsm_host_new(p.protocol, block, 2, 4);
+		ASSERT_EQ(0, adsm_run(rt, &p, &o));
+		EXPECT_EQ(2 * block >= p.size ? p.size : 4 * p.size,
+			  o.st.h2d_bytes) TH_LOG("B %llu",
+						 (unsigned long long)block);
+		EXPECT_TRUE(o.verified);
+		adsm_host_free(rt);
+	}
+}
+
+/* Batch on an iterative code moves K times what lazy and rolling do. */
+TEST(batch_blows_up_on_iterative_codes)
+{
+	struct adsm_params p = {
+		.pattern = ADSM_PAT_ITER, .size = 1 * MiB, .block = 64 * KiB,
+		.iterations = 20, .seed = 3,
+	};
+	struct adsm_outcome o[ADSM_EXPLICIT + 1];
+	uint32_t proto;
+
+	for (proto = 0; proto <= ADSM_EXPLICIT; proto++) {
+		struct adsm_rt *rt = adsm_host_new(proto, p.block, 0, 4);
+
+		p.protocol = proto;
+		ASSERT_EQ(0, adsm_run(rt, &p, &o[proto]));
+		adsm_host_free(rt);
+	}
+	EXPECT_EQ(20 * p.size, o[MCMGPU_ADSM_BATCH].st.h2d_bytes);
+	EXPECT_EQ(p.size, o[MCMGPU_ADSM_LAZY].st.h2d_bytes);
+	EXPECT_EQ(20 * p.block, o[MCMGPU_ADSM_ROLLING].st.d2h_bytes);
+	EXPECT_GT(o[MCMGPU_ADSM_BATCH].st.modeled_cycles,
+		  2 * o[MCMGPU_ADSM_ROLLING].st.modeled_cycles);
+	EXPECT_LE(o[ADSM_EXPLICIT].st.modeled_cycles,
+		  o[MCMGPU_ADSM_ROLLING].st.modeled_cycles);
+}
+
+/* ---- the state machine, cell by cell -------------------------------- */
+
+struct cell_env {
+	struct adsm_ctx c;
+	struct adsm_obj o;
+	u8 state[64];
+	struct adsm_ref fifo[64];
+	u64 xfers, protects;
+	u64 last_off, last_len;
+	int last_dir;
+};
+
+static int cell_xfer(void *priv, struct adsm_obj *o, u64 off, u64 len,
+		     enum adsm_dir dir, enum adsm_cause cause)
+{
+	struct cell_env *e = priv;
+
+	e->xfers++;
+	e->last_off = off;
+	e->last_len = len;
+	e->last_dir = dir;
+	return 0;
+}
+
+static void cell_protect(void *priv, struct adsm_obj *o, u64 off, u64 len,
+			 u8 state)
+{
+	((struct cell_env *)priv)->protects++;
+}
+
+static const struct adsm_ops cell_ops = { cell_xfer, cell_protect };
+
+static void cell_init(struct cell_env *e, u32 protocol, u32 rolling,
+		      u64 bytes)
+{
+	memset(e, 0, sizeof(*e));
+	adsm_ctx_init(&e->c, protocol, 12, rolling, 0, 0, 1, &cell_ops, e);
+	adsm_fifo_move(&e->c, e->fifo, 64);
+	e->o.bytes = bytes;
+	e->o.state = e->state;
+	adsm_obj_add(&e->c, &e->o);
+}
+
+TEST(fig6_lazy_cells)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len;
+
+	cell_init(&e, MCMGPU_ADSM_LAZY, 0, 8 * KiB);
+	/* R: read, no transfer; write, no transfer, D. */
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 100, false, &w, &off, &len));
+	EXPECT_FALSE(w);
+	EXPECT_EQ(0, e.xfers);
+	EXPECT_EQ(8 * KiB, len);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 5000, true, &w, &off, &len));
+	EXPECT_TRUE(w);
+	EXPECT_EQ(0, e.xfers);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	/* D at a call: the whole object H2D, then I. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(ADSM_H2D, e.last_dir);
+	EXPECT_EQ(8 * KiB, e.last_len);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	/* I at a sync: nothing. */
+	ASSERT_EQ(0, adsm_acquire(&e.c));
+	EXPECT_EQ(1, e.xfers);
+	/* I read: the whole object D2H, R. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096, false, &w, &off, &len));
+	EXPECT_EQ(2, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	/* R at a call: no transfer, I. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(2, e.xfers);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	/* I write: fetch first, then D. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	EXPECT_EQ(3, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	EXPECT_EQ(3, e.c.st.faults);
+	EXPECT_EQ(1, e.c.st.faults_write_invalid);
+	EXPECT_EQ(1, e.c.st.faults_read_invalid);
+	EXPECT_EQ(1, e.c.st.faults_write_readonly);
+	EXPECT_EQ(1, e.c.st.refaults);
+}
+
+TEST(fig6_rolling_evicts_the_oldest_beyond_r)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len, b;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 2, 20 * KiB);	/* 5 blocks */
+	EXPECT_EQ(5, e.o.units);
+	for (b = 0; b < 2; b++)
+		ASSERT_EQ(0, adsm_fault(&e.c, &e.o, b * 4096, true, &w, &off,
+					&len));
+	EXPECT_EQ(0, e.xfers);
+	/* The third Dirty block pushes block 0 out, H2D, as R. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 2 * 4096 + 8, true, &w, &off, &len));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(0, e.last_off);
+	EXPECT_EQ(ADSM_H2D, e.last_dir);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 1));
+	EXPECT_EQ(4096, e.c.st.h2d_evict);
+	/* Re-dirtying block 0 pushes block 1 out. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	EXPECT_EQ(4096, e.last_off);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 1));
+	/* The call sends the two left, blocks 2 and 0. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(4, e.xfers);
+	EXPECT_EQ(4 * 4096, e.c.st.h2d_bytes);
+	for (b = 0; b < 5; b++)
+		EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, b));
+	/* A read of an I block fetches only it; the short last block too. */
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 2, 20 * KiB);
+	ASSERT_EQ(0, adsm_release(&e.c));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4 * 4096 + 1, false, &w, &off, &len));
+	EXPECT_EQ(4 * 4096, e.last_off);
+	EXPECT_EQ(4096, e.last_len);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 4));
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 3));
+}
+
+TEST(fig6_batch_cells)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len;
+
+	cell_init(&e, MCMGPU_ADSM_BATCH, 0, 8 * KiB);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, false, &w, &off, &len));
+	EXPECT_TRUE(w);		/* no detection: always writable */
+	EXPECT_EQ(0, e.c.st.faults);
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	ASSERT_EQ(0, adsm_acquire(&e.c));
+	EXPECT_EQ(2, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	/* A second sync owes nothing; a touch before a sync does its fetch. */
+	ASSERT_EQ(0, adsm_acquire(&e.c));
+	EXPECT_EQ(2, e.xfers);
+	ASSERT_EQ(0, adsm_release(&e.c));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	EXPECT_EQ(4, e.xfers);
+	ASSERT_EQ(0, adsm_acquire(&e.c));
+	EXPECT_EQ(4, e.xfers);
+}
+
+/* ---- random programs: one memory, whatever the protocol --------------- */
+
+#define RND_OBJS	3
+#define RND_BYTES	(40 * KiB)
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Checks I3 and I5 on the core's state of every object. */
+static void check_invariants(struct __test_metadata *_metadata,
+			     struct adsm_rt *rt, struct adsm_buf *b)
+{
+	struct mcmgpu_adsm_stats st;
+	uint64_t dirty = 0;
+	int i;
+
+	for (i = 0; i < RND_OBJS; i++) {
+		struct adsm_obj *o = b[i].priv;	/* struct host_obj starts with it */
+		uint64_t u;
+
+		for (u = 0; u < o->units; u++) {
+			u8 s = adsm_state(o, u), m = adsm_map(o, u);
+
+			EXPECT_FALSE(s & MCMGPU_ADSM_EVICTING);
+			if (s == MCMGPU_ADSM_INVALID) {
+				EXPECT_EQ(ADSM_MAP_NONE, m);
+			}
+			if (s != MCMGPU_ADSM_DIRTY) {
+				EXPECT_NE(ADSM_MAP_RW, m);
+			}
+			dirty += s == MCMGPU_ADSM_DIRTY;
+		}
+	}
+	rt->ops->stats(rt, &st);
+	if (rt->protocol == MCMGPU_ADSM_ROLLING) {
+		EXPECT_GE(st.rolling, dirty);
+	}
+}
+
+static void random_program(struct __test_metadata *_metadata, uint32_t proto,
+			   uint64_t block, uint32_t rolling, uint64_t seed,
+			   uint8_t *final)
+{
+	struct adsm_rt *rt = adsm_host_new(proto, block, rolling, 4);
+	struct adsm_buf b[RND_OBJS];
+	uint8_t ref[RND_OBJS][RND_BYTES], buf[RND_BYTES];
+	uint64_t s = seed, step;
+	int i;
+
+	ASSERT_NE(NULL, rt);
+	memset(ref, 0, sizeof(ref));
+	for (i = 0; i < RND_OBJS; i++)
+		ASSERT_EQ(0, rt->ops->alloc(rt, RND_BYTES, &b[i]));
+	for (step = 0; step < 400; step++) {
+		int o = rnd(&s) % RND_OBJS, op = rnd(&s) % 10;
+		uint64_t off = rnd(&s) % RND_BYTES;
+		uint64_t len = 1 + rnd(&s) % (RND_BYTES - off);
+
+		if (op < 4) {		/* CPU write, unaligned */
+			for (i = 0; i < (int)len; i++)
+				buf[i] = rnd(&s);
+			ASSERT_EQ(0, rt->ops->cpu_write(rt, &b[o], off, buf, len));
+			memcpy(ref[o] + off, buf, len);
+		} else if (op < 7) {	/* CPU read */
+			ASSERT_EQ(0, rt->ops->cpu_read(rt, &b[o], off, buf, len));
+			EXPECT_EQ(0, memcmp(buf, ref[o] + off, len))
+				TH_LOG("%s step %llu", adsm_protocol_name(proto),
+				       (unsigned long long)step);
+		} else {		/* a kernel, then the sync */
+			struct mcmgpu_adsm_kernel k = { .n = RND_BYTES / 4 };
+			struct mcmgpu_adsm_kernel_result res;
+			int src = (o + 1) % RND_OBJS;
+			uint32_t *d = (uint32_t *)ref[o], *sv = (uint32_t *)ref[src];
+			uint64_t e;
+
+			if (op == 7) {
+				k.kernel = MCMGPU_ADSM_K_SCALE_ADD;
+				k.va[0] = b[o].gpu_va;
+				k.s[0] = 3;
+				k.s[1] = step;
+				for (e = 0; e < k.n; e++)
+					d[e] = d[e] * 3 + (uint32_t)step;
+			} else if (op == 8) {
+				k.kernel = MCMGPU_ADSM_K_COPY;
+				k.va[0] = b[o].gpu_va;
+				k.va[1] = b[src].gpu_va;
+				memcpy(d, sv, RND_BYTES);
+			} else {
+				uint32_t x;
+
+				k.kernel = MCMGPU_ADSM_K_ADD_ELEMENT;
+				k.va[0] = b[o].gpu_va;
+				k.va[1] = b[src].gpu_va;
+				k.s[0] = rnd(&s) % k.n;
+				x = sv[k.s[0]];
+				for (e = 0; e < k.n; e++)
+					d[e] += x;
+			}
+			ASSERT_EQ(0, rt->ops->launch(rt, &k)) TH_LOG("%s", rt->err);
+			ASSERT_EQ(0, rt->ops->sync(rt, &res));
+		}
+		check_invariants(_metadata, rt, b);
+	}
+	for (i = 0; i < RND_OBJS; i++) {
+		ASSERT_EQ(0, rt->ops->cpu_read(rt, &b[i], 0, final + i * RND_BYTES,
+					       RND_BYTES));
+		EXPECT_EQ(0, memcmp(final + i * RND_BYTES, ref[i], RND_BYTES));
+	}
+	for (i = 0; i < RND_OBJS; i++)
+		rt->ops->free(rt, &b[i]);
+	adsm_host_free(rt);
+}
+
+TEST(random_programs_leave_one_memory_under_every_protocol)
+{
+	static const uint64_t blocks[] = { 4 * KiB, 8 * KiB, 32 * KiB };
+	static const uint32_t rollings[] = { 0, 1, 2, 5 };
+	uint8_t *first = malloc(RND_OBJS * RND_BYTES);
+	uint8_t *other = malloc(RND_OBJS * RND_BYTES);
+	uint64_t seed;
+	uint32_t bi, ri;
+
+	ASSERT_NE(NULL, first);
+	ASSERT_NE(NULL, other);
+	for (seed = 1; seed <= 6; seed++) {
+		random_program(_metadata, MCMGPU_ADSM_BATCH, 4096, 0, seed, first);
+		random_program(_metadata, MCMGPU_ADSM_LAZY, 4096, 0, seed, other);
+		EXPECT_EQ(0, memcmp(first, other, RND_OBJS * RND_BYTES));
+		for (bi = 0; bi < 3; bi++) {
+			for (ri = 0; ri < 4; ri++) {
+				random_program(_metadata, MCMGPU_ADSM_ROLLING,
+					       blocks[bi], rollings[ri], seed,
+					       other);
+				EXPECT_EQ(0, memcmp(first, other,
+						    RND_OBJS * RND_BYTES));
+			}
+		}
+	}
+	free(first);
+	free(other);
+}
+
+/* ---- the kernels ----------------------------------------------------- */
+
+struct flat {
+	uint8_t mem[64 * KiB];
+};
+
+static int flat_read(void *priv, u64 va, void *buf, u32 len)
+{
+	struct flat *f = priv;
+
+	if (va < 4096 || va + len > sizeof(f->mem))
+		return -EFAULT;
+	memcpy(buf, f->mem + va, len);
+	return 0;
+}
+
+static int flat_write(void *priv, u64 va, const void *buf, u32 len)
+{
+	struct flat *f = priv;
+
+	if (va < 4096 || va + len > sizeof(f->mem))
+		return -EFAULT;
+	memcpy(f->mem + va, buf, len);
+	return 0;
+}
+
+static const struct adsm_mem_ops flat_ops = { flat_read, flat_write };
+
+TEST(kernels_compute_and_refuse_by_field)
+{
+	static struct flat f;
+	struct mcmgpu_adsm_kernel_result res;
+	struct mcmgpu_record_error err;
+	uint32_t *a = (uint32_t *)(f.mem + 4096), *b = (uint32_t *)(f.mem + 8192);
+	uint32_t *c = (uint32_t *)(f.mem + 12288), want[1024];
+	struct mcmgpu_adsm_kernel k = {
+		.kernel = MCMGPU_ADSM_K_VADD, .n = 1000,
+		.va = { 12288, 4096, 8192 },
+	};
+	int i;
+
+	for (i = 0; i < 1024; i++) {
+		a[i] = i * 7;
+		b[i] = 0xfffffff0u + i;
+		want[i] = a[i] + b[i];
+	}
+	ASSERT_EQ(0, adsm_kernel_check(&k, 4, &err));
+	ASSERT_EQ(0, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	EXPECT_EQ(0, memcmp(c, want, 1000 * 4));
+	EXPECT_EQ(0, c[1000]);
+	EXPECT_EQ(250 * 3, res.cycles);	/* 1000 / 4 chiplets, 3 accesses */
+	EXPECT_EQ(8000, res.bytes_read);
+	EXPECT_EQ(4000, res.bytes_written);
+
+	/* A 3x3 stencil: only the centre is averaged. */
+	memset(f.mem, 0, sizeof(f.mem));
+	for (i = 0; i < 9; i++)
+		a[i] = i * 10;
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_STENCIL2D,
+		.n = 9, .va = { 8192, 4096 }, .width = 3, .height = 3 };
+	ASSERT_EQ(0, adsm_kernel_check(&k, 4, &err));
+	ASSERT_EQ(0, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	for (i = 0; i < 9; i++)
+		EXPECT_EQ(i == 4 ? (40 + 30 + 50 + 10 + 70) / 5 : i * 10, b[i]);
+
+	/* Refusals name their field. */
+	k.va[1] = 8192 + 8;
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	EXPECT_EQ(2, err.index);
+	EXPECT_NE(NULL, strstr(err.what, "overlaps"));
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_FILL, .n = 4,
+		.va = { 4098 } };
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	EXPECT_NE(NULL, strstr(err.what, "aligned"));
+	k.va[0] = 4096;
+	k.va[1] = 8192;
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	EXPECT_EQ(2, err.index);
+	k.va[1] = 0;
+	k.chiplet_mask = 1 << 4;
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	EXPECT_NE(NULL, strstr(err.what, "chiplet_mask"));
+	k.chiplet_mask = 0;
+	k.n = 0;
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	k.n = 4;
+	k.kernel = 99;
+	EXPECT_EQ(-EINVAL, adsm_kernel_check(&k, 4, &err));
+	/* An address that does not translate stops the kernel with it. */
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_COPY, .n = 8,
+		.va = { 4096, 0 } };
+	ASSERT_EQ(0, adsm_kernel_check(&k, 4, &err));
+	EXPECT_EQ(-EFAULT, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	EXPECT_EQ(2, res.error.index);
+}
+
+TEST_HARNESS_MAIN
