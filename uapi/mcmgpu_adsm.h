@@ -157,7 +157,7 @@ struct mcmgpu_adsm_stats {
 	__u64 dma_wait_ns;	/* guest time waiting for transfers */
 };
 
-#define MCMGPU_ADSM_STATS_SIZE_VER0	184
+#define MCMGPU_ADSM_STATS_SIZE_VER0	208
 
 /*
  * MCMGPU_IOCTL_ADSM_SYNC: wait for the file's launched kernel (adsmSync,
@@ -185,5 +185,26 @@ struct mcmgpu_adsm_query {
 };
 
 #define MCMGPU_ADSM_QUERY_SIZE_VER0	40
+
+/*
+ * MCMGPU_IOCTL_ADSM_COPY, the hand-written baseline (the paper's "CUDA"
+ * bar): length bytes between the user buffer and the GPU copy of object
+ * handle at offset, with no protocol (any object of the file).
+ */
+struct mcmgpu_adsm_copy {
+	__u32 size;		/* sizeof(struct mcmgpu_adsm_copy) */
+	__u32 flags;		/* MCMGPU_ADSM_COPY_* */
+	__u32 handle;
+	__u32 reserved;		/* 0 */
+	__u64 offset;
+	__u64 length;		/* 1 .. MCMGPU_ADSM_MAX_OBJECT */
+	__u64 user_ptr;
+};
+
+#define MCMGPU_ADSM_COPY_FROM_GPU	(1U << 0)
+#define MCMGPU_ADSM_COPY_SIZE_VER0	40
+
+/* mmap offset of a shared object: the file's context, then its GPU VA. */
+#define MCMGPU_ADSM_MMAP_CTX_SHIFT	48
 
 #endif /* _UAPI_MCMGPU_ADSM_H */

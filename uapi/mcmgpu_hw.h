@@ -224,10 +224,10 @@ struct mcmgpu_hw_cmd {
 /*
  * ADSM (mcmgpu_adsm.h), both through the page table whose root is args[0]
  * (the context's, a guest-physical address). ADSM_XFER copies args[2]
- * bytes (4 KiB pages, at most MCMGPU_ADSM_MAX_OBJECT) between the GPU
- * virtual range at args[1] and the guest pages listed at args[3] (one
- * __le64 guest address a page); flag MCMGPU_ADSM_XFER_TO_HOST for GPU to
- * host. result: the modeled cycles. ADSM_KERNEL runs the struct
+ * bytes (at most MCMGPU_ADSM_MAX_OBJECT) between the GPU virtual range at
+ * args[1] and the guest pages listed at args[3] (one __le64 guest address
+ * a page), starting args[4] bytes into the first; flag
+ * MCMGPU_ADSM_XFER_TO_HOST for GPU to host. result: the modeled cycles. ADSM_KERNEL runs the struct
  * mcmgpu_adsm_kernel at host address args[1] and writes its struct
  * mcmgpu_adsm_kernel_result to args[2] (also when refused: BAD_LAUNCH).
  */

@@ -78,7 +78,7 @@ struct mcmgpu_finepack_replay {
  */
 struct mcmgpu_launch {
 	__u32 size;		/* sizeof(struct mcmgpu_launch) */
-	__u32 flags;		/* 0 */
+	__u32 flags;		/* MCMGPU_LAUNCH_F_* */
 	__u64 record_ptr;	/* struct mcmgpu_cpe_record */
 	__u32 record_size;	/* sizeof(struct mcmgpu_cpe_record) */
 	__u32 result_size;	/* sizeof(struct mcmgpu_cpe_launch_result) */
@@ -86,6 +86,16 @@ struct mcmgpu_launch {
 };
 
 #define MCMGPU_LAUNCH_SIZE_VER0		32
+/*
+ * ADSM (uapi/mcmgpu_adsm.h): the record is a struct mcmgpu_adsm_kernel,
+ * the result (optional, with WAIT) a struct mcmgpu_adsm_kernel_result. The
+ * launch is the release: the file's shared objects reach the GPU and the
+ * CPU's copies are invalidated; the kernel then runs on its own, and
+ * MCMGPU_IOCTL_ADSM_SYNC (or WAIT here) waits for it and is the acquire.
+ * EIO (at the sync) the device refused or failed the kernel.
+ */
+#define MCMGPU_LAUNCH_F_ADSM		(1U << 0)
+#define MCMGPU_LAUNCH_F_WAIT		(1U << 1)	/* ADSM: and sync */
 
 /*
  * Allocate an object of GPU memory in the file's GPU address space (Barre
@@ -113,10 +123,16 @@ struct mcmgpu_alloc {
 	__u64 groups;		/* out: coalescing groups formed */
 	__u64 grouped_pages;	/* out: pages in them */
 	__u64 fallback_pages;	/* out: Barre on, no common frame found */
+	__u64 mmap_offset;	/* out: F_SHARED, for mmap() */
 };
 
 #define MCMGPU_ALLOC_F_BARRE		(1U << 0)
 #define MCMGPU_ALLOC_F_WRITE		(1U << 1)
+/*
+ * ADSM: the object gets a CPU copy kept coherent by the file's protocol
+ * (uapi/mcmgpu_adsm.h); mmap() it at mmap_offset. Implies F_WRITE.
+ */
+#define MCMGPU_ALLOC_F_SHARED		(1U << 2)
 #define MCMGPU_ALLOC_SIZE_VER0		80
 
 /* Free an object: ENOENT if handle names none of this file's. */
@@ -187,5 +203,16 @@ struct mcmgpu_pte_query {
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x06, struct mcmgpu_barre_run)
 #define MCMGPU_IOCTL_PTE_QUERY \
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x07, struct mcmgpu_pte_query)
+/* ADSM: uapi/mcmgpu_adsm.h. */
+#define MCMGPU_IOCTL_ADSM_CONFIG \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x08, struct mcmgpu_adsm_config)
+#define MCMGPU_IOCTL_ADSM_SYNC \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x09, struct mcmgpu_adsm_sync)
+#define MCMGPU_IOCTL_ADSM_STATS \
+	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0a, struct mcmgpu_adsm_stats)
+#define MCMGPU_IOCTL_ADSM_QUERY \
+	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0b, struct mcmgpu_adsm_query)
+#define MCMGPU_IOCTL_ADSM_COPY \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x0c, struct mcmgpu_adsm_copy)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

@@ -78,7 +78,15 @@ struct mcmgpu_device {
 	struct mcmgpu_iommu *iommu;
 	/* The ATS queues carry one file's Barre phase at a time. */
 	struct mutex barre_lock;
+
+	/* ADSM's modeled copy engine (BAR0). */
+	u32 adsm_dma_setup;
+	u32 adsm_dma_bw;
 };
+
+struct mcmgpu_adsm;
+struct mcmgpu_shared;
+struct mcmgpu_launch;
 
 /* One open file: its device context and what it keeps there. */
 struct mcmgpu_file {
@@ -91,12 +99,16 @@ struct mcmgpu_file {
 	struct xarray objects;
 	/* No Barre reset since open, or a phase failed: the next run resets. */
 	bool barre_need_reset;
+	/* ADSM (mcmgpu_adsm.c): the file's protocol state, its mappings. */
+	struct mcmgpu_adsm *adsm;
+	struct address_space *mapping;
 };
 
 /* One GPU memory object of a file (mcmgpu_mem.c). */
 struct mcmgpu_obj {
 	struct ga_object obj;
 	u64 *pfn;
+	struct mcmgpu_shared *shared;	/* ADSM: its CPU side, or NULL */
 };
 
 static inline u64 mcmgpu_vram_total(const struct mcmgpu_device *mdev)
@@ -179,7 +191,20 @@ void mcmgpu_mem_fini(struct mcmgpu_device *mdev);
 void mcmgpu_file_mem_release(struct mcmgpu_file *mf);
 int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_mem_space(struct mcmgpu_file *mf);
 struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
+
+int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o);
+int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);
+void mcmgpu_adsm_release(struct mcmgpu_file *mf);
+int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln);
+int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize);
+int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize);
 void mcmgpu_iommu_put(struct mcmgpu_device *mdev);
 
 #endif /* MCMGPU_DRV_H */

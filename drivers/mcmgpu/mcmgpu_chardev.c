@@ -13,6 +13,7 @@
 #include "mcmgpu_ioctl.h"
 #include "mcmgpu_finepack.h"
 #include "mcmgpu_cpelide.h"
+#include "mcmgpu_adsm.h"
 
 /* Traces and launch records reach the device as user space wrote them. */
 #ifdef __BIG_ENDIAN
@@ -48,10 +49,25 @@ static const struct mcmgpu_ioctl_desc mcmgpu_ioctls[] = {
 	{ _IOC_NR(MCMGPU_IOCTL_PTE_QUERY), "PTE_QUERY",
 	  sizeof(struct mcmgpu_pte_query), MCMGPU_PTE_QUERY_SIZE_VER0,
 	  mcmgpu_ioctl_pte_query, false },
+	{ _IOC_NR(MCMGPU_IOCTL_ADSM_CONFIG), "ADSM_CONFIG",
+	  sizeof(struct mcmgpu_adsm_config), MCMGPU_ADSM_CONFIG_SIZE_VER0,
+	  mcmgpu_ioctl_adsm_config, false },
+	{ _IOC_NR(MCMGPU_IOCTL_ADSM_SYNC), "ADSM_SYNC",
+	  sizeof(struct mcmgpu_adsm_sync), MCMGPU_ADSM_SYNC_SIZE_VER0,
+	  mcmgpu_ioctl_adsm_sync, false },
+	{ _IOC_NR(MCMGPU_IOCTL_ADSM_STATS), "ADSM_STATS",
+	  sizeof(struct mcmgpu_adsm_stats), MCMGPU_ADSM_STATS_SIZE_VER0,
+	  mcmgpu_ioctl_adsm_stats, true },
+	{ _IOC_NR(MCMGPU_IOCTL_ADSM_QUERY), "ADSM_QUERY",
+	  sizeof(struct mcmgpu_adsm_query), MCMGPU_ADSM_QUERY_SIZE_VER0,
+	  mcmgpu_ioctl_adsm_query, true },
+	{ _IOC_NR(MCMGPU_IOCTL_ADSM_COPY), "ADSM_COPY",
+	  sizeof(struct mcmgpu_adsm_copy), MCMGPU_ADSM_COPY_SIZE_VER0,
+	  mcmgpu_ioctl_adsm_copy, false },
 };
 
 /* The largest argument struct of the table, for the on-stack copy. */
-#define MCMGPU_IOCTL_MAX_SIZE	128
+#define MCMGPU_IOCTL_MAX_SIZE	256
 
 /* Device statuses every mechanism shares; mechanisms map their own first. */
 int mcmgpu_status_errno(u32 status)
@@ -129,6 +145,7 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 	}
 	mf->ctx = c.result;
 	mf->barre_need_reset = true;
+	mf->mapping = file->f_mapping;
 	file->private_data = mf;
 	return 0;
 }
@@ -233,10 +250,24 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 	return ret;
 }
 
+/* ADSM's shared objects (mcmgpu_adsm.c); nothing else maps. */
+static int mcmgpu_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct mcmgpu_file *mf = file->private_data;
+	struct mcmgpu_device *mdev = mf->mdev;
+	int ret;
+
+	down_read(&mdev->remove_lock);
+	ret = mdev->removed ? -ENODEV : mcmgpu_adsm_mmap(mf, vma);
+	up_read(&mdev->remove_lock);
+	return ret;
+}
+
 static const struct file_operations mcmgpu_fops = {
 	.owner = THIS_MODULE,
 	.open = mcmgpu_open,
 	.release = mcmgpu_release,
+	.mmap = mcmgpu_mmap,
 	.unlocked_ioctl = mcmgpu_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MCMGPU_IOCTL_LAUNCH: one launch record through the device's global
- * command processor, in the file's own launch sequence.
+ * command processor, in the file's own launch sequence; with
+ * MCMGPU_LAUNCH_F_ADSM an ADSM kernel (mcmgpu_adsm.c).
  */
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
@@ -35,6 +36,11 @@ int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize)
 	};
 	int ret;
 
+	if (ln->flags & MCMGPU_LAUNCH_F_ADSM) {
+		if (ln->flags & ~(MCMGPU_LAUNCH_F_ADSM | MCMGPU_LAUNCH_F_WAIT))
+			return -EINVAL;
+		return mcmgpu_adsm_launch(mf, ln);
+	}
 	if (ln->flags || ln->record_size != sizeof(struct mcmgpu_cpe_record) ||
 	    ln->result_size < sizeof(struct mcmgpu_cpe_launch_result))
 		return -EINVAL;

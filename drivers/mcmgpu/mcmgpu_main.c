@@ -54,6 +54,10 @@ static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 	}
 	mdev->features = readl(r + MCMGPU_REG_FEATURES);
 	mdev->contexts = readl(r + MCMGPU_REG_CONTEXTS);
+	if (mdev->features & MCMGPU_FEAT_ADSM) {
+		mdev->adsm_dma_setup = readl(r + MCMGPU_REG_ADSM_DMA_SETUP);
+		mdev->adsm_dma_bw = readl(r + MCMGPU_REG_ADSM_DMA_BW);
+	}
 	mdev->orphans = devm_bitmap_zalloc(dev, mdev->contexts + 1, GFP_KERNEL);
 	if (!mdev->orphans)
 		return -ENOMEM;

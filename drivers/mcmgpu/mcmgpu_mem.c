@@ -59,11 +59,31 @@ static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
 
+	mcmgpu_adsm_unshare(mf, o);
 	mutex_lock(&mdev->mem_lock);
 	ga_free(&mdev->pools, mf->as, &o->obj);
 	mutex_unlock(&mdev->mem_lock);
 	kvfree(o->pfn);
 	kfree(o);
+}
+
+/* The file's GPU address space, made with its first object (mf->lock). */
+int mcmgpu_mem_space(struct mcmgpu_file *mf)
+{
+	struct ga_space *as;
+	int ret;
+
+	lockdep_assert_held(&mf->lock);
+	if (mf->as)
+		return 0;
+	as = kzalloc(sizeof(*as), GFP_KERNEL);
+	ret = as ? ga_space_init(as, mf->ctx, &mcmgpu_pt_ops) : -ENOMEM;
+	if (ret) {
+		kfree(as);
+		return ret;
+	}
+	mf->as = as;
+	return 0;
 }
 
 int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
@@ -76,7 +96,8 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	u32 handle;
 	int ret;
 
-	if (a->flags & ~(MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE) ||
+	if (a->flags & ~(MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE |
+			 MCMGPU_ALLOC_F_SHARED) ||
 	    !a->bytes || a->bytes % (1ULL << MCMGPU_PAGE_SHIFT) ||
 	    a->nmap > MCMGPU_MAX_CHIPLETS)
 		return -EINVAL;
@@ -86,7 +107,7 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	req.nmap = a->nmap;
 	memcpy(req.map, a->map, sizeof(req.map));
 	req.barre = a->flags & MCMGPU_ALLOC_F_BARRE;
-	req.writable = a->flags & MCMGPU_ALLOC_F_WRITE;
+	req.writable = a->flags & (MCMGPU_ALLOC_F_WRITE | MCMGPU_ALLOC_F_SHARED);
 	if (ga_alloc_check(&mdev->pools, &req, &field))
 		return -EINVAL;
 
@@ -99,22 +120,20 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 		return -ENOMEM;
 	}
 	mutex_lock(&mf->lock);
-	if (!mf->as) {
-		struct ga_space *as = kzalloc(sizeof(*as), GFP_KERNEL);
-
-		ret = as ? ga_space_init(as, mf->ctx, &mcmgpu_pt_ops) : -ENOMEM;
-		if (ret) {
-			kfree(as);
-			goto unlock;
-		}
-		mf->as = as;
-	}
+	ret = mcmgpu_mem_space(mf);
+	if (ret)
+		goto unlock;
 	mutex_lock(&mdev->mem_lock);
 	ret = ga_alloc(&mdev->pools, mf->as, &req, &o->obj, o->pfn);
 	mutex_unlock(&mdev->mem_lock);
 	if (ret)
 		goto unlock;
 	ret = xa_alloc(&mf->objects, &handle, o, xa_limit_31b, GFP_KERNEL);
+	if (!ret && a->flags & MCMGPU_ALLOC_F_SHARED) {
+		ret = mcmgpu_adsm_share(mf, o);
+		if (ret)
+			xa_erase(&mf->objects, handle);
+	}
 	if (ret) {
 		mutex_lock(&mdev->mem_lock);
 		ga_free(&mdev->pools, mf->as, &o->obj);
@@ -138,6 +157,7 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	a->groups = o->obj.groups;
 	a->grouped_pages = o->obj.grouped_pages;
 	a->fallback_pages = o->obj.fallback_pages;
+	a->mmap_offset = mcmgpu_adsm_mmap_offset(o);
 	return 0;
 
 unlock:
@@ -206,6 +226,7 @@ void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
 	xa_for_each(&mf->objects, handle, o)
 		mcmgpu_obj_free(mf, o);
 	xa_destroy(&mf->objects);
+	mcmgpu_adsm_release(mf);
 	if (mf->as) {
 		ga_space_destroy(mf->as);
 		kfree(mf->as);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adsm_tool.h"
 #include "barre_tool.h"
 #include "core.h"
 #include "cpe_tool.h"
@@ -31,6 +32,8 @@ static const struct command {
 	  barre_commands },
 	{ "cxl", "the GPU's CXL root complex: endpoints and HDM decoders", NULL,
 	  cxl_commands },
+	{ "adsm", "ADSM/GMAC: shared objects kept coherent by the driver", NULL,
+	  adsm_commands },
 	{ }
 };
 

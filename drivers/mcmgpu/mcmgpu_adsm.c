@@ -1,0 +1,917 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ADSM/GMAC in the kernel (notes/adsm.md §4): shared objects user space
+ * maps at their GPU virtual address, kept coherent by the protocol core
+ * (adsm_protocol.c) through page faults instead of GMAC's SIGSEGV handler.
+ *
+ * - A shared object has shadow pages (the CPU's copy) and is mapped
+ *   VM_PFNMAP: a unit (a rolling block or a lazy object) gets all its PTEs
+ *   at one fault, read-only or writable as its state says; a write to a
+ *   read-only PTE comes through pfn_mkwrite. Invalidation zaps the PTEs in
+ *   every process (unmap_mapping_range); a write-protect zaps too.
+ * - Transfers are ADSM_XFER commands between the shadow pages and the
+ *   object's GPU pages, through the file's GPU page table. Evictions run in
+ *   a work item, one at a time; a write to a block being evicted waits.
+ * - Launch is the release, then the kernel runs in a work item; sync waits
+ *   for it and is the acquire. A CPU fault while the file's kernel runs
+ *   waits for it to finish (decision: block, notes §6.1).
+ * - Fork: the mapping is VM_DONTCOPY (the child has none). FREE of a mapped
+ *   object frees its GPU side at once and zaps the CPU side (a later touch
+ *   gets SIGSEGV); the shadow pages go with the last unmap.
+ *
+ * Locks: mmap_lock -> adsm lock -> cmd_lock; mf->lock -> adsm lock. The
+ * adsm lock is never held across a user copy.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "mcmgpu.h"
+#include "mcmgpu_ioctl.h"
+#include "adsm_protocol.h"
+
+static char *adsm_protocol = "rolling";
+module_param(adsm_protocol, charp, 0644);
+MODULE_PARM_DESC(adsm_protocol, "ADSM protocol of new files: batch, lazy or rolling (default rolling)");
+static unsigned int adsm_block_kib = 256;
+module_param(adsm_block_kib, uint, 0644);
+MODULE_PARM_DESC(adsm_block_kib, "ADSM rolling block in KiB, a power of two 4..32768 (default 256)");
+static unsigned int adsm_rolling_step = MCMGPU_ADSM_ROLLING_STEP;
+module_param(adsm_rolling_step, uint, 0644);
+MODULE_PARM_DESC(adsm_rolling_step, "ADSM rolling size added per allocation (default 2)");
+
+static const char *const mcmgpu_adsm_names[MCMGPU_ADSM_PROTOCOLS] = {
+	"batch", "lazy", "rolling",
+};
+
+/* One eviction waiting for the copy engine. */
+struct mcmgpu_evict {
+	struct list_head node;
+	struct mcmgpu_shared *sh;
+	u64 unit;
+	u64 off;
+	u64 len;
+};
+
+/* A file's ADSM state, made at its first ADSM call. */
+struct mcmgpu_adsm {
+	struct mcmgpu_file *mf;
+	struct mutex lock;		/* everything below */
+	struct adsm_ctx ctx;
+	struct adsm_ref *fifo;
+	bool started;			/* a shared object exists: config fixed */
+	/* The kernel launched last: running until its work item ends. */
+	struct work_struct kernel_work;
+	bool running;
+	bool pending;			/* launched, not yet synced */
+	u32 kernel_status;
+	struct mcmgpu_adsm_kernel *desc;	/* coherent: the device reads it */
+	struct mcmgpu_adsm_kernel_result *result;
+	dma_addr_t desc_dma;
+	/* Evictions, oldest first; one work item copies them in order. */
+	struct work_struct evict_work;
+	struct list_head evictions;
+	wait_queue_head_t wq;		/* kernel done, eviction landed */
+	u64 hw_faults;
+	u64 fault_ns;
+	u64 dma_wait_ns;
+};
+
+/* The CPU side of a shared object; the GPU side is its struct mcmgpu_obj. */
+struct mcmgpu_shared {
+	struct adsm_obj core;
+	struct kref ref;		/* the handle and every VMA */
+	struct mcmgpu_adsm *adsm;
+	u64 gpu_va;
+	u64 npages;
+	struct page **pages;
+	__le64 *list;			/* the pages' bus addresses */
+	dma_addr_t list_dma;
+	u64 mmap_offset;
+	bool freed;
+};
+
+static struct device *adsm_dev(struct mcmgpu_adsm *a)
+{
+	return &a->mf->mdev->pdev->dev;
+}
+
+static int mcmgpu_adsm_protocol_default(void)
+{
+	int i;
+
+	for (i = 0; i < MCMGPU_ADSM_PROTOCOLS; i++)
+		if (sysfs_streq(adsm_protocol, mcmgpu_adsm_names[i]))
+			return i;
+	return MCMGPU_ADSM_ROLLING;
+}
+
+static void mcmgpu_shared_free(struct kref *ref)
+{
+	struct mcmgpu_shared *sh = container_of(ref, struct mcmgpu_shared, ref);
+	struct device *dev = adsm_dev(sh->adsm);
+	u64 i;
+
+	for (i = 0; i < sh->npages && sh->pages[i]; i++) {
+		dma_unmap_page(dev, le64_to_cpu(sh->list[i]), PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		__free_page(sh->pages[i]);
+	}
+	if (sh->list)
+		dma_free_coherent(dev, sh->npages * 8, sh->list, sh->list_dma);
+	kvfree(sh->pages);
+	kvfree(sh->core.state);
+	kfree(sh);
+}
+
+void mcmgpu_shared_put(struct mcmgpu_shared *sh)
+{
+	kref_put(&sh->ref, mcmgpu_shared_free);
+}
+
+/* ---- the copy engine ----------------------------------------------------- */
+
+static int mcmgpu_adsm_xfer_cmd(struct mcmgpu_adsm *a, u64 va, u64 len,
+				dma_addr_t list, u64 first_off, bool to_host,
+				enum mcmgpu_wait wait)
+{
+	struct mcmgpu_file *mf = a->mf;
+	struct mcmgpu_cmd c = {
+		.opcode = MCMGPU_OP_ADSM_XFER,
+		.flags = to_host ? MCMGPU_ADSM_XFER_TO_HOST : 0,
+		.ctx = mf->ctx,
+		.args = { mf->as->root, va, len, list, first_off },
+		.wait = wait,
+	};
+	ktime_t t0 = ktime_get();
+	int ret;
+
+	ret = mcmgpu_submit(mf->mdev, &c);
+	if (!ret && c.status != MCMGPU_CMPL_OK) {
+		dev_dbg(adsm_dev(a), "ADSM_XFER va %#llx len %llu: status %u\n",
+			va, len, c.status);
+		ret = -EIO;
+	}
+	a->dma_wait_ns += ktime_to_ns(ktime_sub(ktime_get(), t0));
+	return ret;
+}
+
+static void mcmgpu_adsm_evict_work(struct work_struct *work)
+{
+	struct mcmgpu_adsm *a = container_of(work, struct mcmgpu_adsm,
+					     evict_work);
+	struct mcmgpu_evict *ev;
+
+	for (;;) {
+		int ret = 0;
+
+		mutex_lock(&a->lock);
+		ev = list_first_entry_or_null(&a->evictions,
+					      struct mcmgpu_evict, node);
+		mutex_unlock(&a->lock);
+		if (!ev)
+			return;
+		if (!ev->sh->freed)
+			ret = mcmgpu_adsm_xfer_cmd(a, ev->sh->gpu_va + ev->off,
+						   ev->len,
+						   ev->sh->list_dma +
+						   (ev->off >> PAGE_SHIFT) * 8,
+						   0, false,
+						   MCMGPU_WAIT_UNINTERRUPTIBLE);
+		if (ret)
+			dev_warn_ratelimited(adsm_dev(a),
+					     "ADSM eviction of %llu bytes failed (%d): the block is sent again at the launch\n",
+					     ev->len, ret);
+		mutex_lock(&a->lock);
+		list_del(&ev->node);
+		if (!ev->sh->freed) {
+			adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
+			/* Not on the GPU: Dirty again, so the launch sends it. */
+			if (ret)
+				ev->sh->core.state[ev->unit] =
+					MCMGPU_ADSM_DIRTY;
+		}
+		mutex_unlock(&a->lock);
+		wake_up_all(&a->wq);
+		mcmgpu_shared_put(ev->sh);
+		kfree(ev);
+	}
+}
+
+/* The protocol core's transfers: the caller holds a->lock. */
+static int mcmgpu_adsm_core_xfer(void *priv, struct adsm_obj *o, u64 off,
+				 u64 len, enum adsm_dir dir,
+				 enum adsm_cause cause)
+{
+	struct mcmgpu_shared *sh = container_of(o, struct mcmgpu_shared, core);
+	struct mcmgpu_adsm *a = priv;
+	struct mcmgpu_evict *ev;
+
+	if (cause != ADSM_CAUSE_EVICT)
+		return mcmgpu_adsm_xfer_cmd(a, sh->gpu_va + off, len,
+					    sh->list_dma +
+					    (off >> PAGE_SHIFT) * 8, 0,
+					    dir == ADSM_D2H,
+					    MCMGPU_WAIT_KILLABLE);
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	ev->sh = sh;
+	ev->unit = adsm_unit_of(o, off);
+	ev->off = off;
+	ev->len = len;
+	kref_get(&sh->ref);
+	list_add_tail(&ev->node, &a->evictions);
+	queue_work(system_unbound_wq, &a->evict_work);
+	return 1;
+}
+
+/* Take CPU access away: every PTE of the range, in every process. */
+static void mcmgpu_adsm_core_protect(void *priv, struct adsm_obj *o, u64 off,
+				     u64 len, u8 state)
+{
+	struct mcmgpu_shared *sh = container_of(o, struct mcmgpu_shared, core);
+	struct mcmgpu_adsm *a = priv;
+
+	unmap_mapping_range(a->mf->mapping, sh->mmap_offset + off, len, 1);
+}
+
+static const struct adsm_ops mcmgpu_adsm_core_ops = {
+	.xfer = mcmgpu_adsm_core_xfer,
+	.protect = mcmgpu_adsm_core_protect,
+};
+
+/* ---- per-file state ------------------------------------------------------ */
+
+static void mcmgpu_adsm_kernel_work(struct work_struct *work);
+
+static struct mcmgpu_adsm *mcmgpu_adsm_get(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_device *mdev = mf->mdev;
+	struct mcmgpu_adsm *a;
+	int ret;
+
+	lockdep_assert_held(&mf->lock);
+	if (mf->adsm)
+		return mf->adsm;
+	if (!(mdev->features & MCMGPU_FEAT_ADSM) || !mdev->adsm_dma_bw)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!mf->as)
+		return ERR_PTR(-ENOENT);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	a->desc = dma_alloc_coherent(&mdev->pdev->dev, PAGE_SIZE, &a->desc_dma,
+				     GFP_KERNEL);
+	if (!a->desc) {
+		kfree(a);
+		return ERR_PTR(-ENOMEM);
+	}
+	a->result = (void *)(a->desc + 1);
+	a->mf = mf;
+	mutex_init(&a->lock);
+	init_waitqueue_head(&a->wq);
+	INIT_LIST_HEAD(&a->evictions);
+	INIT_WORK(&a->kernel_work, mcmgpu_adsm_kernel_work);
+	INIT_WORK(&a->evict_work, mcmgpu_adsm_evict_work);
+	ret = adsm_ctx_init(&a->ctx, mcmgpu_adsm_protocol_default(),
+			    ilog2(clamp_t(u32, roundup_pow_of_two(max(adsm_block_kib, 4U)),
+					  4, 32768)) + 10,
+			    0, adsm_rolling_step, mdev->adsm_dma_setup,
+			    mdev->adsm_dma_bw, &mcmgpu_adsm_core_ops, a);
+	if (ret) {
+		dma_free_coherent(&mdev->pdev->dev, PAGE_SIZE, a->desc,
+				  a->desc_dma);
+		kfree(a);
+		return ERR_PTR(ret);
+	}
+	/* Published whole: mmap() reads it without mf->lock. */
+	smp_store_release(&mf->adsm, a);
+	return a;
+}
+
+/* The file's release: its VMAs are gone, so nothing faults any more. */
+void mcmgpu_adsm_release(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_adsm *a = mf->adsm;
+
+	if (!a)
+		return;
+	flush_work(&a->kernel_work);
+	flush_work(&a->evict_work);
+	dma_free_coherent(&mf->mdev->pdev->dev, PAGE_SIZE, a->desc,
+			  a->desc_dma);
+	kvfree(a->fifo);
+	kfree(a);
+	mf->adsm = NULL;
+}
+
+/* ---- shared objects ------------------------------------------------------ */
+
+/*
+ * A shared object for o (mf->lock held): shadow pages and their list,
+ * then the protocol's state. The object's GPU PTEs are writable.
+ */
+int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
+{
+	struct device *dev = &mf->mdev->pdev->dev;
+	struct mcmgpu_adsm *a = mcmgpu_adsm_get(mf);
+	u64 bytes = o->obj.pages << PAGE_SHIFT, i;
+	struct mcmgpu_shared *sh;
+	struct adsm_ref *fifo = NULL;
+	u32 need;
+	int ret = -ENOMEM;
+
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	if (bytes > MCMGPU_ADSM_MAX_OBJECT)
+		return -EINVAL;
+	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	if (!sh)
+		return -ENOMEM;
+	kref_init(&sh->ref);
+	sh->adsm = a;
+	sh->gpu_va = o->obj.vpn << PAGE_SHIFT;
+	sh->npages = o->obj.pages;
+	sh->mmap_offset = (u64)mf->ctx << MCMGPU_ADSM_MMAP_CTX_SHIFT | sh->gpu_va;
+	sh->core.bytes = bytes;
+	sh->core.priv = sh;
+	sh->pages = kvcalloc(sh->npages, sizeof(*sh->pages), GFP_KERNEL);
+	sh->list = dma_alloc_coherent(dev, sh->npages * 8, &sh->list_dma,
+				      GFP_KERNEL);
+	mutex_lock(&a->lock);
+	sh->core.state = kvzalloc(adsm_units(&a->ctx, bytes), GFP_KERNEL);
+	need = adsm_fifo_needed(&a->ctx, bytes);
+	mutex_unlock(&a->lock);
+	if (!sh->pages || !sh->list || !sh->core.state)
+		goto put;
+	for (i = 0; i < sh->npages; i++) {
+		struct page *p = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		dma_addr_t bus;
+
+		if (!p)
+			goto put;
+		bus = dma_map_page(dev, p, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, bus)) {
+			__free_page(p);
+			goto put;
+		}
+		sh->pages[i] = p;
+		sh->list[i] = cpu_to_le64(bus);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	if (need) {
+		fifo = kvcalloc(need, sizeof(*fifo), GFP_KERNEL);
+		if (!fifo)
+			goto put;
+	}
+	mutex_lock(&a->lock);
+	if (fifo && need > a->ctx.fifo_cap) {
+		adsm_fifo_move(&a->ctx, fifo, need);
+		swap(fifo, a->fifo);
+	}
+	adsm_obj_add(&a->ctx, &sh->core);
+	a->started = true;
+	mutex_unlock(&a->lock);
+	kvfree(fifo);
+	o->shared = sh;
+	return 0;
+put:
+	mcmgpu_shared_put(sh);
+	return ret;
+}
+
+u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o)
+{
+	return o->shared ? o->shared->mmap_offset : 0;
+}
+
+/*
+ * FREE of a shared object (mf->lock held), before its GPU side goes: no
+ * eviction of it may be in flight, no CPU mapping may stay.
+ */
+void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
+{
+	struct mcmgpu_shared *sh = o->shared;
+	struct mcmgpu_adsm *a;
+
+	if (!sh)
+		return;
+	a = sh->adsm;
+	flush_work(&a->evict_work);
+	mutex_lock(&a->lock);
+	adsm_obj_remove(&a->ctx, &sh->core);
+	sh->freed = true;
+	unmap_mapping_range(mf->mapping, sh->mmap_offset, sh->core.bytes, 1);
+	mutex_unlock(&a->lock);
+	o->shared = NULL;
+	mcmgpu_shared_put(sh);
+}
+
+/* ---- the CPU mapping ----------------------------------------------------- */
+
+static void mcmgpu_adsm_vm_open(struct vm_area_struct *vma)
+{
+	struct mcmgpu_shared *sh = vma->vm_private_data;
+
+	kref_get(&sh->ref);
+}
+
+static void mcmgpu_adsm_vm_close(struct vm_area_struct *vma)
+{
+	mcmgpu_shared_put(vma->vm_private_data);
+}
+
+/* Installs the PTEs of [off, off + len) of the object that lie in vma. */
+static vm_fault_t mcmgpu_adsm_map(struct vm_area_struct *vma,
+				  struct mcmgpu_shared *sh, u64 off, u64 len,
+				  bool writable)
+{
+	u64 vma_off = (vma->vm_pgoff << PAGE_SHIFT) - sh->mmap_offset;
+	u64 start = max(off, vma_off);
+	u64 end = min(off + len, vma_off + (vma->vm_end - vma->vm_start));
+	pgprot_t prot = vm_get_page_prot(writable ? vma->vm_flags :
+					 vma->vm_flags & ~VM_WRITE);
+	u64 o;
+
+	if (start >= end)
+		return VM_FAULT_NOPAGE;
+	/* Read-only PTEs of the unit go first, so all come back writable. */
+	zap_vma_ptes(vma, vma->vm_start + (start - vma_off), end - start);
+	for (o = start; o < end; o += PAGE_SIZE) {
+		vm_fault_t r = vmf_insert_pfn_prot(vma, vma->vm_start +
+						   (o - vma_off),
+						   page_to_pfn(sh->pages[o >> PAGE_SHIFT]),
+						   prot);
+
+		if (r != VM_FAULT_NOPAGE)
+			return r;
+	}
+	return VM_FAULT_NOPAGE;
+}
+
+/* .fault and .pfn_mkwrite: the protocol decides, then the unit is mapped. */
+static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct mcmgpu_shared *sh = vma->vm_private_data;
+	struct mcmgpu_adsm *a = sh->adsm;
+	struct mcmgpu_device *mdev = a->mf->mdev;
+	bool write = vmf->flags & FAULT_FLAG_WRITE, writable;
+	u64 off = (vmf->pgoff << PAGE_SHIFT) - sh->mmap_offset, uoff, ulen;
+	ktime_t t0 = ktime_get();
+	vm_fault_t vr;
+	int ret;
+
+	/* Removal holds it for writing: a fault then is a bus error. */
+	if (!down_read_trylock(&mdev->remove_lock))
+		return VM_FAULT_SIGBUS;
+	if (mdev->removed) {
+		vr = VM_FAULT_SIGBUS;
+		goto out;
+	}
+again:
+	mutex_lock(&a->lock);
+	if (sh->freed) {
+		vr = VM_FAULT_SIGSEGV;
+		goto unlock;
+	}
+	if (a->running) {
+		mutex_unlock(&a->lock);
+		if (wait_event_killable(a->wq, !READ_ONCE(a->running))) {
+			vr = VM_FAULT_NOPAGE;	/* dying: the fault is not retried */
+			goto out;
+		}
+		goto again;
+	}
+	ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable, &uoff,
+			 &ulen);
+	if (ret == -EAGAIN) {
+		u64 unit = adsm_unit_of(&sh->core, off);
+
+		mutex_unlock(&a->lock);
+		if (wait_event_killable(a->wq, !(READ_ONCE(sh->core.state[unit]) &
+						 MCMGPU_ADSM_EVICTING))) {
+			vr = VM_FAULT_NOPAGE;
+			goto out;
+		}
+		goto again;
+	}
+	if (ret) {
+		dev_dbg(&mdev->pdev->dev, "ADSM fault at %#llx: %d\n",
+			sh->gpu_va + off, ret);
+		vr = VM_FAULT_SIGBUS;
+		goto unlock;
+	}
+	vr = mcmgpu_adsm_map(vma, sh, uoff, ulen, writable);
+	a->hw_faults++;
+	a->fault_ns += ktime_to_ns(ktime_sub(ktime_get(), t0));
+unlock:
+	mutex_unlock(&a->lock);
+out:
+	up_read(&mdev->remove_lock);
+	return vr;
+}
+
+static const struct vm_operations_struct mcmgpu_adsm_vm_ops = {
+	.open = mcmgpu_adsm_vm_open,
+	.close = mcmgpu_adsm_vm_close,
+	.fault = mcmgpu_adsm_fault,
+	.pfn_mkwrite = mcmgpu_adsm_fault,
+};
+
+/*
+ * mmap() of a whole shared object, MAP_SHARED, at its mmap offset. Called
+ * under mmap_lock: the object is found under the adsm lock, not mf->lock
+ * (an ioctl holds mf->lock across user copies, which take mmap_lock).
+ */
+int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
+{
+	struct mcmgpu_adsm *a = smp_load_acquire(&mf->adsm);
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 va = offset & (BIT_ULL(MCMGPU_ADSM_MMAP_CTX_SHIFT) - 1);
+	struct mcmgpu_shared *sh = NULL;
+	struct adsm_obj *o;
+
+	if (!(vma->vm_flags & VM_SHARED) || !a ||
+	    offset >> MCMGPU_ADSM_MMAP_CTX_SHIFT != mf->ctx)
+		return -EINVAL;
+	mutex_lock(&a->lock);
+	for (o = a->ctx.objs; o; o = o->next) {
+		struct mcmgpu_shared *s = o->priv;
+
+		if (s->gpu_va == va) {
+			sh = s;
+			break;
+		}
+	}
+	if (!sh || vma->vm_end - vma->vm_start != sh->core.bytes) {
+		mutex_unlock(&a->lock);
+		return -EINVAL;
+	}
+	kref_get(&sh->ref);
+	mutex_unlock(&a->lock);
+	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_private_data = sh;
+	vma->vm_ops = &mcmgpu_adsm_vm_ops;
+	return 0;
+}
+
+/* ---- launch and sync ------------------------------------------------------ */
+
+static void mcmgpu_adsm_kernel_work(struct work_struct *work)
+{
+	struct mcmgpu_adsm *a = container_of(work, struct mcmgpu_adsm,
+					     kernel_work);
+	struct mcmgpu_file *mf = a->mf;
+	struct mcmgpu_cmd c = {
+		.opcode = MCMGPU_OP_ADSM_KERNEL,
+		.ctx = mf->ctx,
+		.args = { mf->as->root, a->desc_dma,
+			  a->desc_dma + sizeof(*a->desc) },
+		.wait = MCMGPU_WAIT_UNINTERRUPTIBLE,
+	};
+	int ret = mcmgpu_submit(mf->mdev, &c);
+
+	mutex_lock(&a->lock);
+	a->kernel_status = ret ? MCMGPU_CMPL_DMA_FAULT : c.status;
+	if (ret) {
+		memset(a->result, 0, sizeof(*a->result));
+		strscpy(a->result->error.what, "the device did not complete the kernel",
+			sizeof(a->result->error.what));
+	}
+	WRITE_ONCE(a->running, false);
+	mutex_unlock(&a->lock);
+	wake_up_all(&a->wq);
+}
+
+/* Waits for the file's kernel; a->lock held on return if 0. */
+static int mcmgpu_adsm_wait_idle(struct mcmgpu_adsm *a)
+{
+	for (;;) {
+		if (wait_event_interruptible(a->wq, !READ_ONCE(a->running)))
+			return -ERESTARTSYS;
+		if (mutex_lock_interruptible(&a->lock))
+			return -ERESTARTSYS;
+		if (!a->running)
+			return 0;
+		mutex_unlock(&a->lock);
+	}
+}
+
+/* The acquire, a->lock held: the kernel's time, then batch's fetch. */
+static int mcmgpu_adsm_acquire(struct mcmgpu_adsm *a,
+			       struct mcmgpu_adsm_kernel_result *res)
+{
+	int ret = 0;
+
+	if (a->pending) {
+		a->pending = false;
+		*res = *a->result;
+		if (a->kernel_status == MCMGPU_CMPL_OK)
+			adsm_kernel_done(&a->ctx, a->result->cycles);
+		else
+			ret = -EIO;
+	}
+	if (!ret)
+		ret = adsm_acquire(&a->ctx);
+	return ret;
+}
+
+static int mcmgpu_adsm_copy_result(u64 uptr, u32 usize,
+				   const struct mcmgpu_adsm_kernel_result *res)
+{
+	if (!uptr)
+		return 0;
+	return copy_to_user(u64_to_user_ptr(uptr), res,
+			    min_t(u32, usize, sizeof(*res))) ? -EFAULT : 0;
+}
+
+/* MCMGPU_IOCTL_LAUNCH with MCMGPU_LAUNCH_F_ADSM. */
+int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
+{
+	struct mcmgpu_adsm_kernel_result res = { };
+	struct mcmgpu_adsm_kernel k;
+	struct mcmgpu_adsm *a;
+	int ret, ret2;
+
+	if (ln->record_size != sizeof(k) ||
+	    (ln->result_ptr && ln->result_size < sizeof(res)))
+		return -EINVAL;
+	if (!ln->record_ptr)
+		return -EFAULT;
+	if (copy_from_user(&k, u64_to_user_ptr(ln->record_ptr), sizeof(k)))
+		return -EFAULT;
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	a = mcmgpu_adsm_get(mf);
+	mutex_unlock(&mf->lock);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	ret = mcmgpu_adsm_wait_idle(a);
+	if (ret)
+		return ret;
+	/* A kernel not yet synced is synced first (its result is dropped). */
+	if (a->pending) {
+		ret = mcmgpu_adsm_acquire(a, &res);
+		if (ret == -EIO)
+			ret = 0;
+		memset(&res, 0, sizeof(res));
+	}
+	/* Evictions land before the release (they may carry the data). */
+	while (!ret && adsm_evicting(&a->ctx)) {
+		mutex_unlock(&a->lock);
+		flush_work(&a->evict_work);
+		mutex_lock(&a->lock);
+	}
+	if (!ret)
+		ret = adsm_release(&a->ctx);
+	if (ret) {
+		mutex_unlock(&a->lock);
+		return ret;
+	}
+	*a->desc = k;
+	memset(a->result, 0, sizeof(*a->result));
+	a->running = true;
+	a->pending = true;
+	queue_work(system_unbound_wq, &a->kernel_work);
+	mutex_unlock(&a->lock);
+	if (!(ln->flags & MCMGPU_LAUNCH_F_WAIT))
+		return 0;
+	/* The launch had its effect: only a fatal signal ends this wait. */
+	if (wait_event_killable(a->wq, !READ_ONCE(a->running)))
+		return -EINTR;
+	mutex_lock(&a->lock);
+	ret = mcmgpu_adsm_acquire(a, &res);
+	mutex_unlock(&a->lock);
+	ret2 = mcmgpu_adsm_copy_result(ln->result_ptr, ln->result_size, &res);
+	return ret ? ret : ret2;
+}
+
+int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_adsm_sync *sy = arg;
+	struct mcmgpu_adsm_kernel_result res = { };
+	struct mcmgpu_adsm *a;
+	int ret, ret2;
+
+	if (sy->flags || sy->reserved ||
+	    (sy->result_ptr && sy->result_size < sizeof(res)))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	a = mcmgpu_adsm_get(mf);
+	mutex_unlock(&mf->lock);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	ret = mcmgpu_adsm_wait_idle(a);
+	if (ret)
+		return ret;
+	ret = mcmgpu_adsm_acquire(a, &res);
+	mutex_unlock(&a->lock);
+	ret2 = mcmgpu_adsm_copy_result(sy->result_ptr, sy->result_size, &res);
+	return ret ? ret : ret2;
+}
+
+/* ---- configuration, counters, states, explicit copies -------------------- */
+
+int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_adsm_config *cf = arg;
+	struct mcmgpu_adsm *a;
+	u32 shift;
+	int ret;
+
+	if (cf->flags || cf->reserved || cf->protocol > MCMGPU_ADSM_PROTOCOLS ||
+	    cf->rolling > MCMGPU_ADSM_ROLLING_MAX ||
+	    cf->rolling_step > MCMGPU_ADSM_ROLLING_MAX ||
+	    (cf->block_bytes && (!is_power_of_2(cf->block_bytes) ||
+				 cf->block_bytes < BIT(MCMGPU_ADSM_BLOCK_MIN_SHIFT) ||
+				 cf->block_bytes > BIT(MCMGPU_ADSM_BLOCK_MAX_SHIFT))))
+		return -EINVAL;
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	a = mcmgpu_adsm_get(mf);
+	if (IS_ERR(a) && PTR_ERR(a) == -ENOENT) {
+		/* No object yet: the address space comes with the first one. */
+		ret = mcmgpu_mem_space(mf);
+		a = ret ? ERR_PTR(ret) : mcmgpu_adsm_get(mf);
+	}
+	if (IS_ERR(a)) {
+		mutex_unlock(&mf->lock);
+		return PTR_ERR(a);
+	}
+	mutex_lock(&a->lock);
+	if (a->started) {
+		ret = -EBUSY;
+	} else {
+		shift = cf->block_bytes ? ilog2(cf->block_bytes) :
+			a->ctx.block_shift;
+		ret = adsm_ctx_init(&a->ctx, cf->protocol == MCMGPU_ADSM_PROTOCOLS ?
+				    a->ctx.protocol : cf->protocol, shift,
+				    cf->rolling, cf->rolling_step,
+				    a->ctx.dma_setup, a->ctx.dma_bytes_per_cycle,
+				    &mcmgpu_adsm_core_ops, a);
+	}
+	mutex_unlock(&a->lock);
+	mutex_unlock(&mf->lock);
+	return ret;
+}
+
+int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_adsm_stats *st = arg;
+	struct mcmgpu_adsm *a;
+
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	a = mcmgpu_adsm_get(mf);
+	mutex_unlock(&mf->lock);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	mutex_lock(&a->lock);
+	adsm_stats(&a->ctx, st);
+	st->hw_faults = a->hw_faults;
+	st->fault_ns = a->fault_ns;
+	st->dma_wait_ns = a->dma_wait_ns;
+	mutex_unlock(&a->lock);
+	st->size = min_t(u32, usize, sizeof(*st));
+	return 0;
+}
+
+int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_adsm_query *q = arg;
+	struct mcmgpu_shared *sh;
+	struct mcmgpu_obj *o;
+	u8 *states = NULL;
+	u64 i, end;
+	int ret = 0;
+
+	if (check_add_overflow(q->first, q->count, &end) || q->count > SZ_1M)
+		return -ERANGE;
+	if (q->count && !q->states_ptr)
+		return -EFAULT;
+	states = kvmalloc(max_t(u64, q->count, 1), GFP_KERNEL);
+	if (!states)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&mf->lock)) {
+		kvfree(states);
+		return -ERESTARTSYS;
+	}
+	o = xa_load(&mf->objects, q->handle);
+	sh = o ? o->shared : NULL;
+	if (!sh) {
+		ret = -ENOENT;
+	} else {
+		mutex_lock(&sh->adsm->lock);
+		q->blocks = sh->core.units;
+		if (end > sh->core.units)
+			ret = -ERANGE;
+		for (i = 0; !ret && i < q->count; i++)
+			states[i] = adsm_state(&sh->core, q->first + i);
+		mutex_unlock(&sh->adsm->lock);
+	}
+	mutex_unlock(&mf->lock);
+	if (!ret && q->count &&
+	    copy_to_user(u64_to_user_ptr(q->states_ptr), states, q->count))
+		ret = -EFAULT;
+	kvfree(states);
+	return ret;
+}
+
+/*
+ * The hand-written baseline: bytes between a user buffer and an object's
+ * GPU copy, no protocol. The buffer's pages are pinned, listed and copied
+ * by the same engine; the copy is charged like the protocols' transfers.
+ */
+int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
+{
+	struct mcmgpu_adsm_copy *cp = arg;
+	bool to_gpu = !(cp->flags & MCMGPU_ADSM_COPY_FROM_GPU);
+	struct device *dev = &mf->mdev->pdev->dev;
+	unsigned long uaddr = cp->user_ptr, first = uaddr & PAGE_MASK;
+	u64 npages, mapped = 0, end, va, i;
+	struct mcmgpu_adsm *a;
+	struct mcmgpu_obj *o;
+	struct page **pages;
+	dma_addr_t list_dma;
+	__le64 *list;
+	int pinned, ret;
+
+	if (cp->flags & ~MCMGPU_ADSM_COPY_FROM_GPU || cp->reserved ||
+	    !cp->length || cp->length > MCMGPU_ADSM_MAX_OBJECT)
+		return -EINVAL;
+	if (check_add_overflow(cp->offset, cp->length, &end) ||
+	    check_add_overflow((u64)uaddr, cp->length, &end))
+		return -EOVERFLOW;
+	npages = (PAGE_ALIGN(uaddr + cp->length) - first) >> PAGE_SHIFT;
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	o = xa_load(&mf->objects, cp->handle);
+	if (!o) {
+		mutex_unlock(&mf->lock);
+		return -ENOENT;
+	}
+	if (cp->offset + cp->length > o->obj.pages << PAGE_SHIFT) {
+		mutex_unlock(&mf->lock);
+		return -ERANGE;
+	}
+	va = (o->obj.vpn << PAGE_SHIFT) + cp->offset;
+	a = mcmgpu_adsm_get(mf);
+	mutex_unlock(&mf->lock);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	list = dma_alloc_coherent(dev, npages * 8, &list_dma, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!pages || !list)
+		goto free;
+	pinned = pin_user_pages_fast(first, npages, to_gpu ? 0 : FOLL_WRITE,
+				     pages);
+	if (pinned < 0) {
+		ret = pinned;
+		goto free;
+	}
+	ret = -EFAULT;
+	if (pinned != npages)
+		goto unpin;
+	for (i = 0; i < npages; i++) {
+		dma_addr_t bus = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
+					      DMA_BIDIRECTIONAL);
+
+		if (dma_mapping_error(dev, bus)) {
+			ret = -ENOMEM;
+			goto unmap;
+		}
+		list[i] = cpu_to_le64(bus);
+		mapped++;
+	}
+	ret = mcmgpu_adsm_xfer_cmd(a, va, cp->length, list_dma,
+				   uaddr & ~PAGE_MASK, !to_gpu,
+				   MCMGPU_WAIT_KILLABLE);
+	if (!ret) {
+		mutex_lock(&a->lock);
+		adsm_charge_copy(&a->ctx, cp->length, to_gpu ? ADSM_H2D : ADSM_D2H);
+		mutex_unlock(&a->lock);
+	}
+unmap:
+	for (i = 0; i < mapped; i++)
+		dma_unmap_page(dev, le64_to_cpu(list[i]), PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+unpin:
+	unpin_user_pages_dirty_lock(pages, pinned, !to_gpu && !ret);
+free:
+	if (list)
+		dma_free_coherent(dev, npages * 8, list, list_dma);
+	kvfree(pages);
+	return ret;
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* mcmgpu adsm: the subcommands. */
+#ifndef ADSM_TOOL_H
+#define ADSM_TOOL_H
+
+#include "util.h"
+
+extern const struct subcommand adsm_commands[];
+
+#endif /* ADSM_TOOL_H */

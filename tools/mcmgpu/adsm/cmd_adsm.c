@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcmgpu adsm: ADSM/GMAC runs. A pattern (adsm_patterns.c) runs on the
+ * device, its objects mmapped at their GPU virtual addresses and kept
+ * coherent by the driver, or with --host on the same cores here; the JSON
+ * carries the counters, the notes' expected bytes and the verdict.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "adsm_rt.h"
+#include "adsm_tool.h"
+#include "device.h"
+#include "json.h"
+#include "mcmgpu_barre.h"
+#include "mcmgpu_ioctl.h"
+#include "opts.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* ---- the device runtime --------------------------------------------------- */
+
+struct dev_rt {
+	struct adsm_rt rt;
+	int fd;
+	uint64_t other_va;	/* objects mapped away from their GPU VA */
+};
+
+static struct dev_rt *dev(struct adsm_rt *rt)
+{
+	return (struct dev_rt *)rt;
+}
+
+static int dev_err(struct adsm_rt *rt, const char *what)
+{
+	int e = errno;
+
+	snprintf(rt->err, sizeof(rt->err), "%s: %s", what, strerror(e));
+	return -e;
+}
+
+static int dev_alloc(struct adsm_rt *rt, uint64_t bytes, struct adsm_buf *b)
+{
+	bool shared = rt->protocol != ADSM_EXPLICIT;
+	struct mcmgpu_alloc a = {
+		.size = sizeof(a), .bytes = bytes, .policy = MCMGPU_ALLOC_CHUNK,
+		.g = 1, .flags = shared ? MCMGPU_ALLOC_F_SHARED :
+				 MCMGPU_ALLOC_F_WRITE,
+	};
+	void *p;
+
+	if (ioctl(dev(rt)->fd, MCMGPU_IOCTL_ALLOC, &a))
+		return dev_err(rt, "ALLOC");
+	b->gpu_va = a.gpu_va;
+	b->bytes = bytes;
+	b->handle = a.handle;
+	b->priv = b;
+	if (!shared) {
+		if (posix_memalign(&p, 4096, bytes))
+			return -ENOMEM;
+		memset(p, 0, bytes);
+		b->cpu = p;
+		return 0;
+	}
+	/* One pointer: the CPU maps it where the GPU has it (ADSM §4.2). */
+	p = mmap((void *)(uintptr_t)a.gpu_va, bytes, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, dev(rt)->fd, a.mmap_offset);
+	if (p != MAP_FAILED && (uintptr_t)p != a.gpu_va) {
+		munmap(p, bytes);	/* an old kernel took it as a hint */
+		p = MAP_FAILED;
+		errno = EEXIST;
+	}
+	if (p == MAP_FAILED && errno == EEXIST) {
+		/* Taken: anywhere, and the GPU VA stays what kernels use. */
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 dev(rt)->fd, a.mmap_offset);
+		dev(rt)->other_va++;
+	}
+	if (p == MAP_FAILED)
+		return dev_err(rt, "mmap");
+	b->cpu = p;
+	return 0;
+}
+
+static int dev_free(struct adsm_rt *rt, struct adsm_buf *b)
+{
+	struct mcmgpu_free f = { .size = sizeof(f), .handle = b->handle };
+
+	if (rt->protocol == ADSM_EXPLICIT)
+		free(b->cpu);
+	else if (b->cpu)
+		munmap(b->cpu, b->bytes);
+	b->cpu = NULL;
+	b->priv = NULL;
+	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_FREE, &f) ? dev_err(rt, "FREE") : 0;
+}
+
+static int dev_cpu_write(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
+			 const void *src, uint64_t len)
+{
+	(void)rt;
+	memcpy(b->cpu + off, src, len);
+	return 0;
+}
+
+static int dev_cpu_read(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
+			void *dst, uint64_t len)
+{
+	(void)rt;
+	memcpy(dst, b->cpu + off, len);
+	return 0;
+}
+
+static int dev_copy(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
+		    uint64_t len, bool to_gpu)
+{
+	struct mcmgpu_adsm_copy c = {
+		.size = sizeof(c), .handle = b->handle, .offset = off,
+		.length = len, .user_ptr = (uintptr_t)(b->cpu + off),
+		.flags = to_gpu ? 0 : MCMGPU_ADSM_COPY_FROM_GPU,
+	};
+
+	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_COPY, &c) ?
+	       dev_err(rt, "ADSM_COPY") : 0;
+}
+
+static int dev_launch(struct adsm_rt *rt, const struct mcmgpu_adsm_kernel *k)
+{
+	struct mcmgpu_launch ln = {
+		.size = sizeof(ln), .flags = MCMGPU_LAUNCH_F_ADSM,
+		.record_ptr = (uintptr_t)k, .record_size = sizeof(*k),
+	};
+
+	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_LAUNCH, &ln) ?
+	       dev_err(rt, "LAUNCH") : 0;
+}
+
+static int dev_sync(struct adsm_rt *rt, struct mcmgpu_adsm_kernel_result *res)
+{
+	struct mcmgpu_adsm_sync s = {
+		.size = sizeof(s), .result_ptr = (uintptr_t)res,
+		.result_size = sizeof(*res),
+	};
+
+	memset(res, 0, sizeof(*res));
+	if (!ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_SYNC, &s))
+		return 0;
+	if (errno == EIO) {
+		snprintf(rt->err, sizeof(rt->err), "the kernel failed: %s (0x%llx)",
+			 res->error.what, (unsigned long long)res->error.value);
+		return -EIO;
+	}
+	return dev_err(rt, "ADSM_SYNC");
+}
+
+static int dev_file_read(struct adsm_rt *rt, int fd, struct adsm_buf *b,
+			 uint64_t off, uint64_t len)
+{
+	/* One read(2) across many blocks: the kernel takes the faults. */
+	ssize_t n = read(fd, b->cpu + off, len);
+
+	if (n < 0)
+		return dev_err(rt, "read");
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int dev_file_write(struct adsm_rt *rt, int fd, struct adsm_buf *b,
+			  uint64_t off, uint64_t len)
+{
+	ssize_t n = write(fd, b->cpu + off, len);
+
+	if (n < 0)
+		return dev_err(rt, "write");
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int dev_stats(struct adsm_rt *rt, struct mcmgpu_adsm_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_STATS, st) ?
+	       dev_err(rt, "ADSM_STATS") : 0;
+}
+
+static const struct adsm_rt_ops dev_rt_ops = {
+	.alloc = dev_alloc,
+	.free = dev_free,
+	.cpu_write = dev_cpu_write,
+	.cpu_read = dev_cpu_read,
+	.copy = dev_copy,
+	.launch = dev_launch,
+	.sync = dev_sync,
+	.file_read = dev_file_read,
+	.file_write = dev_file_write,
+	.stats = dev_stats,
+};
+
+/* A fresh file of the device, its protocol set before any object. */
+static int dev_open(struct dev_rt *d, const char *device,
+		    const struct adsm_params *p)
+{
+	struct mcmgpu_adsm_config cf = {
+		.size = sizeof(cf),
+		.protocol = p->protocol == ADSM_EXPLICIT ? MCMGPU_ADSM_BATCH :
+			    p->protocol,
+		.block_bytes = p->block, .rolling = p->rolling,
+	};
+
+	memset(d, 0, sizeof(*d));
+	d->rt.ops = &dev_rt_ops;
+	d->rt.protocol = p->protocol;
+	d->fd = open_device(device);
+	if (d->fd < 0)
+		return -errno;
+	if (ioctl(d->fd, MCMGPU_IOCTL_ADSM_CONFIG, &cf)) {
+		int e = errno;
+
+		fprintf(stderr, "%s: ADSM_CONFIG: %s%s\n", prog, strerror(e),
+			e == EOPNOTSUPP ? " (the device has no ADSM engine)" : "");
+		close(d->fd);
+		return -e;
+	}
+	return 0;
+}
+
+/* ---- mcmgpu adsm run ------------------------------------------------------ */
+
+static void run_usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu adsm run PATTERN [--protocol P] [options]\n\n"
+		"Runs an access pattern on shared objects (ADSM/GMAC): the CPU\n"
+		"writes and reads them through mappings at their GPU addresses,\n"
+		"the device's kernels compute on them, the driver keeps them\n"
+		"coherent. PATTERN (notes/adsm.md §4.5):\n"
+		"  pc         write all, launch, sync, read all\n"
+		"  iter       write all; K x (launch, sync, read one element)\n"
+		"  stencil    K Jacobi steps over two grids, a point source each\n"
+		"  vadd       c = a + b over three objects\n"
+		"  multipass  P passes writing all, then launch (P = K)\n"
+		"  io         read(2) a file into an object, launch, write(2) it\n"
+		"Options:\n"
+		"  --protocol P      batch, lazy, rolling (default) or explicit\n"
+		"                    (hand-written copies, the paper's CUDA bar)\n"
+		"  --size BYTES      each object (default 1M; 4K multiples)\n"
+		"  --block BYTES     rolling's block (default 256K)\n"
+		"  --rolling N       dirty blocks allowed (default 0: 2 more a\n"
+		"                    object, the paper's adaptive size)\n"
+		"  --iterations K    (default 4)\n"
+		"  --seed N          the data (default 1)\n"
+		"  --host            the same cores on this machine, no device\n"
+		"  -d, --device DEV  (default " DEFAULT_DEVICE ")\n"
+		"  --json            counters, expected bytes, verdict as JSON\n"
+		"Exit status 1 when the CPU did not read what the GPU computed.\n");
+}
+
+static void print_json(const struct adsm_params *p,
+		       const struct adsm_outcome *o, bool host, uint64_t other_va)
+{
+	const struct mcmgpu_adsm_stats *s = &o->st;
+	struct json j;
+
+	json_begin(&j, stdout);
+	json_string(&j, "pattern", adsm_pattern_name(p->pattern));
+	json_string(&j, "protocol", adsm_protocol_name(p->protocol));
+	json_string(&j, "run", host ? "host" : "device");
+	json_u64(&j, "size", p->size);
+	json_u64(&j, "block", p->block);
+	json_u64(&j, "rolling", s->rolling);
+	json_u64(&j, "iterations", p->iterations);
+	json_break(&j, "  ");
+	json_u64(&j, "h2d_bytes", s->h2d_bytes);
+	json_u64(&j, "d2h_bytes", s->d2h_bytes);
+	json_u64(&j, "expected_h2d", o->exp_h2d);
+	json_u64(&j, "expected_d2h", o->exp_d2h);
+	json_u64(&j, "h2d_eager", s->h2d_evict);
+	json_u64(&j, "h2d_call", s->h2d_call);
+	json_u64(&j, "d2h_fault", s->d2h_fault);
+	json_u64(&j, "d2h_call", s->d2h_call);
+	json_break(&j, "  ");
+	json_u64(&j, "faults", s->faults);
+	json_u64(&j, "expected_faults",
+		 p->protocol == ADSM_EXPLICIT ? 0 : o->exp_faults);
+	json_u64(&j, "faults_read_invalid", s->faults_read_invalid);
+	json_u64(&j, "faults_write_invalid", s->faults_write_invalid);
+	json_u64(&j, "faults_write_readonly", s->faults_write_readonly);
+	json_u64(&j, "refaults", s->refaults);
+	json_u64(&j, "hw_faults", s->hw_faults);
+	json_u64(&j, "evictions", s->evictions);
+	json_u64(&j, "dirty_peak", s->dirty_peak);
+	json_break(&j, "  ");
+	json_u64(&j, "launches", s->launches);
+	json_u64(&j, "syncs", s->syncs);
+	json_u64(&j, "transfers", s->transfers);
+	json_u64(&j, "kernel_cycles", s->kernel_cycles);
+	json_u64(&j, "xfer_cycles", s->xfer_cycles);
+	json_u64(&j, "modeled_cycles", s->modeled_cycles);
+	json_u64(&j, "fault_ns", s->fault_ns);
+	json_u64(&j, "dma_wait_ns", s->dma_wait_ns);
+	json_u64(&j, "mapped_elsewhere", other_va);
+	json_break(&j, "  ");
+	json_string(&j, "verified", o->verified ? "yes" : "no");
+	json_end(&j);
+}
+
+static int adsm_cmd_run(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(run_usage, MCMGPU_MIN_CHIPLETS);
+	struct adsm_params p = {
+		.protocol = MCMGPU_ADSM_ROLLING, .size = 1 << 20,
+		.block = 256 << 10, .iterations = 4, .seed = 1,
+	};
+	const char *pattern = NULL, *why;
+	struct adsm_outcome o;
+	struct dev_rt d;
+	struct adsm_rt *rt;
+	int a, ret, v;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_JSON | ARG_HOST | ARG_DEVICE | ARG_CHIPLETS,
+			       argc, argv, &a))
+			continue;
+		if (!strcmp(argv[a], "--protocol") && a + 1 < argc) {
+			v = adsm_protocol_parse(argv[++a]);
+			if (v < 0)
+				die_usage("--protocol: '%s' is not batch, lazy, "
+					  "rolling or explicit", argv[a]);
+			p.protocol = v;
+		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
+			p.size = parse_arg(argv[++a], "--size");
+		} else if (!strcmp(argv[a], "--block") && a + 1 < argc) {
+			p.block = parse_arg(argv[++a], "--block");
+		} else if (!strcmp(argv[a], "--rolling") && a + 1 < argc) {
+			p.rolling = parse_arg_range(argv[++a], "--rolling", 0,
+						    MCMGPU_ADSM_ROLLING_MAX);
+		} else if (!strcmp(argv[a], "--iterations") && a + 1 < argc) {
+			p.iterations = parse_arg_range(argv[++a], "--iterations",
+						       1, 100000);
+		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
+			p.seed = parse_arg(argv[++a], "--seed");
+		} else if (!pattern && argv[a][0] != '-') {
+			pattern = argv[a];
+		} else {
+			die_usage("adsm run: unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (!pattern)
+		die_usage("adsm run: which PATTERN?");
+	v = adsm_pattern_parse(pattern);
+	if (v < 0)
+		die_usage("adsm run: no pattern '%s' (pc, iter, stencil, vadd, "
+			  "multipass, io)", pattern);
+	p.pattern = v;
+	why = adsm_params_check(&p);
+	if (why)
+		die_usage("adsm run: %s", why);
+	if (co.host) {
+		rt = adsm_host_new(p.protocol, p.block, p.rolling, co.chiplets);
+		if (!rt)
+			fatal("out of memory");
+	} else {
+		if (co.chiplets_given)
+			die_usage("adsm run: --chiplets is for --host (the "
+				  "device has its own)");
+		ret = dev_open(&d, co.device, &p);
+		if (ret)
+			return 1;
+		rt = &d.rt;
+	}
+	ret = adsm_run(rt, &p, &o);
+	if (ret)
+		fatal("adsm run %s (%s): %s", pattern,
+		      adsm_protocol_name(p.protocol),
+		      rt->err[0] ? rt->err : strerror(-ret));
+	if (co.json) {
+		print_json(&p, &o, co.host, co.host ? 0 : d.other_va);
+	} else {
+		printf("%s, %s: H2D %llu bytes (expected %llu), D2H %llu "
+		       "(expected %llu), %llu protocol faults, %llu modeled "
+		       "cycles, %s\n", pattern, adsm_protocol_name(p.protocol),
+		       (unsigned long long)o.st.h2d_bytes,
+		       (unsigned long long)o.exp_h2d,
+		       (unsigned long long)o.st.d2h_bytes,
+		       (unsigned long long)o.exp_d2h,
+		       (unsigned long long)o.st.faults,
+		       (unsigned long long)o.st.modeled_cycles,
+		       o.verified ? "verified" : "WRONG DATA");
+	}
+	if (co.host)
+		adsm_host_free(rt);
+	else
+		close(d.fd);
+	return o.verified ? 0 : 1;
+}
+
+const struct subcommand adsm_commands[] = {
+	{ "run", "an access pattern on shared objects under a protocol",
+	  adsm_cmd_run },
+	{ }
+};
