@@ -14,8 +14,8 @@
 
 /* How a kernel reaches memory: GPU virtual addresses; 0 or -EFAULT. */
 struct adsm_mem_ops {
-	int (*read)(void *priv, u64 va, void *buf, u32 len);
-	int (*write)(void *priv, u64 va, const void *buf, u32 len);
+    int (*read)(void *priv, u64 va, void *buf, u32 len);
+    int (*write)(void *priv, u64 va, const void *buf, u32 len);
 };
 
 /*
@@ -23,15 +23,15 @@ struct adsm_mem_ops {
  * (err->index: 1-based va, 0 the kernel). chiplets: the device's count.
  */
 int adsm_kernel_check(const struct mcmgpu_adsm_kernel *k, u32 chiplets,
-		      struct mcmgpu_record_error *err);
+              struct mcmgpu_record_error *err);
 /*
  * Runs a checked kernel. 0, or -EFAULT when an address does not translate
  * (err names the argument and the address; the elements before it are
  * written). res gets the modeled cycles and the bytes moved.
  */
 int adsm_kernel_run(const struct mcmgpu_adsm_kernel *k, u32 chiplets,
-		    const struct adsm_mem_ops *mem, void *priv,
-		    struct mcmgpu_adsm_kernel_result *res);
+            const struct adsm_mem_ops *mem, void *priv,
+            struct mcmgpu_adsm_kernel_result *res);
 /* The bytes each va argument of k spans (0: unused). */
 u64 adsm_kernel_span(const struct mcmgpu_adsm_kernel *k, int arg);
 
