@@ -43,6 +43,7 @@
 
 #include "trace.h"
 #include "mcmgpu_engine.h"
+#include "mcmgpu_adsm.h"
 #include "mcmgpu_cxl.h"
 
 /* Mechanism structures are read from guest memory as they are (mcmgpu_hw.h). */
@@ -78,6 +79,7 @@ static const MCMGPUEngine *const mcmgpu_engines[] = {
     &mcmgpu_iommu_engine,
     &mcmgpu_barre_engine,
     &mcmgpu_cxl_rc_engine,
+    &mcmgpu_adsm_engine,
 };
 #define MCMGPU_ENGINES ARRAY_SIZE(mcmgpu_engines)
 
@@ -130,6 +132,7 @@ struct MCMGPUState {
     MCMGPUWindow window[MCMGPU_WINDOWS];
     void *engine_dev[MCMGPU_ENGINES];   /* engines' dev_realize results */
     MCMGPUCxlConfig cxl;                /* properties */
+    MCMGPUAdsmConfig adsm;              /* properties */
 
     /* properties */
     uint32_t chiplets;
@@ -284,6 +287,11 @@ void *mcmgpu_engine_dev(MCMGPUState *s, const MCMGPUEngine *e)
 const MCMGPUCxlConfig *mcmgpu_cxl_config(MCMGPUState *s)
 {
     return &s->cxl;
+}
+
+const MCMGPUAdsmConfig *mcmgpu_adsm_config(MCMGPUState *s)
+{
+    return &s->adsm;
 }
 
 const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s)
@@ -826,6 +834,10 @@ static uint64_t mcmgpu_reg_read(MCMGPUState *s, hwaddr addr)
         return mcmgpu_features();
     case MCMGPU_REG_CONTEXTS:
         return s->contexts;
+    case MCMGPU_REG_ADSM_DMA_SETUP:
+        return s->adsm.dma_setup;
+    case MCMGPU_REG_ADSM_DMA_BW:
+        return s->adsm.dma_bw;
     case MCMGPU_REG_VRAM_PER_CHIPLET_LO:
         return (uint32_t)s->vram_per_chiplet;
     case MCMGPU_REG_VRAM_PER_CHIPLET_HI:
@@ -1151,6 +1163,13 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
                    s->vram_per_chiplet);
         return;
     }
+    if (!s->adsm.dma_bw || s->adsm.dma_setup > MCMGPU_ADSM_DMA_SETUP_MAX) {
+        error_setg(errp, "mcmgpu: adsm-dma-bw=%u must be at least 1 byte a "
+                   "cycle, adsm-dma-setup=%u at most %u cycles",
+                   s->adsm.dma_bw, s->adsm.dma_setup,
+                   MCMGPU_ADSM_DMA_SETUP_MAX);
+        return;
+    }
     s->geom.chiplets = s->chiplets;
     s->geom.vram_per_chiplet = s->vram_per_chiplet;
     total = mcmgpu_geometry_total(&s->geom);
@@ -1367,6 +1386,10 @@ static Property mcmgpu_properties[] = {
                        MCMGPU_CXL_DEFAULT_COMMIT_US),
     DEFINE_PROP_SIZE("cxl-aperture", MCMGPUState, cxl.aperture,
                      MCMGPU_CXL_DEFAULT_APERTURE),
+    DEFINE_PROP_UINT32("adsm-dma-setup", MCMGPUState, adsm.dma_setup,
+                       MCMGPU_ADSM_DMA_SETUP_CYCLES),
+    DEFINE_PROP_UINT32("adsm-dma-bw", MCMGPUState, adsm.dma_bw,
+                       MCMGPU_ADSM_DMA_BYTES_PER_CYCLE),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -82,6 +82,13 @@ typedef struct MCMGPUCxlConfig {
 } MCMGPUCxlConfig;
 const MCMGPUCxlConfig *mcmgpu_cxl_config(MCMGPUState *s);
 
+/* ADSM's modeled copy engine (properties adsm-dma-setup, adsm-dma-bw). */
+typedef struct MCMGPUAdsmConfig {
+    uint32_t dma_setup;     /* cycles per transfer */
+    uint32_t dma_bw;        /* bytes per cycle, >= 1 */
+} MCMGPUAdsmConfig;
+const MCMGPUAdsmConfig *mcmgpu_adsm_config(MCMGPUState *s);
+
 /* The engine's state in this context (its ctx_new result). */
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e);
 /* Its id, 1..contexts: also its address space's PASID. */
@@ -129,5 +136,6 @@ extern const MCMGPUEngine mcmgpu_cpelide_engine;
 extern const MCMGPUEngine mcmgpu_iommu_engine;
 extern const MCMGPUEngine mcmgpu_barre_engine;
 extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
+extern const MCMGPUEngine mcmgpu_adsm_engine;
 
 #endif /* HW_MCMGPU_ENGINE_H */

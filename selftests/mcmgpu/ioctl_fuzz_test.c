@@ -5,7 +5,9 @@
  * driver's table, and random ioctl numbers, with valid, mutated and
  * hostile arguments: sizes around each struct's published sizes, unknown
  * non-zero tails, NULL, unmapped, read-only and page-crossing pointers,
- * FinePack traces, CPElide records and Barre phases half valid. Siblings send each other
+ * FinePack traces, CPElide records and Barre phases half valid, ADSM
+ * objects mapped (whole, in part, at wrong offsets) and touched while
+ * others launch, sync and free them. Siblings send each other
  * signals during waits and one is killed and replaced now and then. Every
  * call must return 0 or a documented errno; every 200 operations a health
  * check (GET_INFO, a DMA round trip) must pass. Now and then a process
@@ -14,6 +16,7 @@
  * process (default 2000), MCMGPU_FUZZ_SEED the seed.
  */
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
 #include "fp_trace.h"
+#include "mcmgpu_adsm.h"
 #include "mcmgpu_barre.h"
 
 #define PROCS 3
@@ -134,12 +138,62 @@ static void *place(struct arena *a, uint64_t *arg, const void *obj, size_t n)
 	}
 }
 
+/* ADSM objects this process allocated (on any of its files). */
+static struct { uint64_t offset, va, bytes; } shared[16];
+static sigjmp_buf touch_jmp;
+
+static void on_touch_fault(int sig)
+{
+	siglongjmp(touch_jmp, 1);
+}
+
+/*
+ * Maps one of the shared objects (or a wrong range of it) and touches it;
+ * a SIGSEGV (freed meanwhile, by us or a sibling sharing the file) or a
+ * SIGBUS (its transfer refused) is an answer, not a failure.
+ */
+static void adsm_touch(int fd)
+{
+	struct sigaction sa = { .sa_handler = on_touch_fault }, old_segv, old_bus;
+	unsigned int k = rnd() % 16;
+	uint64_t bytes = shared[k].bytes, off = shared[k].offset;
+	volatile uint8_t *p;
+	uint64_t i;
+
+	if (!bytes || rnd() % 8 == 0) {
+		bytes = (1 + rnd() % 16) * PAGE;
+		off = rnd() % 2 ? off + PAGE * (rnd() % 4) : rnd() & ~(PAGE - 1ULL);
+	}
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+	if (p == MAP_FAILED)
+		return;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	if (!sigsetjmp(touch_jmp, 1)) {
+		for (i = 0; i < 1 + rnd() % 8; i++) {
+			uint64_t at = rnd() % bytes;
+
+			if (rnd() % 2)
+				p[at] ^= 1;
+			else
+				(void)p[at];
+		}
+		if (rnd() % 4 == 0)	/* part of it goes, the rest stays */
+			munmap((void *)p, PAGE);
+	}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	munmap((void *)p, bytes);
+}
+
 static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 {
 	uint64_t arg;
 	unsigned long cmd;
+	struct mcmgpu_alloc *placed_alloc = NULL;
+	bool adsm_refusal = false;
 
-	switch (rnd() % 10) {
+	switch (rnd() % 14) {
 	case 0: {
 		struct mcmgpu_info in = { .size = size_near(sizeof(in)) };
 
@@ -230,8 +284,15 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 
 		for (unsigned int i = 0; i < 8; i++)
 			al.map[i] = rnd() % (info->chiplets + 1);
+		if (rnd() % 2) {	/* ADSM: shared, small */
+			al.flags = MCMGPU_ALLOC_F_SHARED;
+			al.bytes = (1 + rnd() % 64) * 4096;
+			al.policy = MCMGPU_ALLOC_CHUNK;
+			al.g = 1 + rnd() % 4;
+			al.nmap = 0;
+		}
 		mutate(&al, sizeof(al));
-		place(a, &arg, &al, sizeof(al));
+		placed_alloc = place(a, &arg, &al, sizeof(al));
 		cmd = MCMGPU_IOCTL_ALLOC;
 		break;
 	}
@@ -293,6 +354,107 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		cmd = MCMGPU_IOCTL_PTE_QUERY;
 		break;
 	}
+	case 9: {	/* ADSM configuration, before or after objects */
+		struct mcmgpu_adsm_config c = {
+			.size = size_near(sizeof(c)),
+			.protocol = rnd() % 5,
+			.rolling = rnd() % 4 ? rnd() % 8 : rnd(),
+			.block_bytes = rnd() % 4 ? 4096ULL << (rnd() % 14) : rnd(),
+			.rolling_step = rnd() % 4,
+		};
+
+		mutate(&c, sizeof(c));
+		place(a, &arg, &c, sizeof(c));
+		cmd = MCMGPU_IOCTL_ADSM_CONFIG;
+		adsm_refusal = true;	/* EBUSY, EOPNOTSUPP */
+		break;
+	}
+	case 10: {	/* ADSM launches: mostly on the objects, now and then wild */
+		struct mcmgpu_adsm_kernel *k = (void *)(a->rw + PAGE);
+		unsigned int o = rnd() % 16;
+		struct mcmgpu_launch ln = {
+			.size = size_near(sizeof(ln)),
+			.flags = MCMGPU_LAUNCH_F_ADSM | (rnd() % 2 ? MCMGPU_LAUNCH_F_WAIT : 0),
+			.record_ptr = rnd() % 4 ? (uintptr_t)k : ptr_for(a, sizeof(*k)),
+			.record_size = size_near(sizeof(*k)),
+			.result_size = size_near(sizeof(struct mcmgpu_adsm_kernel_result)),
+			.result_ptr = rnd() % 2 ? 0 :
+				      ptr_for(a, sizeof(struct mcmgpu_adsm_kernel_result)),
+		};
+
+		memset(k, 0, sizeof(*k));
+		k->kernel = rnd() % (MCMGPU_ADSM_KERNELS + 1);
+		k->n = shared[o].bytes ? shared[o].bytes / 4 - rnd() % 2 : 1 + rnd() % 1024;
+		k->va[0] = shared[o].va;
+		k->va[1] = shared[(o + 1) % 16].va;
+		k->va[2] = shared[(o + 2) % 16].va;
+		k->s[0] = rnd() % 4;
+		mutate(k, sizeof(*k));
+		mutate_ptrs(&ln, sizeof(ln), offsetof(struct mcmgpu_launch, record_ptr),
+			    offsetof(struct mcmgpu_launch, result_ptr));
+		place(a, &arg, &ln, sizeof(ln));
+		cmd = MCMGPU_IOCTL_LAUNCH;
+		adsm_refusal = true;	/* EIO: the device refused the kernel */
+		break;
+	}
+	case 11: {	/* ADSM sync, counters, block states */
+		struct mcmgpu_adsm_sync sy = {
+			.size = size_near(sizeof(sy)),
+			.result_ptr = rnd() % 2 ? 0 :
+				      ptr_for(a, sizeof(struct mcmgpu_adsm_kernel_result)),
+			.result_size = size_near(sizeof(struct mcmgpu_adsm_kernel_result)),
+		};
+		struct mcmgpu_adsm_stats st = { .size = size_near(sizeof(st)) };
+		struct mcmgpu_adsm_query q = {
+			.size = size_near(sizeof(q)),
+			.handle = rnd() % 8 ? 1 + rnd() % 64 : rnd(),
+			.first = rnd() % 4 ? rnd() % 64 : rnd(),
+			.count = rnd() % 4 ? rnd() % 64 : rnd(),
+			.states_ptr = ptr_for(a, 64),
+		};
+
+		switch (rnd() % 3) {
+		case 0:
+			mutate_ptrs(&sy, sizeof(sy),
+				    offsetof(struct mcmgpu_adsm_sync, result_ptr), -1);
+			place(a, &arg, &sy, sizeof(sy));
+			cmd = MCMGPU_IOCTL_ADSM_SYNC;
+			break;
+		case 1:
+			mutate(&st, sizeof(st));
+			place(a, &arg, &st, sizeof(st));
+			cmd = MCMGPU_IOCTL_ADSM_STATS;
+			break;
+		default:
+			mutate_ptrs(&q, sizeof(q),
+				    offsetof(struct mcmgpu_adsm_query, states_ptr), -1);
+			place(a, &arg, &q, sizeof(q));
+			cmd = MCMGPU_IOCTL_ADSM_QUERY;
+			break;
+		}
+		adsm_refusal = true;
+		break;
+	}
+	case 12: {	/* explicit copies between user memory and any object */
+		struct mcmgpu_adsm_copy cp = {
+			.size = size_near(sizeof(cp)),
+			.flags = rnd() % 4 ? rnd() % 2 : rnd(),
+			.handle = rnd() % 8 ? 1 + rnd() % 64 : rnd(),
+			.offset = rnd() % 4 ? rnd() % 65536 : rnd(),
+			.length = rnd() % 4 ? 1 + rnd() % 4096 : rnd(),
+			.user_ptr = ptr_for(a, 4096),
+		};
+
+		mutate_ptrs(&cp, sizeof(cp), offsetof(struct mcmgpu_adsm_copy, user_ptr),
+			    -1);
+		place(a, &arg, &cp, sizeof(cp));
+		cmd = MCMGPU_IOCTL_ADSM_COPY;
+		adsm_refusal = true;
+		break;
+	}
+	case 13:
+		adsm_touch(fd);
+		return 0;
 	case 4:	/* a random command number of our magic, or any */
 		cmd = rnd() % 2 ? _IOC(rnd() % 4, MCMGPU_IOCTL_MAGIC, rnd() % 16,
 				       rnd() % 512) : (unsigned long)rnd();
@@ -306,7 +468,19 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		return ret == -EINTR || ret == -EILSEQ ? 0 : ret;
 	}
 	}
-	if (ioctl(fd, cmd, (void *)(uintptr_t)arg) == 0)
+	if (ioctl(fd, cmd, (void *)(uintptr_t)arg) == 0) {
+		if (placed_alloc && placed_alloc->mmap_offset) {
+			unsigned int k = rnd() % 16;
+
+			shared[k].offset = placed_alloc->mmap_offset;
+			shared[k].va = placed_alloc->gpu_va;
+			shared[k].bytes = placed_alloc->bytes;
+		}
+		return 0;
+	}
+
+	if (adsm_refusal && (errno == EIO || errno == EBUSY ||
+			     errno == EOPNOTSUPP))
 		return 0;
 	if ((errno == EIO || errno == ETIMEDOUT))
 		fprintf(stderr, "ioctl %#lx: %s\n", cmd, strerror(errno));

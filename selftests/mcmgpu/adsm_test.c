@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ADSM (issue 12) through the real ioctls and mappings: one pointer for
+ * the CPU and the GPU; the block states of GMAC's Fig. 6 as the CPU
+ * faults; every pattern under every protocol moves the notes' bytes and
+ * equals the host replay; read(2) into a mapping across many blocks; a
+ * touch during a kernel waits for it; FREE of a mapped object, fork, a
+ * second process, threads, close during a kernel; bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "mcmgpu_adsm.h"
+#include "mcmgpu_barre.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define KiB 1024ULL
+#define MiB (1024 * KiB)
+
+struct obj {
+	uint32_t handle;
+	uint64_t va, offset, bytes;
+	uint32_t *p;
+};
+
+static int config(int fd, uint32_t protocol, uint64_t block, uint32_t rolling)
+{
+	struct mcmgpu_adsm_config c = {
+		.size = sizeof(c), .protocol = protocol, .block_bytes = block,
+		.rolling = rolling,
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_ADSM_CONFIG, &c) ? -errno : 0;
+}
+
+/* A shared object, mapped at its GPU virtual address. */
+static int share(int fd, uint64_t bytes, struct obj *o)
+{
+	struct mcmgpu_alloc a = {
+		.size = sizeof(a), .bytes = bytes, .policy = MCMGPU_ALLOC_CHUNK,
+		.g = 1, .flags = MCMGPU_ALLOC_F_SHARED,
+	};
+	void *p;
+
+	if (ioctl(fd, MCMGPU_IOCTL_ALLOC, &a))
+		return -errno;
+	o->handle = a.handle;
+	o->va = a.gpu_va;
+	o->offset = a.mmap_offset;
+	o->bytes = bytes;
+	p = mmap((void *)(uintptr_t)a.gpu_va, bytes, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, a.mmap_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	o->p = p;
+	return 0;
+}
+
+static int states(int fd, struct obj *o, uint8_t *s, uint64_t n)
+{
+	struct mcmgpu_adsm_query q = {
+		.size = sizeof(q), .handle = o->handle, .count = n,
+		.states_ptr = (uintptr_t)s,
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_ADSM_QUERY, &q) ? -errno : 0;
+}
+
+static int stats(int fd, struct mcmgpu_adsm_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(fd, MCMGPU_IOCTL_ADSM_STATS, st) ? -errno : 0;
+}
+
+static int launch(int fd, const struct mcmgpu_adsm_kernel *k, bool wait,
+		  struct mcmgpu_adsm_kernel_result *res)
+{
+	struct mcmgpu_launch ln = {
+		.size = sizeof(ln),
+		.flags = MCMGPU_LAUNCH_F_ADSM | (wait ? MCMGPU_LAUNCH_F_WAIT : 0),
+		.record_ptr = (uintptr_t)k, .record_size = sizeof(*k),
+		.result_ptr = (uintptr_t)res, .result_size = res ? sizeof(*res) : 0,
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
+}
+
+static int sync_kernel(int fd, struct mcmgpu_adsm_kernel_result *res)
+{
+	struct mcmgpu_adsm_sync s = {
+		.size = sizeof(s), .result_ptr = (uintptr_t)res,
+		.result_size = res ? sizeof(*res) : 0,
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_ADSM_SYNC, &s) ? -errno : 0;
+}
+
+static struct mcmgpu_adsm_kernel scale_add(struct obj *o, uint32_t a,
+					   uint32_t c)
+{
+	struct mcmgpu_adsm_kernel k = {
+		.kernel = MCMGPU_ADSM_K_SCALE_ADD, .n = o->bytes / 4,
+		.va = { o->va }, .s = { a, c },
+	};
+	return k;
+}
+
+/* Runs fn in a child: its signal number, or 0 when it exited. */
+static int in_child(void (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		fn(arg);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+static void touch(void *p)
+{
+	*(volatile uint32_t *)p = 1;
+}
+
+static sigjmp_buf segv_jmp;
+
+static void on_segv(int sig)
+{
+	siglongjmp(segv_jmp, 1);
+}
+
+/* Touches p in this process: true when that raised SIGSEGV. */
+static bool touch_segv(void *p)
+{
+	struct sigaction sa = { .sa_handler = on_segv }, old;
+	bool segv = false;
+
+	sigaction(SIGSEGV, &sa, &old);
+	if (sigsetjmp(segv_jmp, 1))
+		segv = true;
+	else
+		touch(p);
+	sigaction(SIGSEGV, &old, NULL);
+	return segv;
+}
+
+FIXTURE(adsm) {
+	int fd;
+	struct mcmgpu_info info;
+};
+
+FIXTURE_SETUP(adsm)
+{
+	self->fd = mt_open_dev();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, mt_get_info(self->fd, &self->info));
+	if (!(self->info.features & MCMGPU_FEAT_ADSM))
+		SKIP(return, "the device has no ADSM engine");
+}
+
+FIXTURE_TEARDOWN(adsm)
+{
+	close(self->fd);
+}
+
+/* One pointer; Fig. 6's rolling cells as the CPU touches the blocks. */
+TEST_F(adsm, one_pointer_and_rolling_states)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct mcmgpu_adsm_kernel_result res;
+	struct mcmgpu_adsm_stats st;
+	struct obj o;
+	uint8_t s[4];
+	int i;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 16 * KiB, 2));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	EXPECT_EQ(o.va, (uintptr_t)o.p);
+	ASSERT_EQ(0, states(self->fd, &o, s, 4));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(MCMGPU_ADSM_READONLY, s[i]);
+	/* A read maps the block read-only; a write makes it Dirty. */
+	EXPECT_EQ(0, o.p[0]);
+	o.p[1] = 11;
+	o.p[4096] = 22;		/* block 1 */
+	ASSERT_EQ(0, states(self->fd, &o, s, 4));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, s[0]);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, s[1]);
+	/* A third Dirty block evicts block 0, eagerly, to Read-only. */
+	o.p[8192] = 33;
+	ASSERT_EQ(0, stats(self->fd, &st));
+	EXPECT_EQ(1, st.evictions);
+	EXPECT_EQ(16 * KiB, st.h2d_evict);
+	EXPECT_EQ(3, st.faults_write_readonly);
+	/* The launch sends the rest; the kernel computes on one pointer. */
+	k = scale_add(&o, 2, 5);
+	ASSERT_EQ(0, launch(self->fd, &k, true, &res));
+	EXPECT_EQ(o.bytes / 4 / self->info.chiplets * 2, res.cycles);
+	ASSERT_EQ(0, states(self->fd, &o, s, 4));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(MCMGPU_ADSM_INVALID, s[i]);
+	EXPECT_EQ(27, o.p[1]);
+	EXPECT_EQ(49, o.p[4096]);
+	EXPECT_EQ(71, o.p[8192]);
+	EXPECT_EQ(5, o.p[12288]);
+	ASSERT_EQ(0, stats(self->fd, &st));
+	EXPECT_EQ(48 * KiB, st.h2d_bytes);
+	EXPECT_EQ(64 * KiB, st.d2h_bytes);	/* four reads, four blocks */
+	EXPECT_EQ(1, st.launches);
+	munmap(o.p, o.bytes);
+}
+
+/*
+ * Every pattern under every protocol: the notes' bytes and faults, the
+ * verdict, and the same counters as the host replay of the same cores.
+ */
+TEST_F(adsm, patterns_equal_formulas_and_host)
+{
+	static const char *const pats[] = {
+		"pc", "iter", "stencil", "vadd", "multipass", "io",
+	};
+	static const char *const protos[] = {
+		"batch", "lazy", "rolling", "explicit",
+	};
+	char cmd[256], dev[4096], host[4096];
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(pats); i++) {
+		for (j = 0; j < ARRAY_SIZE(protos); j++) {
+			const char *args = "--size 192K --block 32K --iterations 3";
+			char *gd, *gh;
+
+			snprintf(cmd, sizeof(cmd), "mcmgpu adsm run %s --protocol %s "
+				 "%s --json", pats[i], protos[j], args);
+			ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
+			snprintf(cmd, sizeof(cmd), "mcmgpu adsm run %s --protocol %s "
+				 "%s --json --host --chiplets %u", pats[i], protos[j],
+				 args, self->info.chiplets);
+			ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host)));
+			EXPECT_NE(NULL, strstr(dev, "\"verified\": \"yes\""))
+				TH_LOG("%s", dev);
+			gd = strstr(dev, "\"guest\"");
+			gh = strstr(host, "\"guest\"");
+			ASSERT_NE(NULL, gd);
+			ASSERT_NE(NULL, gh);
+			/* The device put each object at its GPU address. */
+			EXPECT_NE(NULL, strstr(gd, "\"mapped_elsewhere\": 0"));
+			*gd = *gh = '\0';
+			EXPECT_STREQ(host, dev) TH_LOG("%s %s", pats[i], protos[j]);
+		}
+	}
+}
+
+/* The restart problem of GMAC §4.4 does not exist: one read(2) fills it. */
+TEST_F(adsm, read_into_a_mapping_spanning_many_blocks)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct mcmgpu_adsm_stats st;
+	uint64_t bytes = 1 * MiB, i;
+	uint32_t *data = malloc(bytes);
+	struct obj o;
+	int f;
+
+	ASSERT_NE(NULL, data);
+	mt_fill_random(data, bytes);
+	f = open("/tmp/adsm-read.bin", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, f);
+	ASSERT_EQ((ssize_t)bytes, pwrite(f, data, bytes, 0));
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 16 * KiB, 2));
+	ASSERT_EQ(0, share(self->fd, bytes, &o));
+	ASSERT_EQ((ssize_t)bytes, pread(f, o.p, bytes, 0));
+	k = scale_add(&o, 1, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	for (i = 0; i < bytes / 4; i++)
+		if (o.p[i] != data[i] + 1)
+			break;
+	EXPECT_EQ(bytes / 4, i);
+	/* And write(2) from it fetches every block once. */
+	ASSERT_EQ((ssize_t)bytes, pwrite(f, o.p, bytes, 0));
+	ASSERT_EQ(0, stats(self->fd, &st));
+	EXPECT_EQ(bytes, st.h2d_bytes);
+	EXPECT_EQ(bytes, st.d2h_bytes);
+	EXPECT_EQ(bytes / (16 * KiB) - 2, st.evictions);
+	close(f);
+	unlink("/tmp/adsm-read.bin");
+	munmap(o.p, o.bytes);
+	free(data);
+}
+
+/* A touch while the file's kernel runs waits for its result (I9). */
+TEST_F(adsm, touch_during_a_kernel_sees_its_result)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct obj o;
+	uint64_t i, n;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 16 * MiB, &o));
+	n = o.bytes / 4;
+	for (i = 0; i < n; i++)
+		o.p[i] = i;
+	k = scale_add(&o, 3, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+	/* No sync: the fault waits for the kernel, then fetches. */
+	EXPECT_EQ((uint32_t)(3 * (n - 1) + 1), o.p[n - 1]);
+	EXPECT_EQ(1, o.p[0]);
+	ASSERT_EQ(0, sync_kernel(self->fd, NULL));
+	munmap(o.p, o.bytes);
+}
+
+/* FREE of a mapped object: the CPU's next touch is SIGSEGV (I10). */
+TEST_F(adsm, free_while_mapped_then_sigsegv)
+{
+	struct mcmgpu_free f = { .size = sizeof(f) };
+	struct obj o;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 256 * KiB, &o));
+	o.p[0] = 1;
+	f.handle = o.handle;
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	EXPECT_TRUE(touch_segv(o.p));
+	EXPECT_TRUE(touch_segv(o.p + 40000));
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, munmap(o.p, o.bytes));
+}
+
+/* Fork: the child has no mapping (VM_DONTCOPY); another mmap shares. */
+TEST_F(adsm, fork_child_has_no_mapping_but_may_map_it)
+{
+	struct obj o;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 64 * KiB, 0));
+	ASSERT_EQ(0, share(self->fd, 256 * KiB, &o));
+	o.p[0] = 7;
+	EXPECT_EQ(SIGSEGV, in_child(touch, o.p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t *q = mmap(NULL, o.bytes, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd, o.offset);
+
+		if (q == MAP_FAILED || q[0] != 7)
+			_exit(1);
+		q[20000] = 99;		/* block 1, from the other process */
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(99, o.p[20000]);
+	munmap(o.p, o.bytes);
+}
+
+struct writer {
+	uint32_t *p;
+	uint64_t first, count;
+	uint32_t value;
+};
+
+static void *write_range(void *arg)
+{
+	struct writer *w = arg;
+	uint64_t i;
+
+	for (i = 0; i < w->count; i++)
+		w->p[w->first + i] = w->value + i;
+	return NULL;
+}
+
+/* Threads write disjoint blocks, then one launches: nothing lost (I2). */
+TEST_F(adsm, threads_write_then_launch)
+{
+	struct mcmgpu_adsm_kernel k;
+	pthread_t t[4];
+	struct writer w[4];
+	struct obj o;
+	uint64_t per, i;
+	int round, j;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 3));
+	ASSERT_EQ(0, share(self->fd, 1 * MiB, &o));
+	per = o.bytes / 4 / 4;
+	for (round = 0; round < 3; round++) {
+		for (j = 0; j < 4; j++) {
+			w[j] = (struct writer){ o.p, j * per, per, round * 1000 + j };
+			ASSERT_EQ(0, pthread_create(&t[j], NULL, write_range, &w[j]));
+		}
+		for (j = 0; j < 4; j++)
+			pthread_join(t[j], NULL);
+		k = scale_add(&o, 1, 1);
+		ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+		for (j = 0; j < 4; j++)
+			for (i = 0; i < per; i += 997)
+				ASSERT_EQ(round * 1000 + j + i + 1, o.p[j * per + i]);
+	}
+	munmap(o.p, o.bytes);
+}
+
+/* Close and munmap while a kernel runs: no oops, nothing leaks. */
+TEST_F(adsm, close_and_munmap_during_a_kernel)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct obj o;
+	int fd = mt_open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, share(fd, 32 * MiB, &o));
+	memset(o.p, 1, o.bytes);
+	k = scale_add(&o, 3, 3);
+	ASSERT_EQ(0, launch(fd, &k, false, NULL));
+	EXPECT_EQ(0, munmap(o.p, o.bytes));
+	EXPECT_EQ(0, close(fd));
+	/* The device still works. */
+	EXPECT_EQ(0, mt_roundtrip(self->fd, 4096, 4096));
+}
+
+/* Bad input: a clean errno that names the problem; the file keeps working. */
+TEST_F(adsm, bad_input)
+{
+	struct mcmgpu_adsm_kernel k = { .kernel = MCMGPU_ADSM_K_FILL };
+	struct mcmgpu_adsm_kernel_result res;
+	struct mcmgpu_alloc plain = {
+		.size = sizeof(plain), .bytes = 8192, .g = 1,
+		.flags = MCMGPU_ALLOC_F_WRITE,
+	};
+	struct mcmgpu_adsm_copy cp = { .size = sizeof(cp), .length = 4 };
+	struct obj o;
+	uint32_t v = 5;
+	void *p;
+
+	EXPECT_EQ(-EINVAL, config(self->fd, 7, 0, 0));
+	EXPECT_EQ(-EINVAL, config(self->fd, MCMGPU_ADSM_ROLLING, 12345, 0));
+	EXPECT_EQ(-EINVAL, config(self->fd, MCMGPU_ADSM_ROLLING, 64 * MiB, 0));
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 8 * KiB, 0));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	EXPECT_EQ(-EBUSY, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	/* mmaps that do not match an object. */
+	p = mmap(NULL, o.bytes / 2, PROT_READ, MAP_SHARED, self->fd, o.offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, o.bytes, PROT_READ, MAP_PRIVATE, self->fd, o.offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, o.bytes, PROT_READ, MAP_SHARED, self->fd,
+		 o.offset + (1ULL << MCMGPU_ADSM_MMAP_CTX_SHIFT));
+	EXPECT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_ALLOC, &plain));
+	EXPECT_EQ(0, plain.mmap_offset);
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd,
+		 (uint64_t)plain.gpu_va);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* A kernel the device refuses: the sync names the field. */
+	k.n = 4;
+	k.va[0] = o.va + 2;
+	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+	EXPECT_EQ(-EIO, sync_kernel(self->fd, &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "aligned")) TH_LOG("%s", res.error.what);
+	/* One on an address no object has. */
+	k.va[0] = 0x7000000000ULL;
+	EXPECT_EQ(-EIO, launch(self->fd, &k, true, &res));
+	EXPECT_NE(NULL, strstr(res.error.what, "translate")) TH_LOG("%s", res.error.what);
+	/* Copies: a handle, a range, a buffer. */
+	cp.handle = 999;
+	cp.user_ptr = (uintptr_t)&v;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_ADSM_COPY, &cp));
+	EXPECT_EQ(ENOENT, errno);
+	cp.handle = plain.handle;
+	cp.offset = 8190;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_ADSM_COPY, &cp));
+	EXPECT_EQ(ERANGE, errno);
+	cp.offset = 0;
+	cp.user_ptr = 0x10;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_ADSM_COPY, &cp));
+	EXPECT_EQ(EFAULT, errno);
+	cp.user_ptr = (uintptr_t)&v;
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_ADSM_COPY, &cp));
+	/* And the object still works. */
+	o.p[3] = 4;
+	k = scale_add(&o, 2, 0);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	EXPECT_EQ(8, o.p[3]);
+	munmap(o.p, o.bytes);
+}
+
+TEST_HARNESS_MAIN
