@@ -136,6 +136,14 @@ void mcmgpu_shared_put(struct mcmgpu_shared *sh)
 	kref_put(&sh->ref, mcmgpu_shared_free);
 }
 
+/* adsm_block_kib as a block shift, rounded up into 4 KiB..32 MiB. */
+static u32 mcmgpu_adsm_block_shift_default(void)
+{
+	u32 kib = clamp_t(u32, adsm_block_kib, 4, 32768);
+
+	return order_base_2(kib) + 10;
+}
+
 /* ---- the copy engine ----------------------------------------------------- */
 
 static int mcmgpu_adsm_xfer_cmd(struct mcmgpu_adsm *a, u64 va, u64 len,
@@ -282,8 +290,7 @@ static struct mcmgpu_adsm *mcmgpu_adsm_get(struct mcmgpu_file *mf)
 	INIT_WORK(&a->kernel_work, mcmgpu_adsm_kernel_work);
 	INIT_WORK(&a->evict_work, mcmgpu_adsm_evict_work);
 	ret = adsm_ctx_init(&a->ctx, mcmgpu_adsm_protocol_default(),
-			    ilog2(clamp_t(u32, roundup_pow_of_two(max(adsm_block_kib, 4U)),
-					  4, 32768)) + 10,
+			    mcmgpu_adsm_block_shift_default(),
 			    0, adsm_rolling_step, mdev->adsm_dma_setup,
 			    mdev->adsm_dma_bw, &mcmgpu_adsm_core_ops, a);
 	if (ret) {
@@ -535,6 +542,7 @@ static const struct vm_operations_struct mcmgpu_adsm_vm_ops = {
  */
 int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
 {
+	/* Pairs with the release in mcmgpu_adsm_get(): a whole state. */
 	struct mcmgpu_adsm *a = smp_load_acquire(&mf->adsm);
 	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 va = offset & (BIT_ULL(MCMGPU_ADSM_MMAP_CTX_SHIFT) - 1);

@@ -257,7 +257,12 @@ static int mcmgpu_mmap(struct file *file, struct vm_area_struct *vma)
 	struct mcmgpu_device *mdev = mf->mdev;
 	int ret;
 
-	down_read(&mdev->remove_lock);
+	/*
+	 * Under mmap_lock, which ioctls take inside remove_lock (user
+	 * copies): a try, so removal waiting for the lock means ENODEV.
+	 */
+	if (!down_read_trylock(&mdev->remove_lock))
+		return -ENODEV;
 	ret = mdev->removed ? -ENODEV : mcmgpu_adsm_mmap(mf, vma);
 	up_read(&mdev->remove_lock);
 	return ret;
