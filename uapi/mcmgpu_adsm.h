@@ -153,7 +153,7 @@ struct mcmgpu_adsm_stats {
 	__u64 kernel_cycles;	/* modeled, device kernels */
 	__u64 xfer_cycles;	/* modeled, all transfers */
 	__u64 modeled_cycles;	/* kernels + transfers on the CPU's path */
-	__u64 fault_ns;		/* guest time in the fault handler */
+	__u64 fault_ns;		/* guest time in the fault handler, transfers apart */
 	__u64 dma_wait_ns;	/* guest time waiting for transfers */
 };
 

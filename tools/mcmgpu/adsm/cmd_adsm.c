@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "adsm_rt.h"
@@ -282,7 +283,8 @@ static void run_usage(FILE *f)
 }
 
 static void print_json(const struct adsm_params *p,
-		       const struct adsm_outcome *o, bool host, uint64_t other_va)
+		       const struct adsm_outcome *o, bool host, uint64_t other_va,
+		       uint64_t wall_ns)
 {
 	const struct mcmgpu_adsm_stats *s = &o->st;
 	struct json j;
@@ -329,6 +331,7 @@ static void print_json(const struct adsm_params *p,
 	json_u64(&j, "fault_ns", s->fault_ns);
 	json_u64(&j, "dma_wait_ns", s->dma_wait_ns);
 	json_u64(&j, "mapped_elsewhere", other_va);
+	json_u64(&j, "wall_ns", wall_ns);
 	json_close(&j);
 	json_end(&j);
 }
@@ -342,6 +345,7 @@ static int adsm_cmd_run(int argc, char **argv)
 	};
 	const char *pattern = NULL, *why;
 	struct adsm_outcome o;
+	struct timespec t0, t1;
 	struct dev_rt d;
 	struct adsm_rt *rt;
 	int a, ret, v;
@@ -397,13 +401,17 @@ static int adsm_cmd_run(int argc, char **argv)
 			return 1;
 		rt = &d.rt;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = adsm_run(rt, &p, &o);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret)
 		fatal("adsm run %s (%s): %s", pattern,
 		      adsm_protocol_name(p.protocol),
 		      rt->err[0] ? rt->err : strerror(-ret));
 	if (co.json) {
-		print_json(&p, &o, co.host, co.host ? 0 : d.other_va);
+		print_json(&p, &o, co.host, co.host ? 0 : d.other_va,
+			   (t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+			   t1.tv_nsec - t0.tv_nsec);
 	} else {
 		printf("%s, %s: H2D %llu bytes (expected %llu), D2H %llu "
 		       "(expected %llu), %llu protocol faults, %llu modeled "
