@@ -431,8 +431,170 @@ static int adsm_cmd_run(int argc, char **argv)
 	return o.verified ? 0 : 1;
 }
 
+/* ---- mcmgpu adsm bench ----------------------------------------------------- */
+
+static void bench_usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu adsm bench [--size BYTES] [--repeat N] [--json]\n\n"
+		"Measures, on the device: protocol faults per second (writes to\n"
+		"Read-only 4 KiB blocks, no transfer) against first touches of\n"
+		"anonymous memory, and bytes per second into and out of the GPU\n"
+		"through a lazy mapping (CPU stores + launch; fetch on touch)\n"
+		"against hand-written copies (ADSM_COPY) of the same bytes.\n"
+		"  --size BYTES   the object (default 16M)\n"
+		"  --repeat N     best of N (default 3)\n"
+		"  -d, --device DEV, --json\n");
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double best(double a, double b)
+{
+	return a < b || b == 0 ? a : b;
+}
+
+/* One file with a protocol: a shared object of bytes and a scratch one. */
+static void bench_open(struct dev_rt *d, const char *device, uint32_t protocol,
+		       uint64_t block, uint32_t rolling, uint64_t bytes,
+		       struct adsm_buf *obj, struct adsm_buf *scratch)
+{
+	struct adsm_params p = {
+		.protocol = protocol, .block = block, .rolling = rolling,
+	};
+
+	if (dev_open(d, device, &p))
+		exit(1);
+	if (dev_alloc(&d->rt, bytes, obj) || dev_alloc(&d->rt, 4096, scratch))
+		fatal("adsm bench: %s", d->rt.err);
+}
+
+static void bench_close(struct dev_rt *d, struct adsm_buf *obj,
+			struct adsm_buf *scratch)
+{
+	dev_free(&d->rt, obj);
+	dev_free(&d->rt, scratch);
+	close(d->fd);
+}
+
+static void bench_launch(struct dev_rt *d, struct adsm_buf *scratch)
+{
+	struct mcmgpu_adsm_kernel k = {
+		.kernel = MCMGPU_ADSM_K_FILL, .n = 1, .va = { scratch->gpu_va },
+	};
+	struct mcmgpu_adsm_kernel_result res;
+
+	if (dev_launch(&d->rt, &k) || dev_sync(&d->rt, &res))
+		fatal("adsm bench: %s", d->rt.err);
+}
+
+static int adsm_cmd_bench(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
+	uint64_t bytes = 16 << 20, repeat = 3, r, i;
+	double t_fault = 0, t_anon = 0, t_h2d = 0, t_h2d_copy = 0, t_d2h = 0,
+	       t_d2h_copy = 0, t;
+	struct adsm_buf o, sc;
+	struct dev_rt d;
+	uint8_t *buf, *anon;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		if (common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
+			continue;
+		if (!strcmp(argv[a], "--size") && a + 1 < argc)
+			bytes = parse_arg_range(argv[++a], "--size", 1 << 20,
+						MCMGPU_ADSM_MAX_OBJECT);
+		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
+			repeat = parse_arg_range(argv[++a], "--repeat", 1, 100);
+		else
+			die_usage("adsm bench: unexpected argument '%s'", argv[a]);
+	}
+	bytes &= ~4095ULL;
+	buf = malloc(bytes);
+	if (!buf)
+		fatal("out of memory");
+	memset(buf, 0x5a, bytes);
+	for (r = 0; r < repeat; r++) {
+		/* Protocol faults: a write to each Read-only 4 KiB block. */
+		bench_open(&d, co.device, MCMGPU_ADSM_ROLLING, 4096,
+			   MCMGPU_ADSM_ROLLING_MAX, bytes, &o, &sc);
+		t = now_s();
+		for (i = 0; i < bytes; i += 4096)
+			o.cpu[i] = 1;
+		t_fault = best(now_s() - t, t_fault);
+		bench_close(&d, &o, &sc);
+		anon = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (anon == MAP_FAILED)
+			fatal("mmap: %s", strerror(errno));
+		t = now_s();
+		for (i = 0; i < bytes; i += 4096)
+			anon[i] = 1;
+		t_anon = best(now_s() - t, t_anon);
+		munmap(anon, bytes);
+
+		/* Bytes through a lazy mapping: stores, the launch's flush... */
+		bench_open(&d, co.device, MCMGPU_ADSM_LAZY, 0, 0, bytes, &o, &sc);
+		t = now_s();
+		copy_in_order(o.cpu, buf, bytes, (uintptr_t)o.cpu);
+		bench_launch(&d, &sc);
+		t_h2d = best(now_s() - t, t_h2d);
+		/* ... and the fetch on the first touch after it. */
+		t = now_s();
+		copy_in_order(buf, o.cpu, bytes, (uintptr_t)o.cpu);
+		t_d2h = best(now_s() - t, t_d2h);
+		bench_close(&d, &o, &sc);
+
+		/* The same bytes by hand: a private buffer and two copies. */
+		bench_open(&d, co.device, ADSM_EXPLICIT, 0, 0, bytes, &o, &sc);
+		t = now_s();
+		memcpy(o.cpu, buf, bytes);
+		if (dev_copy(&d.rt, &o, 0, bytes, true))
+			fatal("adsm bench: %s", d.rt.err);
+		bench_launch(&d, &sc);
+		t_h2d_copy = best(now_s() - t, t_h2d_copy);
+		t = now_s();
+		if (dev_copy(&d.rt, &o, 0, bytes, false))
+			fatal("adsm bench: %s", d.rt.err);
+		memcpy(buf, o.cpu, bytes);
+		t_d2h_copy = best(now_s() - t, t_d2h_copy);
+		bench_close(&d, &o, &sc);
+	}
+	free(buf);
+	if (co.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_u64(&j, "bytes", bytes);
+		json_u64(&j, "repeat", repeat);
+		json_double(&j, "protocol_faults_per_s", 0, bytes / 4096 / t_fault);
+		json_double(&j, "anon_faults_per_s", 0, bytes / 4096 / t_anon);
+		json_double(&j, "h2d_mapping_bytes_per_s", 0, bytes / t_h2d);
+		json_double(&j, "h2d_copy_bytes_per_s", 0, bytes / t_h2d_copy);
+		json_double(&j, "d2h_mapping_bytes_per_s", 0, bytes / t_d2h);
+		json_double(&j, "d2h_copy_bytes_per_s", 0, bytes / t_d2h_copy);
+		json_end(&j);
+	} else {
+		printf("protocol faults: %.0f/s (anonymous first touches %.0f/s)\n"
+		       "to the GPU: mapping %.1f MB/s, copies %.1f MB/s\n"
+		       "from the GPU: mapping %.1f MB/s, copies %.1f MB/s\n",
+		       bytes / 4096 / t_fault, bytes / 4096 / t_anon,
+		       bytes / t_h2d / 1e6, bytes / t_h2d_copy / 1e6,
+		       bytes / t_d2h / 1e6, bytes / t_d2h_copy / 1e6);
+	}
+	return 0;
+}
+
 const struct subcommand adsm_commands[] = {
 	{ "run", "an access pattern on shared objects under a protocol",
 	  adsm_cmd_run },
+	{ "bench", "protocol faults and bytes per second, mapping vs copies",
+	  adsm_cmd_bench },
 	{ }
 };
