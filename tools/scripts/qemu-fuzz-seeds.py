@@ -61,6 +61,8 @@ seeds = {
     "tlb_invalidate": (0xa, 1, []),
     "cxl_load": (0xb, 0, [0x300000, 16]),
     "cxl_replay": (0xc, 0, [0x300000, 0x400000]),
+    "adsm_xfer": (0xd, 1, [0x300000, 0x1000, 4096, 0x301000, 0]),
+    "adsm_kernel": (0xe, 1, [0x300000, 0x301000, 0x302000]),
 }
 for name, (op, ctx, args) in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
