@@ -198,6 +198,7 @@ int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
 void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
 u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o);
 int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);
+void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf);
 void mcmgpu_adsm_release(struct mcmgpu_file *mf);
 int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln);
 int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize);

@@ -304,6 +304,20 @@ static struct mcmgpu_adsm *mcmgpu_adsm_get(struct mcmgpu_file *mf)
 	return a;
 }
 
+/*
+ * The file's release, before its context goes: a kernel launched without
+ * a sync and the evictions finish under the context they were made for.
+ */
+void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_adsm *a = mf->adsm;
+
+	if (!a)
+		return;
+	flush_work(&a->kernel_work);
+	flush_work(&a->evict_work);
+}
+
 /* The file's release: its VMAs are gone, so nothing faults any more. */
 void mcmgpu_adsm_release(struct mcmgpu_file *mf)
 {

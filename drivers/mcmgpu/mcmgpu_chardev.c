@@ -161,6 +161,7 @@ static int mcmgpu_release(struct inode *inode, struct file *file)
 		.wait = MCMGPU_WAIT_UNINTERRUPTIBLE,
 	};
 
+	mcmgpu_adsm_quiesce(mf);
 	down_read(&mdev->remove_lock);
 	/* After removal the device was reset: its contexts are gone. */
 	if (!mdev->removed &&

@@ -496,6 +496,24 @@ TEST(kernels_compute_and_refuse_by_field)
 	EXPECT_EQ(8000, res.bytes_read);
 	EXPECT_EQ(4000, res.bytes_written);
 
+	/* saxpy in place on c: c = 3 * a + c. */
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_SAXPY,
+		.n = 1000, .va = { 12288, 4096 }, .s = { 3 } };
+	ASSERT_EQ(0, adsm_kernel_check(&k, 4, &err));
+	ASSERT_EQ(0, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	for (i = 0; i < 1000; i++)
+		EXPECT_EQ(3 * a[i] + want[i], c[i]);
+	/* fill and copy. */
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_FILL,
+		.n = 10, .va = { 12288 }, .s = { 77 } };
+	ASSERT_EQ(0, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	EXPECT_EQ(77, c[9]);
+	EXPECT_NE(77, c[10]);
+	k = (struct mcmgpu_adsm_kernel){ .kernel = MCMGPU_ADSM_K_COPY,
+		.n = 10, .va = { 8192, 12288 } };
+	ASSERT_EQ(0, adsm_kernel_run(&k, 4, &flat_ops, &f, &res));
+	EXPECT_EQ(77, b[0]);
+
 	/* A 3x3 stencil: only the centre is averaged. */
 	memset(f.mem, 0, sizeof(f.mem));
 	for (i = 0; i < 9; i++)

@@ -436,6 +436,150 @@ TEST_F(adsm, close_and_munmap_during_a_kernel)
 	EXPECT_EQ(0, mt_roundtrip(self->fd, 4096, 4096));
 }
 
+/*
+ * The eviction race (I4): a block is written again while its eviction is
+ * in flight; the write waits, the block turns Dirty again and its later
+ * flush carries the new bytes.
+ */
+TEST_F(adsm, rewrite_during_eviction_waits_and_lands)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct mcmgpu_adsm_stats st;
+	uint32_t back[2];
+	struct obj o;
+	int round;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 1));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	for (round = 0; round < 50; round++) {
+		o.p[0] = 100 + round;		/* block 0 Dirty */
+		o.p[1024] = 200 + round;	/* block 1: evicts block 0 */
+		o.p[0] = 300 + round;		/* block 0 again, evicts 1 */
+		o.p[2] = round;
+	}
+	ASSERT_EQ(0, stats(self->fd, &st));
+	/* Round 0 dirties block 0 first; later rounds find it Dirty. */
+	EXPECT_EQ(100, st.evictions);
+	EXPECT_EQ(101, st.faults_write_readonly);
+	k = scale_add(&o, 1, 0);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	back[0] = o.p[0];
+	back[1] = o.p[1024];
+	EXPECT_EQ(300 + 49, back[0]);
+	EXPECT_EQ(200 + 49, back[1]);
+	EXPECT_EQ(49, o.p[2]);
+	munmap(o.p, o.bytes);
+}
+
+static uint64_t xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+#define RP_OBJS		3
+#define RP_BYTES	(40 * KiB)
+
+/*
+ * One random program (unaligned writes and reads, kernels, syncs) through
+ * real mappings under one configuration: every read checked against a
+ * reference model (I1, I2); the final memory back in final.
+ */
+static void random_program(struct __test_metadata *_metadata, int fd,
+			   uint64_t seed, uint8_t *final)
+{
+	static uint8_t ref[RP_OBJS][RP_BYTES], buf[RP_BYTES];
+	struct obj o[RP_OBJS];
+	uint64_t s = seed, step;
+	int i;
+
+	memset(ref, 0, sizeof(ref));
+	for (i = 0; i < RP_OBJS; i++)
+		ASSERT_EQ(0, share(fd, RP_BYTES, &o[i]));
+	for (step = 0; step < 200; step++) {
+		int t = xs(&s) % RP_OBJS, op = xs(&s) % 10;
+		uint64_t off = xs(&s) % RP_BYTES;
+		uint64_t len = 1 + xs(&s) % (RP_BYTES - off), e;
+
+		if (op < 4) {
+			for (e = 0; e < len; e++)
+				buf[e] = xs(&s);
+			memcpy((uint8_t *)o[t].p + off, buf, len);
+			memcpy(ref[t] + off, buf, len);
+		} else if (op < 7) {
+			ASSERT_EQ(0, memcmp((uint8_t *)o[t].p + off, ref[t] + off, len))
+				TH_LOG("step %llu", (unsigned long long)step);
+		} else {
+			struct mcmgpu_adsm_kernel k = { .n = RP_BYTES / 4 };
+			int src = (t + 1) % RP_OBJS;
+			uint32_t *d = (uint32_t *)ref[t], *sv = (uint32_t *)ref[src], x;
+
+			k.va[0] = o[t].va;
+			if (op == 7) {
+				k.kernel = MCMGPU_ADSM_K_SCALE_ADD;
+				k.s[0] = 3;
+				k.s[1] = step;
+				for (e = 0; e < k.n; e++)
+					d[e] = d[e] * 3 + (uint32_t)step;
+			} else if (op == 8) {
+				k.kernel = MCMGPU_ADSM_K_SAXPY;
+				k.va[1] = o[src].va;
+				k.s[0] = 5;
+				for (e = 0; e < k.n; e++)
+					d[e] += 5 * sv[e];
+			} else {
+				k.kernel = MCMGPU_ADSM_K_ADD_ELEMENT;
+				k.va[1] = o[src].va;
+				k.s[0] = xs(&s) % k.n;
+				x = sv[k.s[0]];
+				for (e = 0; e < k.n; e++)
+					d[e] += x;
+			}
+			ASSERT_EQ(0, launch(fd, &k, xs(&s) % 2, NULL));
+			if (xs(&s) % 2)
+				ASSERT_EQ(0, sync_kernel(fd, NULL));
+		}
+	}
+	ASSERT_EQ(0, sync_kernel(fd, NULL));
+	for (i = 0; i < RP_OBJS; i++) {
+		memcpy(final + i * RP_BYTES, o[i].p, RP_BYTES);
+		EXPECT_EQ(0, memcmp(final + i * RP_BYTES, ref[i], RP_BYTES));
+		munmap(o[i].p, RP_BYTES);
+	}
+}
+
+/* All protocols leave one memory; they differ only in counters. */
+TEST_F(adsm, random_programs_agree_under_every_protocol)
+{
+	static const struct { uint32_t proto; uint64_t block; uint32_t r; } cfg[] = {
+		{ MCMGPU_ADSM_BATCH, 0, 0 }, { MCMGPU_ADSM_LAZY, 0, 0 },
+		{ MCMGPU_ADSM_ROLLING, 4 * KiB, 1 },
+		{ MCMGPU_ADSM_ROLLING, 8 * KiB, 0 },
+		{ MCMGPU_ADSM_ROLLING, 16 * KiB, 3 },
+	};
+	static uint8_t first[RP_OBJS * RP_BYTES], other[RP_OBJS * RP_BYTES];
+	uint64_t seed;
+	unsigned int c;
+
+	for (seed = 1; seed <= 3; seed++) {
+		for (c = 0; c < ARRAY_SIZE(cfg); c++) {
+			int fd = mt_open_dev();
+
+			ASSERT_LE(0, fd);
+			ASSERT_EQ(0, config(fd, cfg[c].proto, cfg[c].block, cfg[c].r));
+			random_program(_metadata, fd, seed, c ? other : first);
+			if (c) {
+				EXPECT_EQ(0, memcmp(first, other, sizeof(first)))
+					TH_LOG("seed %llu config %u",
+					       (unsigned long long)seed, c);
+			}
+			close(fd);
+		}
+	}
+}
+
 /* Bad input: a clean errno that names the problem; the file keeps working. */
 TEST_F(adsm, bad_input)
 {
