@@ -304,6 +304,18 @@ static struct mcmgpu_adsm *mcmgpu_adsm_get(struct mcmgpu_file *mf)
 	return a;
 }
 
+/* The file's ADSM state for an ioctl: ERR_PTR when it cannot have one. */
+static struct mcmgpu_adsm *mcmgpu_adsm_of(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_adsm *a;
+
+	if (mutex_lock_interruptible(&mf->lock))
+		return ERR_PTR(-ERESTARTSYS);
+	a = mcmgpu_adsm_get(mf);
+	mutex_unlock(&mf->lock);
+	return a;
+}
+
 /*
  * The file's release, before its context goes: a kernel launched without
  * a sync and the evictions finish under the context they were made for.
@@ -676,10 +688,7 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 		return -EFAULT;
 	if (copy_from_user(&k, u64_to_user_ptr(ln->record_ptr), sizeof(k)))
 		return -EFAULT;
-	if (mutex_lock_interruptible(&mf->lock))
-		return -ERESTARTSYS;
-	a = mcmgpu_adsm_get(mf);
-	mutex_unlock(&mf->lock);
+	a = mcmgpu_adsm_of(mf);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
 	ret = mcmgpu_adsm_wait_idle(a);
@@ -732,10 +741,7 @@ int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (sy->flags || sy->reserved ||
 	    (sy->result_ptr && sy->result_size < sizeof(res)))
 		return -EINVAL;
-	if (mutex_lock_interruptible(&mf->lock))
-		return -ERESTARTSYS;
-	a = mcmgpu_adsm_get(mf);
-	mutex_unlock(&mf->lock);
+	a = mcmgpu_adsm_of(mf);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
 	ret = mcmgpu_adsm_wait_idle(a);
@@ -797,10 +803,7 @@ int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize)
 	struct mcmgpu_adsm_stats *st = arg;
 	struct mcmgpu_adsm *a;
 
-	if (mutex_lock_interruptible(&mf->lock))
-		return -ERESTARTSYS;
-	a = mcmgpu_adsm_get(mf);
-	mutex_unlock(&mf->lock);
+	a = mcmgpu_adsm_of(mf);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
 	mutex_lock(&a->lock);
