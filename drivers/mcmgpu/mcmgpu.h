@@ -194,7 +194,7 @@ int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_mem_space(struct mcmgpu_file *mf);
 struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
 
-int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes);
 void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
 u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o);
 int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);

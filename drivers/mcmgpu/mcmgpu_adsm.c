@@ -349,14 +349,15 @@ void mcmgpu_adsm_release(struct mcmgpu_file *mf)
 /* ---- shared objects ------------------------------------------------------ */
 
 /*
- * A shared object for o (mf->lock held): shadow pages and their list,
- * then the protocol's state. The object's GPU PTEs are writable.
+ * A shared object for o (mf->lock held) of bytes, its true size (o has
+ * whole pages): shadow pages and their list, then the protocol's state.
+ * The object's GPU PTEs are writable.
  */
-int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
+int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes)
 {
 	struct device *dev = &mf->mdev->pdev->dev;
 	struct mcmgpu_adsm *a = mcmgpu_adsm_get(mf);
-	u64 bytes = o->obj.pages << PAGE_SHIFT, i;
+	u64 i;
 	struct mcmgpu_shared *sh;
 	struct adsm_ref *fifo = NULL;
 	u32 need;
@@ -443,7 +444,8 @@ void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 	mutex_lock(&a->lock);
 	adsm_obj_remove(&a->ctx, &sh->core);
 	sh->freed = true;
-	unmap_mapping_range(mf->mapping, sh->mmap_offset, sh->core.bytes, 1);
+	unmap_mapping_range(mf->mapping, sh->mmap_offset,
+			    PAGE_ALIGN(sh->core.bytes), 1);
 	mutex_unlock(&a->lock);
 	o->shared = NULL;
 	mcmgpu_shared_put(sh);
@@ -591,7 +593,7 @@ int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
 			break;
 		}
 	}
-	if (!sh || vma->vm_end - vma->vm_start != sh->core.bytes) {
+	if (!sh || vma->vm_end - vma->vm_start != PAGE_ALIGN(sh->core.bytes)) {
 		mutex_unlock(&a->lock);
 		return -EINVAL;
 	}

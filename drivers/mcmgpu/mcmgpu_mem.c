@@ -96,12 +96,14 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	u32 handle;
 	int ret;
 
+	/* A shared object keeps its true size: its last block may be short. */
 	if (a->flags & ~(MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE |
-			 MCMGPU_ALLOC_F_SHARED) ||
-	    !a->bytes || a->bytes % (1ULL << MCMGPU_PAGE_SHIFT) ||
-	    a->nmap > MCMGPU_MAX_CHIPLETS)
+			 MCMGPU_ALLOC_F_SHARED) || !a->bytes ||
+	    (!(a->flags & MCMGPU_ALLOC_F_SHARED) &&
+	     a->bytes % (1ULL << MCMGPU_PAGE_SHIFT)) ||
+	    a->bytes > U64_MAX - PAGE_SIZE || a->nmap > MCMGPU_MAX_CHIPLETS)
 		return -EINVAL;
-	req.pages = a->bytes >> MCMGPU_PAGE_SHIFT;
+	req.pages = DIV_ROUND_UP_ULL(a->bytes, 1ULL << MCMGPU_PAGE_SHIFT);
 	req.policy = a->policy;
 	req.g = a->g;
 	req.nmap = a->nmap;
@@ -130,7 +132,7 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 		goto unlock;
 	ret = xa_alloc(&mf->objects, &handle, o, xa_limit_31b, GFP_KERNEL);
 	if (!ret && a->flags & MCMGPU_ALLOC_F_SHARED) {
-		ret = mcmgpu_adsm_share(mf, o);
+		ret = mcmgpu_adsm_share(mf, o, a->bytes);
 		if (ret)
 			xa_erase(&mf->objects, handle);
 	}

@@ -71,14 +71,16 @@ static void run_one(struct __test_metadata *_metadata, uint32_t pattern,
 /* Every pattern, protocol, and shapes around the rolling window. */
 TEST(patterns_move_the_formula_bytes)
 {
-	static const uint64_t sizes[] = { 4 * KiB, 64 * KiB, 200 * KiB, 1 * MiB };
+	/* 100004: no whole pages, a short last block under every B. */
+	static const uint64_t sizes[] = { 4 * KiB, 64 * KiB, 200 * KiB, 1 * MiB,
+					  100004 };
 	static const uint64_t blocks[] = { 4 * KiB, 16 * KiB, 128 * KiB, 2 * MiB };
 	static const uint32_t rollings[] = { 0, 1, 3, 64 };
 	uint32_t pat, proto, si, bi, ri;
 
 	for (pat = 0; pat < ADSM_PATTERNS; pat++)
 		for (proto = 0; proto <= ADSM_EXPLICIT; proto++)
-			for (si = 0; si < 4; si++)
+			for (si = 0; si < 5; si++)
 				for (bi = 0; bi < 4; bi++)
 					for (ri = 0; ri < 4; ri++)
 						run_one(_metadata, pat, proto,

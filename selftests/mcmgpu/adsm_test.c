@@ -241,13 +241,20 @@ TEST_F(adsm, patterns_equal_formulas_and_host)
 	static const char *const protos[] = {
 		"batch", "lazy", "rolling", "explicit",
 	};
+	/* Whole blocks, and a size with no whole page (a short last block). */
+	static const char *const shapes[] = {
+		"--size 192K --block 32K --iterations 3",
+		"--size 100004 --block 16K --iterations 2",
+	};
 	char cmd[256], dev[4096], host[4096];
-	unsigned int i, j;
+	unsigned int i, j, n;
 
-	for (i = 0; i < ARRAY_SIZE(pats); i++) {
+	for (n = 0; n < ARRAY_SIZE(shapes) * ARRAY_SIZE(pats); n++) {
 		for (j = 0; j < ARRAY_SIZE(protos); j++) {
-			const char *args = "--size 192K --block 32K --iterations 3";
+			const char *args = shapes[n / ARRAY_SIZE(pats)];
 			char *gd, *gh;
+
+			i = n % ARRAY_SIZE(pats);
 
 			snprintf(cmd, sizeof(cmd), "mcmgpu adsm run %s --protocol %s "
 				 "%s --json", pats[i], protos[j], args);
@@ -265,7 +272,8 @@ TEST_F(adsm, patterns_equal_formulas_and_host)
 			/* The device put each object at its GPU address. */
 			EXPECT_NE(NULL, strstr(gd, "\"mapped_elsewhere\": 0"));
 			*gd = *gh = '\0';
-			EXPECT_STREQ(host, dev) TH_LOG("%s %s", pats[i], protos[j]);
+			EXPECT_STREQ(host, dev) TH_LOG("%s %s %s", pats[i], protos[j],
+						       args);
 		}
 	}
 }

@@ -109,7 +109,7 @@ static int host_alloc(struct adsm_rt *rt, uint64_t bytes, struct adsm_buf *b)
 		adsm_obj_add(&hr->ctx, &h->core);
 	}
 	h->va = hr->next_va;
-	hr->next_va += bytes;
+	hr->next_va += (bytes + 4095) & ~4095ULL;	/* whole pages, as the driver */
 	hr->objs[slot] = h;
 	b->cpu = h->cpu;
 	b->gpu_va = h->va;

@@ -82,8 +82,8 @@ const char *adsm_params_check(const struct adsm_params *p)
 		return "pattern: unknown";
 	if (p->protocol > ADSM_EXPLICIT)
 		return "protocol: unknown";
-	if (!p->size || p->size % 4096 || p->size > MCMGPU_ADSM_MAX_OBJECT)
-		return "size: a multiple of 4096 up to 256 MiB";
+	if (p->size < 4 || p->size % 4 || p->size > MCMGPU_ADSM_MAX_OBJECT)
+		return "size: a multiple of 4 bytes (u32 elements) up to 256 MiB";
 	if (p->block < 4096 || p->block > (1ULL << MCMGPU_ADSM_BLOCK_MAX_SHIFT) ||
 	    (p->block & (p->block - 1)))
 		return "block: a power of two from 4096 to 32 MiB";
@@ -378,7 +378,7 @@ static int run_stencil(struct run *r, struct adsm_buf *g, uint32_t *model,
 	uint32_t *m[2] = { model, tmp };
 	int ret, cur = 0;
 
-	if (n < STENCIL_WIDTH) {
+	if (n % STENCIL_WIDTH) {	/* no whole rows: one row of n */
 		w = n;
 		h = 1;
 	}

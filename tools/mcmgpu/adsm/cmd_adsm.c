@@ -51,8 +51,10 @@ static int dev_err(struct adsm_rt *rt, const char *what)
 static int dev_alloc(struct adsm_rt *rt, uint64_t bytes, struct adsm_buf *b)
 {
 	bool shared = rt->protocol != ADSM_EXPLICIT;
+	/* A shared object keeps its true size; a plain one has whole pages. */
 	struct mcmgpu_alloc a = {
-		.size = sizeof(a), .bytes = bytes, .policy = MCMGPU_ALLOC_CHUNK,
+		.size = sizeof(a), .policy = MCMGPU_ALLOC_CHUNK,
+		.bytes = shared ? bytes : (bytes + 4095) & ~4095ULL,
 		.g = 1, .flags = shared ? MCMGPU_ALLOC_F_SHARED :
 				 MCMGPU_ALLOC_F_WRITE,
 	};
@@ -270,7 +272,7 @@ static void run_usage(FILE *f)
 		"Options:\n"
 		"  --protocol P      batch, lazy, rolling (default) or explicit\n"
 		"                    (hand-written copies, the paper's CUDA bar)\n"
-		"  --size BYTES      each object (default 1M; 4K multiples)\n"
+		"  --size BYTES      each object (default 1M; a multiple of 4)\n"
 		"  --block BYTES     rolling's block (default 256K)\n"
 		"  --rolling N       dirty blocks allowed (default 0: 2 more a\n"
 		"                    object, the paper's adaptive size)\n"
