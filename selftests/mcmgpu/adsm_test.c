@@ -229,6 +229,17 @@ TEST_F(adsm, one_pointer_and_rolling_states)
 	munmap(o.p, o.bytes);
 }
 
+/* The number after "key": in the tool's JSON; ~0 if absent. */
+static uint64_t json_num(const char *json, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(json, k);
+	return p ? strtoull(p + strlen(k), NULL, 10) : ~0ULL;
+}
+
 /*
  * Every pattern under every protocol: the notes' bytes and faults, the
  * verdict, and the same counters as the host replay of the same cores.
@@ -265,6 +276,14 @@ TEST_F(adsm, patterns_equal_formulas_and_host)
 			ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host)));
 			EXPECT_NE(NULL, strstr(dev, "\"verified\": \"yes\""))
 				TH_LOG("%s", dev);
+			EXPECT_EQ(json_num(dev, "expected_h2d"), json_num(dev, "h2d_bytes"))
+				TH_LOG("%s", dev);
+			EXPECT_EQ(json_num(dev, "expected_d2h"), json_num(dev, "d2h_bytes"))
+				TH_LOG("%s", dev);
+			if (j != 3) {
+				EXPECT_EQ(json_num(dev, "expected_faults"),
+					  json_num(dev, "faults")) TH_LOG("%s", dev);
+			}
 			gd = strstr(dev, "\"guest\"");
 			gh = strstr(host, "\"guest\"");
 			ASSERT_NE(NULL, gd);
