@@ -199,13 +199,11 @@ static void mcmgpu_adsm_evict_work(struct work_struct *work)
 					     ev->len, ret);
 		mutex_lock(&a->lock);
 		list_del(&ev->node);
-		if (!ev->sh->freed) {
-			adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
-			/* Not on the GPU: Dirty again, so the launch sends it. */
-			if (ret)
-				ev->sh->core.state[ev->unit] =
-					MCMGPU_ADSM_DIRTY;
-		}
+		/* Counted done also for a freed object: launches wait on it. */
+		adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
+		/* Not on the GPU: Dirty again, so the launch sends it. */
+		if (ret && !ev->sh->freed)
+			ev->sh->core.state[ev->unit] = MCMGPU_ADSM_DIRTY;
 		mutex_unlock(&a->lock);
 		wake_up_all(&a->wq);
 		mcmgpu_shared_put(ev->sh);
