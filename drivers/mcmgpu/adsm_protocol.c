@@ -62,8 +62,8 @@ u32 adsm_fifo_needed(const struct adsm_ctx *c, u64 bytes)
 
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
 		return 0;
-	/* One more than R: the block that overflows it, until evicted. */
-	return (u32)(units < r + 1 ? units : r + 1);
+	/* R, one spared for a store across two blocks, one overflowing. */
+	return (u32)(units < r + 2 ? units : r + 2);
 }
 
 static struct adsm_ref *adsm_fifo_at(const struct adsm_ctx *c, u32 i)
@@ -80,6 +80,11 @@ void adsm_fifo_move(struct adsm_ctx *c, struct adsm_ref *storage, u32 cap)
 	c->fifo = storage;
 	c->fifo_cap = cap;
 	c->fifo_head = 0;
+}
+
+static bool adsm_ref_is(struct adsm_ref r, struct adsm_obj *o, u64 unit)
+{
+	return r.obj == o && r.unit == unit;
 }
 
 static void adsm_set(struct adsm_obj *o, u64 unit, u8 state, u8 map)
@@ -126,6 +131,10 @@ void adsm_obj_remove(struct adsm_ctx *c, struct adsm_obj *o)
 			*adsm_fifo_at(c, kept++) = r;
 	}
 	c->fifo_len = kept;
+	if (c->last_victim.obj == o)
+		c->last_victim = (struct adsm_ref){ NULL, 0 };
+	if (c->last_dirtied.obj == o)
+		c->last_dirtied = (struct adsm_ref){ NULL, 0 };
 	c->total_units -= o->units;
 	c->st.objects--;
 }
@@ -210,6 +219,7 @@ static void adsm_evict_oldest(struct adsm_ctx *c)
 
 	c->fifo_head = (c->fifo_head + 1) % c->fifo_cap;
 	c->fifo_len--;
+	c->last_victim = victim;
 	adsm_protect(c, victim.obj, victim.unit, MCMGPU_ADSM_READONLY);
 	adsm_unit_range(victim.obj, victim.unit, &off, &len);
 	adsm_set(victim.obj, victim.unit,
@@ -242,8 +252,25 @@ static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
 		return;
 	*adsm_fifo_at(c, c->fifo_len++) = (struct adsm_ref){ o, unit };
-	if (c->fifo_len > c->rolling)
-		adsm_evict_oldest(c);
+	/*
+	 * Forward progress: one store may span two blocks. When the same
+	 * access faults again on the block the previous fault pushed out, and
+	 * would now push out the block that fault made Dirty, the two would
+	 * trade places forever (R = 1): both stay Dirty, R + 1 until the next
+	 * fault evicts. A program that writes A, B, A again is not retried.
+	 */
+	if (!(c->retried && c->fifo_len == c->rolling + 1 &&
+	      adsm_ref_is(c->last_victim, o, unit) &&
+	      adsm_ref_is(*adsm_fifo_at(c, 0), c->last_dirtied.obj,
+			  c->last_dirtied.unit))) {
+		c->last_victim = (struct adsm_ref){ NULL, 0 };
+		while (c->fifo_len > c->rolling)
+			adsm_evict_oldest(c);
+	} else {
+		c->last_victim = (struct adsm_ref){ NULL, 0 };
+	}
+	c->last_dirtied = (struct adsm_ref){ o, unit };
+	c->retried = false;
 	c->st.dirty_peak = adsm_max(c->st.dirty_peak, c->fifo_len);
 }
 
@@ -278,8 +305,10 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 {
 	u64 unit = adsm_unit_of(o, off);
 	u8 s = adsm_state(o, unit);
+	bool retried = c->retried;
 	int ret;
 
+	c->retried = false;
 	adsm_unit_range(o, unit, uoff, ulen);
 	if (c->protocol == MCMGPU_ADSM_BATCH) {
 		/* No detection: Dirty and writable, once the sync is done. */
@@ -305,6 +334,7 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		c->st.faults++;
 		if (write) {
 			c->st.faults_write_invalid++;
+			c->retried = retried;
 			adsm_make_dirty(c, o, unit);
 			*writable = true;
 		} else {
@@ -316,6 +346,7 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		if (write) {
 			c->st.faults++;
 			c->st.faults_write_readonly++;
+			c->retried = retried;
 			adsm_make_dirty(c, o, unit);
 			*writable = true;
 		} else {
@@ -378,6 +409,8 @@ int adsm_release(struct adsm_ctx *c)
 	}
 	c->fifo_len = 0;
 	c->fifo_head = 0;
+	c->last_victim = (struct adsm_ref){ NULL, 0 };
+	c->last_dirtied = (struct adsm_ref){ NULL, 0 };
 	c->acquire_owed = c->protocol == MCMGPU_ADSM_BATCH;
 	return 0;
 }

@@ -73,6 +73,14 @@ struct adsm_ctx {
 	u32 fifo_cap;
 	u32 fifo_head;
 	u32 fifo_len;
+	/*
+	 * Forward progress: the previous fault's block and its victim, and
+	 * whether the fault now is the same access retried (set by the caller
+	 * before adsm_fault(), cleared by it): a store across two blocks.
+	 */
+	struct adsm_ref last_dirtied;
+	struct adsm_ref last_victim;
+	bool retried;
 	u64 total_units;
 	u32 evicting;		/* evictions in flight */
 	bool acquire_owed;	/* batch: launched, not yet fetched back */
