@@ -83,7 +83,7 @@ struct mcmgpu_adsm {
 	u64 hw_faults;
 	u64 fault_ns;
 	u64 dma_wait_ns;
-	/* The previous fault: a store across two blocks retries it. */
+	/* The previous fault (its byte address): a split store retries it. */
 	struct task_struct *last_task;
 	unsigned long last_ip;
 	unsigned long last_addr;
@@ -546,14 +546,16 @@ again:
 	}
 	dma0 = a->dma_wait_ns;
 	if (!seen) {
-		/* The same instruction again, on the page next to its last. */
+		/*
+		 * The same instruction again, a few bytes from its last fault
+		 * (a store split over two pages), not the next one of a loop.
+		 */
 		ip = instruction_pointer(task_pt_regs(current));
 		retried = a->last_task == current && a->last_ip == ip &&
-			  vmf->address - a->last_addr + 2 * PAGE_SIZE <
-			  4 * PAGE_SIZE;
+			  vmf->real_address - a->last_addr + 64 < 128;
 		a->last_task = current;
 		a->last_ip = ip;
-		a->last_addr = vmf->address;
+		a->last_addr = vmf->real_address;
 		seen = true;
 	}
 	a->ctx.retried = retried;
