@@ -625,9 +625,31 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_from_several_processes, 3600)
 {
 	uint64_t ops = mt_env_u64("MCMGPU_FUZZ_OPS", 2000);
 	uint64_t seed = mt_env_u64("MCMGPU_FUZZ_SEED", 1);
+	struct mcmgpu_alloc guard = {
+		.size = sizeof(guard), .bytes = HEALTH_BYTES,
+		.policy = MCMGPU_ALLOC_CHUNK, .g = HEALTH_BYTES / PAGE, .nmap = 1,
+		.flags = MCMGPU_ALLOC_F_WRITE,
+	};
+	struct mcmgpu_pte_query q = { .size = sizeof(q),
+				      .count = HEALTH_BYTES / PAGE };
+	uint64_t pte[HEALTH_BYTES / PAGE];
 	pid_t pid[PROCS] = { 0 };
 	unsigned int i, killed = 0;
-	int fd, st;
+	int fd, st, gfd;
+
+	/*
+	 * The health checks' memory (the bottom of chiplet 0) belongs to an
+	 * object of a file no worker uses: the workers' objects, which ADSM
+	 * zeroes and kernels write, get other frames.
+	 */
+	gfd = mt_open_dev();
+	ASSERT_LE(0, gfd);
+	ASSERT_EQ(0, ioctl(gfd, MCMGPU_IOCTL_ALLOC, &guard));
+	q.handle = guard.handle;
+	q.ptes_ptr = (uintptr_t)pte;
+	ASSERT_EQ(0, ioctl(gfd, MCMGPU_IOCTL_PTE_QUERY, &q));
+	for (i = 0; i < HEALTH_BYTES / PAGE; i++)
+		ASSERT_EQ(i, MCMGPU_PTE_PFN(pte[i])) TH_LOG("frame %u taken", i);
 
 	signal(SIGUSR1, SIG_IGN);	/* only the workers take it */
 	for (i = 0; i < PROCS; i++) {
@@ -661,6 +683,7 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_from_several_processes, 3600)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, health(fd, 0));
 	close(fd);
+	close(gfd);
 	TH_LOG("%u processes x %llu operations, %u killed mid-run", PROCS,
 	       (unsigned long long)ops, killed);
 }
