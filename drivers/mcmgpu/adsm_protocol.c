@@ -71,6 +71,21 @@ static struct adsm_ref *adsm_fifo_at(const struct adsm_ctx *c, u32 i)
 	return &c->fifo[(c->fifo_head + i) % c->fifo_cap];
 }
 
+/* Keeps, in order, the FIFO's blocks still Dirty and not of object drop. */
+static void adsm_fifo_keep(struct adsm_ctx *c, const struct adsm_obj *drop)
+{
+	u32 i, kept = 0;
+
+	for (i = 0; i < c->fifo_len; i++) {
+		struct adsm_ref r = *adsm_fifo_at(c, i);
+
+		if (r.obj != drop &&
+		    (r.obj->state[r.unit] & ADSM_STATE_MASK) == MCMGPU_ADSM_DIRTY)
+			*adsm_fifo_at(c, kept++) = r;
+	}
+	c->fifo_len = kept;
+}
+
 void adsm_fifo_move(struct adsm_ctx *c, struct adsm_ref *storage, u32 cap)
 {
 	u32 i;
@@ -115,7 +130,6 @@ void adsm_obj_add(struct adsm_ctx *c, struct adsm_obj *o)
 void adsm_obj_remove(struct adsm_ctx *c, struct adsm_obj *o)
 {
 	struct adsm_obj **p;
-	u32 i, kept = 0;
 
 	for (p = &c->objs; *p; p = &(*p)->next) {
 		if (*p == o) {
@@ -123,14 +137,8 @@ void adsm_obj_remove(struct adsm_ctx *c, struct adsm_obj *o)
 			break;
 		}
 	}
-	/* Its FIFO entries go; the others keep their order. */
-	for (i = 0; i < c->fifo_len; i++) {
-		struct adsm_ref r = *adsm_fifo_at(c, i);
-
-		if (r.obj != o)
-			*adsm_fifo_at(c, kept++) = r;
-	}
-	c->fifo_len = kept;
+	/* Its FIFO entries go (every entry is Dirty); the others keep order. */
+	adsm_fifo_keep(c, o);
 	if (c->last_victim.obj == o)
 		c->last_victim = (struct adsm_ref){ NULL, 0 };
 	if (c->last_dirtied.obj == o)
@@ -200,16 +208,6 @@ static int adsm_xfer(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len,
 	return ret;
 }
 
-static void adsm_protect(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
-			 u8 state)
-{
-	u64 off, len;
-
-	adsm_unit_range(o, unit, &off, &len);
-	c->ops->protect(c->priv, o, off, len, state);
-	adsm_set(o, unit, adsm_state(o, unit), ADSM_MAP_NONE);
-}
-
 /* Rolling: the oldest dirty block goes to the GPU early and turns R. */
 static void adsm_evict_oldest(struct adsm_ctx *c)
 {
@@ -220,8 +218,8 @@ static void adsm_evict_oldest(struct adsm_ctx *c)
 	c->fifo_head = (c->fifo_head + 1) % c->fifo_cap;
 	c->fifo_len--;
 	c->last_victim = victim;
-	adsm_protect(c, victim.obj, victim.unit, MCMGPU_ADSM_READONLY);
 	adsm_unit_range(victim.obj, victim.unit, &off, &len);
+	c->ops->protect(c->priv, victim.obj, off, len, MCMGPU_ADSM_READONLY);
 	adsm_set(victim.obj, victim.unit,
 		 MCMGPU_ADSM_READONLY | MCMGPU_ADSM_EVICTING, ADSM_MAP_NONE);
 	c->evicting++;
@@ -245,9 +243,15 @@ void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 	c->evicting--;
 }
 
-/* A block turns Dirty: rolling queues it and evicts beyond R. */
-static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
+/*
+ * A block turns Dirty: rolling queues it and evicts beyond R. retried:
+ * the fault is the same access as the previous one (adsm_ctx.retried).
+ */
+static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
+			    bool retried)
 {
+	bool spare;
+
 	adsm_set(o, unit, MCMGPU_ADSM_DIRTY, ADSM_MAP_RW);
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
 		return;
@@ -259,18 +263,14 @@ static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 	 * trade places forever (R = 1): both stay Dirty, R + 1 until the next
 	 * fault evicts. A program that writes A, B, A again is not retried.
 	 */
-	if (!(c->retried && c->fifo_len == c->rolling + 1 &&
-	      adsm_ref_is(c->last_victim, o, unit) &&
-	      adsm_ref_is(*adsm_fifo_at(c, 0), c->last_dirtied.obj,
-			  c->last_dirtied.unit))) {
-		c->last_victim = (struct adsm_ref){ NULL, 0 };
-		while (c->fifo_len > c->rolling)
-			adsm_evict_oldest(c);
-	} else {
-		c->last_victim = (struct adsm_ref){ NULL, 0 };
-	}
+	spare = retried && c->fifo_len == c->rolling + 1 &&
+		adsm_ref_is(c->last_victim, o, unit) &&
+		adsm_ref_is(*adsm_fifo_at(c, 0), c->last_dirtied.obj,
+			    c->last_dirtied.unit);
+	c->last_victim = (struct adsm_ref){ NULL, 0 };
+	while (!spare && c->fifo_len > c->rolling)
+		adsm_evict_oldest(c);
 	c->last_dirtied = (struct adsm_ref){ o, unit };
-	c->retried = false;
 	c->st.dirty_peak = adsm_max(c->st.dirty_peak, c->fifo_len);
 }
 
@@ -334,8 +334,7 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		c->st.faults++;
 		if (write) {
 			c->st.faults_write_invalid++;
-			c->retried = retried;
-			adsm_make_dirty(c, o, unit);
+			adsm_make_dirty(c, o, unit, retried);
 			*writable = true;
 		} else {
 			c->st.faults_read_invalid++;
@@ -346,8 +345,7 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		if (write) {
 			c->st.faults++;
 			c->st.faults_write_readonly++;
-			c->retried = retried;
-			adsm_make_dirty(c, o, unit);
+			adsm_make_dirty(c, o, unit, retried);
 			*writable = true;
 		} else {
 			c->st.refaults++;
@@ -396,15 +394,7 @@ int adsm_release(struct adsm_ctx *c)
 	}
 	if (ret < 0) {
 		/* Blocks left Dirty stay queued; the rest is Invalid already. */
-		u32 i, kept = 0;
-
-		for (i = 0; i < c->fifo_len; i++) {
-			struct adsm_ref r = *adsm_fifo_at(c, i);
-
-			if (adsm_state(r.obj, r.unit) == MCMGPU_ADSM_DIRTY)
-				*adsm_fifo_at(c, kept++) = r;
-		}
-		c->fifo_len = kept;
+		adsm_fifo_keep(c, NULL);
 		return ret;
 	}
 	c->fifo_len = 0;

@@ -696,13 +696,20 @@ static int mcmgpu_adsm_acquire(struct mcmgpu_adsm *a,
 	return ret;
 }
 
-static int mcmgpu_adsm_copy_result(u64 uptr, u32 usize,
-				   const struct mcmgpu_adsm_kernel_result *res)
+/*
+ * The end of a sync (a->lock held, dropped here): the acquire, then the
+ * kernel's result to user space (optional) outside the lock.
+ */
+static int mcmgpu_adsm_sync_unlock(struct mcmgpu_adsm *a, u64 uptr, u32 usize)
 {
-	if (!uptr)
-		return 0;
-	return copy_to_user(u64_to_user_ptr(uptr), res,
-			    min_t(u32, usize, sizeof(*res))) ? -EFAULT : 0;
+	struct mcmgpu_adsm_kernel_result res = { };
+	int ret = mcmgpu_adsm_acquire(a, &res);
+
+	mutex_unlock(&a->lock);
+	if (uptr && copy_to_user(u64_to_user_ptr(uptr), &res,
+				 min_t(u32, usize, sizeof(res))))
+		return ret ? ret : -EFAULT;
+	return ret;
 }
 
 /* MCMGPU_IOCTL_LAUNCH with MCMGPU_LAUNCH_F_ADSM. */
@@ -711,7 +718,7 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	struct mcmgpu_adsm_kernel_result res = { };
 	struct mcmgpu_adsm_kernel k;
 	struct mcmgpu_adsm *a;
-	int ret, ret2;
+	int ret;
 
 	if (ln->record_size != sizeof(k) ||
 	    (ln->result_ptr && ln->result_size < sizeof(res)))
@@ -757,10 +764,7 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	if (wait_event_killable(a->wq, !READ_ONCE(a->running)))
 		return -EINTR;
 	mutex_lock(&a->lock);
-	ret = mcmgpu_adsm_acquire(a, &res);
-	mutex_unlock(&a->lock);
-	ret2 = mcmgpu_adsm_copy_result(ln->result_ptr, ln->result_size, &res);
-	return ret ? ret : ret2;
+	return mcmgpu_adsm_sync_unlock(a, ln->result_ptr, ln->result_size);
 }
 
 int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
@@ -768,7 +772,7 @@ int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
 	struct mcmgpu_adsm_sync *sy = arg;
 	struct mcmgpu_adsm_kernel_result res = { };
 	struct mcmgpu_adsm *a;
-	int ret, ret2;
+	int ret;
 
 	if (sy->flags || sy->reserved ||
 	    (sy->result_ptr && sy->result_size < sizeof(res)))
@@ -779,10 +783,7 @@ int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
 	ret = mcmgpu_adsm_wait_idle(a);
 	if (ret)
 		return ret;
-	ret = mcmgpu_adsm_acquire(a, &res);
-	mutex_unlock(&a->lock);
-	ret2 = mcmgpu_adsm_copy_result(sy->result_ptr, sy->result_size, &res);
-	return ret ? ret : ret2;
+	return mcmgpu_adsm_sync_unlock(a, sy->result_ptr, sy->result_size);
 }
 
 /* ---- configuration, counters, states, explicit copies -------------------- */
