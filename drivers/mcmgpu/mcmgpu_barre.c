@@ -151,7 +151,6 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_barre_run *br = arg;
 	struct mcmgpu_barre_run_result *res;
-	struct mcmgpu_barre_stats st;
 	struct mcmgpu_iommu *iommu;
 	bool reset = br->flags & MCMGPU_BARRE_RUN_F_RESET;
 	int ret;
@@ -159,7 +158,7 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (br->flags & ~(MCMGPU_BARRE_RUN_F_RESET | MCMGPU_BARRE_RUN_F_SHADOW) ||
 	    (!reset && (br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW)) ||
 	    br->walkers > MCMGPU_BARRE_MAX_WALKERS ||
-	    (br->stats_ptr && br->stats_size < sizeof(st)))
+	    (br->stats_ptr && br->stats_size < sizeof(res->stats)))
 		return -EINVAL;
 	if (br->count && !br->accesses_ptr)
 		return -EFAULT;
@@ -208,9 +207,10 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res);
 		if (ret)
 			goto out;
-		st = res->stats;
-		iommu->stats(iommu, mf->ctx, &st);
-		if (copy_to_user(u64_to_user_ptr(br->stats_ptr), &st, sizeof(st)))
+		/* The device's counters, then the walker's, in one struct. */
+		iommu->stats(iommu, mf->ctx, &res->stats);
+		if (copy_to_user(u64_to_user_ptr(br->stats_ptr), &res->stats,
+				 sizeof(res->stats)))
 			ret = -EFAULT;
 	}
 out:

@@ -243,8 +243,9 @@ static uint64_t json_num(const char *json, const char *key)
 /*
  * Every pattern under every protocol: the notes' bytes and faults, the
  * verdict, and the same counters as the host replay of the same cores.
+ * 96 tool runs: about 20 s on the stock kernel, minutes on the debug one.
  */
-TEST_F(adsm, patterns_equal_formulas_and_host)
+TEST_F_TIMEOUT(adsm, patterns_equal_formulas_and_host, 600)
 {
 	static const char *const pats[] = {
 		"pc", "iter", "stencil", "vadd", "multipass", "io",
