@@ -124,6 +124,14 @@ struct mcmgpu_alloc {
 	__u64 grouped_pages;	/* out: pages in them */
 	__u64 fallback_pages;	/* out: Barre on, no common frame found */
 	__u64 mmap_offset;	/* out: F_SHARED, for mmap() */
+	/*
+	 * F-Barre's expansion (Barre Chord §V-B): with F_BARRE, a group may
+	 * hold up to merge consecutive pages a chiplet (0 or 1: none, up to
+	 * 4, on at most 4 chiplets); EINVAL otherwise.
+	 */
+	__u32 merge;
+	__u32 reserved;		/* zero */
+	__u64 merged_groups;	/* out: groups of more than a page a chiplet */
 };
 
 #define MCMGPU_ALLOC_F_BARRE		(1U << 0)

@@ -91,22 +91,43 @@ u32 ga_find_free(struct ga_pools *p, u32 chiplet)
 	return GA_NO_FRAME;
 }
 
-u32 ga_find_common(const struct ga_pools *p, u32 mask)
+/* Lowest local frame at or above from free in every chiplet of mask. */
+static u32 ga_common_from(const struct ga_pools *p, u32 mask, u32 from)
 {
-	u32 c, w, start = 0;
+	u32 c, w;
 
 	/* A frame free everywhere is at or above every chiplet's hint. */
 	for (c = 0; c < p->chiplets; c++)
-		if ((mask & (1U << c)) && p->hint[c] > start)
-			start = p->hint[c];
-	for (w = start / GA_BITS; w < p->words; w++) {
-		u64 all = ~0ULL;
+		if ((mask & (1U << c)) && p->hint[c] > from)
+			from = p->hint[c];
+	for (w = from / GA_BITS; w < p->words; w++) {
+		u64 all = w == from / GA_BITS ? ~0ULL << (from % GA_BITS) : ~0ULL;
 
 		for (c = 0; c < p->chiplets && all; c++)
 			if (mask & (1U << c))
 				all &= p->free[c][w];
 		if (all)
 			return w * GA_BITS + ga_lowest_bit(all);
+	}
+	return GA_NO_FRAME;
+}
+
+u32 ga_find_common(const struct ga_pools *p, u32 mask)
+{
+	return ga_find_common_run(p, mask, 1);
+}
+
+u32 ga_find_common_run(const struct ga_pools *p, u32 mask, u32 len)
+{
+	u32 f = ga_common_from(p, mask, 0), x;
+
+	while (f != GA_NO_FRAME && f + len <= p->frames) {
+		for (x = 1; x < len; x++)
+			if (ga_common_from(p, mask, f + x) != f + x)
+				break;
+		if (x == len)
+			return f;
+		f = ga_common_from(p, mask, f + x + 1);
 	}
 	return GA_NO_FRAME;
 }
@@ -204,6 +225,10 @@ int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
 		*field = "g";
 	else if (req->nmap > p->chiplets)
 		*field = "map";
+	else if (req->merge > GA_MAX_MERGE ||
+		 (req->merge > 1 && (req->nmap ? req->nmap : p->chiplets) >
+		  GA_MERGE_MAX_CHIPLETS))
+		*field = "merge";
 	for (i = 0; !*field && i < req->nmap; i++) {
 		if (req->map[i] >= p->chiplets || (seen & (1U << req->map[i])))
 			*field = "map";
@@ -223,11 +248,26 @@ u32 ga_page_chiplet(const struct ga_object *obj, u64 i)
 	return obj->map[ga_page_pos(obj, i)];
 }
 
-static u64 ga_pte(const struct ga_object *obj, u64 pfn, u32 bitmap, u32 pos)
+/*
+ * A page of a group of run pages a chiplet: its position, and its place x
+ * in its chiplet's run (F-Barre's expanded format, notes §3.2).
+ */
+struct ga_coal {
+	u32 bitmap;			/* 0: not grouped */
+	u32 x;
+	u32 run;
+};
+
+static u64 ga_pte(const struct ga_object *obj, u64 pfn, const struct ga_coal *gc,
+		  u32 pos)
 {
+	if (!gc->bitmap)
+		return obj->pte_flags | (pfn << MCMGPU_PTE_PFN_SHIFT);
 	return obj->pte_flags | (pfn << MCMGPU_PTE_PFN_SHIFT) |
-	       ((u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
-	       ((u64)(bitmap ? pos : 0) << MCMGPU_PTE_COAL_POS_SHIFT);
+	       ((u64)gc->bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
+	       ((u64)pos << MCMGPU_PTE_COAL_POS_SHIFT) |
+	       ((u64)gc->x << MCMGPU_PTE_COAL_INTRA_SHIFT) |
+	       ((u64)(gc->run - 1) << MCMGPU_PTE_COAL_MERGED_SHIFT);
 }
 
 /* Returns page i's frame to its pool and clears its PTE (rollback, free). */
@@ -242,11 +282,12 @@ static void ga_unplace(struct ga_pools *p, struct ga_space *as,
 }
 
 static int ga_place(struct ga_pools *p, struct ga_space *as,
-		    struct ga_object *obj, u64 i, u32 local, u32 bitmap)
+		    struct ga_object *obj, u64 i, u32 local,
+		    const struct ga_coal *gc)
 {
 	u32 c = ga_page_chiplet(obj, i);
 	u64 pfn = p->base[c] + local;
-	u64 pte = ga_pte(obj, pfn, bitmap, ga_page_pos(obj, i));
+	u64 pte = ga_pte(obj, pfn, gc, ga_page_pos(obj, i));
 	int ret;
 
 	ret = ga_pte_set(as, obj->vpn + i, pte);
@@ -261,50 +302,85 @@ static int ga_place(struct ga_pools *p, struct ga_space *as,
 static int ga_place_single(struct ga_pools *p, struct ga_space *as,
 			   struct ga_object *obj, u64 i)
 {
+	static const struct ga_coal none;
 	u32 local = ga_find_free(p, ga_page_chiplet(obj, i));
 
-	return local == GA_NO_FRAME ? -ENOMEM : ga_place(p, as, obj, i, local, 0);
+	return local == GA_NO_FRAME ? -ENOMEM :
+	       ga_place(p, as, obj, i, local, &none);
 }
 
-/* Group j of the round starting at page first: its pages and chiplets. */
-static u32 ga_group(const struct ga_object *obj, u64 first, u32 j,
-		    u64 *pages, u32 *mask)
+/*
+ * The group whose first page is page first + j of a round, run pages a
+ * chiplet: the positions that hold all run pages (a prefix: the object
+ * may end inside the round) and their chiplets.
+ */
+static u32 ga_group(const struct ga_object *obj, u64 first, u32 j, u32 run,
+		    u32 *mask)
 {
-	u32 k, n = 0;
+	u32 k;
 
 	*mask = 0;
 	for (k = 0; k < obj->nmap; k++) {
-		u64 i = first + (u64)k * obj->g + j;
-
-		if (i >= obj->pages)
+		if (first + (u64)k * obj->g + j + run > obj->pages)
 			break;
-		pages[n++] = i;
 		*mask |= 1U << obj->map[k];
 	}
-	return n;
+	return k;
+}
+
+/*
+ * Greedy expansion (Fig 14): the longest run up to merge that stays inside
+ * the chunk and has consecutive local frames free in every chiplet of its
+ * group; down to run 1, plain Barre's group.
+ */
+static u32 ga_pick_run(struct ga_pools *p, const struct ga_object *obj,
+		       u64 first, u32 j, u32 *n, u32 *mask, u32 *local)
+{
+	u32 run = obj->merge < obj->g - j ? obj->merge : obj->g - j;
+	u32 n1 = ga_group(obj, first, j, 1, mask);
+
+	for (; run >= 1; run--) {
+		/* Every position's run is whole: the object may end in it. */
+		*n = ga_group(obj, first, j, run, mask);
+		if (run > 1 && (*n < 2 || *n != n1))
+			continue;
+		*local = obj->barre && *n > 1 ?
+			 ga_find_common_run(p, *mask, run) : GA_NO_FRAME;
+		if (*local != GA_NO_FRAME || run == 1)
+			return run;
+	}
+	return 1;
 }
 
 static int ga_place_round(struct ga_pools *p, struct ga_space *as,
 			  struct ga_object *obj, u64 first)
 {
-	u64 pages[MCMGPU_MAX_CHIPLETS];
-	u32 j, n, mask, local, m;
+	u32 j, k, n, mask, local, run;
 	int ret;
 
-	for (j = 0; j < obj->g && first + j < obj->pages; j++) {
-		n = ga_group(obj, first, j, pages, &mask);
-		local = obj->barre && n > 1 ? ga_find_common(p, mask) : GA_NO_FRAME;
-		for (m = 0; m < n; m++) {
-			if (local != GA_NO_FRAME)
-				ret = ga_place(p, as, obj, pages[m], local, mask);
-			else
-				ret = ga_place_single(p, as, obj, pages[m]);
-			if (ret)
-				return ret;
+	for (j = 0; j < obj->g && first + j < obj->pages; j += run) {
+		struct ga_coal gc = { };
+
+		run = ga_pick_run(p, obj, first, j, &n, &mask, &local);
+		if (local != GA_NO_FRAME)
+			gc = (struct ga_coal){ .bitmap = mask, .run = run };
+		for (gc.x = 0; gc.x < run; gc.x++) {
+			for (k = 0; k < n; k++) {
+				u64 i = first + (u64)k * obj->g + j + gc.x;
+
+				if (local != GA_NO_FRAME)
+					ret = ga_place(p, as, obj, i,
+						       local + gc.x, &gc);
+				else
+					ret = ga_place_single(p, as, obj, i);
+				if (ret)
+					return ret;
+			}
 		}
 		if (local != GA_NO_FRAME) {
 			obj->groups++;
-			obj->grouped_pages += n;
+			obj->merged_groups += run > 1;
+			obj->grouped_pages += (u64)n * run;
 		} else if (obj->barre && n > 1) {
 			obj->fallback_pages += n;
 		}
@@ -336,6 +412,7 @@ int ga_alloc(struct ga_pools *p, struct ga_space *as,
 	else
 		obj->g = req->g;
 	obj->barre = req->barre;
+	obj->merge = req->merge ? req->merge : 1;
 	obj->pte_flags = MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
 			 (req->writable ? MCMGPU_PTE_WRITE : 0);
 	obj->vpn = as->next_vpn;

@@ -17,6 +17,18 @@
 /* The first VPN handed out: objects start at 4 GiB of GPU virtual space. */
 #define GA_FIRST_VPN	0x100000ULL
 #define GA_VPN_LIMIT	(1ULL << (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT))
+/*
+ * F-Barre's expansion (§V-B): up to 4 pages a chiplet a group (the PTE's
+ * 2-bit intra order), on at most 4 chiplets (§VI, the 10-bit ATS info).
+ */
+#define GA_MAX_MERGE		4
+#define GA_MERGE_MAX_CHIPLETS	4
+/*
+ * F-Barre's expansion (§V-B): up to 4 pages a chiplet a group (the PTE's
+ * 2-bit intra order), on at most 4 chiplets (§VI, the 10-bit ATS info).
+ */
+#define GA_MAX_MERGE		4
+#define GA_MERGE_MAX_CHIPLETS	4
 
 /* One free bitmap per chiplet memory, bit set = local frame free. */
 struct ga_pools {
@@ -39,6 +51,8 @@ void ga_frame_put(struct ga_pools *p, u32 chiplet, u32 local);
 u32 ga_find_free(struct ga_pools *p, u32 chiplet);
 /* Lowest local frame free in every chiplet of mask (AND, a word at a time). */
 u32 ga_find_common(const struct ga_pools *p, u32 mask);
+/* Lowest f with frames f .. f + len - 1 free in every chiplet of mask. */
+u32 ga_find_common_run(const struct ga_pools *p, u32 mask, u32 len);
 
 /*
  * Page tables live in memory the caller provides: the kernel uses pages
@@ -72,6 +86,7 @@ struct ga_alloc_req {
 	u32 g;				/* chunk: pages per chiplet per round */
 	u32 nmap;			/* 0: chiplets 0..n-1 */
 	u8 map[MCMGPU_MAX_CHIPLETS];
+	u32 merge;			/* 0 or 1: plain Barre; 2..4 F-Barre */
 	bool barre;
 	bool writable;
 };
@@ -86,7 +101,9 @@ struct ga_object {
 	bool barre;
 	u64 pte_flags;			/* VALID | READ [| WRITE] */
 	u64 *pfn;			/* global PFN of each page */
+	u32 merge;
 	u64 groups;			/* coalescing groups formed */
+	u64 merged_groups;		/* of them, more than a page a chiplet */
 	u64 grouped_pages;		/* pages in them */
 	u64 fallback_pages;		/* Barre on, no common frame for the group */
 };

@@ -101,7 +101,8 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 			 MCMGPU_ALLOC_F_SHARED) || !a->bytes ||
 	    (!(a->flags & MCMGPU_ALLOC_F_SHARED) &&
 	     a->bytes % (1ULL << MCMGPU_PAGE_SHIFT)) ||
-	    a->bytes > U64_MAX - PAGE_SIZE || a->nmap > MCMGPU_MAX_CHIPLETS)
+	    a->bytes > U64_MAX - PAGE_SIZE || a->nmap > MCMGPU_MAX_CHIPLETS ||
+	    a->reserved || (a->merge > 1 && !(a->flags & MCMGPU_ALLOC_F_BARRE)))
 		return -EINVAL;
 	req.pages = DIV_ROUND_UP_ULL(a->bytes, 1ULL << MCMGPU_PAGE_SHIFT);
 	req.policy = a->policy;
@@ -109,6 +110,7 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	req.nmap = a->nmap;
 	memcpy(req.map, a->map, sizeof(req.map));
 	req.barre = a->flags & MCMGPU_ALLOC_F_BARRE;
+	req.merge = a->merge;
 	req.writable = a->flags & (MCMGPU_ALLOC_F_WRITE | MCMGPU_ALLOC_F_SHARED);
 	if (ga_alloc_check(&mdev->pools, &req, &field))
 		return -EINVAL;
@@ -159,6 +161,7 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	a->groups = o->obj.groups;
 	a->grouped_pages = o->obj.grouped_pages;
 	a->fallback_pages = o->obj.fallback_pages;
+	a->merged_groups = o->obj.merged_groups;
 	a->mmap_offset = mcmgpu_adsm_mmap_offset(o);
 	return 0;
 

@@ -224,6 +224,70 @@ TEST(expanded_group_general_formula)
 }
 
 /*
+ * The allocator makes §3.2's expanded group: 4 chiplets, g = 4, merge 2,
+ * local frames 0x200.. free everywhere: pages 0-1 of each chunk form one
+ * group of 8 on frames 0x200/0x201, and walking 0x105 computes 0x10C.
+ * Fig 14: with a 2-frame run free but not 3, a 3-page chunk under merge 4
+ * becomes a merged pair plus a plain group.
+ */
+TEST(expansion_builds_notes_example_and_fig14)
+{
+	struct mcmgpu_pec_entry pe;
+	struct ga_alloc_req req = { .pages = 16, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 4, .merge = 2, .barre = true };
+	struct ga_object obj;
+	u64 pfn[16], pte;
+	__u64 out;
+	struct env e;
+	u32 c, f;
+
+	env_init(&e, 4, 0x1000, 1);
+	example_bases(&e);
+	for (c = 0; c < 4; c++)
+		for (f = 0; f < 0x200; f++)
+			ga_frame_take(&e.pools, c, f);
+	e.as[0].next_vpn = 0x100;
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	EXPECT_EQ(2, obj.groups);
+	EXPECT_EQ(2, obj.merged_groups);
+	EXPECT_EQ(16, obj.grouped_pages);
+	EXPECT_EQ(0xB201, pfn[5]);
+	EXPECT_EQ(0xD200, pfn[12]);
+	EXPECT_EQ(0xA203, pfn[3]);
+	pte = ga_pte_get(&e.as[0], 0x105);
+	EXPECT_EQ(1, MCMGPU_PTE_COAL_INTRA(pte));
+	EXPECT_EQ(1, MCMGPU_PTE_COAL_MERGED(pte));
+	EXPECT_EQ(0xf, MCMGPU_PTE_COAL_BITMAP(pte));
+	ga_pec_entry(&e.as[0], &obj, &pe);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, paper_base, 0x105, pte, 0x10C, &out));
+	EXPECT_EQ(0xD200, out);
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, paper_base, 0x105, pte, 0x10E, &out));
+	ga_free(&e.pools, &e.as[0], &obj);
+
+	/* Fig 14: only frames 0x200, 0x201 and 0x203 free. */
+	for (c = 0; c < 4; c++)
+		for (f = 0x202; f < 0x1000; f++)
+			if (f != 0x203)
+				ga_frame_take(&e.pools, c, f);
+	req = (struct ga_alloc_req){ .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				     .g = 3, .merge = 4, .barre = true };
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	EXPECT_EQ(2, obj.groups);
+	EXPECT_EQ(1, obj.merged_groups);
+	EXPECT_EQ(12, obj.grouped_pages);
+	for (c = 0; c < 4; c++) {
+		EXPECT_EQ(e.pools.base[c] + 0x200, pfn[c * 3]);
+		EXPECT_EQ(e.pools.base[c] + 0x201, pfn[c * 3 + 1]);
+		EXPECT_EQ(e.pools.base[c] + 0x203, pfn[c * 3 + 2]);
+		pte = ga_pte_get(&e.as[0], obj.vpn + c * 3 + 2);
+		EXPECT_EQ(0, MCMGPU_PTE_COAL_MERGED(pte));
+		EXPECT_EQ(c, MCMGPU_PTE_COAL_POS(pte));
+	}
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/*
  * Fig 7a: objects of 12, 4 and 3 pages on 4 chiplets make 5 groups over
  * 19 pages; Example 2: data 3 spans chiplets 0-2 (bitmap 0x07), and its
  * last page has order 2.
@@ -376,23 +440,37 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 			ASSERT_FALSE(ga_frame_is_free(&e->pools, chip, pfn % frames));
 			owner[pfn] = 1;
 			if (mcmgpu_popcount8(bm) >= 2) {
-				u32 k, pos = MCMGPU_PTE_COAL_POS(pte);
-				u64 first = i - pos * ob->g;
+				u32 k, xx, pos = MCMGPU_PTE_COAL_POS(pte);
+				u32 x = MCMGPU_PTE_COAL_INTRA(pte);
+				u32 run = 1 + MCMGPU_PTE_COAL_MERGED(pte);
+				u64 first = i - x - pos * ob->g;
 
 				ASSERT_TRUE(ob->barre);
 				ASSERT_EQ(ga_page_pos(ob, i), pos);
 				ASSERT_TRUE(bm & (1U << chip));
+				/* A merged run stays in its chunk: m <= g, no crossing. */
+				ASSERT_LE(run, ob->merge);
+				ASSERT_LT(x, run);
+				ASSERT_LE(first % ob->g + run, ob->g);
 				for (k = 0; k < ob->nmap; k++) {
-					u64 sib = first + (u64)k * ob->g, spte;
-
 					if (!(bm & (1U << ob->map[k])))
 						continue;
-					ASSERT_LT(sib, ob->pages);
-					spte = ga_pte_get(&e->as[objs[o].space], ob->vpn + sib);
-					ASSERT_EQ(bm, MCMGPU_PTE_COAL_BITMAP(spte));
-					ASSERT_EQ(k, MCMGPU_PTE_COAL_POS(spte));
-					ASSERT_EQ(pfn % frames, MCMGPU_PTE_PFN(spte) % frames);
+					for (xx = 0; xx < run; xx++) {
+						u64 sib = first + (u64)k * ob->g + xx, spte;
+
+						ASSERT_LT(sib, ob->pages);
+						spte = ga_pte_get(&e->as[objs[o].space],
+								  ob->vpn + sib);
+						ASSERT_EQ(bm, MCMGPU_PTE_COAL_BITMAP(spte));
+						ASSERT_EQ(k, MCMGPU_PTE_COAL_POS(spte));
+						ASSERT_EQ(xx, MCMGPU_PTE_COAL_INTRA(spte));
+						ASSERT_EQ(run - 1, MCMGPU_PTE_COAL_MERGED(spte));
+						ASSERT_EQ(pfn % frames - x + xx,
+							  MCMGPU_PTE_PFN(spte) % frames);
+					}
 				}
+			} else {
+				ASSERT_EQ(0, pte >> MCMGPU_PTE_COAL_BITMAP_SHIFT);
 			}
 		}
 	}
@@ -446,7 +524,8 @@ static void check_pec(struct __test_metadata *_metadata, struct env *e,
 					       (unsigned long)i, (unsigned long)vpn);
 			}
 			ASSERT_EQ(mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) >= 2 ?
-				  mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) : 0,
+				  mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) *
+				  (1 + MCMGPU_PTE_COAL_MERGED(pte)) : 0,
 				  members);
 		}
 	}
@@ -488,6 +567,8 @@ TEST(random_layouts_frees_and_pec)
 				req.g = req.pages;
 			req.barre = mt_xorshift64(&seed) % 4 != 0;
 			req.writable = mt_xorshift64(&seed) & 1;
+			/* F-Barre's expansion on at most 4 chiplets. */
+			req.merge = mt_xorshift64(&seed) % 5;
 			/* A random subset of chiplets in random order, or the default. */
 			n = mt_xorshift64(&seed) % (chiplets + 1);
 			for (k = 0; k < chiplets; k++)
@@ -503,6 +584,13 @@ TEST(random_layouts_frees_and_pec)
 				req.map[k] = perm[k];
 			objs[o].pfn = malloc(req.pages * sizeof(u64));
 			objs[o].space = mt_xorshift64(&seed) % 2;
+			if (req.merge > 1 && (n ? n : chiplets) > 4) {
+				const char *field;
+
+				ASSERT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+				ASSERT_STREQ("merge", field);
+				req.merge = 1;
+			}
 			ret = ga_alloc(&e.pools, &e.as[objs[o].space], &req,
 				       &objs[o].obj, objs[o].pfn);
 			ASSERT_TRUE(ret == 0 || ret == -ENOMEM) TH_LOG("ret %d", ret);
@@ -688,6 +776,130 @@ static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
 	return n;
 }
 
+/* Submits the requests for vpns[0..n), tags 0..n-1, all arriving at 0. */
+static void submit_all(struct bw_iommu *b, const u64 *vpns, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct bw_request r = { .tag = i, .vpn = vpns[i], .pasid = 1 };
+
+		bw_submit(b, &r);
+	}
+}
+
+/*
+ * §V-C on Example 1: two walkers, G0's four pages then 0x2 (another group)
+ * in the queue. FIFO walks 0x1 and 0x4 together, then 0x2; coalescing-
+ * aware scheduling passes 0x4, 0x7 and 0xA (0x1's walk will complete them)
+ * and walks 0x2 beside 0x1: everything is done at cycle 500.
+ */
+TEST(scheduling_passes_requests_a_walk_will_complete)
+{
+	static const u32 common[] = { 0x75, 0x88, 0x114 };
+	static const u64 vpns[] = { 0x1, 0x4, 0x7, 0xA, 0x2 };
+	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 3, .barre = true };
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	env_init(&e, 4, 0x1000, 1);
+	example_bases(&e);
+	pools_only(&e, 0xf, common, 3);
+	e.as[0].next_vpn = 0x1;
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ga_pec_entry(&e.as[0], &obj, &pe);
+
+	walker_env(&e, &b, &a, 2, 5, true);
+	bw_pec_add(&b, &pe);
+	submit_all(&b, vpns, 5);
+	bw_advance(&b, 10000);
+	EXPECT_EQ(3, b.stats.walks);
+	EXPECT_EQ(2, b.stats.coalesced);
+	EXPECT_EQ(0, b.stats.sched_moves);
+	EXPECT_EQ(500 * 4 + 1000, b.stats.service_cycles);
+
+	walker_env(&e, &b, &a, 2, 5, true);
+	b.cfg.sched_moves = 4;
+	bw_pec_add(&b, &pe);
+	submit_all(&b, vpns, 5);
+	bw_advance(&b, 10000);
+	ASSERT_EQ(5, a.n);
+	EXPECT_EQ(2, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	EXPECT_EQ(3, b.stats.sched_moves);
+	EXPECT_EQ(500 * 5, b.stats.service_cycles);
+	EXPECT_EQ(0, b.stats.shadow_mismatches);
+	for (i = 0; i < 5; i++) {
+		EXPECT_EQ(500, a.r[i].done);
+		EXPECT_EQ(MCMGPU_PTE_PFN(ga_pte_get(&e.as[0], vpns[a.r[i].tag])),
+			  a.r[i].pfn);
+	}
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/*
+ * The starvation bound: pages the prediction calls coalescible that no
+ * walk completes (ungrouped PTEs under a PEC entry). A stream of other
+ * requests keeps arriving; a predicted request is passed at most
+ * sched_moves times, then walked, and every answer is the true walk.
+ */
+TEST(scheduling_bound_keeps_requests_from_starving)
+{
+	struct ga_alloc_req req = { .pages = 64, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 8, .barre = false };
+	static struct bw_iommu b;
+	static struct answers a;
+	static u64 vpns[4096];
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	u32 bound, i, w, max_seen = 0, tag = 0;
+	struct env e;
+	u64 pfn[64], t;
+
+	env_init(&e, 4, 0x1000, 1);
+	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ga_pec_entry(&e.as[0], &obj, &pe);
+	for (bound = 1; bound <= 3; bound++) {
+		walker_env(&e, &b, &a, 2, 5, false);
+		b.cfg.sched_moves = bound;
+		bw_pec_add(&b, &pe);
+		max_seen = 0;
+		tag = 0;
+		for (t = 0; t < 40 * 500; t += 100) {
+			/* Offset 0 of every chunk: all predicted alike. */
+			for (i = 0; i < 2 && bw_inflight(&b) < 40; i++) {
+				struct bw_request r = {
+					.tag = tag, .arrive = t, .pasid = 1,
+					.vpn = obj.vpn + (tag % 8) * 8,
+				};
+
+				vpns[tag++] = r.vpn;
+				ASSERT_EQ(0, bw_submit(&b, &r));
+			}
+			bw_advance(&b, t + 100);
+			for (i = 0; i < b.nqueue; i++)
+				if (b.queue[i].moves > max_seen)
+					max_seen = b.queue[i].moves;
+			for (w = 0; w < b.cfg.walkers; w++)
+				if (b.walker[w].busy && b.walker[w].req.moves > max_seen)
+					max_seen = b.walker[w].req.moves;
+			check_answers(_metadata, &e, &a, vpns);
+		}
+		EXPECT_EQ(bound, max_seen);
+		EXPECT_LT(0, b.stats.sched_moves);
+		EXPECT_EQ(0, b.stats.coalesced);
+	}
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
 /* Random request streams: every answer equals the true walk. */
 TEST(walker_random_streams_answer_true_walks)
 {
@@ -713,6 +925,7 @@ TEST(walker_random_streams_answer_true_walks)
 		ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
 		ga_pec_entry(&e.as[0], &obj, &pe);
 		walker_env(&e, &b, &a, walkers, 5, true);
+		b.cfg.sched_moves = mt_xorshift64(&seed) % 5;
 		bw_pec_add(&b, &pe);
 		while (submitted < 2000) {
 			u32 burst = mt_xorshift64(&seed) % 24;

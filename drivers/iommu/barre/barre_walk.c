@@ -12,6 +12,13 @@
  * - A coalesced answer goes out at the walk's end (the PFN calculation
  *   costs no extra cycle) and carries the walked PTE's permission; a write
  *   request is coalesced only if that PTE is writable.
+ * - Scheduling (§V-C) predicts before the walk returns the PTE (notes
+ *   §6.8): a request is likely in a walked page's group when the PEC entry
+ *   holds both and they sit at the same offset of their chunks in the
+ *   same round (plain groups; a merged run is known only after the walk).
+ *   An idle walker takes the first request not so predicted; those it
+ *   passes move behind it, and one passed sched_moves times is no longer
+ *   passed, so no request waits behind more than sched_moves others.
  */
 #include "barre_walk.h"
 
@@ -220,32 +227,84 @@ static void bw_admit(struct bw_iommu *b)
 	}
 }
 
+/* Same object, same round, same offset in the chunk: PEC will likely do q. */
+static bool bw_predict_group(const struct bw_iommu *b,
+			     const struct bw_request *q)
+{
+	const struct mcmgpu_pec_entry *e = bw_pec_find(b, q->pasid, q->vpn);
+	u64 round, oq, ow;
+	u32 w;
+
+	if (!e || !e->g || !e->nmap)
+		return false;
+	round = (u64)e->g * e->nmap;
+	oq = q->vpn - e->start_vpn;
+	for (w = 0; w < b->cfg.walkers; w++) {
+		const struct bw_request *r = &b->walker[w].req;
+
+		if (!b->walker[w].busy || r->pasid != q->pasid ||
+		    r->vpn < e->start_vpn || r->vpn > e->end_vpn)
+			continue;
+		ow = r->vpn - e->start_vpn;
+		if (ow / round == oq / round && ow % e->g == oq % e->g)
+			return true;
+	}
+	return false;
+}
+
+/* The queue index an idle walker takes now, nqueue if it should wait. */
+static u32 bw_pick(const struct bw_iommu *b)
+{
+	u32 i;
+
+	if (!b->cfg.sched_moves)
+		return 0;
+	for (i = 0; i < b->nqueue; i++)
+		if (b->queue[i].moves >= b->cfg.sched_moves ||
+		    !bw_predict_group(b, &b->queue[i]))
+			return i;
+	return b->nqueue;
+}
+
 static void bw_dispatch(struct bw_iommu *b)
 {
-	u32 w, i;
+	struct bw_request passed[MCMGPU_BARRE_PWQ_ENTRIES];
+	u32 w, i, pick, n;
 
 	for (w = 0; w < b->cfg.walkers && b->nqueue; w++) {
 		if (b->walker[w].busy)
 			continue;
+		pick = bw_pick(b);
+		if (pick == b->nqueue)
+			return;
 		b->walker[w].busy = true;
 		b->walker[w].done = b->now + b->cfg.walk_cycles;
-		b->walker[w].req = b->queue[0];
-		for (i = 1; i < b->nqueue; i++)
-			b->queue[i - 1] = b->queue[i];
-		b->nqueue--;
+		b->walker[w].req = b->queue[pick];
+		/* The ones passed over go to the tail, in their order. */
+		for (i = 0; i < pick; i++) {
+			passed[i] = b->queue[i];
+			passed[i].moves++;
+		}
+		for (i = pick + 1, n = 0; i < b->nqueue; i++)
+			b->queue[n++] = b->queue[i];
+		for (i = 0; i < pick; i++)
+			b->queue[n++] = passed[i];
+		b->nqueue = n;
+		b->stats.sched_moves += pick;
 		b->stats.walks++;
 	}
 }
 
 u64 bw_next_event(const struct bw_iommu *b)
 {
+	bool can_start = b->nqueue && bw_pick(b) < b->nqueue;
 	u64 next = ~0ULL;
 	u32 i;
 
 	for (i = 0; i < b->cfg.walkers; i++) {
 		if (b->walker[i].busy && b->walker[i].done < next)
 			next = b->walker[i].done;
-		else if (!b->walker[i].busy && b->nqueue)
+		else if (!b->walker[i].busy && can_start)
 			next = b->now;		/* a walker can start now */
 	}
 	for (i = 0; i < b->nwaiting; i++) {

@@ -32,6 +32,7 @@ struct bw_request {
 	u32 pasid;
 	u8 chiplet;
 	u8 write;
+	u8 moves;		/* times scheduling let others pass it */
 };
 
 struct bw_response {
@@ -56,6 +57,12 @@ struct bw_config {
 	u32 walk_cycles;
 	u32 pec_entries;	/* 0..BW_MAX_PEC; 0 = Barre off */
 	bool shadow;		/* walk every coalesced page too and compare */
+	/*
+	 * F-Barre's coalescing-aware scheduling (§V-C): a walker passes over
+	 * a request an in-flight walk will likely complete by PEC, at most
+	 * sched_moves times a request (0: off, the queue is FIFO).
+	 */
+	u32 sched_moves;
 	u32 chiplets;
 	__u64 base[MCMGPU_MAX_CHIPLETS];	/* global PFN map of the chiplets */
 };
@@ -69,6 +76,7 @@ struct bw_stats {
 	u64 pec_misses;		/* ... did not (evicted or never registered) */
 	u64 pec_evictions;
 	u64 shadow_mismatches;
+	u64 sched_moves;	/* requests passed over by scheduling */
 	u64 service_cycles;	/* sum over requests of done - arrive */
 	u64 pwq_hist[MCMGPU_BARRE_PWQ_ENTRIES + 1];	/* occupancy seen on arrival */
 };
