@@ -24,6 +24,19 @@ void bd_init(struct bd_device *d, u32 chiplets, struct bd_reply *replies,
     d->priv = priv;
 }
 
+int bd_fbarre(struct bd_device *d, const struct fb_config *cfg, u64 frames,
+              bd_walk_fn walk)
+{
+    int ret = fb_init(&d->fb, cfg, d->chiplets, frames);
+
+    if (ret) {
+        memset(&d->fb, 0, sizeof(d->fb));
+        return ret;
+    }
+    d->walk = walk;
+    return 0;
+}
+
 void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
               u32 *order)
 {
@@ -65,6 +78,9 @@ void bd_shootdown(struct bd_device *d)
             d->chip[c].l2[i].valid = 0;
         }
     }
+    if (d->fb.cfg.sharing) {
+        fb_reset(&d->fb);
+    }
     d->stats.shootdowns++;
 }
 
@@ -81,8 +97,11 @@ static struct bd_tlb_entry *bd_lookup(struct bd_tlb_entry *set, u32 ways,
     return NULL;
 }
 
-static void bd_fill(struct bd_chiplet *ch, struct bd_tlb_entry *set, u32 ways,
-                    u64 vpn, u64 pfn, bool writable)
+/* The LRU way of set takes vpn; returns it (its old contents in *old). */
+static struct bd_tlb_entry *bd_fill(struct bd_chiplet *ch,
+                                    struct bd_tlb_entry *set, u32 ways,
+                                    u64 vpn, u64 pfn, bool writable,
+                                    struct bd_tlb_entry *old)
 {
     struct bd_tlb_entry *victim = &set[0];
     u32 i;
@@ -96,16 +115,59 @@ static void bd_fill(struct bd_chiplet *ch, struct bd_tlb_entry *set, u32 ways,
             victim = &set[i];
         }
     }
+    if (old) {
+        *old = *victim;
+    }
     victim->valid = 1;
     victim->vpn = vpn;
     victim->pfn = pfn;
     victim->writable = writable;
+    victim->coal = 0;
     victim->lru = ++ch->lru_clock;
+    return victim;
 }
 
 static struct bd_tlb_entry *bd_l2_set(struct bd_chiplet *ch, u64 vpn)
 {
     return &ch->l2[(vpn % BD_L2_SETS) * MCMGPU_BARRE_L2_WAYS];
+}
+
+/* A TLB entry as its leaf PTE (what F-Barre computes from). */
+static u64 bd_entry_pte(const struct bd_tlb_entry *e)
+{
+    return MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
+           (e->writable ? MCMGPU_PTE_WRITE : 0) |
+           (e->pfn & MCMGPU_PTE_PFN_MASK) << MCMGPU_PTE_PFN_SHIFT | e->coal;
+}
+
+/* F-Barre reads a chiplet's L2 TLB (no LRU update: a probe, not a use). */
+static u64 bd_tlb_read(void *priv, u32 chiplet, u64 vpn)
+{
+    struct bd_device *d = priv;
+    struct bd_chiplet *ch = &d->chip[chiplet];
+    struct bd_tlb_entry *e = bd_lookup(bd_l2_set(ch, vpn),
+                                       MCMGPU_BARRE_L2_WAYS, vpn);
+
+    return e ? bd_entry_pte(e) : 0;
+}
+
+/* An L2 fill; with F-Barre the filters follow the entry evicted and added. */
+static void bd_l2_fill(struct bd_device *d, u32 c, u64 vpn, u64 pfn,
+                       bool writable, u64 coal)
+{
+    struct bd_chiplet *ch = &d->chip[c];
+    struct bd_tlb_entry old, *e;
+
+    e = bd_fill(ch, bd_l2_set(ch, vpn), MCMGPU_BARRE_L2_WAYS, vpn, pfn,
+                writable, &old);
+    e->coal = d->fb.cfg.sharing ? coal & MCMGPU_PTE_COAL_MASK : 0;
+    if (!d->fb.cfg.sharing) {
+        return;
+    }
+    if (old.valid) {
+        fb_tlb_update(&d->fb, c, old.vpn, bd_entry_pte(&old), false);
+    }
+    fb_tlb_update(&d->fb, c, vpn, bd_entry_pte(e), true);
 }
 
 /* A translated access: the data side, or a fault. */
@@ -120,6 +182,51 @@ static void bd_complete(struct bd_device *d, const struct bd_access *a,
     if (when > d->stats.modeled_cycles) {
         d->stats.modeled_cycles = when;
     }
+}
+
+/* The MSHR's request leaves for the IOMMU at its issue cycle. */
+static void bd_send(struct bd_device *d, u32 c, struct bd_mshr *m)
+{
+    struct bd_request r = {
+        .tag = m->tag, .vpn = m->vpn, .issue = m->issue,
+        .chiplet = c, .write = m->write,
+    };
+
+    m->deferred = 0;
+    d->stats.ats_sent++;
+    d->request(d->priv, &r);
+}
+
+/*
+ * F-Barre's lookup for m's page (Fig 11): true if the package answers (it
+ * arrives like a response); else the request waits for the attempt.
+ */
+static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
+{
+    struct fb_result res;
+    struct bd_reply r = { .tag = m->tag, .in_package = 1 };
+
+    fb_lookup(&d->fb, c, m->vpn, bd_tlb_read, d, &res);
+    if (!res.hit) {
+        m->issue += res.latency;
+        m->deferred = res.latency != 0;
+        return m->deferred;
+    }
+    if (d->walk) {
+        u64 truth = d->walk(d->priv, m->vpn);
+
+        if (!(truth & MCMGPU_PTE_VALID) ||
+            MCMGPU_PTE_PFN(truth) != MCMGPU_PTE_PFN(res.pte) ||
+            ((res.pte & MCMGPU_PTE_WRITE) && !(truth & MCMGPU_PTE_WRITE))) {
+            d->stats.inpackage_mismatches++;
+        }
+    }
+    r.pfn = MCMGPU_PTE_PFN(res.pte);
+    r.writable = !!(res.pte & MCMGPU_PTE_WRITE);
+    r.coal = res.pte & MCMGPU_PTE_COAL_MASK;
+    r.arrive = m->issue + res.latency;
+    d->replies[d->nreplies++] = r;
+    return true;
 }
 
 /* Chiplet ch issues its next access at d->now; false if it must wait. */
@@ -142,7 +249,7 @@ static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
         e->lru = ++ch->lru_clock;
         d->stats.l2_hits++;
         bd_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, a->vpn, e->pfn,
-                e->writable);
+                e->writable, NULL);
         bd_complete(d, a, e->pfn, e->writable, false,
                     d->now + MCMGPU_BARRE_L2_CYCLES);
         return true;
@@ -169,18 +276,14 @@ static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
     free_mshr->write = a->write;
     free_mshr->tag = d->next_tag++;
     free_mshr->issue = d->now + MCMGPU_BARRE_L2_CYCLES;
+    free_mshr->deferred = 0;
     free_mshr->nwait = 1;
     free_mshr->wait[0] = ch->order[ch->next];
     d->stats.l2_misses++;
-    {
-        struct bd_request r = {
-            .tag = free_mshr->tag, .vpn = a->vpn,
-            .issue = free_mshr->issue,
-            .chiplet = a->chiplet, .write = a->write,
-        };
-
-        d->request(d->priv, &r);
+    if (d->fb.cfg.sharing && bd_in_package(d, a->chiplet, free_mshr)) {
+        return true;
     }
+    bd_send(d, a->chiplet, free_mshr);
     return true;
 }
 
@@ -203,7 +306,9 @@ int bd_deliver(struct bd_device *d, const struct bd_reply *r)
 {
     u32 c, i;
 
-    if (r->arrive < d->now || !bd_find_tag(d, r->tag, &c)) {
+    struct bd_mshr *m = bd_find_tag(d, r->tag, &c);
+
+    if (r->arrive < d->now || !m || m->deferred) {
         return -EINVAL;
     }
     for (i = 0; i < d->nreplies; i++) {
@@ -223,16 +328,21 @@ static void bd_arrive(struct bd_device *d, const struct bd_reply *r)
 {
     struct bd_chiplet *ch;
     struct bd_mshr *m;
-    u32 c, i;
+    u32 c = 0, i;
 
     m = bd_find_tag(d, r->tag, &c);
     ch = &d->chip[c];
-    d->stats.ats_round_trip += d->now - m->issue;
+    if (!r->in_package) {
+        d->stats.ats_round_trip += d->now - m->issue;
+    }
     if (!r->fault) {
-        bd_fill(ch, bd_l2_set(ch, m->vpn), MCMGPU_BARRE_L2_WAYS, m->vpn,
-                r->pfn, r->writable);
+        /* The object's PEC entry first: the filter updates use it. */
+        if (d->fb.cfg.sharing && r->pec.valid) {
+            fb_pec_add(&d->fb, c, &r->pec);
+        }
+        bd_l2_fill(d, c, m->vpn, r->pfn, r->writable, r->coal);
         bd_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, m->vpn, r->pfn,
-                r->writable);
+                r->writable, NULL);
     }
     for (i = 0; i < m->nwait; i++) {
         bd_complete(d, &ch->acc[m->wait[i]], r->pfn, r->writable, r->fault,
@@ -261,6 +371,12 @@ u64 bd_next_event(const struct bd_device *d)
 
         if (!ch->stalled && ch->next < ch->nacc && ch->t < next) {
             next = ch->t;
+        }
+        for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
+            if (ch->mshr[i].busy && ch->mshr[i].deferred &&
+                ch->mshr[i].issue < next) {
+                next = ch->mshr[i].issue;
+            }
         }
     }
     return next;
@@ -293,6 +409,18 @@ void bd_run(struct bd_device *d, u64 until)
             r = d->replies[best];
             d->replies[best] = d->replies[--d->nreplies];
             bd_arrive(d, &r);
+        }
+        /* Requests whose in-package attempt failed leave now. */
+        for (c = 0; c < d->chiplets; c++) {
+            u32 i;
+
+            for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
+                struct bd_mshr *m = &d->chip[c].mshr[i];
+
+                if (m->busy && m->deferred && m->issue == t) {
+                    bd_send(d, c, m);
+                }
+            }
         }
         for (c = 0; c < d->chiplets; c++) {
             struct bd_chiplet *ch = &d->chip[c];
@@ -329,4 +457,34 @@ bool bd_done(const struct bd_device *d)
         }
     }
     return true;
+}
+
+void bd_export_stats(const struct bd_device *d, struct mcmgpu_barre_stats *st)
+{
+    const struct bd_stats *ds = &d->stats;
+    const struct fb_stats *fs = &d->fb.stats;
+
+    st->accesses = ds->accesses;
+    st->l1_hits = ds->l1_hits;
+    st->l2_hits = ds->l2_hits;
+    st->mshr_merges = ds->mshr_merges;
+    st->stall_cycles = ds->stall_cycles;
+    st->access_faults = ds->faults;
+    st->shootdowns = ds->shootdowns;
+    st->ats_round_trip = ds->ats_round_trip;
+    st->modeled_cycles = ds->modeled_cycles;
+    st->l2_misses = ds->l2_misses;
+    st->ats_requests_sent = ds->ats_sent;
+    st->inpackage_mismatches = ds->inpackage_mismatches;
+    st->inpackage_lookups = fs->lookups;
+    st->local_hits = fs->local_hits;
+    st->remote_requests = fs->remote_requests;
+    st->remote_hits = fs->remote_hits;
+    st->remote_false_positives = fs->remote_false_positives;
+    st->lcf_hits = fs->lcf_hits;
+    st->lcf_true_positives = fs->lcf_true_positives;
+    st->filter_messages = fs->filter_messages;
+    st->filter_messages_dropped = fs->filter_messages_dropped;
+    st->filter_overflows = fs->filter_overflows;
+    st->sibling_tlb_reads = fs->tlb_reads;
 }

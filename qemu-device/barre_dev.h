@@ -12,6 +12,9 @@
  * (L2 after MCMGPU_BARRE_L2_CYCLES), a miss on a VPN already missing joins
  * its MSHR, another miss takes a free MSHR and sends a request after the
  * L2 lookup, and with no MSHR free the chiplet waits for a response.
+ * With F-Barre (bd_fbarre), a miss first tries the package (fbarre.c): a
+ * translation found there arrives like a response, without a request; a
+ * failed attempt delays the request by its cost.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,6 +23,7 @@
 
 #include "mcmgpu_compat.h"
 #include "mcmgpu_barre.h"
+#include "fbarre.h"
 
 #define BD_L2_SETS          (MCMGPU_BARRE_L2_ENTRIES / MCMGPU_BARRE_L2_WAYS)
 #define BD_MSHR_WAITERS     8       /* accesses one MSHR holds; more stall */
@@ -43,8 +47,11 @@ struct bd_reply {
     u64 tag;
     u64 pfn;
     u64 arrive;                     /* cycle it reaches the chiplet */
+    u64 coal;                       /* F-Barre: the PTE's coalescing bits */
+    struct mcmgpu_pec_entry pec;    /* F-Barre: the object's, if valid */
     u8 fault;
     u8 writable;
+    u8 in_package;                  /* made by F-Barre, not the IOMMU */
 };
 
 struct bd_stats {
@@ -58,11 +65,14 @@ struct bd_stats {
     u64 ats_round_trip;             /* sum of arrive - issue */
     u64 shootdowns;
     u64 modeled_cycles;             /* last access done */
+    u64 ats_sent;                   /* requests that left for the IOMMU */
+    u64 inpackage_mismatches;       /* in-package answers != true walk */
 };
 
 struct bd_tlb_entry {
     u64 vpn;
     u64 pfn;
+    u64 coal;                       /* L2, F-Barre: the PTE's group bits */
     u64 lru;
     u8 valid;
     u8 writable;
@@ -71,11 +81,12 @@ struct bd_tlb_entry {
 struct bd_mshr {
     u64 tag;
     u64 vpn;
-    u64 issue;
+    u64 issue;                      /* when its request leaves (or left) */
     u32 nwait;
     u32 wait[BD_MSHR_WAITERS];      /* indexes into the chiplet's accesses */
     u8 busy;
     u8 write;                       /* a waiter writes */
+    u8 deferred;                    /* request not sent until issue */
 };
 
 struct bd_chiplet {
@@ -97,6 +108,8 @@ struct bd_chiplet {
 typedef void (*bd_mem_fn)(void *priv, const struct bd_access *a, u64 pfn);
 /* A request for the IOMMU. */
 typedef void (*bd_request_fn)(void *priv, const struct bd_request *r);
+/* The true walk of vpn (its leaf PTE, 0 if none), to check F-Barre. */
+typedef u64 (*bd_walk_fn)(void *priv, u64 vpn);
 
 struct bd_device {
     u32 chiplets;
@@ -108,12 +121,21 @@ struct bd_device {
     struct bd_stats stats;
     bd_mem_fn mem;
     bd_request_fn request;
+    bd_walk_fn walk;                /* optional */
     void *priv;
+    struct fb_state fb;             /* F-Barre; fb.cfg.sharing off: Barre */
 };
 
 /* replies: storage for BW-style in-flight replies (chiplets * MSHRS). */
 void bd_init(struct bd_device *d, u32 chiplets, struct bd_reply *replies,
              bd_request_fn request, bd_mem_fn mem, void *priv);
+/*
+ * F-Barre's in-package translation with cfg (frames: per chiplet, for the
+ * global PFN map); walk, if not NULL, checks every answer made in the
+ * package. -EINVAL for a bad cfg.
+ */
+int bd_fbarre(struct bd_device *d, const struct fb_config *cfg, u64 frames,
+              bd_walk_fn walk);
 /*
  * A phase: the accesses acc[0..n) (each chiplet runs its own in order),
  * starting at the current cycle. order: n u32 of storage. The previous
@@ -128,7 +150,9 @@ void bd_run(struct bd_device *d, u64 until);
 bool bd_done(const struct bd_device *d);
 /* The next cycle something happens, ~0 if nothing can without a reply. */
 u64 bd_next_event(const struct bd_device *d);
-/* Drops every TLB entry (a free's shootdown). */
+/* The device's fields of a replay's counters. */
+void bd_export_stats(const struct bd_device *d, struct mcmgpu_barre_stats *st);
+/* Drops every TLB entry, filter and chiplet PEC entry (a free's shootdown). */
 void bd_shootdown(struct bd_device *d);
 
 #endif /* BARRE_DEV_H */

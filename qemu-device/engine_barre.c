@@ -168,8 +168,31 @@ static uint32_t barre_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
     return MCMGPU_CMPL_OK;
 }
 
-static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc)
+/* args[4], args[5] of a RESET: F-Barre's chiplets, or plain Barre. */
+static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
+                            const uint64_t *args,
+                            struct mcmgpu_barre_run_result *res)
 {
+    const struct mcmgpu_geometry *geo = mcmgpu_geometry(s);
+    struct fb_config fc = {
+        .sharing = args[4] & MCMGPU_FBARRE_ARG_SHARING,
+        .run = MCMGPU_FBARRE_ARG_RUN(args[4]),
+        .rows = MCMGPU_FBARRE_ARG_ROWS(args[4]),
+        .drop_ppm = args[5] > 1000000 ? UINT32_MAX : args[5],
+        .seed = 1,
+    };
+
+    if (fc.sharing && (args[4] & ~0xffff01ULL || !fc.run || fc.run > 4 ||
+                       (fc.rows != 256 && fc.rows != 512 && fc.rows != 1024) ||
+                       args[5] > 1000000)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: BARRE_RUN reset: bad F-Barre "
+                      "arguments 0x%" PRIx64 " 0x%" PRIx64 "\n", args[4],
+                      args[5]);
+        pstrcpy(res->error.what, sizeof(res->error.what),
+                "args[4]/args[5]: F-Barre run not 1..4, rows not 256/512/"
+                "1024, unknown bits, or a loss rate above 10^6 ppm");
+        return MCMGPU_CMPL_BAD_ARG;
+    }
     barre_phase_free(bc);
     if (!bc->m) {
         if (!mcmgpu_mem_charge(s, sizeof(*bc->m))) {
@@ -179,8 +202,12 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc)
         bc->m = g_new0(BarreModel, 1);
     }
     memset(bc->m, 0, sizeof(*bc->m));
-    bd_init(&bc->m->dev, mcmgpu_geometry(s)->chiplets, bc->m->replies,
+    bd_init(&bc->m->dev, geo->chiplets, bc->m->replies,
             barre_request, barre_mem, bc);
+    if (fc.sharing) {
+        bd_fbarre(&bc->m->dev, &fc, geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT,
+                  NULL);
+    }
     return MCMGPU_CMPL_OK;
 }
 
@@ -212,6 +239,20 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
             .fault = le32_to_cpu(rsp[i].status) != MCMGPU_ATS_OK,
             .writable = rsp[i].writable,
         };
+
+        /* F-Barre's extension; the chiplets check it before they use it. */
+        if (rsp[i].has_group) {
+            r.coal = le64_to_cpu(rsp[i].coal) & MCMGPU_PTE_COAL_MASK;
+            r.pec = (struct mcmgpu_pec_entry){
+                .start_vpn = le64_to_cpu(rsp[i].start_vpn),
+                .end_vpn = le64_to_cpu(rsp[i].end_vpn),
+                .pasid = bc->pasid,
+                .g = le32_to_cpu(rsp[i].g),
+                .nmap = MIN(rsp[i].nmap, MCMGPU_MAX_CHIPLETS),
+                .valid = 1,
+            };
+            memcpy(r.pec.map, rsp[i].map, sizeof(r.pec.map));
+        }
 
         /*
          * An answer from past the horizon would park a chiplet at a cycle
@@ -280,7 +321,7 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         return MCMGPU_CMPL_BAD_FLAGS;
     }
     if (flags & MCMGPU_BARRE_RUN_RESET) {
-        st = barre_reset(s, bc);
+        st = barre_reset(s, bc, args, res);
         res->done = 1;
     } else if (flags & MCMGPU_BARRE_RUN_REPORT) {
         res->done = !bc->running;
@@ -330,18 +371,8 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         bc->running = false;    /* the phase cannot go on without it */
     }
     if (bc->m) {
-        const struct bd_stats *ds = &bc->m->dev.stats;
-
-        res->stats.accesses = ds->accesses;
-        res->stats.l1_hits = ds->l1_hits;
-        res->stats.l2_hits = ds->l2_hits;
-        res->stats.mshr_merges = ds->mshr_merges;
-        res->stats.stall_cycles = ds->stall_cycles;
-        res->stats.access_faults = ds->faults;
-        res->stats.shootdowns = ds->shootdowns;
-        res->stats.ats_round_trip = ds->ats_round_trip;
-        res->stats.modeled_cycles = ds->modeled_cycles;
-        out->cycles = ds->modeled_cycles - before;
+        bd_export_stats(&bc->m->dev, &res->stats);
+        out->cycles = bc->m->dev.stats.modeled_cycles - before;
     }
     out->result = res->requests;
     if (mcmgpu_host_write(s, args[3], res, sizeof(*res)) != MEMTX_OK) {

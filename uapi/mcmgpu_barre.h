@@ -25,6 +25,9 @@
 #define MCMGPU_BARRE_L2_WAYS		16
 #define MCMGPU_BARRE_MSHRS		16	/* outstanding L2 misses a chiplet */
 #define MCMGPU_BARRE_L2_CYCLES		10	/* L2 TLB lookup */
+#define MCMGPU_FBARRE_LINK_CYCLES	32	/* inter-chiplet mesh, each way */
+#define MCMGPU_FBARRE_FILTER_ROWS	256	/* cuckoo filter rows (x 4 ways) */
+#define MCMGPU_FBARRE_SCHED_MOVES	4	/* times a request may be passed */
 
 /* How an object's pages are spread over GPU_map's chiplets. */
 enum mcmgpu_alloc_policy {
@@ -91,6 +94,23 @@ struct mcmgpu_barre_stats {
 	__u64 groups;
 	/* IOMMU: requests that found n requests in the PW-queue, n = 0..48 */
 	__u64 pwq_occupancy[MCMGPU_BARRE_PWQ_ENTRIES + 1];
+	/* F-Barre (§V): the device's L2 misses and where they were answered */
+	__u64 l2_misses;
+	__u64 ats_requests_sent;	/* misses the package could not answer */
+	__u64 inpackage_lookups;
+	__u64 local_hits;
+	__u64 remote_requests;
+	__u64 remote_hits;
+	__u64 remote_false_positives;
+	__u64 lcf_hits;
+	__u64 lcf_true_positives;
+	__u64 filter_messages;
+	__u64 filter_messages_dropped;
+	__u64 filter_overflows;
+	__u64 sibling_tlb_reads;
+	__u64 inpackage_mismatches;	/* answers != the true walk (--host) */
+	__u64 sched_moves;		/* IOMMU: requests passed by scheduling */
+	__u64 merged_groups;		/* allocator */
 };
 
 /*
@@ -120,22 +140,23 @@ static inline unsigned int mcmgpu_popcount8(unsigned int v)
 /*
  * PEC's calculation (notes §2.6), in the general form of §3.2 so that
  * F-Barre's merged groups use it unchanged (plain Barre: intra = 0, one
- * page per chiplet). v_t and pte_t: the VPN just walked and its leaf PTE.
- * v_p: a pending VPN of the same address space. base[c]: chiplet c's first
- * global PFN. Returns 1 and the pending page's global PFN in *pfn when v_p
- * is in v_t's group, else 0. A position counts only if its chiplet's bit
- * is in the bitmap (groups with holes, notes §6.3).
+ * page per chiplet). v_t and pte_t: a VPN whose leaf PTE is known (just
+ * walked, or in a chiplet's TLB). v_p: another VPN of the same address
+ * space. base[c]: chiplet c's first global PFN. Returns 1 and v_p's leaf
+ * PTE in *pte_p (its PFN, its own group coordinates, pte_t's permission)
+ * when v_p is in v_t's group, else 0. A position counts only if its
+ * chiplet's bit is in the bitmap (groups with holes, notes §6.3).
  */
-static inline int mcmgpu_pec_calc(const struct mcmgpu_pec_entry *e,
-				  const __u64 *base, __u64 v_t, __u64 pte_t,
-				  __u64 v_p, __u64 *pfn)
+static inline int mcmgpu_pec_calc_pte(const struct mcmgpu_pec_entry *e,
+				      const __u64 *base, __u64 v_t,
+				      __u64 pte_t, __u64 v_p, __u64 *pte_p)
 {
 	unsigned int bitmap = MCMGPU_PTE_COAL_BITMAP(pte_t);
 	unsigned int o_t = MCMGPU_PTE_COAL_POS(pte_t);
 	unsigned int i_t = MCMGPU_PTE_COAL_INTRA(pte_t);
 	unsigned int m = 1 + MCMGPU_PTE_COAL_MERGED(pte_t);
 	__u64 walked = MCMGPU_PTE_PFN(pte_t);
-	__u64 first, d, k, x;
+	__u64 first, d, k, x, pfn;
 
 	if (mcmgpu_popcount8(bitmap) < 2 || !e->g || o_t >= e->nmap ||
 	    !(bitmap & (1U << e->map[o_t])))
@@ -151,8 +172,71 @@ static inline int mcmgpu_pec_calc(const struct mcmgpu_pec_entry *e,
 	x = d % e->g;
 	if (x >= m || k >= e->nmap || !(bitmap & (1U << e->map[k])))
 		return 0;
-	*pfn = walked - base[e->map[o_t]] - i_t + base[e->map[k]] + x;
+	pfn = walked - base[e->map[o_t]] - i_t + base[e->map[k]] + x;
+	*pte_p = (pte_t & (MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
+			   MCMGPU_PTE_WRITE)) |
+		 (pfn & MCMGPU_PTE_PFN_MASK) << MCMGPU_PTE_PFN_SHIFT |
+		 (__u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
+		 k << MCMGPU_PTE_COAL_POS_SHIFT |
+		 x << MCMGPU_PTE_COAL_INTRA_SHIFT |
+		 (__u64)(m - 1) << MCMGPU_PTE_COAL_MERGED_SHIFT;
 	return 1;
 }
+
+/* The same, the pending page's global PFN only (the IOMMU's PEC logic). */
+static inline int mcmgpu_pec_calc(const struct mcmgpu_pec_entry *e,
+				  const __u64 *base, __u64 v_t, __u64 pte_t,
+				  __u64 v_p, __u64 *pfn)
+{
+	__u64 pte;
+
+	if (!mcmgpu_pec_calc_pte(e, base, v_t, pte_t, v_p, &pte))
+		return 0;
+	*pfn = MCMGPU_PTE_PFN(pte);
+	return 1;
+}
+
+/*
+ * A PEC buffer's replacement (§IV-E: "a new data overwrites an entry
+ * having smaller data's information"), for the IOMMU's buffer and each
+ * F-Barre chiplet's: an object already there stays; a free slot takes it;
+ * when full the smallest object (in pages) goes, and only for a larger
+ * one (ties keep the older). Returns 0 entered or present, 1 entered in
+ * place of another, -1 not entered.
+ */
+static inline int mcmgpu_pec_insert(struct mcmgpu_pec_entry *buf,
+				    unsigned int n,
+				    const struct mcmgpu_pec_entry *e)
+{
+	unsigned int i, free_slot = n, victim = n;
+
+	for (i = 0; i < n; i++) {
+		if (!buf[i].valid) {
+			if (free_slot == n)
+				free_slot = i;
+			continue;
+		}
+		if (buf[i].pasid == e->pasid && buf[i].start_vpn == e->start_vpn &&
+		    buf[i].end_vpn == e->end_vpn)
+			return 0;
+		if (victim == n || buf[i].end_vpn - buf[i].start_vpn <
+				   buf[victim].end_vpn - buf[victim].start_vpn)
+			victim = i;
+	}
+	if (free_slot < n) {
+		buf[free_slot] = *e;
+		buf[free_slot].valid = 1;
+		return 0;
+	}
+	if (victim == n || e->end_vpn - e->start_vpn <=
+			   buf[victim].end_vpn - buf[victim].start_vpn)
+		return -1;
+	buf[victim] = *e;
+	buf[victim].valid = 1;
+	return 1;
+}
+
+/* The bits of a leaf PTE that describe its coalescing group. */
+#define MCMGPU_PTE_COAL_MASK	(0x7fffULL << MCMGPU_PTE_COAL_BITMAP_SHIFT)
 
 #endif /* _UAPI_MCMGPU_BARRE_H */

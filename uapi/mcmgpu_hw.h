@@ -203,6 +203,17 @@ struct mcmgpu_hw_cmd {
  * phase; MCMGPU_BARRE_RUN_REPORT only writes the result. At most one flag.
  */
 #define MCMGPU_OP_BARRE_RUN		0x0009
+/*
+ * With RESET, F-Barre's chiplets (fbarre.c): args[4] bit 0 in-package
+ * translation on, bits 8-15 the longest merged run looked for (1..4),
+ * bits 16-31 the filters' rows (256, 512, 1024); args[5] the filter
+ * messages lost per million. args[4] = 0: plain Barre.
+ */
+#define MCMGPU_FBARRE_ARG_SHARING	(1ULL << 0)
+#define MCMGPU_FBARRE_ARG(run, rows) \
+	(((__u64)(run) & 0xff) << 8 | ((__u64)(rows) & 0xffff) << 16)
+#define MCMGPU_FBARRE_ARG_RUN(a)	(((a) >> 8) & 0xff)
+#define MCMGPU_FBARRE_ARG_ROWS(a)	(((a) >> 16) & 0xffff)
 #define MCMGPU_BARRE_RUN_RESET		(1U << 0)
 #define MCMGPU_BARRE_RUN_START		(1U << 1)
 #define MCMGPU_BARRE_RUN_REPORT		(1U << 2)
@@ -350,7 +361,20 @@ struct mcmgpu_ats_response {
 	__le32 status;		/* MCMGPU_ATS_* */
 	__u8 writable;
 	__u8 coalesced;		/* by PEC, without a walk */
-	__le16 reserved;
+	__u8 has_group;		/* the F-Barre extension below is valid */
+	__u8 reserved;
+	/*
+	 * F-Barre's extension (§V-A), when the page's coal_bitmap has two or
+	 * more bits and the IOMMU's PEC buffer holds its object: the PTE's
+	 * coalescing bits (40-54, in place) and the object's PEC entry.
+	 */
+	__le64 coal;
+	__le64 start_vpn;
+	__le64 end_vpn;
+	__le32 g;
+	__u8 nmap;
+	__u8 map[MCMGPU_MAX_CHIPLETS];
+	__u8 reserved2[3];
 };
 
 #define MCMGPU_ATS_OK			0

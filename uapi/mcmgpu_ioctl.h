@@ -172,7 +172,23 @@ struct mcmgpu_barre_run {
 	__u64 stats_ptr;	/* struct mcmgpu_barre_stats, or 0 */
 	__u32 stats_size;
 	__u32 walkers;		/* with RESET */
+	/*
+	 * F-Barre (Barre Chord §V), with RESET, else zero: the chiplets'
+	 * in-package translation (F_SHARING), its filters' rows (256, 512 or
+	 * 1024; 0 = 256), the filter messages lost per million, the longest
+	 * merged run it looks for (the allocations' merge, 0 = 1), and the
+	 * walkers' coalescing-aware scheduling (how often a request may be
+	 * passed over, 0 off, at most 255).
+	 */
+	__u32 fbarre_flags;
+	__u32 filter_rows;
+	__u32 drop_ppm;
+	__u32 merge;
+	__u32 sched_moves;
+	__u32 reserved;		/* zero */
 };
+
+#define MCMGPU_BARRE_FBARRE_F_SHARING	(1U << 0)
 
 #define MCMGPU_BARRE_RUN_F_RESET	(1U << 0)
 #define MCMGPU_BARRE_RUN_F_SHADOW	(1U << 1)	/* with RESET */

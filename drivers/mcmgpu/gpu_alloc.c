@@ -339,6 +339,9 @@ static u32 ga_pick_run(struct ga_pools *p, const struct ga_object *obj,
 	u32 run = obj->merge < obj->g - j ? obj->merge : obj->g - j;
 	u32 n1 = ga_group(obj, first, j, 1, mask);
 
+	*n = n1;
+	*local = GA_NO_FRAME;
+
 	for (; run >= 1; run--) {
 		/* Every position's run is whole: the object may end in it. */
 		*n = ga_group(obj, first, j, run, mask);

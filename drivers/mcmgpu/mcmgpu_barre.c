@@ -32,9 +32,11 @@ static int mcmgpu_barre_errno(u32 status)
 }
 
 /* One BARRE_RUN command; res gets the device's result. */
+/* One BARRE_RUN command; reset (with RESET) carries F-Barre's knobs. */
 static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 			    u16 flags, u32 nresp,
-			    struct mcmgpu_barre_run_result *res)
+			    struct mcmgpu_barre_run_result *res,
+			    const struct mcmgpu_barre_run *reset)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_cmd c = {
@@ -45,6 +47,13 @@ static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 			  mdev->bounce_dma },
 	};
 	int ret;
+
+	if (reset && reset->fbarre_flags & MCMGPU_BARRE_FBARRE_F_SHARING) {
+		c.args[4] = MCMGPU_FBARRE_ARG_SHARING |
+			    MCMGPU_FBARRE_ARG(reset->merge ? reset->merge : 1,
+					      reset->filter_rows ?: MCMGPU_FBARRE_FILTER_ROWS);
+		c.args[5] = reset->drop_ppm;
+	}
 
 	ret = mcmgpu_cmd_begin(mdev, MCMGPU_WAIT_KILLABLE, true);
 	if (ret)
@@ -129,7 +138,7 @@ static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
 				count, epoch);
 			return -EIO;
 		}
-		ret = mcmgpu_barre_cmd(mf, iommu, flags, nresp, res);
+		ret = mcmgpu_barre_cmd(mf, iommu, flags, nresp, res, NULL);
 		if (ret || res->done)
 			return ret;
 		if (res->requests > MCMGPU_ATS_QUEUE_ENTRIES)
@@ -156,8 +165,14 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 	int ret;
 
 	if (br->flags & ~(MCMGPU_BARRE_RUN_F_RESET | MCMGPU_BARRE_RUN_F_SHADOW) ||
-	    (!reset && (br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW)) ||
-	    br->walkers > MCMGPU_BARRE_MAX_WALKERS ||
+	    (!reset && (br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW ||
+			br->fbarre_flags || br->filter_rows || br->drop_ppm ||
+			br->merge || br->sched_moves)) ||
+	    br->walkers > MCMGPU_BARRE_MAX_WALKERS || br->reserved ||
+	    br->fbarre_flags & ~MCMGPU_BARRE_FBARRE_F_SHARING ||
+	    (br->filter_rows && br->filter_rows != 256 &&
+	     br->filter_rows != 512 && br->filter_rows != 1024) ||
+	    br->drop_ppm > 1000000 || br->merge > 4 || br->sched_moves > 255 ||
 	    (br->stats_ptr && br->stats_size < sizeof(res->stats)))
 		return -EINVAL;
 	if (br->count && !br->accesses_ptr)
@@ -179,10 +194,12 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 		goto put;
 	}
 	if (reset) {
-		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_RESET, 0, res);
+		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_RESET, 0, res,
+				       br);
 		if (!ret)
 			ret = iommu->reset(iommu, mf->ctx, br->walkers,
-					   br->flags & MCMGPU_BARRE_RUN_F_SHADOW);
+					   br->flags & MCMGPU_BARRE_RUN_F_SHADOW,
+					   br->sched_moves);
 		if (ret)
 			goto out;
 		mf->barre_need_reset = false;
@@ -204,7 +221,8 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 		mf->barre_need_reset = false;
 	}
 	if (br->stats_ptr) {
-		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res);
+		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res,
+				       NULL);
 		if (ret)
 			goto out;
 		/* The device's counters, then the walker's, in one struct. */

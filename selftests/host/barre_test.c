@@ -515,11 +515,12 @@ static void check_pec(struct __test_metadata *_metadata, struct env *e,
 				u64 vpn = ob->vpn + j - 2;
 				u64 truth = ga_pte_get(as, vpn);
 
-				if (!mcmgpu_pec_calc(&pe, base, ob->vpn + i, pte, vpn, &pfn))
+				if (!mcmgpu_pec_calc_pte(&pe, base, ob->vpn + i, pte, vpn,
+							 &pfn))
 					continue;
 				members++;
-				ASSERT_TRUE(truth & MCMGPU_PTE_VALID);
-				ASSERT_EQ(MCMGPU_PTE_PFN(truth), pfn)
+				/* The whole PTE: PFN, permission, group coordinates. */
+				ASSERT_EQ(truth, pfn)
 					TH_LOG("object %u page %lu -> vpn 0x%lx", o,
 					       (unsigned long)i, (unsigned long)vpn);
 			}

@@ -112,6 +112,15 @@ static void barre_respond(void *priv, const struct bw_response *rsp)
 	r->writable = rsp->writable;
 	r->coalesced = rsp->coalesced;
 	r->reserved = 0;
+	/* F-Barre's extension: the page's group and its object's PEC entry. */
+	r->has_group = rsp->pec.valid;
+	r->coal = cpu_to_le64(rsp->coal);
+	r->start_vpn = cpu_to_le64(rsp->pec.start_vpn);
+	r->end_vpn = cpu_to_le64(rsp->pec.end_vpn);
+	r->g = cpu_to_le32(rsp->pec.g);
+	r->nmap = rsp->pec.nmap;
+	memcpy(r->map, rsp->pec.map, sizeof(r->map));
+	memset(r->reserved2, 0, sizeof(r->reserved2));
 }
 
 /* A model's counters go into the device's totals before they go. */
@@ -128,13 +137,15 @@ static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
 	t->pec_misses += s->pec_misses;
 	t->pec_evictions += s->pec_evictions;
 	t->shadow_mismatches += s->shadow_mismatches;
+	t->sched_moves += s->sched_moves;
 	t->service_cycles += s->service_cycles;
 	for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
 		t->pwq_hist[i] += s->pwq_hist[i];
 }
 
 static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
-			    u32 pasid, u32 nwalkers, bool shadow_walk)
+			    u32 pasid, u32 nwalkers, bool shadow_walk,
+			    u32 sched_moves)
 {
 	struct bw_config cfg;
 
@@ -142,6 +153,7 @@ static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
 			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
 	cfg.walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
 	cfg.shadow = shadow_walk;
+	cfg.sched_moves = sched_moves;
 	sp->bi = bi;
 	sp->pasid = pasid;
 	return bw_init(&sp->bw, &cfg,
@@ -159,7 +171,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return NULL;
-	if (barre_space_init(bi, sp, pasid, 0, READ_ONCE(shadow)) ||
+	if (barre_space_init(bi, sp, pasid, 0, READ_ONCE(shadow), 0) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
 		kfree(sp);
 		return NULL;
@@ -173,7 +185,7 @@ static struct barre_iommu *to_barre(struct mcmgpu_iommu *iommu)
 }
 
 static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
-		       bool shadow_walk)
+		       bool shadow_walk, u32 sched_moves)
 {
 	struct barre_iommu *bi = to_barre(iommu);
 	struct barre_space *sp;
@@ -183,7 +195,8 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 	sp = barre_space_get(bi, pasid);
 	if (sp) {
 		barre_retire(bi, &sp->bw.stats);
-		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk);
+		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk,
+				       sched_moves);
 	}
 	mutex_unlock(&bi->lock);
 	return ret;
@@ -293,20 +306,8 @@ static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
 
 	mutex_lock(&bi->lock);
 	sp = xa_load(&bi->spaces, pasid);
-	if (sp) {
-		const struct bw_stats *s = &sp->bw.stats;
-
-		st->ats_requests = s->ats_requests;
-		st->walks = s->walks;
-		st->coalesced = s->coalesced;
-		st->pec_hits = s->pec_hits;
-		st->pec_misses = s->pec_misses;
-		st->pec_evictions = s->pec_evictions;
-		st->translation_faults = s->faults;
-		st->shadow_mismatches = s->shadow_mismatches;
-		st->iommu_cycles = s->service_cycles;
-		memcpy(st->pwq_occupancy, s->pwq_hist, sizeof(st->pwq_occupancy));
-	}
+	if (sp)
+		bw_export_stats(&sp->bw.stats, st);
 	mutex_unlock(&bi->lock);
 }
 
@@ -333,7 +334,8 @@ static void barre_stats_print(struct seq_file *m, const struct bw_stats *s)
 	seq_printf(m, "  pec_hits %llu pec_misses %llu pec_evictions %llu shadow_mismatches %llu\n",
 		   s->pec_hits, s->pec_misses, s->pec_evictions,
 		   s->shadow_mismatches);
-	seq_printf(m, "  service_cycles %llu\n  pwq_occupancy", s->service_cycles);
+	seq_printf(m, "  sched_moves %llu service_cycles %llu\n  pwq_occupancy",
+		   s->sched_moves, s->service_cycles);
 	for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
 		seq_printf(m, " %llu", s->pwq_hist[i]);
 	seq_putc(m, '\n');

@@ -5,8 +5,9 @@
  *
  * Decisions where the paper is silent (notes §6.7 and README):
  * - PEC entries carry the address space (PASID); a lookup matches both.
- * - Replacement: when full, the smallest object (in pages) goes, and only
- *   for a larger one; a new object smaller than all five is not entered.
+ * - Replacement (mcmgpu_pec_insert): when full, the smallest object (in
+ *   pages) goes, and only for a larger one; a new object smaller than all
+ *   five is not entered.
  * - PEC completes only requests in the PW-queue; requests waiting outside
  *   a full queue are not seen (the paper's scope is "pending in the PW-queue").
  * - A coalesced answer goes out at the walk's end (the PFN calculation
@@ -55,32 +56,16 @@ int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
 	return 0;
 }
 
-static u64 bw_pec_size(const struct mcmgpu_pec_entry *e)
-{
-	return e->end_vpn - e->start_vpn + 1;
-}
-
 int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
 {
-	u32 i, victim = 0;
+	int ret;
 
 	if (!b->cfg.pec_entries)
 		return 0;
-	for (i = 0; i < b->cfg.pec_entries; i++) {
-		if (!b->pec[i].valid) {
-			b->pec[i] = *e;
-			b->pec[i].valid = 1;
-			return 1;
-		}
-		if (bw_pec_size(&b->pec[i]) < bw_pec_size(&b->pec[victim]))
-			victim = i;
-	}
-	if (bw_pec_size(e) <= bw_pec_size(&b->pec[victim]))
-		return 0;
-	b->pec[victim] = *e;
-	b->pec[victim].valid = 1;
-	b->stats.pec_evictions++;
-	return 1;
+	ret = mcmgpu_pec_insert(b->pec, b->cfg.pec_entries, e);
+	if (ret > 0)
+		b->stats.pec_evictions++;
+	return ret >= 0;
 }
 
 void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end)
@@ -144,20 +129,29 @@ int bw_submit(struct bw_iommu *b, const struct bw_request *req)
 	return 0;
 }
 
+/* Answers req with its page's leaf PTE pte (walked, or computed by PEC). */
 static void bw_answer(struct bw_iommu *b, const struct bw_request *req,
-		      u64 pte, u64 pfn, bool coalesced)
+		      u64 pte, bool coalesced)
 {
 	struct bw_response rsp = {
 		.tag = req->tag, .done = b->now, .coalesced = coalesced,
 	};
+	const struct mcmgpu_pec_entry *e;
 
 	if (!(pte & MCMGPU_PTE_VALID) ||
 	    (req->write && !(pte & MCMGPU_PTE_WRITE))) {
 		rsp.status = BW_STATUS_FAULT;
 		b->stats.faults++;
 	} else {
-		rsp.pfn = pfn;
+		rsp.pfn = MCMGPU_PTE_PFN(pte);
 		rsp.writable = !!(pte & MCMGPU_PTE_WRITE);
+		/* F-Barre: a grouped page brings its group and object along. */
+		e = mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) >= 2 ?
+		    bw_pec_find(b, req->pasid, req->vpn) : NULL;
+		if (e) {
+			rsp.coal = pte & MCMGPU_PTE_COAL_MASK;
+			rsp.pec = *e;
+		}
 	}
 	b->stats.service_cycles += b->now - req->arrive;
 	b->respond(b->respond_priv, &rsp);
@@ -181,11 +175,12 @@ static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
 	b->stats.pec_hits++;
 	for (i = 0; i < b->nqueue; i++) {
 		struct bw_request *q = &b->queue[i];
-		__u64 pfn;
+		__u64 calc;
 
 		if (q->pasid != req->pasid ||
 		    (q->write && !(pte & MCMGPU_PTE_WRITE)) ||
-		    !mcmgpu_pec_calc(e, b->cfg.base, req->vpn, pte, q->vpn, &pfn)) {
+		    !mcmgpu_pec_calc_pte(e, b->cfg.base, req->vpn, pte, q->vpn,
+					 &calc)) {
 			b->queue[kept++] = *q;
 			continue;
 		}
@@ -193,12 +188,12 @@ static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
 			u64 truth = bw_walk(b, q->pasid, q->vpn);
 
 			if (!(truth & MCMGPU_PTE_VALID) ||
-			    MCMGPU_PTE_PFN(truth) != pfn ||
+			    MCMGPU_PTE_PFN(truth) != MCMGPU_PTE_PFN(calc) ||
 			    ((pte & MCMGPU_PTE_WRITE) && !(truth & MCMGPU_PTE_WRITE)))
 				b->stats.shadow_mismatches++;
 		}
 		b->stats.coalesced++;
-		bw_answer(b, q, pte, pfn, true);
+		bw_answer(b, q, calc, true);
 	}
 	b->nqueue = kept;
 }
@@ -337,7 +332,7 @@ void bw_advance(struct bw_iommu *b, u64 until)
 				continue;
 			wk->busy = false;
 			pte = bw_walk(b, wk->req.pasid, wk->req.vpn);
-			bw_answer(b, &wk->req, pte, MCMGPU_PTE_PFN(pte), false);
+			bw_answer(b, &wk->req, pte, false);
 			bw_coalesce(b, &wk->req, pte);
 		}
 		bw_admit(b);
@@ -345,4 +340,19 @@ void bw_advance(struct bw_iommu *b, u64 until)
 	}
 	if (until > b->now)
 		b->now = until;
+}
+
+void bw_export_stats(const struct bw_stats *s, struct mcmgpu_barre_stats *st)
+{
+	st->ats_requests = s->ats_requests;
+	st->walks = s->walks;
+	st->coalesced = s->coalesced;
+	st->pec_hits = s->pec_hits;
+	st->pec_misses = s->pec_misses;
+	st->pec_evictions = s->pec_evictions;
+	st->translation_faults = s->faults;
+	st->shadow_mismatches = s->shadow_mismatches;
+	st->iommu_cycles = s->service_cycles;
+	st->sched_moves = s->sched_moves;
+	memcpy(st->pwq_occupancy, s->pwq_hist, sizeof(st->pwq_occupancy));
 }

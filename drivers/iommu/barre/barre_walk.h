@@ -42,6 +42,9 @@ struct bw_response {
 	u32 status;		/* BW_STATUS_* */
 	u8 coalesced;		/* completed by PEC, without a walk */
 	u8 writable;
+	/* F-Barre's ATS extension: group bits, and the object if pec.valid. */
+	u64 coal;
+	struct mcmgpu_pec_entry pec;
 };
 
 /* How the walker reads page tables: the root of an address space, then entries. */
@@ -130,5 +133,7 @@ u32 bw_inflight(const struct bw_iommu *b);
 u64 bw_next_event(const struct bw_iommu *b);
 /* A full walk of vpn: the leaf PTE, or 0. */
 u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn);
+/* The IOMMU's fields of a replay's counters. */
+void bw_export_stats(const struct bw_stats *s, struct mcmgpu_barre_stats *st);
 
 #endif /* BARRE_WALK_H */

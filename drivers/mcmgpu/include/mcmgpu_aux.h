@@ -45,9 +45,12 @@ struct mcmgpu_barre_stats;
 struct mcmgpu_iommu {
 	dma_addr_t req_dma;	/* MCMGPU_ATS_QUEUE_ENTRIES requests */
 	dma_addr_t resp_dma;	/* as many responses */
-	/* Walkers (0: the module's default), shadow walk; empties the model. */
+	/*
+	 * Walkers (0: the module's default), shadow walk, F-Barre's
+	 * scheduling bound (0: FIFO); empties the model.
+	 */
 	int (*reset)(struct mcmgpu_iommu *iommu, u32 pasid, u32 walkers,
-		     bool shadow);
+		     bool shadow, u32 sched_moves);
 	void (*pec_add)(struct mcmgpu_iommu *iommu,
 			const struct mcmgpu_pec_entry *e);
 	void (*pec_drop)(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,

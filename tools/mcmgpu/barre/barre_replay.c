@@ -289,10 +289,29 @@ static void host_respond(void *priv, const struct bw_response *rsp)
 	struct bd_reply r = {
 		.tag = rsp->tag, .pfn = rsp->pfn, .arrive = rsp->done + h->pcie,
 		.fault = rsp->status != BW_STATUS_OK, .writable = rsp->writable,
+		.coal = rsp->coal, .pec = rsp->pec,
 	};
 
 	if (bd_deliver(&h->dev, &r))
 		h->error = -EPROTO;
+}
+
+/* F-Barre's check: the true walk of a page translated in the package. */
+static u64 host_walk(void *priv, u64 vpn)
+{
+	struct host *h = priv;
+
+	return ga_pte_get(&h->as, vpn);
+}
+
+void barre_fb_config(const struct barre_host_cfg *cfg, struct fb_config *fc)
+{
+	memset(fc, 0, sizeof(*fc));
+	fc->sharing = cfg->sharing;
+	fc->rows = cfg->filter_rows ? cfg->filter_rows : MCMGPU_FBARRE_FILTER_ROWS;
+	fc->drop_ppm = cfg->drop_ppm;
+	fc->run = cfg->merge ? cfg->merge : 1;
+	fc->seed = 1;
 }
 
 /* Runs the phase's accesses to the end, epoch by epoch. */
@@ -447,6 +466,7 @@ int barre_replay_host(const struct barre_trace *t,
 	bw_default_config(&bc, cfg->chiplets, cfg->frames);
 	bc.walkers = cfg->walkers ? cfg->walkers : MCMGPU_BARRE_WALKERS;
 	bc.shadow = cfg->shadow;
+	bc.sched_moves = cfg->barre ? cfg->sched_moves : 0;
 	if (!cfg->barre)
 		bc.pec_entries = 0;
 	ret = bw_init(&h->iommu, &bc,
@@ -458,6 +478,17 @@ int barre_replay_host(const struct barre_trace *t,
 		goto out;
 	}
 	bd_init(&h->dev, cfg->chiplets, h->replies, host_request, NULL, h);
+	{
+		struct fb_config fc;
+
+		barre_fb_config(cfg, &fc);
+		fc.sharing = fc.sharing && cfg->barre;
+		if (bd_fbarre(&h->dev, &fc, cfg->frames, host_walk)) {
+			ret = fail(err, errlen, "F-Barre: filter rows %u not 256, 512 "
+				   "or 1024, or merge %u not 1..4", fc.rows, fc.run);
+			goto out;
+		}
+	}
 
 	while (i < t->n && !ret) {
 		const struct barre_rec *r = &t->rec[i];
@@ -496,6 +527,7 @@ int barre_replay_host(const struct barre_trace *t,
 			struct ga_alloc_req req = {
 				.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
 				.nmap = r->nmap, .barre = cfg->barre, .writable = true,
+				.merge = cfg->barre ? cfg->merge : 1,
 			};
 			struct ga_object *o = &h->obj[r->id];
 			const char *field;
@@ -520,6 +552,7 @@ int barre_replay_host(const struct barre_trace *t,
 			st->groups += o->groups;
 			st->grouped_pages += o->grouped_pages;
 			st->fallback_pages += o->fallback_pages;
+			st->merged_groups += o->merged_groups;
 			if (cfg->barre) {
 				struct mcmgpu_pec_entry pe;
 
@@ -539,26 +572,8 @@ int barre_replay_host(const struct barre_trace *t,
 		if (h->live[j])
 			host_free(h, j);
 
-	st->ats_requests = h->iommu.stats.ats_requests;
-	st->walks = h->iommu.stats.walks;
-	st->coalesced = h->iommu.stats.coalesced;
-	st->pec_hits = h->iommu.stats.pec_hits;
-	st->pec_misses = h->iommu.stats.pec_misses;
-	st->pec_evictions = h->iommu.stats.pec_evictions;
-	st->translation_faults = h->iommu.stats.faults;
-	st->shadow_mismatches = h->iommu.stats.shadow_mismatches;
-	st->iommu_cycles = h->iommu.stats.service_cycles;
-	memcpy(st->pwq_occupancy, h->iommu.stats.pwq_hist,
-	       sizeof(st->pwq_occupancy));
-	st->accesses = h->dev.stats.accesses;
-	st->l1_hits = h->dev.stats.l1_hits;
-	st->l2_hits = h->dev.stats.l2_hits;
-	st->mshr_merges = h->dev.stats.mshr_merges;
-	st->stall_cycles = h->dev.stats.stall_cycles;
-	st->access_faults = h->dev.stats.faults;
-	st->shootdowns = h->dev.stats.shootdowns;
-	st->ats_round_trip = h->dev.stats.ats_round_trip;
-	st->modeled_cycles = h->dev.stats.modeled_cycles;
+	bw_export_stats(&h->iommu.stats, st);
+	bd_export_stats(&h->dev, st);
 	ga_space_destroy(&h->as);
 out:
 	free(order);

@@ -60,7 +60,17 @@ struct barre_host_cfg {
 	FILE *dump_pt;		/* --dump-pt: mapped pages at the end */
 	uint32_t fragment_pct;	/* frames taken at random before the trace */
 	uint64_t fragment_seed;
+	/* F-Barre (§V) */
+	uint32_t merge;		/* group expansion: 1 (off), 2 or 4 */
+	bool sharing;		/* in-package translation */
+	uint32_t sched_moves;	/* coalescing-aware scheduling bound, 0 off */
+	uint32_t filter_rows;	/* 256, 512 or 1024 */
+	uint32_t drop_ppm;	/* filter messages lost, per million */
 };
+
+/* The F-Barre knobs as the device takes them (one config, two users). */
+struct fb_config;
+void barre_fb_config(const struct barre_host_cfg *cfg, struct fb_config *fc);
 
 /*
  * Replays t; 0, or -errno with err saying why (a record that cannot run:

@@ -55,6 +55,27 @@ static const struct stat_row barre_rows[] = {
 	BS(grouped_pages),
 	BS(fallback_pages),
 	BS(groups),
+	BS(merged_groups),
+	STAT_NEWLINE,
+	BS(l2_misses),
+	BS(ats_requests_sent),
+	BS(inpackage_lookups),
+	BS(local_hits),
+	BS(remote_requests),
+	BS(remote_hits),
+	BS(remote_false_positives),
+	STAT_RATIO("remote_hit_rate", STAT_SHARE, struct mcmgpu_barre_stats,
+		   remote_hits, remote_requests),
+	BS(lcf_hits),
+	BS(lcf_true_positives),
+	STAT_RATIO("lcf_true_positive_rate", STAT_SHARE,
+		   struct mcmgpu_barre_stats, lcf_true_positives, lcf_hits),
+	BS(filter_messages),
+	BS(filter_messages_dropped),
+	BS(filter_overflows),
+	BS(sibling_tlb_reads),
+	BS(inpackage_mismatches),
+	BS(sched_moves),
 };
 
 static const struct stat_table barre_table = STAT_TABLE(barre_rows,
@@ -129,6 +150,9 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 		.size = sizeof(run), .flags = MCMGPU_BARRE_RUN_F_RESET |
 		(cfg->shadow ? MCMGPU_BARRE_RUN_F_SHADOW : 0),
 		.walkers = cfg->walkers,
+		.fbarre_flags = cfg->sharing ? MCMGPU_BARRE_FBARRE_F_SHARING : 0,
+		.filter_rows = cfg->filter_rows, .drop_ppm = cfg->drop_ppm,
+		.merge = cfg->merge, .sched_moves = cfg->sched_moves,
 	};
 	size_t i = 0, j;
 	int ret = 0;
@@ -181,13 +205,14 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 		if (r->type == BARRE_REC_ALLOC) {
 			struct ga_alloc_req req = {
 				.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
-				.nmap = r->nmap,
+				.nmap = r->nmap, .merge = cfg->barre ? cfg->merge : 1,
 			};
 			struct mcmgpu_alloc a = {
 				.size = sizeof(a), .bytes = r->bytes, .policy = r->policy,
 				.g = r->g, .nmap = r->nmap,
 				.flags = MCMGPU_ALLOC_F_WRITE |
 					 (cfg->barre ? MCMGPU_ALLOC_F_BARRE : 0),
+				.merge = cfg->barre ? cfg->merge : 0,
 			};
 			const char *field;
 
@@ -211,6 +236,7 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 			alloc_st.groups += a.groups;
 			alloc_st.grouped_pages += a.grouped_pages;
 			alloc_st.fallback_pages += a.fallback_pages;
+			alloc_st.merged_groups += a.merged_groups;
 		} else {
 			ret = dev_free(fd, &obj[r->id]);
 			if (ret)
@@ -244,6 +270,7 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 	st->groups = alloc_st.groups;
 	st->grouped_pages = alloc_st.grouped_pages;
 	st->fallback_pages = alloc_st.fallback_pages;
+	st->merged_groups = alloc_st.merged_groups;
 out:
 	free(acc);
 	free(obj);
@@ -297,7 +324,11 @@ static void replay_usage(FILE *f)
 		"which walks them (16 walkers, 500 cycles, 48-entry queue) and with\n"
 		"Barre on completes the pending requests of a walked page's\n"
 		"coalescing group by calculation (PEC). Allocations place each group\n"
-		"at one local frame in every chiplet (Barre on) or page by page.\n\n"
+		"at one local frame in every chiplet (Barre on) or page by page.\n"
+		"F-Barre (§V) adds coalescing-aware walker scheduling, translation\n"
+		"inside the package (filters, peer chiplets' TLBs) and groups of\n"
+		"several pages a chiplet (--merge); the paper's F-Barre is\n"
+		"--mode fbarre --merge 2.\n\n"
 		"TRACE, one record a line, '#' comments:\n"
 		"  alloc ID BYTES policy=chunk|rr|kwc [g=PAGES] [map=C0,C1,...]\n"
 		"  access CHIPLET ID BYTE_OFFSET [r|w]\n"
@@ -311,6 +342,16 @@ static void replay_usage(FILE *f)
 		"                     the device it must match)\n"
 		"  --barre on|off     coalescing groups and PEC (default on)\n"
 		"  --walkers N        page-table walkers, 1..%d (default %d)\n"
+		"  --mode M           barre: PEC only (default); sched: and\n"
+		"                     coalescing-aware scheduling; fbarre: and\n"
+		"                     in-package translation\n"
+		"  --merge N          pages a chiplet a group may merge: 1 (default),\n"
+		"                     2 or 4 (at most 4 chiplets)\n"
+		"  --filter-rows N    F-Barre's cuckoo filter rows: 256 (default),\n"
+		"                     512 or 1024 (x 4 ways, 9-bit fingerprints)\n"
+		"  --drop PCT         lose PCT %% of filter-update messages (0..100)\n"
+		"  --sched-moves N    times scheduling may pass a request, 1..255\n"
+		"                     (default %d)\n"
 		"  --shadow           walk every coalesced page too; exit 1 on a\n"
 		"                     mismatch\n"
 		"  --fragment PCT     take PCT %% of every pool's frames at random\n"
@@ -320,13 +361,19 @@ static void replay_usage(FILE *f)
 		"  --json             machine-readable counters\n"
 		"  -h, --help         this text\n",
 		MCMGPU_DEFAULT_CHIPLETS, MCMGPU_BARRE_MAX_WALKERS,
-		MCMGPU_BARRE_WALKERS);
+		MCMGPU_BARRE_WALKERS, MCMGPU_FBARRE_SCHED_MOVES);
 }
 
 int barre_cmd_replay(int argc, char **argv)
 {
-	enum { O_BARRE = 256, O_WALKERS, O_SHADOW, O_DUMP, O_VRAM, O_FRAG, O_SEED };
+	enum { O_BARRE = 256, O_WALKERS, O_SHADOW, O_DUMP, O_VRAM, O_FRAG, O_SEED,
+	       O_MODE, O_MERGE, O_ROWS, O_DROP, O_MOVES };
 	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "merge", required_argument, NULL, O_MERGE },
+		{ "filter-rows", required_argument, NULL, O_ROWS },
+		{ "drop", required_argument, NULL, O_DROP },
+		{ "sched-moves", required_argument, NULL, O_MOVES },
 		{ "barre", required_argument, NULL, O_BARRE },
 		{ "walkers", required_argument, NULL, O_WALKERS },
 		{ "shadow", no_argument, NULL, O_SHADOW },
@@ -344,7 +391,10 @@ int barre_cmd_replay(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS);
 	struct barre_host_cfg cfg = { .barre = true,
 				      .walkers = MCMGPU_BARRE_WALKERS,
-				      .fragment_seed = 1 };
+				      .fragment_seed = 1, .merge = 1,
+				      .filter_rows = MCMGPU_FBARRE_FILTER_ROWS };
+	uint32_t moves = MCMGPU_FBARRE_SCHED_MOVES;
+	const char *mode = "barre";
 	uint64_t vram = MCMGPU_DEFAULT_VRAM_PER_CHIPLET;
 	bool vram_given = false;
 	int fd = -1;
@@ -387,8 +437,41 @@ int barre_cmd_replay(int argc, char **argv)
 		case O_SEED:
 			cfg.fragment_seed = parse_arg(optarg, "--seed");
 			break;
+		case O_MODE:
+			if (strcmp(optarg, "barre") && strcmp(optarg, "sched") &&
+			    strcmp(optarg, "fbarre"))
+				die_usage("--mode: '%s' is not barre, sched or fbarre",
+					  optarg);
+			mode = optarg;
+			break;
+		case O_MERGE:
+			cfg.merge = parse_arg_range(optarg, "--merge", 1, 4);
+			if (cfg.merge == 3)
+				die_usage("--merge: 3 is not 1, 2 or 4");
+			break;
+		case O_ROWS:
+			cfg.filter_rows = parse_arg_range(optarg, "--filter-rows",
+							  256, 1024);
+			if (cfg.filter_rows & (cfg.filter_rows - 1))
+				die_usage("--filter-rows: %u is not 256, 512 or 1024",
+					  cfg.filter_rows);
+			break;
+		case O_DROP:
+			cfg.drop_ppm = parse_arg_range(optarg, "--drop", 0, 100) *
+				       10000;
+			break;
+		case O_MOVES:
+			moves = parse_arg_range(optarg, "--sched-moves", 1, 255);
+			break;
 		}
 	}
+	cfg.sched_moves = strcmp(mode, "barre") ? moves : 0;
+	cfg.sharing = !strcmp(mode, "fbarre");
+	if (!cfg.barre && (strcmp(mode, "barre") || cfg.merge > 1))
+		die_usage("--mode %s and --merge need --barre on", mode);
+	if (cfg.merge > 1 && co.chiplets > 4 && co.host)
+		die_usage("--merge %u: group expansion is for at most 4 chiplets "
+			  "(§VI), not %u", cfg.merge, co.chiplets);
 	path = common_operand(&co, argc, argv);
 	cfg.chiplets = co.chiplets;
 	cfg.frames = vram / 4096;
@@ -443,7 +526,12 @@ int barre_cmd_replay(int argc, char **argv)
 		json_begin(&j, stdout);
 		json_u64(&j, "chiplets", cfg.chiplets);
 		json_string(&j, "barre", cfg.barre ? "on" : "off");
+		json_string(&j, "mode", mode);
+		json_u64(&j, "merge", cfg.merge);
 		json_u64(&j, "walkers", cfg.walkers);
+		json_u64(&j, "filter_rows", cfg.filter_rows);
+		json_u64(&j, "drop_ppm", cfg.drop_ppm);
+		json_u64(&j, "sched_moves_bound", cfg.sched_moves);
 		json_break(&j, " ");
 		stats_json(&j, &barre_table, &st);
 		json_break(&j, " ");
@@ -453,8 +541,14 @@ int barre_cmd_replay(int argc, char **argv)
 		json_close(&j);
 		json_end(&j);
 	} else {
-		printf("barre %s: ", cfg.barre ? "on" : "off");
+		printf("barre %s, mode %s, merge %u: ", cfg.barre ? "on" : "off",
+		       mode, cfg.merge);
 		stats_text(stdout, &barre_table, &st);
+	}
+	if (st.inpackage_mismatches) {
+		fprintf(stderr, "%s: %llu in-package translations differ from the "
+			"walk\n", prog, (unsigned long long)st.inpackage_mismatches);
+		return 1;
 	}
 	if (cfg.shadow && st.shadow_mismatches) {
 		fprintf(stderr, "%s: %llu coalesced translations differ from the walk\n",

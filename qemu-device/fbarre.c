@@ -1,0 +1,365 @@
+/*
+ * F-Barre, in-package translation (Barre Chord §V-A). See fbarre.h.
+ *
+ * Decisions where the paper is silent (notes §6.9, README "F-Barre"):
+ * - Candidates: the requester knows only the missed VPN and the object's
+ *   PEC entry (S, g, GPU_map), so it probes every VPN of the same round
+ *   at the same chunk offset (the ±g steps of §V-A) and, for merged
+ *   groups, up to run - 1 pages either side inside the chunk.
+ * - Order: local coalescing first, then one peer, then the ATS request,
+ *   one after the other; the peer is the first from c + 1 on whose RCF
+ *   hits. A false positive costs its round trip, never a wrong answer:
+ *   every PFN comes from mcmgpu_pec_calc_pte() on the TLB entry read.
+ * - Timing: filters are probed beside the L2 lookup (no extra cycle);
+ *   each TLB entry read for a sibling costs an L2 lookup, the PFN
+ *   calculation one cycle, a peer message the mesh's 32 cycles each way.
+ *   The peer's TLB is read as it is when the miss is handled.
+ * - A translation made in the package fills the TLB with its coalescing
+ *   info and sends filter updates like any other fill.
+ * - Filter updates: one message per VPN per peer (1-bit op, 3-bit sender,
+ *   40-bit VPN), applied at once unless lost; a lost delete leaves a stale
+ *   fingerprint (a false positive later), a lost add a false negative.
+ *   Deletes use the object's PEC entry as the chiplet holds it then; an
+ *   object no longer in the buffer deletes only the VPN itself.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "fbarre.h"
+
+static u64 fb_mix(u64 v)
+{
+    v ^= v >> 33;
+    v *= 0xff51afd7ed558ccdULL;
+    v ^= v >> 33;
+    v *= 0xc4ceb9fe1a85ec53ULL;
+    v ^= v >> 33;
+    return v;
+}
+
+/* Partial-key cuckoo hashing: the other row follows from row and fp. */
+static u32 fb_fp(u64 vpn)
+{
+    return (u32)(fb_mix(vpn ^ 0x9e3779b97f4a7c15ULL) % FB_FP_MASK) + 1;
+}
+
+static u32 fb_row(u64 vpn, u32 rows)
+{
+    return (u32)fb_mix(vpn) & (rows - 1);
+}
+
+static u32 fb_alt(u32 row, u32 fp, u32 rows)
+{
+    return (row ^ (u32)fb_mix(fp)) & (rows - 1);
+}
+
+void fb_filter_clear(struct fb_filter *fl)
+{
+    memset(fl, 0, sizeof(*fl));
+}
+
+static bool fb_row_has(const struct fb_filter *fl, u32 row, u32 fp)
+{
+    u32 w;
+
+    for (w = 0; w < FB_WAYS; w++) {
+        if (fl->slot[row][w] == fp) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fb_filter_has(const struct fb_filter *fl, u32 rows, u64 vpn)
+{
+    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows);
+
+    return fb_row_has(fl, r1, fp) || fb_row_has(fl, fb_alt(r1, fp, rows), fp);
+}
+
+static bool fb_row_put(struct fb_filter *fl, u32 row, u32 fp)
+{
+    u32 w;
+
+    for (w = 0; w < FB_WAYS; w++) {
+        if (!fl->slot[row][w]) {
+            fl->slot[row][w] = fp;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn)
+{
+    u32 fp = fb_fp(vpn), row = fb_row(vpn, rows), kick, w, t;
+
+    if (fb_row_put(fl, row, fp) || fb_row_put(fl, fb_alt(row, fp, rows), fp)) {
+        return true;
+    }
+    /* Evict a resident to its other row; the way rotates, deterministic. */
+    for (kick = 0; kick < FB_MAX_KICKS; kick++) {
+        w = kick % FB_WAYS;
+        t = fl->slot[row][w];
+        fl->slot[row][w] = fp;
+        fp = t;
+        row = fb_alt(row, fp, rows);
+        if (fb_row_put(fl, row, fp)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn)
+{
+    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows), r2 = fb_alt(r1, fp, rows);
+    u32 w;
+
+    for (w = 0; w < FB_WAYS; w++) {
+        if (fl->slot[r1][w] == fp) {
+            fl->slot[r1][w] = 0;
+            return true;
+        }
+    }
+    for (w = 0; w < FB_WAYS; w++) {
+        if (fl->slot[r2][w] == fp) {
+            fl->slot[r2][w] = 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
+            u64 frames)
+{
+    u32 c;
+
+    if ((cfg->rows != 256 && cfg->rows != 512 && cfg->rows != 1024) ||
+        !cfg->run || cfg->run > 4 || cfg->drop_ppm > 1000000 ||
+        !chiplets || chiplets > MCMGPU_MAX_CHIPLETS) {
+        return -EINVAL;
+    }
+    memset(f, 0, sizeof(*f));
+    f->cfg = *cfg;
+    f->chiplets = chiplets;
+    for (c = 0; c < chiplets; c++) {
+        f->base[c] = (u64)c * frames;
+    }
+    f->rng = cfg->seed ? cfg->seed : 1;
+    return 0;
+}
+
+void fb_reset(struct fb_state *f)
+{
+    u32 c, j;
+
+    for (c = 0; c < f->chiplets; c++) {
+        for (j = 0; j < f->chiplets; j++) {
+            fb_filter_clear(&f->chip[c].filter[j]);
+        }
+        memset(f->chip[c].pec, 0, sizeof(f->chip[c].pec));
+    }
+}
+
+bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e)
+{
+    u32 k, seen = 0;
+
+    /* It came over PCIe: every chiplet it names must exist, once. */
+    if (!e->g || !e->nmap || e->nmap > f->chiplets ||
+        e->start_vpn > e->end_vpn) {
+        return false;
+    }
+    for (k = 0; k < e->nmap; k++) {
+        if (e->map[k] >= f->chiplets || seen & (1U << e->map[k])) {
+            return false;
+        }
+        seen |= 1U << e->map[k];
+    }
+    mcmgpu_pec_insert(f->chip[c].pec, MCMGPU_BARRE_PEC_ENTRIES, e);
+    return true;
+}
+
+static const struct mcmgpu_pec_entry *fb_pec_find(const struct fb_chiplet *ch,
+                                                  u64 vpn)
+{
+    u32 i;
+
+    for (i = 0; i < MCMGPU_BARRE_PEC_ENTRIES; i++) {
+        if (ch->pec[i].valid && ch->pec[i].start_vpn <= vpn &&
+            vpn <= ch->pec[i].end_vpn && ch->pec[i].g && ch->pec[i].nmap) {
+            return &ch->pec[i];
+        }
+    }
+    return NULL;
+}
+
+static bool fb_lost(struct fb_state *f)
+{
+    if (!f->cfg.drop_ppm) {
+        return false;
+    }
+    f->rng ^= f->rng << 13;
+    f->rng ^= f->rng >> 7;
+    f->rng ^= f->rng << 17;
+    return f->rng % 1000000 < f->cfg.drop_ppm;
+}
+
+/* One filter-update message for vpn from chiplet c to chiplet j. */
+static void fb_message(struct fb_state *f, u32 c, u32 j, u64 vpn, bool add)
+{
+    struct fb_filter *rcf = &f->chip[j].filter[c];
+
+    f->stats.filter_messages++;
+    if (fb_lost(f)) {
+        f->stats.filter_messages_dropped++;
+        return;
+    }
+    if (add) {
+        if (!fb_filter_add(rcf, f->cfg.rows, vpn)) {
+            f->stats.filter_overflows++;
+        }
+    } else {
+        fb_filter_del(rcf, f->cfg.rows, vpn);
+    }
+}
+
+void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add)
+{
+    const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
+    u32 bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
+    u32 x = MCMGPU_PTE_COAL_INTRA(pte), pos = MCMGPU_PTE_COAL_POS(pte);
+    u32 run = 1 + MCMGPU_PTE_COAL_MERGED(pte), j, k, xx;
+    struct fb_filter *lcf = &f->chip[c].filter[c];
+    bool grouped;
+    u64 first;
+
+    if (add) {
+        if (!fb_filter_add(lcf, f->cfg.rows, vpn)) {
+            f->stats.filter_overflows++;
+        }
+    } else {
+        fb_filter_del(lcf, f->cfg.rows, vpn);
+    }
+    grouped = e && mcmgpu_popcount8(bitmap) >= 2 && pos < e->nmap &&
+              vpn >= x + (u64)e->g * pos;
+    first = grouped ? vpn - x - (u64)e->g * pos : 0;
+    for (j = 0; j < f->chiplets; j++) {
+        if (j == c) {
+            continue;
+        }
+        if (!grouped) {
+            fb_message(f, c, j, vpn, add);
+            continue;
+        }
+        /* The VPN and all its coalescing VPNs (the whole group). */
+        for (k = 0; k < e->nmap; k++) {
+            if (!(bitmap & (1U << e->map[k]))) {
+                continue;
+            }
+            for (xx = 0; xx < run; xx++) {
+                fb_message(f, c, j, first + (u64)k * e->g + xx, add);
+            }
+        }
+    }
+}
+
+/*
+ * Chiplet c computes vpn from its own TLB: candidates of vpn's round at
+ * its chunk offset (and neighbours for merged runs), LCF first, then the
+ * TLB entry, then the formula. exact: vpn itself is a candidate (a peer
+ * answering for another chiplet may hold it).
+ */
+static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
+                        fb_tlb_read_fn read, void *priv, u64 *pte,
+                        u64 *reads)
+{
+    const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
+    const struct fb_filter *lcf = &f->chip[c].filter[c];
+    u64 off, round_first, chunk_off, cand, src, xs, xe, xx;
+    __u64 calc;
+    u32 k, span = f->cfg.run - 1;
+
+    *reads = 0;
+    if (exact && fb_filter_has(lcf, f->cfg.rows, vpn)) {
+        f->stats.lcf_hits++;
+        (*reads)++;
+        src = read(priv, c, vpn);
+        if (src) {
+            f->stats.lcf_true_positives++;
+            *pte = src;
+            return true;
+        }
+    }
+    if (!e) {
+        return false;
+    }
+    off = vpn - e->start_vpn;
+    round_first = e->start_vpn + off - off % ((u64)e->g * e->nmap);
+    chunk_off = off % e->g;
+    xs = chunk_off > span ? chunk_off - span : 0;
+    xe = chunk_off + span >= e->g ? e->g - 1 : chunk_off + span;
+    for (k = 0; k < e->nmap; k++) {
+        for (xx = xs; xx <= xe; xx++) {
+            cand = round_first + (u64)k * e->g + xx;
+            if (cand == vpn || cand > e->end_vpn ||
+                !fb_filter_has(lcf, f->cfg.rows, cand)) {
+                continue;
+            }
+            f->stats.lcf_hits++;
+            (*reads)++;
+            src = read(priv, c, cand);
+            if (!src) {
+                continue;
+            }
+            f->stats.lcf_true_positives++;
+            /* Membership from the entry's own fields, never the filter. */
+            if (mcmgpu_pec_calc_pte(e, f->base, cand, src, vpn, &calc)) {
+                *pte = calc;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
+               void *priv, struct fb_result *res)
+{
+    u64 reads, t = 0;
+    u32 i, j;
+
+    memset(res, 0, sizeof(*res));
+    if (!f->cfg.sharing) {
+        return;
+    }
+    f->stats.lookups++;
+    if (fb_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads)) {
+        f->stats.local_hits++;
+        f->stats.tlb_reads += reads;
+        res->latency = reads * MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES;
+        res->hit = true;
+        return;
+    }
+    f->stats.tlb_reads += reads;
+    t = reads * MCMGPU_BARRE_L2_CYCLES;
+    for (i = 1; i < f->chiplets; i++) {
+        j = (c + i) % f->chiplets;
+        if (!fb_filter_has(&f->chip[c].filter[j], f->cfg.rows, vpn)) {
+            continue;
+        }
+        f->stats.remote_requests++;
+        res->hit = fb_from_tlb(f, j, vpn, true, read, priv, &res->pte, &reads);
+        f->stats.tlb_reads += reads;
+        t += 2 * MCMGPU_FBARRE_LINK_CYCLES + reads * MCMGPU_BARRE_L2_CYCLES;
+        if (res->hit) {
+            f->stats.remote_hits++;
+            t += FB_PEC_CYCLES;
+        } else {
+            f->stats.remote_false_positives++;
+        }
+        break;
+    }
+    res->latency = t;
+}

@@ -1,0 +1,106 @@
+/*
+ * F-Barre, in-package translation (Barre Chord §V-A, Figs 11-12): each
+ * chiplet keeps a local coalescing filter (LCF: the VPNs in its L2 TLB),
+ * one remote filter per peer (RCF_j: chiplet j's L2 TLB VPNs and all
+ * their coalescing VPNs) and a PEC buffer filled by ATS responses. An L2
+ * TLB miss first tries to compute the translation from a sibling in its
+ * own TLB, then from the peer whose RCF hits, and only then asks the
+ * IOMMU. Freestanding: the device's chiplets (barre_dev.c) in QEMU, the
+ * tool's --host replay and the host tests.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef FBARRE_H
+#define FBARRE_H
+
+#include "mcmgpu_compat.h"
+#include "mcmgpu_barre.h"
+
+#define FB_WAYS             4       /* fingerprints a row (Table II) */
+#define FB_MAX_ROWS         1024
+#define FB_FP_MASK          0x1ff   /* 9-bit fingerprints, 0 = empty */
+#define FB_MAX_KICKS        128     /* cuckoo relocations before giving up */
+#define FB_PEC_CYCLES       1       /* a chiplet's PFN calculation */
+
+/* A cuckoo filter with deletion (a multiset of fingerprints). */
+struct fb_filter {
+    u16 slot[FB_MAX_ROWS][FB_WAYS];
+};
+
+struct fb_chiplet {
+    /* filter[self] is the LCF; filter[j] is RCF_j. */
+    struct fb_filter filter[MCMGPU_MAX_CHIPLETS];
+    struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
+};
+
+struct fb_config {
+    bool sharing;           /* in-package translation on */
+    u32 rows;               /* 256, 512 or 1024 */
+    u32 drop_ppm;           /* filter messages lost, per million */
+    u32 run;                /* longest merged run to look for (1..4) */
+    u64 seed;               /* of the message-loss draws */
+};
+
+struct fb_stats {
+    u64 lookups;                /* L2 misses that tried the package */
+    u64 local_hits;
+    u64 remote_requests;        /* asked a peer whose RCF hit */
+    u64 remote_hits;
+    u64 remote_false_positives; /* the peer could not translate */
+    u64 lcf_hits;               /* LCF said yes (local or at a peer) */
+    u64 lcf_true_positives;     /* ... and the TLB held the VPN */
+    u64 filter_messages;
+    u64 filter_messages_dropped;
+    u64 filter_overflows;       /* a fingerprint found no room */
+    u64 tlb_reads;              /* L2 TLB reads for a sibling */
+};
+
+struct fb_state {
+    struct fb_config cfg;
+    u32 chiplets;
+    __u64 base[MCMGPU_MAX_CHIPLETS];    /* global PFN map */
+    u64 rng;
+    struct fb_chiplet chip[MCMGPU_MAX_CHIPLETS];
+    struct fb_stats stats;
+};
+
+/* How a chiplet reads an L2 TLB entry: its leaf PTE, 0 if absent. */
+typedef u64 (*fb_tlb_read_fn)(void *priv, u32 chiplet, u64 vpn);
+
+/* An in-package answer. */
+struct fb_result {
+    u64 pte;                    /* the missed VPN's leaf PTE */
+    u64 latency;                /* cycles after the L2 lookup */
+    bool hit;
+};
+
+/* -EINVAL for rows not 256/512/1024, run outside 1..4 or drop > 10^6. */
+int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
+            u64 frames);
+/* Shootdown (§VI): every filter and every chiplet's PEC buffer empty. */
+void fb_reset(struct fb_state *f);
+/*
+ * An ATS response's PEC entry joins chiplet c's buffer; false (and
+ * ignored) if it names a chiplet twice or one the device lacks.
+ */
+bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e);
+/* Chiplet c's L2 TLB gained (add) or lost vpn, whose PTE is pte. */
+void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add);
+/*
+ * The lookup flow of Fig 11 for vpn, missed in chiplet c's L2 TLB: local
+ * coalescing, then the first peer (from c + 1 on) whose RCF hits. On a
+ * miss, latency is when the ATS request can leave (after any failed
+ * attempt). Every answer is verified against the TLB entry it came from.
+ */
+void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
+               void *priv, struct fb_result *res);
+
+/* The filter itself, for the tests and the benchmark. */
+void fb_filter_clear(struct fb_filter *fl);
+bool fb_filter_has(const struct fb_filter *fl, u32 rows, u64 vpn);
+/* false if it found no room (an item, maybe another, was lost). */
+bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn);
+/* Removes one copy of vpn's fingerprint; false if none was there. */
+bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn);
+
+#endif /* FBARRE_H */

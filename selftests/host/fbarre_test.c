@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of F-Barre's in-package translation (qemu-device/fbarre.c)
+ * and its place in the chiplets' model (qemu-device/barre_dev.c): the
+ * cuckoo filter, the Fig 12 walkthrough as exact steps, shootdown, and
+ * randomized replays where every translation made in the package is
+ * checked against the true walk, with filter messages lost.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+#include "../../drivers/mcmgpu/gpu_alloc.h"
+#include "barre_dev.h"
+#include "barre_replay.h"
+
+/* ---- The cuckoo filter ------------------------------------------------- */
+
+/*
+ * 1024 fingerprints fit 256 rows x 4 ways (no false negative while they
+ * fit); deleting removes exactly one copy; the false-positive rate of a
+ * full filter stays near 2 x 4 / 2^9 = 1.56 %.
+ */
+TEST(cuckoo_filter_holds_deletes_and_rarely_lies)
+{
+	static struct fb_filter f;
+	u64 seed = 3, keys[1000], i, fp = 0, probes = 200000;
+	u32 rows;
+
+	for (rows = 256; rows <= 1024; rows *= 2) {
+		u32 n = rows == 256 ? 900 : 1000;
+
+		fb_filter_clear(&f);
+		for (i = 0; i < n; i++) {
+			keys[i] = mt_xorshift64(&seed) & ((1ULL << 36) - 1);
+			ASSERT_TRUE(fb_filter_add(&f, rows, keys[i]));
+		}
+		for (i = 0; i < n; i++)
+			ASSERT_TRUE(fb_filter_has(&f, rows, keys[i]));
+		/* A multiset: two copies need two deletes. */
+		ASSERT_TRUE(fb_filter_add(&f, rows, keys[0]));
+		ASSERT_TRUE(fb_filter_del(&f, rows, keys[0]));
+		ASSERT_TRUE(fb_filter_has(&f, rows, keys[0]));
+		if (rows == 256) {
+			for (fp = 0, i = 0; i < probes; i++)
+				fp += fb_filter_has(&f, rows, (1ULL << 40) + i);
+			TH_LOG("256 rows, %u items: %.2f %% false positives", n,
+			       100.0 * fp / probes);
+			EXPECT_LT(fp, probes * 3 / 100);
+			EXPECT_GT(fp, probes / 200);
+		}
+		for (i = 0; i < n; i++)
+			ASSERT_TRUE(fb_filter_del(&f, rows, keys[i]));
+		for (i = 0; i < rows; i++) {
+			u32 w;
+
+			for (w = 0; w < FB_WAYS; w++)
+				ASSERT_EQ(0, f.slot[i][w]);
+		}
+	}
+}
+
+/* ---- Fig 12 ----------------------------------------------------------- */
+
+/* A two-chiplet TLB: entries[c] holds at most 4 (vpn, pte). */
+struct tiny_tlb {
+	u64 vpn[2][4], pte[2][4];
+	u32 n[2];
+	u32 reads;
+};
+
+static u64 tiny_read(void *priv, u32 c, u64 vpn)
+{
+	struct tiny_tlb *t = priv;
+	u32 i;
+
+	t->reads++;
+	for (i = 0; i < t->n[c]; i++)
+		if (t->vpn[c][i] == vpn)
+			return t->pte[c][i];
+	return 0;
+}
+
+static u64 grouped_pte(u64 pfn, u32 bitmap, u32 pos)
+{
+	return MCMGPU_PTE_VALID | MCMGPU_PTE_READ | MCMGPU_PTE_WRITE |
+	       pfn << MCMGPU_PTE_PFN_SHIFT |
+	       (u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
+	       (u64)pos << MCMGPU_PTE_COAL_POS_SHIFT;
+}
+
+/*
+ * GPU0 and GPU1 share the group {0xA1, 0xA2} (g = 1, local frame 0x33).
+ * 0-2: 0xA1's ATS response reaches GPU0: LCF0 gains 0xA1, and GPU1's RCF0
+ * gains 0xA1 and 0xA2 (two messages). 3: GPU1 misses 0xA2, RCF0 hits.
+ * 4-7: GPU0 computes 0xA2's coalescing VPNs, its LCF hits 0xA1, it reads
+ * that entry and computes 0xA2's PFN. 8: GPU1 has it, 75 cycles later.
+ */
+TEST(fig12_remote_hit_walkthrough)
+{
+	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
+	const struct mcmgpu_pec_entry e = {
+		.start_vpn = 0xA1, .end_vpn = 0xA2, .g = 1, .nmap = 2,
+		.map = { 0, 1 }, .valid = 1,
+	};
+	static struct fb_state f;
+	struct mcmgpu_pec_entry bad;
+	struct tiny_tlb t = { 0 };
+	struct fb_result res;
+	const u64 frames = 0x1000;
+
+	ASSERT_EQ(0, fb_init(&f, &cfg, 2, frames));
+	ASSERT_TRUE(fb_pec_add(&f, 0, &e));
+	t.vpn[0][0] = 0xA1;
+	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
+	t.n[0] = 1;
+	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], true);
+	EXPECT_EQ(2, f.stats.filter_messages);
+	EXPECT_TRUE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
+	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA2));
+	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA1));
+	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+
+	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
+	ASSERT_TRUE(res.hit);
+	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
+	EXPECT_EQ(1, MCMGPU_PTE_COAL_POS(res.pte));
+	EXPECT_EQ(0x3, MCMGPU_PTE_COAL_BITMAP(res.pte));
+	EXPECT_TRUE(res.pte & MCMGPU_PTE_WRITE);
+	EXPECT_EQ(2 * MCMGPU_FBARRE_LINK_CYCLES + MCMGPU_BARRE_L2_CYCLES +
+		  FB_PEC_CYCLES, res.latency);
+	EXPECT_EQ(0, f.stats.local_hits);
+	EXPECT_EQ(1, f.stats.remote_requests);
+	EXPECT_EQ(1, f.stats.remote_hits);
+	EXPECT_EQ(1, f.stats.lcf_hits);
+	EXPECT_EQ(1, f.stats.lcf_true_positives);
+
+	/* GPU0 itself misses 0xA2: local coalescing, one TLB read, no traffic. */
+	fb_lookup(&f, 0, 0xA2, tiny_read, &t, &res);
+	ASSERT_TRUE(res.hit);
+	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
+	EXPECT_EQ(MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES, res.latency);
+	EXPECT_EQ(1, f.stats.local_hits);
+
+	/* The entry is gone but the filters still say yes: verified, refused. */
+	t.n[0] = 0;
+	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
+	EXPECT_FALSE(res.hit);
+	EXPECT_EQ(1, f.stats.remote_false_positives);
+	EXPECT_EQ(2 * MCMGPU_FBARRE_LINK_CYCLES + MCMGPU_BARRE_L2_CYCLES,
+		  res.latency);
+	/* An entry whose fields say "not grouped" is no source either. */
+	t.pte[0][0] = grouped_pte(0x33, 0x1, 0);
+	t.n[0] = 1;
+	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
+	EXPECT_FALSE(res.hit);
+
+	/* Evicting 0xA1 deletes it from LCF0 and both VPNs from RCF0. */
+	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
+	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], false);
+	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
+	EXPECT_FALSE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+	EXPECT_EQ(4, f.stats.filter_messages);
+
+	/* A PEC entry naming a chiplet twice or one not there is refused. */
+	bad = e;
+	bad.map[1] = 0;
+	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+	bad.map[1] = 2;
+	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+	bad = e;
+	bad.g = 0;
+	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+}
+
+/* The expanded group of notes §3.2, looked up locally with merge 2. */
+TEST(local_coalescing_in_an_expanded_group)
+{
+	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 2 };
+	const struct mcmgpu_pec_entry e = {
+		.start_vpn = 0x100, .end_vpn = 0x10F, .g = 4, .nmap = 4,
+		.map = { 0, 1, 2, 3 }, .valid = 1,
+	};
+	static struct fb_state f;
+	struct tiny_tlb t = { 0 };
+	struct fb_result res;
+	const u64 frames = 0x1000;
+	u64 pte = grouped_pte(frames + 0x201, 0xf, 1) |
+		  1ULL << MCMGPU_PTE_COAL_INTRA_SHIFT |
+		  1ULL << MCMGPU_PTE_COAL_MERGED_SHIFT;
+
+	ASSERT_EQ(0, fb_init(&f, &cfg, 2, frames));
+	f.chiplets = 4;
+	f.base[2] = 2 * frames;
+	f.base[3] = 3 * frames;
+	ASSERT_TRUE(fb_pec_add(&f, 0, &e));
+	t.vpn[0][0] = 0x105;
+	t.pte[0][0] = pte;
+	t.n[0] = 1;
+	fb_tlb_update(&f, 0, 0x105, pte, true);
+	/* 3 peers x 8 VPNs of the group. */
+	EXPECT_EQ(24, f.stats.filter_messages);
+	fb_lookup(&f, 0, 0x10C, tiny_read, &t, &res);
+	ASSERT_TRUE(res.hit);
+	EXPECT_EQ(3 * frames + 0x200, MCMGPU_PTE_PFN(res.pte));
+	EXPECT_EQ(0, MCMGPU_PTE_COAL_INTRA(res.pte));
+	EXPECT_EQ(3, MCMGPU_PTE_COAL_POS(res.pte));
+	fb_lookup(&f, 0, 0x10E, tiny_read, &t, &res);
+	EXPECT_FALSE(res.hit);
+	fb_lookup(&f, 0, 0x100, tiny_read, &t, &res);
+	ASSERT_TRUE(res.hit);
+	EXPECT_EQ(0x200, MCMGPU_PTE_PFN(res.pte));
+}
+
+/* ---- The chiplets' model ---------------------------------------------- */
+
+static void no_request(void *priv, const struct bd_request *r)
+{
+	(void)priv;
+	(void)r;
+}
+
+/* A shootdown leaves no filter fingerprint and no chiplet PEC entry. */
+TEST(shootdown_empties_filters_and_pec_buffers)
+{
+	static struct bd_device d;
+	static struct bd_reply replies[4 * MCMGPU_BARRE_MSHRS];
+	const struct fb_config cfg = { .sharing = true, .rows = 512, .run = 2 };
+	const struct mcmgpu_pec_entry e = {
+		.start_vpn = 0x100, .end_vpn = 0x1ff, .g = 8, .nmap = 4,
+		.map = { 0, 1, 2, 3 }, .valid = 1,
+	};
+	u32 c, j, r, w;
+
+	bd_init(&d, 4, replies, no_request, NULL, NULL);
+	ASSERT_EQ(0, bd_fbarre(&d, &cfg, 0x1000, NULL));
+	for (c = 0; c < 4; c++) {
+		ASSERT_TRUE(fb_pec_add(&d.fb, c, &e));
+		fb_tlb_update(&d.fb, c, 0x100 + 8 * c,
+			      grouped_pte(c * 0x1000 + 7, 0xf, c), true);
+	}
+	EXPECT_TRUE(fb_filter_has(&d.fb.chip[1].filter[0], 512, 0x108));
+	bd_shootdown(&d);
+	for (c = 0; c < 4; c++) {
+		for (j = 0; j < 4; j++)
+			for (r = 0; r < 512; r++)
+				for (w = 0; w < FB_WAYS; w++)
+					ASSERT_EQ(0, d.fb.chip[c].filter[j].slot[r][w]);
+		for (j = 0; j < MCMGPU_BARRE_PEC_ENTRIES; j++)
+			ASSERT_FALSE(d.fb.chip[c].pec[j].valid);
+	}
+}
+
+/* ---- Randomized replays ----------------------------------------------- */
+
+/*
+ * A random trace: objects of random size, g and policy, accesses from
+ * every chiplet (reuse, sweeps, scatter, writes), frees and new objects
+ * on the freed frames.
+ */
+static char *random_trace(u64 *seed, u32 chiplets)
+{
+	size_t cap = 1 << 22, len = 0;
+	char *s = malloc(cap);
+	u32 id, live[8] = { 0 }, pages[8] = { 0 }, i, next = 1, a;
+
+	for (id = 0; id < 4; id++) {
+		pages[id] = 16 + mt_xorshift64(seed) % 600;
+		live[id] = next++;
+		len += snprintf(s + len, cap - len,
+				"alloc %u %u policy=chunk g=%u\n", live[id],
+				pages[id] * 4096, 1 + (u32)(mt_xorshift64(seed) % 16));
+	}
+	for (i = 0; i < 6; i++) {
+		for (a = 0; a < 1500; a++) {
+			u32 o = mt_xorshift64(seed) % 4;
+			u32 c = mt_xorshift64(seed) % chiplets;
+			u32 pg = mt_xorshift64(seed) % 3 ?
+				 (a / 3 + c * pages[o] / chiplets) % pages[o] :
+				 mt_xorshift64(seed) % pages[o];
+
+			len += snprintf(s + len, cap - len, "access %u %u %u %s\n",
+					c, live[o], pg * 4096 + (a % 512) * 8,
+					mt_xorshift64(seed) & 1 ? "w" : "r");
+		}
+		/* Free one and allocate another on its frames. */
+		id = mt_xorshift64(seed) % 4;
+		len += snprintf(s + len, cap - len, "free %u\n", live[id]);
+		pages[id] = 16 + mt_xorshift64(seed) % 600;
+		live[id] = next++;
+		len += snprintf(s + len, cap - len,
+				"alloc %u %u policy=%s g=%u\n", live[id],
+				pages[id] * 4096,
+				mt_xorshift64(seed) % 3 ? "chunk" : "rr",
+				1 + (u32)(mt_xorshift64(seed) % 16));
+	}
+	return s;
+}
+
+/*
+ * Every in-package translation equals the true walk (the replay checks
+ * each against ga_pte_get), with 0..100 % of filter messages lost, every
+ * merge and filter size; misses add up; message loss costs only lookups.
+ */
+TEST(random_replays_translate_in_package_as_the_walk)
+{
+	static const u32 drops[] = { 0, 100000, 500000, 1000000 };
+	static const u32 merges[] = { 1, 2, 4 };
+	u64 seed = 0xfba22e;
+	int iter;
+
+	for (iter = 0; iter < 12; iter++) {
+		struct barre_host_cfg cfg = {
+			.chiplets = iter % 3 == 2 ? 2 : 4, .frames = 4096,
+			.barre = true, .walkers = 1 + iter % 16, .shadow = true,
+			.sharing = true, .sched_moves = 1 + iter % 4,
+			.merge = merges[iter % 3],
+			.filter_rows = 256 << (iter % 3),
+			.drop_ppm = drops[iter % 4],
+		};
+		struct mcmgpu_barre_stats st;
+		struct barre_trace t = { 0 };
+		char err[256], *text = random_trace(&seed, cfg.chiplets);
+
+		ASSERT_EQ(0, barre_trace_parse(text, strlen(text), &t, err,
+					       sizeof(err))) TH_LOG("%s", err);
+		ASSERT_EQ(0, barre_replay_host(&t, &cfg, &st, err, sizeof(err)))
+			TH_LOG("%s", err);
+		EXPECT_EQ(0, st.inpackage_mismatches);
+		EXPECT_EQ(0, st.shadow_mismatches);
+		EXPECT_EQ(0, st.access_faults);
+		EXPECT_EQ(0, st.translation_faults);
+		EXPECT_EQ(st.l2_misses, st.local_hits + st.remote_hits +
+					st.ats_requests_sent);
+		EXPECT_EQ(st.ats_requests_sent, st.ats_requests);
+		EXPECT_EQ(st.remote_requests, st.remote_hits +
+					      st.remote_false_positives);
+		EXPECT_LT(0, st.local_hits + st.remote_hits);
+		if (cfg.drop_ppm == 1000000) {
+			EXPECT_EQ(st.filter_messages, st.filter_messages_dropped);
+			EXPECT_EQ(0, st.remote_requests);
+		}
+		TH_LOG("merge %u drop %u ppm: %llu misses, %llu local, %llu "
+		       "remote of %llu asked, %llu ATS", cfg.merge, cfg.drop_ppm,
+		       (unsigned long long)st.l2_misses,
+		       (unsigned long long)st.local_hits,
+		       (unsigned long long)st.remote_hits,
+		       (unsigned long long)st.remote_requests,
+		       (unsigned long long)st.ats_requests_sent);
+		barre_trace_free(&t);
+		free(text);
+	}
+}
+
+/* Sharing off is plain Barre: the same counters as before F-Barre. */
+TEST(sharing_off_changes_nothing)
+{
+	u64 seed = 11;
+	char err[256], *text = random_trace(&seed, 4);
+	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 4096,
+				      .barre = true, .walkers = 16 };
+	struct mcmgpu_barre_stats st;
+	struct barre_trace t = { 0 };
+
+	ASSERT_EQ(0, barre_trace_parse(text, strlen(text), &t, err, sizeof(err)));
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &st, err, sizeof(err)));
+	EXPECT_EQ(st.l2_misses, st.ats_requests);
+	EXPECT_EQ(0, st.inpackage_lookups + st.filter_messages + st.sched_moves);
+	barre_trace_free(&t);
+	free(text);
+}
+
+TEST_HARNESS_MAIN
