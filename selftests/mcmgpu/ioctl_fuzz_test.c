@@ -280,6 +280,8 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			.policy = rnd() % 4,
 			.g = rnd() % 8,
 			.nmap = rnd() % 10,
+			/* F-Barre's expansion: 0..4 valid with Barre, more not. */
+			.merge = rnd() % 4 ? rnd() % 5 : rnd(),
 		};
 
 		for (unsigned int i = 0; i < 8; i++)
@@ -321,6 +323,16 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			.stats_size = size_near(sizeof(struct mcmgpu_barre_stats)),
 			.walkers = rnd() % 2 ? 0 : rnd() % 40,
 		};
+
+		/* F-Barre's knobs, mostly with a reset and in range. */
+		if (rnd() % 2) {
+			br.fbarre_flags = rnd() % 8 ? rnd() % 2 : rnd();
+			br.filter_rows = rnd() % 8 ? (rnd() % 2 ? 0 : 256 << rnd() % 3) :
+					 rnd();
+			br.drop_ppm = rnd() % 8 ? rnd() % 1000001 : rnd();
+			br.merge = rnd() % 8 ? rnd() % 5 : rnd();
+			br.sched_moves = rnd() % 8 ? rnd() % 9 : rnd();
+		}
 
 		for (i = 0; i < n; i++) {
 			acc[i] = (struct mcmgpu_barre_access){

@@ -24,12 +24,12 @@ def write(base, offset, value):
     return bytes([OP_WRITE]) + struct.pack("<BBxxIQ", 2, base, offset, value)
 
 
-def descriptor(opcode, ctx, args):
+def descriptor(opcode, ctx, args, flags=0):
     args = list(args) + [0] * (6 - len(args))
-    return struct.pack("<HHIQ6Q", opcode, 0, ctx, 1, *args)
+    return struct.pack("<HHIQ6Q", opcode, flags, ctx, 1, *args)
 
 
-def seed(opcode, ctx, args, regions=16):
+def seed(opcode, ctx, args, flags=0, regions=16):
     ops = []
     for base in range(regions):
         ops += [write(base, REGS["RING_BASE_LO"], RING),
@@ -38,7 +38,8 @@ def seed(opcode, ctx, args, regions=16):
                 write(base, REGS["CMPL_BASE_LO"], CMPL),
                 write(base, REGS["CMPL_BASE_HI"], 0),
                 write(base, REGS["RING_CTRL"], 1)]
-    ops.append(bytes([OP_ADD_DMA_PATTERN, 0, 0]) + descriptor(opcode, ctx, args))
+    ops.append(bytes([OP_ADD_DMA_PATTERN, 0, 0]) +
+               descriptor(opcode, ctx, args, flags))
     for base in range(regions):
         ops.append(write(base, REGS["RING_TAIL"], 4))
     return SEP.join(ops)
@@ -63,10 +64,13 @@ seeds = {
     "cxl_replay": (0xc, 0, [0x300000, 0x400000]),
     "adsm_xfer": (0xd, 1, [0x300000, 0x1000, 4096, 0x301000, 0]),
     "adsm_kernel": (0xe, 1, [0x300000, 0x301000, 0x302000]),
+    # BARRE_RUN with RESET and F-Barre on: merge 2, 256 rows, 10 % loss
+    "barre_reset_fbarre": (0x9, 1, [0x300000, 0x301000, 0, 0x400000,
+                                    1 | 2 << 8 | 256 << 16, 100000], 1),
 }
-for name, (op, ctx, args) in seeds.items():
+for name, (op, ctx, args, *flags) in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
-        f.write(seed(op, ctx, args))
+        f.write(seed(op, ctx, args, *flags))
 
 # HDM decoder 0 of every region that may be a CXL component block:
 # base, size, then Commit (CXL.cache/mem at 0x1000, the capability at +0x100).
