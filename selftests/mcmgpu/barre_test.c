@@ -135,6 +135,95 @@ TEST(generated_workloads_device_equals_host)
 	}
 }
 
+/*
+ * F-Barre: scheduling, in-package translation, expansion and message
+ * loss give the same counters on the device as on the host; in-package
+ * answers happen and every miss is answered once.
+ */
+TEST(fbarre_device_equals_host)
+{
+	static const char * const opts[] = {
+		"--mode sched --shadow", "--mode fbarre --shadow",
+		"--mode fbarre --drop 30 --filter-rows 512",
+		"--mode fbarre --merge 2 --shadow",
+		"--mode fbarre --merge 4 --filter-rows 1024 --sched-moves 2",
+	};
+	unsigned int pat, o, nopts = mt_expect_chiplets() > 4 ? 3 : 5;
+	char args[256];
+
+	for (pat = 0; pat < 3; pat++) {
+		make_trace("/tmp/fb.trace", mt_expect_chiplets(), pat, 17 + pat);
+		for (o = 0; o < nopts; o++) {
+			snprintf(args, sizeof(args), "%s /tmp/fb.trace", opts[o]);
+			ASSERT_EQ(0, replay(args, false, out_a, sizeof(out_a)))
+				TH_LOG("pattern %u %s: %s", pat, opts[o], out_a);
+			ASSERT_EQ(0, replay(args, true, out_b, sizeof(out_b)));
+			EXPECT_STREQ(out_b, out_a) TH_LOG("pattern %u %s", pat, opts[o]);
+			EXPECT_EQ(json_u64(out_a, "l2_misses"),
+				  json_u64(out_a, "local_hits") +
+				  json_u64(out_a, "remote_hits") +
+				  json_u64(out_a, "ats_requests_sent"));
+			EXPECT_EQ(json_u64(out_a, "ats_requests_sent"),
+				  json_u64(out_a, "ats_requests"));
+			EXPECT_EQ(0, json_u64(out_a, "shadow_mismatches"));
+			EXPECT_EQ(0, json_u64(out_a, "inpackage_mismatches"));
+			if (strstr(opts[o], "fbarre") && pat)
+				EXPECT_LT(0, json_u64(out_a, "local_hits") +
+					     json_u64(out_a, "remote_hits"))
+					TH_LOG("pattern %u %s", pat, opts[o]);
+			if (strstr(opts[o], "merge") && mt_expect_chiplets() <= 4)
+				EXPECT_LT(0, json_u64(out_a, "merged_groups"));
+		}
+	}
+}
+
+/*
+ * Writes translated inside the package land on the true frames: each
+ * chiplet reads its own page of a round-robin group (the walk fills its
+ * TLB and the filters), then writes its neighbour's, which a peer's
+ * entry translates; the bytes are read back at the PTEs' frames.
+ */
+TEST(fbarre_writes_land_on_true_frames)
+{
+	unsigned int n = mt_expect_chiplets(), c;
+	size_t len = 0;
+	int fd;
+
+	len += snprintf(trace + len, sizeof(trace) - len,
+			"alloc 1 %u policy=rr\n", n * 4096);
+	for (c = 0; c < n; c++)
+		len += snprintf(trace + len, sizeof(trace) - len,
+				"access %u 1 %u r\n", c, c * 4096);
+	/* A phase boundary: the reads' fills are done before the writes. */
+	len += snprintf(trace + len, sizeof(trace) - len,
+			"alloc 2 4096 policy=rr\n");
+	for (c = 0; c < n; c++)
+		len += snprintf(trace + len, sizeof(trace) - len,
+				"access %u 1 %u w\n", c,
+				((c + 1) % n) * 4096 + 200 + c);
+	ASSERT_EQ(0, mt_write_text("/tmp/fw.trace", trace));
+	ASSERT_EQ(0, replay("--mode fbarre --dump-pt /tmp/fw.pt /tmp/fw.trace",
+			    false, out_a, sizeof(out_a)));
+	EXPECT_EQ(n, json_u64(out_a, "remote_hits") + json_u64(out_a, "local_hits"))
+		TH_LOG("%s", out_a);
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	for (c = 0; c < n; c++) {
+		char cmd[128];
+		unsigned long long pfn;
+		uint8_t byte = 0;
+
+		snprintf(cmd, sizeof(cmd), "awk '$1 == 1 && NR == %u { print $3 }' "
+			 "/tmp/fw.pt", (c + 1) % n + 1);
+		ASSERT_EQ(0, mt_run_cmd(cmd, out_b, sizeof(out_b)));
+		pfn = strtoull(out_b, NULL, 16);
+		ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, &byte,
+				    pfn * 4096 + 200 + c, 1));
+		EXPECT_EQ(MCMGPU_BARRE_WRITE_BYTE(c), byte) TH_LOG("chiplet %u", c);
+	}
+	close(fd);
+}
+
 /* On the device --chiplets may repeat its geometry, not change it. */
 TEST(device_geometry_options)
 {
@@ -261,6 +350,34 @@ TEST(bad_arguments)
 	r = (struct mcmgpu_barre_run){ .stats_ptr = (uintptr_t)&st,
 				       .stats_size = 8 };
 	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	/* F-Barre's knobs: only with a reset, each in its range. */
+	r = (struct mcmgpu_barre_run){ .merge = 2 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r = (struct mcmgpu_barre_run){ .flags = MCMGPU_BARRE_RUN_F_RESET,
+				       .filter_rows = 300 };
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r.filter_rows = 0;
+	r.drop_ppm = 1000001;
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r.drop_ppm = 0;
+	r.merge = 5;
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r.merge = 0;
+	r.sched_moves = 256;
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	r.sched_moves = 0;
+	r.fbarre_flags = 2;
+	EXPECT_EQ(-EINVAL, barre_run(fd, &r));
+	/* Expansion: Barre only, at most 4 pages a chiplet. */
+	a.merge = 5;
+	EXPECT_EQ(-1, ioctl(fd, MCMGPU_IOCTL_ALLOC, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.merge = 2;
+	a.flags = 0;
+	EXPECT_EQ(-1, ioctl(fd, MCMGPU_IOCTL_ALLOC, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.flags = MCMGPU_ALLOC_F_BARRE;
+	a.merge = 0;
 
 	ASSERT_EQ(0, ioctl(fd, MCMGPU_IOCTL_ALLOC, &a));
 	acc[0].va = a.gpu_va;
