@@ -487,4 +487,5 @@ void bd_export_stats(const struct bd_device *d, struct mcmgpu_barre_stats *st)
     st->filter_messages_dropped = fs->filter_messages_dropped;
     st->filter_overflows = fs->filter_overflows;
     st->sibling_tlb_reads = fs->tlb_reads;
+    st->filter_probes = fs->filter_probes;
 }

@@ -282,6 +282,7 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
     u32 k, span = f->cfg.run - 1;
 
     *reads = 0;
+    f->stats.filter_probes += exact;
     if (exact && fb_filter_has(lcf, f->cfg.rows, vpn)) {
         f->stats.lcf_hits++;
         (*reads)++;
@@ -303,8 +304,11 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
     for (k = 0; k < e->nmap; k++) {
         for (xx = xs; xx <= xe; xx++) {
             cand = round_first + (u64)k * e->g + xx;
-            if (cand == vpn || cand > e->end_vpn ||
-                !fb_filter_has(lcf, f->cfg.rows, cand)) {
+            if (cand == vpn || cand > e->end_vpn) {
+                continue;
+            }
+            f->stats.filter_probes++;
+            if (!fb_filter_has(lcf, f->cfg.rows, cand)) {
                 continue;
             }
             f->stats.lcf_hits++;
@@ -346,6 +350,7 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
     t = reads * MCMGPU_BARRE_L2_CYCLES;
     for (i = 1; i < f->chiplets; i++) {
         j = (c + i) % f->chiplets;
+        f->stats.filter_probes++;
         if (!fb_filter_has(&f->chip[c].filter[j], f->cfg.rows, vpn)) {
             continue;
         }

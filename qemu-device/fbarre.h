@@ -43,6 +43,7 @@ struct fb_config {
 
 struct fb_stats {
     u64 lookups;                /* L2 misses that tried the package */
+    u64 filter_probes;          /* LCF and RCF lookups */
     u64 local_hits;
     u64 remote_requests;        /* asked a peer whose RCF hit */
     u64 remote_hits;

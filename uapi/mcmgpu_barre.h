@@ -108,6 +108,7 @@ struct mcmgpu_barre_stats {
 	__u64 filter_messages_dropped;
 	__u64 filter_overflows;
 	__u64 sibling_tlb_reads;
+	__u64 filter_probes;
 	__u64 inpackage_mismatches;	/* answers != the true walk (--host) */
 	__u64 sched_moves;		/* IOMMU: requests passed by scheduling */
 	__u64 merged_groups;		/* allocator */

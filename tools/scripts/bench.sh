@@ -31,6 +31,13 @@ echo "bench: Barre translations, host core..."
 echo "bench: Barre translations, device (ATS through barre_iommu.ko) from the guest..."
 tools/vm-run --no-build --out "$out" -- sh -c \
 	'mcmgpu barre bench --repeat 3 "$1" >results/bench/barre-device.json' sh "$out/gups.trace"
+echo "bench: F-Barre in-package translations and filter probes, host core and device..."
+"$tool" barre bench --host --repeat 3 --mode fbarre --merge 2 "$out/gups.trace" \
+	>"$out/fbarre-host.json"
+"$tool" barre bench --filter >"$out/fbarre-filter.json"
+tools/vm-run --no-build --out "$out" -- sh -c \
+	'mcmgpu barre bench --repeat 3 --mode fbarre --merge 2 "$1" \
+		>results/bench/fbarre-device.json' sh "$out/gups.trace"
 echo "bench: Barre allocation latency..."
 "$tool" barre bench --alloc >"$out/barre-alloc.json"
 echo "bench: CXL decode and SR/DS replay, host core..."
@@ -91,6 +98,27 @@ lines += ["", "# Barre: translations through the walker and PEC", "",
 for f in (0, 25, 50, 75, 90):
     p_, b_ = ba[f"plain_f{f}_us"], ba[f"barre_f{f}_us"]
     lines.append(f"| {f} % | {p_:.1f} | {b_:.1f} | {b_ / p_:.2f} | {ba[f'barre_f{f}_grouped']} |")
+fh = json.load(open(f"{out}/fbarre-host.json"))
+fd = json.load(open(f"{out}/fbarre-device.json"))
+ff = json.load(open(f"{out}/fbarre-filter.json"))
+lines += ["", "# F-Barre: translations in the package and filter probes", "",
+          f"Trace: `barre gen gups`, `--mode fbarre --merge 2`, 3 repetitions: "
+          f"{fh['inpackage_translations']} in-package translations, "
+          f"{fh['filter_probes']} filter probes and {fh['ats_requests']} ATS "
+          "requests a replay.", "",
+          "| what | host cores /s | device from the guest /s | host / device |",
+          "|---|---|---|---|",
+          f"| in-package translations | {fh['inpackage_translations_per_s']:,.0f} | "
+          f"{fd['inpackage_translations_per_s']:,.0f} | "
+          f"{fh['inpackage_translations_per_s'] / fd['inpackage_translations_per_s']:.2f} |",
+          f"| filter probes | {fh['filter_probes_per_s']:,.0f} | "
+          f"{fd['filter_probes_per_s']:,.0f} | "
+          f"{fh['filter_probes_per_s'] / fd['filter_probes_per_s']:.2f} |",
+          f"| accesses | {fh['accesses_per_s']:,.0f} | {fd['accesses_per_s']:,.0f} | "
+          f"{fh['accesses_per_s'] / fd['accesses_per_s']:.2f} |",
+          "", f"One filter alone ({ff['what']}): {ff['lookups_per_s']:,.0f} lookups/s "
+          "on the host; a replay's probes ride on its TLB and IOMMU model, hence "
+          "the lower rates above."]
 xdh = json.load(open(f"{out}/cxl-decode-host.json"))
 xdd = json.load(open(f"{out}/cxl-decode-device.json"))
 xrh = json.load(open(f"{out}/cxl-replay-host.json"))

@@ -18,6 +18,7 @@
 #include "barre_tool.h"
 #include "device.h"
 #include "../../../drivers/mcmgpu/gpu_alloc.h"
+#include "fbarre.h"
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
@@ -74,6 +75,7 @@ static const struct stat_row barre_rows[] = {
 	BS(filter_messages_dropped),
 	BS(filter_overflows),
 	BS(sibling_tlb_reads),
+	BS(filter_probes),
 	BS(inpackage_mismatches),
 	BS(sched_moves),
 };
@@ -562,12 +564,16 @@ static void bench_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mcmgpu barre bench TRACE [--host] [--repeat R] [-d DEV]\n"
-		"       mcmgpu barre bench --alloc\n\n"
-		"Translations (ATS requests served) per second of TRACE's replay\n"
-		"through the device from here, or the same cores here (--host),\n"
-		"R times (default 3); --alloc: allocation latency of the\n"
+		"                        [--mode barre|sched|fbarre] [--merge N]\n"
+		"       mcmgpu barre bench --alloc\n"
+		"       mcmgpu barre bench --filter\n\n"
+		"Translations (ATS requests served, and with --mode fbarre those\n"
+		"made in the package and the filter probes) per second of TRACE's\n"
+		"replay through the device from here, or the same cores here\n"
+		"(--host), R times (default 3); --alloc: allocation latency of the\n"
 		"allocator core, Barre on and off, in pools 0/25/50/75/90 %%\n"
-		"taken. JSON.\n");
+		"taken; --filter: lookups per second of one F-Barre cuckoo filter\n"
+		"(256 rows x 4 ways, 900 fingerprints). JSON.\n");
 }
 
 static int bench_alloc(void)
@@ -607,6 +613,32 @@ static int bench_alloc(void)
 	return 0;
 }
 
+/* Lookups a second of one cuckoo filter as F-Barre fills it. */
+static int bench_filter(void)
+{
+	static struct fb_filter f;
+	const uint64_t probes = 20000000;
+	uint64_t i, hits = 0;
+	double t0, dt;
+	struct json j;
+
+	fb_filter_clear(&f);
+	for (i = 0; i < 900; i++)
+		fb_filter_add(&f, 256, 0x100000 + i * 7);
+	t0 = now_seconds();
+	for (i = 0; i < probes; i++)
+		hits += fb_filter_has(&f, 256, 0x100000 + i % 4096);
+	dt = now_seconds() - t0;
+	json_begin(&j, stdout);
+	json_string(&j, "what", "cuckoo filter lookups, 256 rows x 4 ways, 900 items");
+	json_u64(&j, "probes", probes);
+	json_u64(&j, "hits", hits);
+	json_double(&j, "seconds", 3, dt);
+	json_double(&j, "lookups_per_s", 0, probes / dt);
+	json_end(&j);
+	return 0;
+}
+
 int barre_cmd_bench(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
@@ -614,7 +646,7 @@ int barre_cmd_bench(int argc, char **argv)
 				      .chiplets = MCMGPU_DEFAULT_CHIPLETS,
 				      .frames = MCMGPU_DEFAULT_VRAM_PER_CHIPLET / 4096 };
 	struct mcmgpu_barre_stats st;
-	const char *path = NULL;
+	const char *path = NULL, *mode = "barre";
 	unsigned int repeat = 3, r;
 	struct barre_trace t;
 	double t0, dt;
@@ -627,8 +659,21 @@ int barre_cmd_bench(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[a], "--alloc"))
 			return bench_alloc();
+		if (!strcmp(argv[a], "--filter"))
+			return bench_filter();
 		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
 			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
+		else if (!strcmp(argv[a], "--mode") && a + 1 < argc) {
+			mode = argv[++a];
+			if (strcmp(mode, "barre") && strcmp(mode, "sched") &&
+			    strcmp(mode, "fbarre"))
+				die_usage("--mode: '%s' is not barre, sched or fbarre",
+					  mode);
+		} else if (!strcmp(argv[a], "--merge") && a + 1 < argc) {
+			cfg.merge = parse_arg_range(argv[++a], "--merge", 1, 4);
+			if (cfg.merge == 3)
+				die_usage("--merge: 3 is not 1, 2 or 4");
+		}
 		else if (!path && argv[a][0] != '-')
 			path = argv[a];
 		else
@@ -636,6 +681,9 @@ int barre_cmd_bench(int argc, char **argv)
 	}
 	if (!path)
 		die_usage("barre bench: which TRACE?");
+	cfg.sharing = !strcmp(mode, "fbarre");
+	cfg.sched_moves = strcmp(mode, "barre") ? MCMGPU_FBARRE_SCHED_MOVES : 0;
+	cfg.filter_rows = MCMGPU_FBARRE_FILTER_ROWS;
 	if (!co.host) {
 		fd = open_for_replay(co.device, &cfg);
 		if (fd < 0)
@@ -660,6 +708,13 @@ int barre_cmd_bench(int argc, char **argv)
 	}
 	json_begin(&j, stdout);
 	json_string(&j, "path", co.host ? "host" : "device");
+	json_string(&j, "mode", mode);
+	json_u64(&j, "merge", cfg.merge ? cfg.merge : 1);
+	json_u64(&j, "inpackage_translations", st.local_hits + st.remote_hits);
+	json_u64(&j, "filter_probes", st.filter_probes);
+	json_double(&j, "inpackage_translations_per_s", 0,
+		    (st.local_hits + st.remote_hits) * repeat / dt);
+	json_double(&j, "filter_probes_per_s", 0, st.filter_probes * repeat / dt);
 	json_u64(&j, "ats_requests", st.ats_requests);
 	json_u64(&j, "accesses", st.accesses);
 	json_u64(&j, "repeat", repeat);
