@@ -261,10 +261,20 @@ static u32 bw_pick(const struct bw_iommu *b)
 	return b->nqueue;
 }
 
+static void bw_reverse(struct bw_request *q, u32 from, u32 to)
+{
+	struct bw_request t;
+
+	while (from + 1 < to) {
+		t = q[from];
+		q[from++] = q[--to];
+		q[to] = t;
+	}
+}
+
 static void bw_dispatch(struct bw_iommu *b)
 {
-	struct bw_request passed[MCMGPU_BARRE_PWQ_ENTRIES];
-	u32 w, i, pick, n;
+	u32 w, i, pick;
 
 	for (w = 0; w < b->cfg.walkers && b->nqueue; w++) {
 		if (b->walker[w].busy)
@@ -275,16 +285,17 @@ static void bw_dispatch(struct bw_iommu *b)
 		b->walker[w].busy = true;
 		b->walker[w].done = b->now + b->cfg.walk_cycles;
 		b->walker[w].req = b->queue[pick];
-		/* The ones passed over go to the tail, in their order. */
-		for (i = 0; i < pick; i++) {
-			passed[i] = b->queue[i];
-			passed[i].moves++;
-		}
-		for (i = pick + 1, n = 0; i < b->nqueue; i++)
-			b->queue[n++] = b->queue[i];
+		for (i = pick + 1; i < b->nqueue; i++)
+			b->queue[i - 1] = b->queue[i];
+		b->nqueue--;
+		/* The ones passed over go to the tail, in their order (a rotation). */
 		for (i = 0; i < pick; i++)
-			b->queue[n++] = passed[i];
-		b->nqueue = n;
+			b->queue[i].moves++;
+		if (pick && pick < b->nqueue) {
+			bw_reverse(b->queue, 0, pick);
+			bw_reverse(b->queue, pick, b->nqueue);
+			bw_reverse(b->queue, 0, b->nqueue);
+		}
 		b->stats.sched_moves += pick;
 		b->stats.walks++;
 	}
