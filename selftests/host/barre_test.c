@@ -667,14 +667,33 @@ static void walker_env(struct env *e, struct bw_iommu *b, struct answers *a,
 }
 
 /*
+ * Example 1's data 1 in a fresh environment: 12 pages, g = 3, at VPN 0x1,
+ * its groups on the common frames 0x75, 0x88 and 0x114 of four chiplets.
+ */
+static int example1_data1(struct env *e, struct ga_object *obj, u64 *pfn,
+			  struct mcmgpu_pec_entry *pe)
+{
+	static const u32 common[] = { 0x75, 0x88, 0x114 };
+	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 3, .barre = true };
+	int ret;
+
+	env_init(e, 4, 0x1000, 1);
+	example_bases(e);
+	pools_only(e, 0xf, common, 3);
+	e->as[0].next_vpn = 0x1;
+	ret = ga_alloc(&e->pools, &e->as[0], &req, obj, pfn);
+	if (!ret)
+		ga_pec_entry(&e->as[0], obj, pe);
+	return ret;
+}
+
+/*
  * One walker, the four pages of G0 of Example 1 arriving together: the
  * first is walked (500 cycles) and PEC completes the three others.
  */
 TEST(walker_coalesces_pending_group)
 {
-	static const u32 common[] = { 0x75, 0x88, 0x114 };
-	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
-				    .g = 3, .barre = true };
 	static struct bw_iommu b;
 	static struct answers a;
 	struct mcmgpu_pec_entry pe;
@@ -683,12 +702,7 @@ TEST(walker_coalesces_pending_group)
 	u64 pfn[12];
 	u32 i;
 
-	env_init(&e, 4, 0x1000, 1);
-	example_bases(&e);
-	pools_only(&e, 0xf, common, 3);
-	e.as[0].next_vpn = 0x1;
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 
 	walker_env(&e, &b, &a, 1, 5, true);
 	ASSERT_EQ(1, bw_pec_add(&b, &pe));
@@ -797,10 +811,7 @@ static void submit_all(struct bw_iommu *b, const u64 *vpns, u32 n)
  */
 TEST(scheduling_passes_requests_a_walk_will_complete)
 {
-	static const u32 common[] = { 0x75, 0x88, 0x114 };
 	static const u64 vpns[] = { 0x1, 0x4, 0x7, 0xA, 0x2 };
-	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
-				    .g = 3, .barre = true };
 	static struct bw_iommu b;
 	static struct answers a;
 	struct mcmgpu_pec_entry pe;
@@ -809,12 +820,7 @@ TEST(scheduling_passes_requests_a_walk_will_complete)
 	u64 pfn[12];
 	u32 i;
 
-	env_init(&e, 4, 0x1000, 1);
-	example_bases(&e);
-	pools_only(&e, 0xf, common, 3);
-	e.as[0].next_vpn = 0x1;
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 
 	walker_env(&e, &b, &a, 2, 5, true);
 	bw_pec_add(&b, &pe);

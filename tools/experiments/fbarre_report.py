@@ -8,16 +8,10 @@ import os
 import subprocess
 import sys
 
+from barre_proxies import load, read_classes
+
 raw, results = sys.argv[1], sys.argv[2]
-classes = [l.split() for l in open(f"{raw}/classes.txt")]
-W = [c[0] for c in classes]
-CLS = {c[0]: c[1] for c in classes}
-MPKI = {c[0]: float(c[2]) for c in classes}
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+W, CLS, MPKI = read_classes(raw)
 
 
 def host(w, name, n=4):
