@@ -165,9 +165,9 @@ static void bd_l2_fill(struct bd_device *d, u32 c, u64 vpn, u64 pfn,
         return;
     }
     if (old.valid) {
-        fb_tlb_update(&d->fb, c, old.vpn, bd_entry_pte(&old), false);
+        fb_tlb_update(&d->fb, c, old.vpn, bd_entry_pte(&old), false, d->now);
     }
-    fb_tlb_update(&d->fb, c, vpn, bd_entry_pte(e), true);
+    fb_tlb_update(&d->fb, c, vpn, bd_entry_pte(e), true, d->now);
 }
 
 /* A translated access: the data side, or a fault. */
@@ -206,7 +206,7 @@ static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
     struct fb_result res;
     struct bd_reply r = { .tag = m->tag, .in_package = 1 };
 
-    fb_lookup(&d->fb, c, m->vpn, bd_tlb_read, d, &res);
+    fb_lookup(&d->fb, c, m->vpn, d->now, bd_tlb_read, d, &res);
     if (!res.hit) {
         m->issue += res.latency;
         m->deferred = res.latency != 0;

@@ -17,10 +17,13 @@
  * - A translation made in the package fills the TLB with its coalescing
  *   info and sends filter updates like any other fill.
  * - Filter updates: one message per VPN per peer (1-bit op, 3-bit sender,
- *   40-bit VPN), applied at once unless lost; a lost delete leaves a stale
- *   fingerprint (a false positive later), a lost add a false negative.
- *   Deletes use the object's PEC entry as the chiplet holds it then; an
- *   object no longer in the buffer deletes only the VPN itself.
+ *   40-bit VPN), applied when it arrives (32 cycles later) unless lost,
+ *   or unless the mesh already carries FB_MSG_RING of them (best effort).
+ *   A lost delete leaves a stale fingerprint (a false positive later), a
+ *   lost add a false negative; a delete after a lost add may remove
+ *   another VPN's equal fingerprint (a false negative): all cost time
+ *   only. Deletes use the object's PEC entry as the chiplet holds it
+ *   then; an object no longer in the buffer deletes only the VPN itself.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -160,6 +163,24 @@ void fb_reset(struct fb_state *f)
         }
         memset(f->chip[c].pec, 0, sizeof(f->chip[c].pec));
     }
+    f->msg_head = f->msg_count = 0;
+}
+
+/* The messages that reached their chiplet by now change its RCFs. */
+static void fb_deliver(struct fb_state *f, u64 now)
+{
+    while (f->msg_count && f->msg[f->msg_head].arrive <= now) {
+        const struct fb_msg *m = &f->msg[f->msg_head];
+        struct fb_filter *rcf = &f->chip[m->to].filter[m->from];
+
+        if (!m->add) {
+            fb_filter_del(rcf, f->cfg.rows, m->vpn);
+        } else if (!fb_filter_add(rcf, f->cfg.rows, m->vpn)) {
+            f->stats.filter_overflows++;
+        }
+        f->msg_head = (f->msg_head + 1) % FB_MSG_RING;
+        f->msg_count--;
+    }
 }
 
 bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e)
@@ -207,25 +228,25 @@ static bool fb_lost(struct fb_state *f)
 }
 
 /* One filter-update message for vpn from chiplet c to chiplet j. */
-static void fb_message(struct fb_state *f, u32 c, u32 j, u64 vpn, bool add)
+static void fb_message(struct fb_state *f, u32 c, u32 j, u64 vpn, bool add,
+                       u64 now)
 {
-    struct fb_filter *rcf = &f->chip[j].filter[c];
+    struct fb_msg *m;
 
     f->stats.filter_messages++;
-    if (fb_lost(f)) {
+    if (fb_lost(f) || f->msg_count == FB_MSG_RING) {
         f->stats.filter_messages_dropped++;
         return;
     }
-    if (add) {
-        if (!fb_filter_add(rcf, f->cfg.rows, vpn)) {
-            f->stats.filter_overflows++;
-        }
-    } else {
-        fb_filter_del(rcf, f->cfg.rows, vpn);
-    }
+    m = &f->msg[(f->msg_head + f->msg_count++) % FB_MSG_RING];
+    *m = (struct fb_msg){
+        .vpn = vpn, .arrive = now + MCMGPU_FBARRE_LINK_CYCLES,
+        .from = c, .to = j, .add = add,
+    };
 }
 
-void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add)
+void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
+                   u64 now)
 {
     const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
     u32 bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
@@ -235,6 +256,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add)
     bool grouped;
     u64 first;
 
+    fb_deliver(f, now);
     if (add) {
         if (!fb_filter_add(lcf, f->cfg.rows, vpn)) {
             f->stats.filter_overflows++;
@@ -250,7 +272,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add)
             continue;
         }
         if (!grouped) {
-            fb_message(f, c, j, vpn, add);
+            fb_message(f, c, j, vpn, add, now);
             continue;
         }
         /* The VPN and all its coalescing VPNs (the whole group). */
@@ -259,7 +281,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add)
                 continue;
             }
             for (xx = 0; xx < run; xx++) {
-                fb_message(f, c, j, first + (u64)k * e->g + xx, add);
+                fb_message(f, c, j, first + (u64)k * e->g + xx, add, now);
             }
         }
     }
@@ -328,8 +350,8 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
     return false;
 }
 
-void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
-               void *priv, struct fb_result *res)
+void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
+               fb_tlb_read_fn read, void *priv, struct fb_result *res)
 {
     u64 reads, t = 0;
     u32 i, j;
@@ -338,6 +360,7 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
     if (!f->cfg.sharing) {
         return;
     }
+    fb_deliver(f, now);
     f->stats.lookups++;
     if (fb_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads)) {
         f->stats.local_hits++;

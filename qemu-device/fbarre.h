@@ -21,6 +21,7 @@
 #define FB_FP_MASK          0x1ff   /* 9-bit fingerprints, 0 = empty */
 #define FB_MAX_KICKS        128     /* cuckoo relocations before giving up */
 #define FB_PEC_CYCLES       1       /* a chiplet's PFN calculation */
+#define FB_MSG_RING         65536   /* filter updates on the mesh at once */
 
 /* A cuckoo filter with deletion (a multiset of fingerprints). */
 struct fb_filter {
@@ -31,6 +32,13 @@ struct fb_chiplet {
     /* filter[self] is the LCF; filter[j] is RCF_j. */
     struct fb_filter filter[MCMGPU_MAX_CHIPLETS];
     struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
+};
+
+/* A filter-update message on its way (1-bit op, sender, VPN). */
+struct fb_msg {
+    u64 vpn;
+    u64 arrive;             /* cycle it reaches chiplet to */
+    u8 from, to, add;
 };
 
 struct fb_config {
@@ -51,7 +59,7 @@ struct fb_stats {
     u64 lcf_hits;               /* LCF said yes (local or at a peer) */
     u64 lcf_true_positives;     /* ... and the TLB held the VPN */
     u64 filter_messages;
-    u64 filter_messages_dropped;
+    u64 filter_messages_dropped;    /* lost, or no room on the mesh */
     u64 filter_overflows;       /* a fingerprint found no room */
     u64 tlb_reads;              /* L2 TLB reads for a sibling */
 };
@@ -62,6 +70,8 @@ struct fb_state {
     __u64 base[MCMGPU_MAX_CHIPLETS];    /* global PFN map */
     u64 rng;
     struct fb_chiplet chip[MCMGPU_MAX_CHIPLETS];
+    struct fb_msg msg[FB_MSG_RING];     /* in flight, in arrival order */
+    u32 msg_head, msg_count;
     struct fb_stats stats;
 };
 
@@ -78,23 +88,32 @@ struct fb_result {
 /* -EINVAL for rows not 256/512/1024, run outside 1..4 or drop > 10^6. */
 int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
             u64 frames);
-/* Shootdown (§VI): every filter and every chiplet's PEC buffer empty. */
+/*
+ * Shootdown (§VI): every filter and every chiplet's PEC buffer empty, and
+ * the updates still on the mesh dropped (they describe dropped entries).
+ */
 void fb_reset(struct fb_state *f);
 /*
  * An ATS response's PEC entry joins chiplet c's buffer; false (and
  * ignored) if it names a chiplet twice or one the device lacks.
  */
 bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e);
-/* Chiplet c's L2 TLB gained (add) or lost vpn, whose PTE is pte. */
-void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add);
 /*
- * The lookup flow of Fig 11 for vpn, missed in chiplet c's L2 TLB: local
+ * Chiplet c's L2 TLB gained (add) or lost vpn, whose PTE is pte, at cycle
+ * now: its LCF changes at once, the peers' RCFs when the messages arrive
+ * (the mesh's latency later). now never goes back between calls.
+ */
+void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
+                   u64 now);
+/*
+ * The lookup flow of Fig 11 at cycle now for vpn, missed in chiplet c's
+ * L2 TLB (updates that arrived by now are in the filters): local
  * coalescing, then the first peer (from c + 1 on) whose RCF hits. On a
  * miss, latency is when the ATS request can leave (after any failed
  * attempt). Every answer is verified against the TLB entry it came from.
  */
-void fb_lookup(struct fb_state *f, u32 c, u64 vpn, fb_tlb_read_fn read,
-               void *priv, struct fb_result *res);
+void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
+               fb_tlb_read_fn read, void *priv, struct fb_result *res);
 
 /* The filter itself, for the tests and the benchmark. */
 void fb_filter_clear(struct fb_filter *fl);

@@ -94,8 +94,9 @@ static u64 grouped_pte(u64 pfn, u32 bitmap, u32 pos)
 
 /*
  * GPU0 and GPU1 share the group {0xA1, 0xA2} (g = 1, local frame 0x33).
- * 0-2: 0xA1's ATS response reaches GPU0: LCF0 gains 0xA1, and GPU1's RCF0
- * gains 0xA1 and 0xA2 (two messages). 3: GPU1 misses 0xA2, RCF0 hits.
+ * 0-2: 0xA1's ATS response reaches GPU0 at cycle 100: LCF0 gains 0xA1,
+ * and two messages give GPU1's RCF0 0xA1 and 0xA2 32 cycles later (a miss
+ * before then goes to the IOMMU). 3: GPU1 misses 0xA2, RCF0 hits.
  * 4-7: GPU0 computes 0xA2's coalescing VPNs, its LCF hits 0xA1, it reads
  * that entry and computes 0xA2's PFN. 8: GPU1 has it, 75 cycles later.
  */
@@ -117,14 +118,19 @@ TEST(fig12_remote_hit_walkthrough)
 	t.vpn[0][0] = 0xA1;
 	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
 	t.n[0] = 1;
-	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], true);
+	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], true, 100);
 	EXPECT_EQ(2, f.stats.filter_messages);
 	EXPECT_TRUE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
 	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA2));
+	fb_lookup(&f, 1, 0xA2, 131, tiny_read, &t, &res);
+	EXPECT_FALSE(res.hit);
+	EXPECT_EQ(0, res.latency);
+	EXPECT_EQ(0, f.stats.remote_requests);
+	EXPECT_FALSE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+
+	fb_lookup(&f, 1, 0xA2, 132, tiny_read, &t, &res);
 	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA1));
 	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
-
-	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
 	EXPECT_EQ(1, MCMGPU_PTE_COAL_POS(res.pte));
@@ -139,7 +145,7 @@ TEST(fig12_remote_hit_walkthrough)
 	EXPECT_EQ(1, f.stats.lcf_true_positives);
 
 	/* GPU0 itself misses 0xA2: local coalescing, one TLB read, no traffic. */
-	fb_lookup(&f, 0, 0xA2, tiny_read, &t, &res);
+	fb_lookup(&f, 0, 0xA2, 200, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
 	EXPECT_EQ(MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES, res.latency);
@@ -147,7 +153,7 @@ TEST(fig12_remote_hit_walkthrough)
 
 	/* The entry is gone but the filters still say yes: verified, refused. */
 	t.n[0] = 0;
-	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
+	fb_lookup(&f, 1, 0xA2, 300, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
 	EXPECT_EQ(1, f.stats.remote_false_positives);
 	EXPECT_EQ(2 * MCMGPU_FBARRE_LINK_CYCLES + MCMGPU_BARRE_L2_CYCLES,
@@ -155,13 +161,14 @@ TEST(fig12_remote_hit_walkthrough)
 	/* An entry whose fields say "not grouped" is no source either. */
 	t.pte[0][0] = grouped_pte(0x33, 0x1, 0);
 	t.n[0] = 1;
-	fb_lookup(&f, 1, 0xA2, tiny_read, &t, &res);
+	fb_lookup(&f, 1, 0xA2, 301, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
 
 	/* Evicting 0xA1 deletes it from LCF0 and both VPNs from RCF0. */
 	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
-	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], false);
+	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], false, 400);
 	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
+	fb_lookup(&f, 1, 0xA7, 432, tiny_read, &t, &res);
 	EXPECT_FALSE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
 	EXPECT_EQ(4, f.stats.filter_messages);
 
@@ -200,17 +207,17 @@ TEST(local_coalescing_in_an_expanded_group)
 	t.vpn[0][0] = 0x105;
 	t.pte[0][0] = pte;
 	t.n[0] = 1;
-	fb_tlb_update(&f, 0, 0x105, pte, true);
+	fb_tlb_update(&f, 0, 0x105, pte, true, 0);
 	/* 3 peers x 8 VPNs of the group. */
 	EXPECT_EQ(24, f.stats.filter_messages);
-	fb_lookup(&f, 0, 0x10C, tiny_read, &t, &res);
+	fb_lookup(&f, 0, 0x10C, 1, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(3 * frames + 0x200, MCMGPU_PTE_PFN(res.pte));
 	EXPECT_EQ(0, MCMGPU_PTE_COAL_INTRA(res.pte));
 	EXPECT_EQ(3, MCMGPU_PTE_COAL_POS(res.pte));
-	fb_lookup(&f, 0, 0x10E, tiny_read, &t, &res);
+	fb_lookup(&f, 0, 0x10E, 2, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
-	fb_lookup(&f, 0, 0x100, tiny_read, &t, &res);
+	fb_lookup(&f, 0, 0x100, 3, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(0x200, MCMGPU_PTE_PFN(res.pte));
 }
@@ -240,9 +247,11 @@ TEST(shootdown_empties_filters_and_pec_buffers)
 	for (c = 0; c < 4; c++) {
 		ASSERT_TRUE(fb_pec_add(&d.fb, c, &e));
 		fb_tlb_update(&d.fb, c, 0x100 + 8 * c,
-			      grouped_pte(c * 0x1000 + 7, 0xf, c), true);
+			      grouped_pte(c * 0x1000 + 7, 0xf, c), true, 0);
 	}
+	fb_tlb_update(&d.fb, 0, 0x1f0, grouped_pte(7, 0, 0), true, 100);
 	EXPECT_TRUE(fb_filter_has(&d.fb.chip[1].filter[0], 512, 0x108));
+	EXPECT_LT(0, d.fb.msg_count);	/* the last updates are on the way */
 	bd_shootdown(&d);
 	for (c = 0; c < 4; c++) {
 		for (j = 0; j < 4; j++)
@@ -252,6 +261,7 @@ TEST(shootdown_empties_filters_and_pec_buffers)
 		for (j = 0; j < MCMGPU_BARRE_PEC_ENTRIES; j++)
 			ASSERT_FALSE(d.fb.chip[c].pec[j].valid);
 	}
+	EXPECT_EQ(0, d.fb.msg_count);
 }
 
 /* ---- Randomized replays ----------------------------------------------- */
