@@ -66,6 +66,31 @@ void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
     }
 }
 
+static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip);
+
+/*
+ * Answers computed in the package before a shootdown may be stale: their
+ * misses ask the IOMMU instead, now.
+ */
+static void bd_refetch_in_package(struct bd_device *d)
+{
+    struct bd_mshr *m;
+    u32 i = 0, c;
+
+    while (i < d->nreplies) {
+        if (!d->replies[i].in_package) {
+            i++;
+            continue;
+        }
+        m = bd_find_tag(d, d->replies[i].tag, &c);
+        if (m) {
+            m->deferred = 1;
+            m->issue = d->now;
+        }
+        d->replies[i] = d->replies[--d->nreplies];
+    }
+}
+
 void bd_shootdown(struct bd_device *d)
 {
     u32 c, i;
@@ -80,6 +105,7 @@ void bd_shootdown(struct bd_device *d)
     }
     if (d->fb.cfg.sharing) {
         fb_reset(&d->fb);
+        bd_refetch_in_package(d);
     }
     d->stats.shootdowns++;
 }
@@ -224,6 +250,7 @@ static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
     r.pfn = MCMGPU_PTE_PFN(res.pte);
     r.writable = !!(res.pte & MCMGPU_PTE_WRITE);
     r.coal = res.pte & MCMGPU_PTE_COAL_MASK;
+    r.pec = res.pec;
     r.arrive = m->issue + res.latency;
     d->replies[d->nreplies++] = r;
     return true;

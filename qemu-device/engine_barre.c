@@ -122,11 +122,11 @@ static uint32_t barre_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
     g_autofree struct mcmgpu_barre_access *in = NULL;
     uint64_t n = args[1], i, keep;
 
-    if (flags & MCMGPU_BARRE_LOAD_FIRST) {
-        barre_phase_free(bc);
-    }
     if (bc->running) {
         return MCMGPU_CMPL_BAD_ARG;     /* a phase is still running */
+    }
+    if (flags & MCMGPU_BARRE_LOAD_FIRST) {
+        barre_phase_free(bc);
     }
     if (!n || n > MCMGPU_BARRE_LOAD_MAX || bc->nacc + n > UINT32_MAX) {
         return MCMGPU_CMPL_BAD_LENGTH;
@@ -330,11 +330,18 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                 "ATS: disabled in the device's ATS capability");
         st = MCMGPU_CMPL_ATS_DISABLED;
     } else if (flags & MCMGPU_BARRE_RUN_START) {
-        if (!bc->m || bc->running || !bc->nacc) {
+        if (!bc->m || bc->running || !bc->nacc ||
+            !bd_done(&bc->m->dev) || bc->m->outstanding) {
+            /*
+             * A phase ended early leaves translations in flight that
+             * point into its accesses: only a reset clears them.
+             */
             pstrcpy(res->error.what, sizeof(res->error.what),
                     !bc->m ? "flags: no reset yet" :
                     bc->running ? "flags: a phase is running" :
-                    "flags: no accesses loaded");
+                    !bc->nacc ? "flags: no accesses loaded" :
+                    "flags: the last phase ended with translations in "
+                    "flight; reset first");
             st = MCMGPU_CMPL_NO_TRACE;
         } else if (args[2]) {
             pstrcpy(res->error.what, sizeof(res->error.what),

@@ -15,7 +15,9 @@
  *   calculation one cycle, a peer message the mesh's 32 cycles each way.
  *   The peer's TLB is read as it is when the miss is handled.
  * - A translation made in the package fills the TLB with its coalescing
- *   info and sends filter updates like any other fill.
+ *   info, brings the answerer's PEC entry for the object along (so the
+ *   requester can coalesce locally later) and sends filter updates like
+ *   any other fill.
  * - Filter updates: one message per VPN per peer (1-bit op, 3-bit sender,
  *   40-bit VPN), applied when it arrives (32 cycles later) unless lost,
  *   or unless the mesh already carries FB_MSG_RING of them (best effort).
@@ -295,7 +297,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
  */
 static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
                         fb_tlb_read_fn read, void *priv, u64 *pte,
-                        u64 *reads)
+                        u64 *reads, struct mcmgpu_pec_entry *pec)
 {
     const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
     const struct fb_filter *lcf = &f->chip[c].filter[c];
@@ -304,6 +306,9 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
     u32 k, span = f->cfg.run - 1;
 
     *reads = 0;
+    if (e) {
+        *pec = *e;
+    }
     f->stats.filter_probes += exact;
     if (exact && fb_filter_has(lcf, f->cfg.rows, vpn)) {
         f->stats.lcf_hits++;
@@ -362,7 +367,8 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
     }
     fb_deliver(f, now);
     f->stats.lookups++;
-    if (fb_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads)) {
+    if (fb_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads,
+                    &res->pec)) {
         f->stats.local_hits++;
         f->stats.tlb_reads += reads;
         res->latency = reads * MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES;
@@ -378,7 +384,8 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
             continue;
         }
         f->stats.remote_requests++;
-        res->hit = fb_from_tlb(f, j, vpn, true, read, priv, &res->pte, &reads);
+        res->hit = fb_from_tlb(f, j, vpn, true, read, priv, &res->pte, &reads,
+                               &res->pec);
         f->stats.tlb_reads += reads;
         t += 2 * MCMGPU_FBARRE_LINK_CYCLES + reads * MCMGPU_BARRE_L2_CYCLES;
         if (res->hit) {

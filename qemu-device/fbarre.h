@@ -81,6 +81,7 @@ typedef u64 (*fb_tlb_read_fn)(void *priv, u32 chiplet, u64 vpn);
 /* An in-package answer. */
 struct fb_result {
     u64 pte;                    /* the missed VPN's leaf PTE */
+    struct mcmgpu_pec_entry pec;    /* its object's, if the answerer had it */
     u64 latency;                /* cycles after the L2 lookup */
     bool hit;
 };

@@ -24,6 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
+#include "mcmgpu_barre.h"
 
 #define TIMEOUT_PARAM	"/sys/module/mcmgpu/parameters/cmd_timeout_ms"
 
@@ -379,6 +380,149 @@ TEST(raw_device_rejects_bad_rings_and_commands)
 	fd = mt_open_dev();
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, mt_roundtrip(fd, vram + 4095, 8191));
+	close(fd);
+}
+
+/* A locked page of this process and its physical address. */
+static uint8_t *locked_page(uint64_t *phys)
+{
+	uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0, 4096);
+	*phys = virt_to_phys(p);
+	return p;
+}
+
+/* Runs ring entry i (the next one) and returns its completion status. */
+static uint32_t raw_cmd(volatile uint8_t *regs, struct mcmgpu_hw_cmd *ring,
+			struct mcmgpu_hw_cmpl *cmpl, int i, uint16_t op,
+			uint16_t flags, const uint64_t *args)
+{
+	memset(&ring[i], 0, sizeof(ring[i]));
+	ring[i].opcode = op;
+	ring[i].flags = flags;
+	ring[i].ctx = 1;
+	ring[i].seq = 500 + i;
+	memcpy(ring[i].args, args, 6 * sizeof(uint64_t));
+	__sync_synchronize();
+	mt_wr(regs, MCMGPU_REG_RING_TAIL, i + 1);
+	wait_head(regs, i + 1);
+	return cmpl[i].seq == 500 + (uint64_t)i ? cmpl[i].status : ~0U;
+}
+
+/*
+ * Barre's device side programmed directly: a phase that a bad ATS answer
+ * ended leaves translations in flight that point into its accesses, so a
+ * new phase may not start on them before a reset (a guest that answered
+ * the old tags would make QEMU read past the new accesses); and a load
+ * may not replace the accesses of a running phase.
+ */
+TEST(raw_barre_phase_ended_early_needs_a_reset)
+{
+	char slot[NAME_MAX + 1], cmd[PATH_MAX];
+	uint64_t ph_ring, ph_req, ph_resp, ph_res, ph_acc;
+	uint8_t *pg_ring, *pg_req, *pg_resp, *pg_res, *pg_acc;
+	struct mcmgpu_barre_access *acc;
+	struct mcmgpu_barre_run_result *res;
+	struct mcmgpu_ats_response *rsp;
+	struct mcmgpu_hw_cmd *ring;
+	struct mcmgpu_hw_cmpl *cmpl;
+	volatile uint8_t *regs;
+	int fd, i, n = 0;
+
+	ASSERT_EQ(0, mt_find_slot(slot, sizeof(slot)));
+	ASSERT_EQ(0, mt_unload_modules());
+	regs = mt_map_regs(slot, sizeof(slot), &fd);
+	ASSERT_NE(NULL, regs);
+	/* Bus mastering (COMMAND = 6) and ATS enable (0x106 bit 15). */
+	snprintf(cmd, sizeof(cmd), "printf '\\006' | dd of=/sys/bus/pci/devices/%s/"
+		 "config bs=1 seek=4 conv=notrunc 2>/dev/null && printf "
+		 "'\\000\\200' | dd of=/sys/bus/pci/devices/%s/config bs=1 "
+		 "seek=262 conv=notrunc 2>/dev/null", slot, slot);
+	ASSERT_EQ(0, mt_system(cmd));
+	pg_ring = locked_page(&ph_ring);
+	pg_req = locked_page(&ph_req);
+	pg_resp = locked_page(&ph_resp);
+	pg_res = locked_page(&ph_res);
+	pg_acc = locked_page(&ph_acc);
+	ASSERT_TRUE(pg_ring && pg_req && pg_resp && pg_res && pg_acc);
+	ASSERT_TRUE(ph_ring && ph_req && ph_resp && ph_res && ph_acc);
+	ring = (struct mcmgpu_hw_cmd *)pg_ring;
+	cmpl = (struct mcmgpu_hw_cmpl *)(pg_ring + 2048);
+	res = (struct mcmgpu_barre_run_result *)pg_res;
+	rsp = (struct mcmgpu_ats_response *)pg_resp;
+	acc = (struct mcmgpu_barre_access *)pg_acc;
+	for (i = 0; i < 64; i++)
+		acc[i] = (struct mcmgpu_barre_access){
+			.va = (0x100000ULL + 8 * i) << 12, .chiplet = i % 2,
+		};
+
+	mt_wr(regs, MCMGPU_REG_RESET, 1);
+	mt_wr(regs, MCMGPU_REG_RING_BASE_LO, (uint32_t)ph_ring);
+	mt_wr(regs, MCMGPU_REG_RING_BASE_HI, ph_ring >> 32);
+	mt_wr(regs, MCMGPU_REG_CMPL_BASE_LO, (uint32_t)(ph_ring + 2048));
+	mt_wr(regs, MCMGPU_REG_CMPL_BASE_HI, (ph_ring + 2048) >> 32);
+	mt_wr(regs, MCMGPU_REG_RING_SIZE, 16);
+	mt_wr(regs, MCMGPU_REG_RING_CTRL, MCMGPU_RING_CTRL_ENABLE);
+	{
+		const uint64_t none[6] = { 0 };
+		const uint64_t run[6] = { ph_req, ph_resp, 0, ph_res };
+		const uint64_t bad[6] = { ph_req, ph_resp, 1, ph_res };
+		const uint64_t load64[6] = { ph_acc, 64 };
+		const uint64_t load1[6] = { ph_acc, 1 };
+
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_CTX_CREATE, 0, none));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_RUN,
+						  MCMGPU_BARRE_RUN_RESET, run));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_LOAD,
+						  MCMGPU_BARRE_LOAD_FIRST, load64));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_RUN,
+						  MCMGPU_BARRE_RUN_START, run));
+		EXPECT_LT(0, res->requests);
+		/* Running: a new load may not replace its accesses. */
+		EXPECT_EQ(MCMGPU_CMPL_BAD_ARG,
+			  raw_cmd(regs, ring, cmpl, n++, MCMGPU_OP_BARRE_LOAD,
+				  MCMGPU_BARRE_LOAD_FIRST, load1));
+		/* An answer to no request ends the phase. */
+		rsp[0].tag = 0xdeadbeef;
+		EXPECT_EQ(MCMGPU_CMPL_BAD_ATS_RESPONSE,
+			  raw_cmd(regs, ring, cmpl, n++, MCMGPU_OP_BARRE_RUN, 0, bad));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_LOAD,
+						  MCMGPU_BARRE_LOAD_FIRST, load1));
+		EXPECT_EQ(MCMGPU_CMPL_NO_TRACE,
+			  raw_cmd(regs, ring, cmpl, n++, MCMGPU_OP_BARRE_RUN,
+				  MCMGPU_BARRE_RUN_START, run));
+		/* After a reset the device runs a new phase. */
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_RUN,
+						  MCMGPU_BARRE_RUN_RESET, run));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_LOAD,
+						  MCMGPU_BARRE_LOAD_FIRST, load1));
+		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+						  MCMGPU_OP_BARRE_RUN,
+						  MCMGPU_BARRE_RUN_START, run));
+		EXPECT_EQ(1, res->requests);
+	}
+	mt_wr(regs, MCMGPU_REG_RESET, 1);
+	mt_unmap_regs(regs, fd);
+	munmap(pg_ring, 4096);
+	munmap(pg_req, 4096);
+	munmap(pg_resp, 4096);
+	munmap(pg_res, 4096);
+	munmap(pg_acc, 4096);
+	ASSERT_EQ(0, mt_load_modules());
+	fd = mt_open_dev();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, mt_roundtrip(fd, 4095, 8191));
 	close(fd);
 }
 

@@ -45,6 +45,7 @@ int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
 	if (!cfg->walkers || cfg->walkers > MCMGPU_BARRE_MAX_WALKERS ||
 	    !cfg->pwq_entries || cfg->pwq_entries > MCMGPU_BARRE_PWQ_ENTRIES ||
 	    !cfg->walk_cycles || cfg->pec_entries > BW_MAX_PEC ||
+	    cfg->sched_moves > BW_MAX_SCHED_MOVES ||
 	    cfg->chiplets < MCMGPU_MIN_CHIPLETS ||
 	    cfg->chiplets > MCMGPU_MAX_CHIPLETS)
 		return -EINVAL;

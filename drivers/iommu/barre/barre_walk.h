@@ -21,6 +21,7 @@
 /* Requests in flight at once: every chiplet's MSHRs. */
 #define BW_MAX_INFLIGHT		(MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 #define BW_MAX_PEC		8
+#define BW_MAX_SCHED_MOVES	255	/* a request's count is a u8 */
 
 #define BW_STATUS_OK		0
 #define BW_STATUS_FAULT		1	/* no valid PTE, or not writable */
