@@ -87,6 +87,12 @@ static void bd_refetch_in_package(struct bd_device *d)
             m->deferred = 1;
             m->issue = d->now;
         }
+        /* Not answered in the package after all. */
+        if (d->replies[i].in_package == BD_REMOTE) {
+            d->fb.stats.remote_hits--;
+        } else {
+            d->fb.stats.local_hits--;
+        }
         d->replies[i] = d->replies[--d->nreplies];
     }
 }
@@ -230,7 +236,7 @@ static void bd_send(struct bd_device *d, u32 c, struct bd_mshr *m)
 static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
 {
     struct fb_result res;
-    struct bd_reply r = { .tag = m->tag, .in_package = 1 };
+    struct bd_reply r = { .tag = m->tag };
 
     fb_lookup(&d->fb, c, m->vpn, d->now, bd_tlb_read, d, &res);
     if (!res.hit) {
@@ -247,6 +253,7 @@ static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
             d->stats.inpackage_mismatches++;
         }
     }
+    r.in_package = res.remote ? BD_REMOTE : BD_LOCAL;
     r.pfn = MCMGPU_PTE_PFN(res.pte);
     r.writable = !!(res.pte & MCMGPU_PTE_WRITE);
     r.coal = res.pte & MCMGPU_PTE_COAL_MASK;

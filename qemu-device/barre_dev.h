@@ -27,6 +27,8 @@
 
 #define BD_L2_SETS          (MCMGPU_BARRE_L2_ENTRIES / MCMGPU_BARRE_L2_WAYS)
 #define BD_MSHR_WAITERS     8       /* accesses one MSHR holds; more stall */
+#define BD_LOCAL            1       /* an answer from the chiplet's own TLB */
+#define BD_REMOTE           2       /* ... from a peer's */
 
 struct bd_access {
     u64 vpn;
@@ -51,7 +53,7 @@ struct bd_reply {
     struct mcmgpu_pec_entry pec;    /* F-Barre: the object's, if valid */
     u8 fault;
     u8 writable;
-    u8 in_package;                  /* made by F-Barre, not the IOMMU */
+    u8 in_package;                  /* F-Barre's: BD_LOCAL or BD_REMOTE */
 };
 
 struct bd_stats {

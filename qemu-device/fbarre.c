@@ -389,6 +389,7 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
         f->stats.tlb_reads += reads;
         t += 2 * MCMGPU_FBARRE_LINK_CYCLES + reads * MCMGPU_BARRE_L2_CYCLES;
         if (res->hit) {
+            res->remote = true;
             f->stats.remote_hits++;
             t += FB_PEC_CYCLES;
         } else {

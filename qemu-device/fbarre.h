@@ -84,6 +84,7 @@ struct fb_result {
     struct mcmgpu_pec_entry pec;    /* its object's, if the answerer had it */
     u64 latency;                /* cycles after the L2 lookup */
     bool hit;
+    bool remote;                /* a peer answered */
 };
 
 /* -EINVAL for rows not 256/512/1024, run outside 1..4 or drop > 10^6. */

@@ -264,6 +264,73 @@ TEST(shootdown_empties_filters_and_pec_buffers)
 	EXPECT_EQ(0, d.fb.msg_count);
 }
 
+static u32 sent_n;
+static u64 sent_tag[8];
+
+static void record_request(void *priv, const struct bd_request *r)
+{
+	(void)priv;
+	if (sent_n < 8)
+		sent_tag[sent_n] = r->tag;
+	sent_n++;
+}
+
+/*
+ * A translation computed in the package but not yet arrived when a
+ * shootdown comes is stale: the miss asks the IOMMU instead, and counts
+ * as an ATS request, not as a local hit.
+ */
+TEST(shootdown_sends_pending_in_package_answers_to_the_iommu)
+{
+	static struct bd_device d;
+	static struct bd_reply replies[2 * MCMGPU_BARRE_MSHRS];
+	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
+	struct bd_access acc[2] = {
+		{ .vpn = 0x100, .chiplet = 0 }, { .vpn = 0x101, .chiplet = 0 },
+	};
+	struct bd_reply r = {
+		.pfn = 0x33, .coal = grouped_pte(0, 0x3, 0) & MCMGPU_PTE_COAL_MASK,
+		.pec = { .start_vpn = 0x100, .end_vpn = 0x101, .g = 1, .nmap = 2,
+			 .map = { 0, 1 }, .valid = 1 },
+		.writable = 1,
+	};
+	struct mcmgpu_barre_stats st = { 0 };
+	u32 order[2];
+
+	sent_n = 0;
+	bd_init(&d, 2, replies, record_request, NULL, NULL);
+	ASSERT_EQ(0, bd_fbarre(&d, &cfg, 0x1000, NULL));
+	/* 0x100 through the IOMMU: its group and object come with it. */
+	bd_phase(&d, &acc[0], 1, order);
+	bd_run(&d, 100);
+	ASSERT_EQ(1, sent_n);
+	r.tag = sent_tag[0];
+	r.arrive = 500;
+	ASSERT_EQ(0, bd_deliver(&d, &r));
+	bd_run(&d, 1000);
+	ASSERT_TRUE(bd_done(&d));
+	/* 0x101 computed from 0x100's entry, then a shootdown before it lands. */
+	bd_phase(&d, &acc[1], 1, order);
+	bd_run(&d, d.now + 1);
+	EXPECT_EQ(1, d.fb.stats.local_hits);
+	EXPECT_EQ(1, sent_n);
+	bd_shootdown(&d);
+	bd_run(&d, d.now + 1000);
+	ASSERT_EQ(2, sent_n);
+	EXPECT_FALSE(bd_done(&d));
+	bd_export_stats(&d, &st);
+	EXPECT_EQ(0, st.local_hits);
+	EXPECT_EQ(2, st.ats_requests_sent);
+	EXPECT_EQ(st.l2_misses, st.local_hits + st.remote_hits +
+				st.ats_requests_sent);
+	r.tag = sent_tag[1];
+	r.arrive = d.now + 10;
+	r.pfn = 0x1033;
+	ASSERT_EQ(0, bd_deliver(&d, &r));
+	bd_run(&d, d.now + 1000);
+	EXPECT_TRUE(bd_done(&d));
+}
+
 /* ---- Randomized replays ----------------------------------------------- */
 
 /*
