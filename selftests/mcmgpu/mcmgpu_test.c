@@ -396,7 +396,12 @@ static uint8_t *locked_page(uint64_t *phys)
 	return p;
 }
 
-/* Runs ring entry i (the next one) and returns its completion status. */
+/*
+ * Runs ring entry i (the next one) for the context raw_ctx (0 for
+ * CTX_CREATE, which makes it) and returns its completion status.
+ */
+static uint32_t raw_ctx;
+
 static uint32_t raw_cmd(volatile uint8_t *regs, struct mcmgpu_hw_cmd *ring,
 			struct mcmgpu_hw_cmpl *cmpl, int i, uint16_t op,
 			uint16_t flags, const uint64_t *args)
@@ -404,7 +409,7 @@ static uint32_t raw_cmd(volatile uint8_t *regs, struct mcmgpu_hw_cmd *ring,
 	memset(&ring[i], 0, sizeof(ring[i]));
 	ring[i].opcode = op;
 	ring[i].flags = flags;
-	ring[i].ctx = 1;
+	ring[i].ctx = op == MCMGPU_OP_CTX_CREATE ? 0 : raw_ctx;
 	ring[i].seq = 500 + i;
 	memcpy(ring[i].args, args, 6 * sizeof(uint64_t));
 	__sync_synchronize();
@@ -474,8 +479,9 @@ TEST(raw_barre_phase_ended_early_needs_a_reset)
 		const uint64_t load64[6] = { ph_acc, 64 };
 		const uint64_t load1[6] = { ph_acc, 1 };
 
-		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
+		ASSERT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n,
 						  MCMGPU_OP_CTX_CREATE, 0, none));
+		raw_ctx = cmpl[n++].result;
 		EXPECT_EQ(MCMGPU_CMPL_OK, raw_cmd(regs, ring, cmpl, n++,
 						  MCMGPU_OP_BARRE_RUN,
 						  MCMGPU_BARRE_RUN_RESET, run));
