@@ -28,10 +28,6 @@ static unsigned int cmd_timeout_ms = 10000;
 module_param(cmd_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cmd_timeout_ms, "Command completion timeout in ms (default 10000)");
 
-static unsigned int cmd_poll_us = 50;
-module_param(cmd_poll_us, uint, 0644);
-MODULE_PARM_DESC(cmd_poll_us, "Spin this long for a completion before sleeping (default 50, 0 = never)");
-
 /*
  * (Re)start the ring. @how: MCMGPU_RESET_DEVICE at probe, MCMGPU_RESET_RING
  * when recovering from a timeout or a ring error (the files' contexts stay).
@@ -129,16 +125,8 @@ static int mcmgpu_wait_slot(struct mcmgpu_device *mdev, u32 slot, u64 seq,
 			    enum mcmgpu_wait wait)
 {
 	unsigned long timeout = msecs_to_jiffies(cmd_timeout_ms);
-	ktime_t spin_end = ktime_add_us(ktime_get(), READ_ONCE(cmd_poll_us));
 	long left;
 
-	/*
-	 * A short command (one Barre epoch) completes within microseconds;
-	 * sleeping and being woken by its interrupt costs more than that.
-	 */
-	while (!mcmgpu_slot_done(mdev, slot, seq) &&
-	       ktime_before(ktime_get(), spin_end))
-		cpu_relax();
 	if (wait == MCMGPU_WAIT_UNINTERRUPTIBLE)
 		left = wait_event_timeout(mdev->cmpl_wait,
 					  mcmgpu_slot_done(mdev, slot, seq),
