@@ -28,8 +28,7 @@ typedef struct AdsmWalk {
 /* The leaf PTE of va's page, 0 when none (or a table is not readable). */
 static uint64_t adsm_walk(AdsmWalk *w, uint64_t va)
 {
-    uint64_t vpn = va >> MCMGPU_PAGE_SHIFT, table = w->root, e = 0;
-    int level;
+    uint64_t vpn = va >> MCMGPU_PAGE_SHIFT, e;
 
     if (vpn == w->vpn) {
         return w->pte;
@@ -37,18 +36,9 @@ static uint64_t adsm_walk(AdsmWalk *w, uint64_t va)
     if (va >> MCMGPU_VA_BITS) {
         return 0;
     }
-    for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
-        unsigned shift = 9 * (MCMGPU_PT_LEVELS - 1 - level);
-        uint64_t idx = (vpn >> shift) & (MCMGPU_PT_ENTRIES - 1);
-
-        if (mcmgpu_host_read(w->s, table + idx * 8, &e, 8) != MEMTX_OK) {
-            return 0;
-        }
-        e = le64_to_cpu(e);
-        if (!(e & MCMGPU_PTE_VALID)) {
-            return 0;
-        }
-        table = e & MCMGPU_PTE_TABLE_MASK;
+    e = mcmgpu_pt_walk(w->s, w->root, vpn);
+    if (!e) {
+        return 0;
     }
     w->vpn = vpn;
     w->pte = e;

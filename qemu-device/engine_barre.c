@@ -39,6 +39,7 @@ typedef struct BarreModel {
 typedef struct BarreContext {
     MCMGPUState *s;
     uint32_t pasid;
+    uint64_t root;          /* the context's page table, to check F-Barre */
     BarreModel *m;          /* from the first reset on */
     struct bd_access *acc;  /* the loaded phase */
     uint32_t *order;
@@ -90,6 +91,14 @@ static void barre_mem(void *priv, const struct bd_access *a, u64 pfn)
     } else {
         mcmgpu_gpu_read(bc->s, gpa, &byte, 1);
     }
+}
+
+/* F-Barre's check: an in-package answer against the guest's page table. */
+static u64 barre_walk(void *priv, u64 vpn)
+{
+    BarreContext *bc = priv;
+
+    return mcmgpu_pt_walk(bc->s, bc->root, vpn);
 }
 
 static void barre_request(void *priv, const struct bd_request *r)
@@ -349,6 +358,8 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
             st = MCMGPU_CMPL_BAD_ATS_RESPONSE;
         } else {
             bd_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
+            bc->root = args[4];
+            bc->m->dev.walk = bc->root ? barre_walk : NULL;
             bc->running = true;
         }
     } else if (!bc->running) {

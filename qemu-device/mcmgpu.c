@@ -266,6 +266,30 @@ MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
     return mcmgpu_host_rw(s, addr, buf, len, false);
 }
 
+uint64_t mcmgpu_pt_walk(MCMGPUState *s, uint64_t root, uint64_t vpn)
+{
+    uint64_t table = root, e = 0;
+    int level;
+
+    if (vpn >> (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT)) {
+        return 0;
+    }
+    for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
+        unsigned shift = 9 * (MCMGPU_PT_LEVELS - 1 - level);
+        uint64_t idx = (vpn >> shift) & (MCMGPU_PT_ENTRIES - 1);
+
+        if (mcmgpu_host_read(s, table + idx * 8, &e, 8) != MEMTX_OK) {
+            return 0;
+        }
+        e = le64_to_cpu(e);
+        if (!(e & MCMGPU_PTE_VALID)) {
+            return 0;
+        }
+        table = e & MCMGPU_PTE_TABLE_MASK;
+    }
+    return e;
+}
+
 MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
                               const void *buf, uint64_t len)
 {

@@ -204,6 +204,9 @@ struct mcmgpu_hw_cmd {
  */
 #define MCMGPU_OP_BARRE_RUN		0x0009
 /*
+ * With START, args[4] is the context's page-table root (guest-physical;
+ * 0: none): every translation F-Barre makes in the package is checked
+ * against a walk of it (the inpackage_mismatches counter).
  * With RESET, F-Barre's chiplets (fbarre.c): args[4] bit 0 in-package
  * translation on, bits 8-15 the longest merged run looked for (1..4),
  * bits 16-31 the filters' rows (256, 512, 1024); args[5] the filter

@@ -48,6 +48,9 @@ static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 	};
 	int ret;
 
+	/* START: the page table, for the device's check of F-Barre. */
+	if (flags & MCMGPU_BARRE_RUN_START && mf->as)
+		c.args[4] = mf->as->root;
 	if (reset && reset->fbarre_flags & MCMGPU_BARRE_FBARRE_F_SHARING) {
 		c.args[4] = MCMGPU_FBARRE_ARG_SHARING |
 			    MCMGPU_FBARRE_ARG(reset->merge ? reset->merge : 1,
