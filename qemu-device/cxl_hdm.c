@@ -164,3 +164,150 @@ bool cxl_hdm_ep_translate(const struct cxl_hdm *ep, uint64_t hpa,
            ((off >> (shift + iw)) << shift);
     return true;
 }
+
+bool cxl_hdm_tree_route(const struct cxl_hdm_tree *t, uint64_t hpa,
+                        unsigned len, unsigned *port, uint64_t *dpa)
+{
+    uint8_t id;
+    unsigned p;
+
+    if (!cxl_hdm_hb_route(&t->hb, hpa, &id)) {
+        return false;
+    }
+    for (p = 0; p < t->ports && t->port_ids[p] != id; p++) {
+        /* find the port */
+    }
+    if (p == t->ports || !cxl_hdm_ep_translate(&t->ep[p], hpa, dpa) ||
+        *dpa + len > t->capacity[p]) {
+        return false;
+    }
+    *port = p;
+    return true;
+}
+
+void cxl_hdm_tree_init(struct cxl_hdm_tree *t, unsigned ports,
+                       const uint64_t *capacity, uint64_t *window_size)
+{
+    uint64_t total = 0, w = 1;
+    unsigned p;
+
+    *t = (struct cxl_hdm_tree) {
+        .hb = { .host_bridge = true, .decoders = MCMGPU_CXL_HB_DECODERS,
+                .targets = ports },
+        .ports = ports,
+    };
+    for (p = 0; p < ports; p++) {
+        t->ep[p].decoders = MCMGPU_CXL_EP_DECODERS;
+        t->port_ids[p] = MCMGPU_CXL_PORT_ID(p);
+        t->capacity[p] = capacity[p];
+        total += capacity[p];
+    }
+    while (w < total) {
+        w <<= 1;
+    }
+    *window_size = w;
+}
+
+#define CXL_HDM_ALIGN   (256ull << 20)
+
+/* Encodings: log2 of the field's unit, or -1 when not a power of 2. */
+static int log2_exact(uint64_t v)
+{
+    int k = 0;
+
+    if (!v || (v & (v - 1))) {
+        return -1;
+    }
+    while (v >>= 1) {
+        k++;
+    }
+    return k;
+}
+
+/* Commit decoder n of h as the device would: NULL, or why not. */
+static const char *tree_commit_one(struct cxl_hdm *h, unsigned n,
+                                   const struct mcmgpu_cxl_region *r,
+                                   uint32_t ctrl, uint64_t target,
+                                   const struct cxl_hdm_limits *lim)
+{
+    const char *why;
+
+    if (n >= h->decoders) {
+        return "no free decoder left";
+    }
+    h->d[n] = (struct cxl_hdm_decoder) {
+        .base = r->base, .size = r->size, .ctrl = ctrl, .target = target,
+    };
+    why = cxl_hdm_commit_check(h, n, lim);
+    if (why) {
+        h->d[n] = (struct cxl_hdm_decoder) { 0 };
+        return why;
+    }
+    h->d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+    return NULL;
+}
+
+const char *cxl_hdm_tree_commit(struct cxl_hdm_tree *t,
+                                const struct mcmgpu_cxl_region *r,
+                                unsigned nregions, uint64_t window_size,
+                                unsigned *bad)
+{
+    struct cxl_hdm_limits lim = {
+        .port_ids = t->port_ids, .ports = t->ports,
+        .window_base = MCMGPU_CXL_WINDOW_BASE, .window_size = window_size,
+    };
+    unsigned used[MCMGPU_CXL_MAX_PORTS] = { 0 };
+    unsigned i, k, p;
+    const char *why;
+
+    *bad = 0;
+    if (nregions > t->hb.decoders) {
+        return "more regions than host bridge decoders";
+    }
+    for (p = 0; p < t->ports; p++) {
+        t->ep[p].global_ctrl = MCMGPU_HDM_GLOBAL_ENABLE;
+    }
+    for (i = 0; i < nregions; i++) {
+        int ig = log2_exact(r[i].granularity) - 8;
+        int iw = log2_exact(r[i].ways);
+        uint32_t ctrl;
+        uint64_t targets = 0;
+
+        *bad = i;
+
+        if (ig < 0 || ig > 6 || iw < 0 || iw > 3) {
+            return "ways or granularity has no encoding";
+        }
+        /* What the registers cannot hold, gpu_rc.ko refuses. */
+        if ((r[i].base | r[i].size) % CXL_HDM_ALIGN ||
+            r[i].size % (CXL_HDM_ALIGN * r[i].ways)) {
+            return "base or size not a multiple of 256 MiB (x ways)";
+        }
+        ctrl = (uint32_t)ig | (uint32_t)iw << MCMGPU_HDM_CTRL_IW_SHIFT |
+               MCMGPU_HDM_CTRL_HOSTONLY;
+        for (k = 0; k < r[i].ways; k++) {
+            unsigned j;
+
+            p = r[i].ports[k];
+            if (p >= t->ports) {
+                return "a port that does not exist";
+            }
+            for (j = 0; j < k; j++) {
+                if (r[i].ports[j] == p) {
+                    return "a port named twice in one region";
+                }
+            }
+            lim.capacity = t->capacity[p];
+            why = tree_commit_one(&t->ep[p], used[p]++, &r[i], ctrl, 0, &lim);
+            if (why) {
+                return why;
+            }
+            targets |= (uint64_t)t->port_ids[p] << (8 * k);
+        }
+        why = tree_commit_one(&t->hb, i, &r[i], ctrl, targets, &lim);
+        if (why) {
+            return why;
+        }
+    }
+    return NULL;
+}

@@ -69,4 +69,43 @@ bool cxl_hdm_hb_route(const struct cxl_hdm *hb, uint64_t hpa,
 bool cxl_hdm_ep_translate(const struct cxl_hdm *ep, uint64_t hpa,
                           uint64_t *dpa);
 
+/*
+ * The whole root complex as decode sees it: the host bridge, and each
+ * root port's ID, endpoint decoders and media capacity.
+ */
+struct cxl_hdm_tree {
+    struct cxl_hdm hb;
+    struct cxl_hdm ep[MCMGPU_CXL_MAX_PORTS];
+    uint8_t port_ids[MCMGPU_CXL_MAX_PORTS];
+    uint64_t capacity[MCMGPU_CXL_MAX_PORTS];
+    unsigned ports;
+};
+
+/*
+ * len bytes at hpa through the host bridge and then the endpoint: the
+ * port index and DPA; false when a decoder misses or the bytes pass the
+ * endpoint's capacity.
+ */
+bool cxl_hdm_tree_route(const struct cxl_hdm_tree *t, uint64_t hpa,
+                        unsigned len, unsigned *port, uint64_t *dpa);
+
+/*
+ * For a model off the device (the tool's --host replays, host tests): an
+ * empty tree of ports endpoints with these capacities, its IDs the
+ * device's, and its window (the capacities' sum rounded up to a power of
+ * 2, as the device sizes it) in *window_size.
+ */
+void cxl_hdm_tree_init(struct cxl_hdm_tree *t, unsigned ports,
+                       const uint64_t *capacity, uint64_t *window_size);
+
+/*
+ * Commit regions as gpu_rc.ko does (each region's endpoint decoders, in
+ * region order, then one host bridge decoder a region), each under the
+ * device's commit checks: NULL, or why region *bad cannot be committed.
+ */
+const char *cxl_hdm_tree_commit(struct cxl_hdm_tree *t,
+                                const struct mcmgpu_cxl_region *r,
+                                unsigned nregions, uint64_t window_size,
+                                unsigned *bad);
+
 #endif /* CXL_HDM_H */

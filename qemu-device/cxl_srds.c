@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "cxl_srds.h"
+#include "cxl_hdm.h"
 
 #define PS_PER_NS           1000ULL
 #define ISSUE_PS            1000ULL         /* the LLC issues 1 line a ns */
@@ -1122,6 +1123,19 @@ bool srds_route_default(void *priv, u64 hpa, u32 *port, u64 *dpa)
         hpa -= cfg->capacity[p];
     }
     return false;
+}
+
+bool srds_route_tree(void *priv, u64 off, u32 *port, u64 *dpa)
+{
+    unsigned p;
+
+    if (off >= MCMGPU_CXL_MAX_PORTS * MCMGPU_CXL_MAX_CAPACITY ||
+        !cxl_hdm_tree_route(priv, MCMGPU_CXL_WINDOW_BASE + off,
+                            MCMGPU_CXL_LINE, &p, dpa)) {
+        return false;
+    }
+    *port = p;
+    return true;
 }
 
 static int bad(struct mcmgpu_record_error *err, u64 index, u64 value,

@@ -98,4 +98,11 @@ void srds_run(const struct srds_config *cfg, void *mem,
 /* One layout for the host: one 1-way region per port (the paper's). */
 bool srds_route_default(void *priv, u64 hpa, u32 *port, u64 *dpa);
 
+/*
+ * Any layout: priv is a struct cxl_hdm_tree (cxl_hdm.h) with committed
+ * decoders, the trace's offsets taken from the CXL window's base. The
+ * device replays with its own decoders' copy through this function.
+ */
+bool srds_route_tree(void *priv, u64 off, u32 *port, u64 *dpa);
+
 #endif /* CXL_SRDS_H */

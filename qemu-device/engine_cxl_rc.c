@@ -64,13 +64,7 @@ typedef struct CXLBlock {
  * What the worker thread's replays decode with: a copy of the decoders,
  * published by the MMIO side (BQL) after every change.
  */
-typedef struct CXLSnapshot {
-    struct cxl_hdm hb;
-    struct cxl_hdm ep[MCMGPU_CXL_MAX_PORTS];
-    uint8_t port_ids[MCMGPU_CXL_MAX_PORTS];
-    uint64_t capacity[MCMGPU_CXL_MAX_PORTS];
-    unsigned ports;
-} CXLSnapshot;
+typedef struct cxl_hdm_tree CXLSnapshot;
 
 struct CXLRC {
     MCMGPUState *s;
@@ -163,31 +157,6 @@ static void cxl_media_free(CXLRC *rc, CXLEndpoint *ep)
 
 /* ---- Decode ------------------------------------------------------------ */
 
-/* The whole path for one HPA: its port index and DPA, or false. */
-/*
- * The whole path for len bytes at hpa under decoders sn: the port index
- * and DPA, or false.
- */
-static bool cxl_route(const CXLSnapshot *sn, uint64_t hpa, unsigned len,
-                      unsigned *port, uint64_t *dpa)
-{
-    uint8_t id;
-    unsigned p;
-
-    if (!cxl_hdm_hb_route(&sn->hb, hpa, &id)) {
-        return false;
-    }
-    for (p = 0; p < sn->ports && sn->port_ids[p] != id; p++) {
-        /* find the port */
-    }
-    if (p == sn->ports || !cxl_hdm_ep_translate(&sn->ep[p], hpa, dpa) ||
-        *dpa + len > sn->capacity[p]) {
-        return false;
-    }
-    *port = p;
-    return true;
-}
-
 /*
  * MMIO's decode, under the BQL: every writer of the snapshot holds the
  * BQL too, so it is read here without its lock.
@@ -195,7 +164,7 @@ static bool cxl_route(const CXLSnapshot *sn, uint64_t hpa, unsigned len,
 static bool cxl_decode(CXLRC *rc, uint64_t hpa, unsigned len,
                        unsigned *port, uint64_t *dpa)
 {
-    return cxl_route(&rc->snap, hpa, len, port, dpa);
+    return cxl_hdm_tree_route(&rc->snap, hpa, len, port, dpa);
 }
 
 static uint64_t cxl_window_read(void *opaque, hwaddr off, unsigned size)
@@ -677,21 +646,6 @@ static void cxl_rc_window_write(MCMGPUState *s, hwaddr off, uint64_t val)
 
 /* ---- SR/DS replays (worker thread) ------------------------------------- */
 
-/* A window offset through the snapshot's decoders: port and DPA. */
-static bool cxl_replay_route(void *priv, uint64_t off, uint32_t *port,
-                             uint64_t *dpa)
-{
-    unsigned p;
-
-    if (off >= MCMGPU_CXL_MAX_PORTS * MCMGPU_CXL_MAX_CAPACITY ||
-        !cxl_route(priv, MCMGPU_CXL_WINDOW_BASE + off, MCMGPU_CXL_LINE, &p,
-                   dpa)) {
-        return false;
-    }
-    *port = p;
-    return true;
-}
-
 static void cxl_trace_free(CXLRC *rc)
 {
     mcmgpu_mem_uncharge(rc->s, rc->charged);
@@ -760,7 +714,7 @@ static uint32_t cxl_replay(MCMGPUState *s, MCMGPUContext *ctx,
         cfg.media[p] = rc->ep[p].media;
         cfg.capacity[p] = rc->ep[p].capacity;
     }
-    cfg.route = cxl_replay_route;
+    cfg.route = srds_route_tree;
     cfg.route_priv = &snap;
     if (!buffer_is_zero(cfg.sim.reserved, sizeof(cfg.sim.reserved))) {
         return MCMGPU_CMPL_BAD_RESERVED;

@@ -275,4 +275,88 @@ TEST(commit_rejections)
 			       &ep_lim));
 }
 
+/*
+ * The host model's layouts (cxl_hdm_tree_commit, what mcmgpu cxl replay
+ * --host --ways/--region commits): two regions, each region's ports in a
+ * scrambled order, decode by the spec's arithmetic through both stages;
+ * the second region's DPAs start after the first's share.
+ */
+TEST(tree_layouts_decode_as_the_spec_says)
+{
+	static const uint64_t cap[4] = { 1 * GiB, 1 * GiB, 1 * GiB, 1 * GiB };
+	unsigned int ways, ig, i, bad, port;
+
+	for (ways = 1; ways <= 4; ways *= 2)
+		for (ig = 0; ig <= 6; ig++) {
+			struct mcmgpu_cxl_region r[2] = { 0 };
+			struct cxl_hdm_tree t;
+			uint64_t window, gran = 256ULL << ig, dpa;
+			unsigned int k;
+
+			cxl_hdm_tree_init(&t, 4, cap, &window);
+			ASSERT_EQ(4 * GiB, window);
+			for (k = 0; k < 2; k++) {
+				r[k].base = MCMGPU_CXL_WINDOW_BASE + k * ways * 512 * MiB;
+				r[k].size = ways * 512 * MiB;
+				r[k].ways = ways;
+				r[k].granularity = gran;
+			}
+			for (k = 0; k < ways; k++)
+				r[0].ports[k] = r[1].ports[k] = (ways - 1 - k);
+			ASSERT_EQ(NULL, cxl_hdm_tree_commit(&t, r, 2, window, &bad));
+			srandom(ways * 10 + ig);
+			for (i = 0; i < 3000; i++) {
+				uint64_t off = ((uint64_t)random() << 31 ^ random()) %
+					       (2 * r[0].size), g, in;
+
+				in = off % r[0].size;
+				g = in / gran;
+				ASSERT_TRUE(cxl_hdm_tree_route(&t, MCMGPU_CXL_WINDOW_BASE + off,
+							       64, &port, &dpa));
+				ASSERT_EQ(ways - 1 - g % ways, port);
+				ASSERT_EQ(off / r[0].size * 512 * MiB +
+					  g / ways * gran + in % gran, dpa);
+			}
+			ASSERT_FALSE(cxl_hdm_tree_route(&t, MCMGPU_CXL_WINDOW_BASE +
+							2 * r[0].size, 64, &port, &dpa));
+		}
+}
+
+/* Each layout the driver would refuse is refused, the region named. */
+TEST(tree_rejections)
+{
+	static const uint64_t cap[4] = { 256 * MiB, 256 * MiB, 256 * MiB, 256 * MiB };
+	static const struct {
+		struct mcmgpu_cxl_region r;
+		const char *why;
+	} cases[] = {
+		{ { 1 * GiB, 256 * MiB, 1, 256, { 0 } }, "outside the CXL window" },
+		{ { 100 * MiB, 256 * MiB, 1, 256, { 0 } }, "multiple of 256 MiB" },
+		{ { 0, 256 * MiB, 2, 256, { 0, 1 } }, "multiple of 256 MiB" },
+		{ { 0, 512 * MiB, 2, 256, { 0, 0 } }, "named twice" },
+		{ { 0, 512 * MiB, 2, 256, { 0, 7 } }, "does not exist" },
+		{ { 0, 512 * MiB, 2, 32768, { 0, 1 } }, "no encoding" },
+		{ { 0, 768 * MiB, 3, 256, { 0, 1, 2 } }, "no encoding" },
+		{ { 0, 1 * GiB, 2, 256, { 0, 1 } }, "beyond the endpoint's capacity" },
+	};
+	unsigned int i, bad;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mcmgpu_cxl_region r[2] = {
+			{ MCMGPU_CXL_WINDOW_BASE, 256 * MiB, 1, 256, { 3 } },
+			cases[i].r,
+		};
+		struct cxl_hdm_tree t;
+		uint64_t window;
+		const char *why;
+
+		cxl_hdm_tree_init(&t, 4, cap, &window);
+		r[1].base += MCMGPU_CXL_WINDOW_BASE + 256 * MiB;
+		why = cxl_hdm_tree_commit(&t, r, 2, window, &bad);
+		ASSERT_NE(NULL, why) TH_LOG("case %u", i);
+		EXPECT_NE(NULL, strstr(why, cases[i].why)) TH_LOG("case %u: %s", i, why);
+		EXPECT_EQ(1, bad);
+	}
+}
+
 TEST_HARNESS_MAIN

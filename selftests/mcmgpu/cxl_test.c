@@ -539,6 +539,13 @@ TEST_F(cxl, replay_device_equals_host)
 {
 	static const char *const modes[] = { "--sr off", "--sr sr",
 					     "--sr sr --ds", "--sr naive --no-gc" };
+	static const struct {
+		const char *device, *host;
+	} layouts[] = {
+		{ "--ways 2 --granularity 1K", "--ways 2 --granularity 1K" },
+		{ "+0:512M:2:4K:1,0 +512M:256M:1:256:2",
+		  "--region +0:512M:2:4K:1,0 --region +512M:256M:1:256:2" },
+	};
 	const char *media = getenv("MT_CXL_MEDIA") ? : "dram";
 	char cmd[512], dev[8192], host[8192];
 	struct mcmgpu_cxl_setup def = { 0 };
@@ -559,6 +566,24 @@ TEST_F(cxl, replay_device_equals_host)
 		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
 		EXPECT_NE(NULL, strstr(dev, "\"loads\"")) TH_LOG("%s", dev);
 	}
+	/*
+	 * Interleaved layouts: the device replays through what it committed,
+	 * the host through the same layout named on its command line.
+	 */
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu cxl setup %s",
+			 layouts[i].device);
+		ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s", dev);
+		ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl replay --json --sr sr --ds "
+					"/tmp/cxl-bfs.trace", dev, sizeof(dev)))
+			TH_LOG("%s", dev);
+		snprintf(cmd, sizeof(cmd), "mcmgpu cxl replay --json --host "
+			 "--ports %u --media %s --sr sr --ds %s /tmp/cxl-bfs.trace",
+			 self->info.ports, media, layouts[i].host);
+		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s", cmd);
+		EXPECT_STREQ(host, dev) TH_LOG("%s", layouts[i].device);
+	}
+	ASSERT_EQ(0, setup(self->fd, &def)) TH_LOG("%s", def.error);
 	/* An offset no decoder maps, on line 3 of the trace. */
 	f = fopen("/tmp/cxl-bad.trace", "w");
 	ASSERT_NE(NULL, f);

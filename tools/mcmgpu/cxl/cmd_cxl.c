@@ -237,6 +237,38 @@ static void parse_region(const char *s, uint64_t window,
 	free(copy);
 }
 
+/*
+ * --ways W: interleave sets of W ports (0..W-1, then W..2W-1, ...) every
+ * gran bytes from base, each as large as its smallest endpoint allows.
+ * Not checked here: what does not fit is refused with the field named.
+ */
+static void layout_interleave(unsigned int ports, const uint64_t *capacity,
+			      uint64_t base, unsigned int ways, uint64_t gran,
+			      struct mcmgpu_cxl_setup *req)
+{
+	unsigned int set, k;
+
+	for (set = 0; set * ways < ports || !set; set++) {
+		struct mcmgpu_cxl_region *r = &req->region[req->nregions++];
+		uint64_t cap = UINT64_MAX;
+
+		r->base = base;
+		r->ways = ways;
+		r->granularity = gran;
+		for (k = 0; k < ways && k < MCMGPU_CXL_MAX_PORTS; k++) {
+			unsigned int p = set * ways + k;
+
+			r->ports[k] = p;
+			if (p < ports && capacity[p] < cap)
+				cap = capacity[p];
+		}
+		r->size = cap == UINT64_MAX ? 0 : cap * ways;
+		base += r->size;
+		if (req->nregions == MCMGPU_CXL_MAX_REGIONS)
+			break;
+	}
+}
+
 static int cxl_cmd_setup(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(setup_usage, MCMGPU_MIN_CHIPLETS);
@@ -280,31 +312,15 @@ static int cxl_cmd_setup(int argc, char **argv)
 	if (ways && req.nregions)
 		die_usage("cxl setup: --ways or REGIONs, not both");
 	if (ways) {
-		unsigned int set, k;
-		uint64_t base;
+		uint64_t cap[MCMGPU_CXL_MAX_PORTS];
+		unsigned int p;
 
 		cxl_get_info(fd, &info);
-		base = info.window_base;
+		for (p = 0; p < info.ports && p < MCMGPU_CXL_MAX_PORTS; p++)
+			cap[p] = info.port[p].capacity;
 		/* The driver refuses what does not fit; it names the field. */
-		for (set = 0; set * ways < info.ports || !set; set++) {
-			struct mcmgpu_cxl_region *r = &req.region[req.nregions++];
-			uint64_t cap = UINT64_MAX;
-
-			r->base = base;
-			r->ways = ways;
-			r->granularity = gran;
-			for (k = 0; k < ways && k < MCMGPU_CXL_MAX_PORTS; k++) {
-				unsigned int p = set * ways + k;
-
-				r->ports[k] = p;
-				if (p < info.ports && info.port[p].capacity < cap)
-					cap = info.port[p].capacity;
-			}
-			r->size = cap == UINT64_MAX ? 0 : cap * ways;
-			base += r->size;
-			if (req.nregions == MCMGPU_CXL_MAX_REGIONS)
-				break;
-		}
+		layout_interleave(info.ports, cap, info.window_base, ways, gran,
+				  &req);
 	}
 	if (ioctl(fd, MCMGPU_CXL_IOCTL_SETUP, &req)) {
 		int err = errno;
@@ -512,11 +528,19 @@ static void replay_run(struct srds_config *cfg, bool host, const char *device,
 	}
 }
 
-/* The default configuration of the host core: the layout at probe. */
+/*
+ * The host core's endpoints and layout: the paper's (one 1-way region a
+ * port) unless the replay names one, committed under the device's checks.
+ */
 static void replay_config(struct srds_config *cfg, const char *media,
-			  const char *capacity)
+			  const char *capacity, struct mcmgpu_cxl_setup *layout,
+			  unsigned int ways, uint64_t gran,
+			  struct cxl_hdm_tree *tree)
 {
 	struct port_list pl;
+	uint64_t window;
+	const char *why;
+	unsigned int bad;
 
 	parse_ports(media, cfg->ports, true, &pl);
 	parse_ports(capacity, cfg->ports, false, &pl);
@@ -524,6 +548,19 @@ static void replay_config(struct srds_config *cfg, const char *media,
 	memcpy(cfg->capacity, pl.capacity, sizeof(cfg->capacity));
 	cfg->route = srds_route_default;
 	cfg->route_priv = cfg;
+	if (!ways && !layout->nregions)
+		return;
+	cxl_hdm_tree_init(tree, cfg->ports, cfg->capacity, &window);
+	if (ways)
+		layout_interleave(cfg->ports, cfg->capacity,
+				  MCMGPU_CXL_WINDOW_BASE, ways, gran, layout);
+	why = cxl_hdm_tree_commit(tree, layout->region, layout->nregions,
+				  window, &bad);
+	if (why)
+		die_usage("cxl replay: region %u cannot be committed: %s", bad,
+			  why);
+	cfg->route = srds_route_tree;
+	cfg->route_priv = tree;
 }
 
 static struct mcmgpu_cxl_record *replay_load(const char *trace, uint64_t *n)
@@ -560,8 +597,12 @@ static void replay_usage(FILE *f)
 		"  --media LIST    dram|optane|znand|nand, one or one a port\n"
 		"                  (default znand)\n"
 		"  --capacity LIST bytes per endpoint (default 256M)\n"
-		"and the layout gpu_rc.ko sets up at probe: the trace's offsets\n"
-		"go to the ports in order, one 1-way region each.\n");
+		"and the layout gpu_rc.ko sets up at probe (the trace's offsets\n"
+		"go to the ports in order, one 1-way region each) unless one of\n"
+		"these, as mcmgpu cxl setup takes them, names another:\n"
+		"  --ways W [--granularity BYTES]  interleave sets of W ports\n"
+		"  --region BASE:SIZE:WAYS:GRANULARITY:PORTS  (repeatable)\n"
+		"The trace's offsets count from the CXL window's base.\n");
 }
 
 static int cxl_cmd_replay(int argc, char **argv)
@@ -573,7 +614,10 @@ static int cxl_cmd_replay(int argc, char **argv)
 	struct mcmgpu_cxl_record *rec;
 	const char *trace = NULL, *media = "znand", *capacity = "256M";
 	bool media_given = false, capacity_given = false, ports_given = false;
-	uint64_t n;
+	struct mcmgpu_cxl_setup layout = { 0 };
+	struct cxl_hdm_tree tree;
+	uint64_t n, gran = 256;
+	unsigned int ways = 0;
 	int a, m;
 
 	cfg.ports = 4;
@@ -613,6 +657,19 @@ static int cxl_cmd_replay(int argc, char **argv)
 		} else if (!strcmp(argv[a], "--capacity") && a + 1 < argc) {
 			capacity = argv[++a];
 			capacity_given = true;
+		} else if (!strcmp(argv[a], "--ways") && a + 1 < argc) {
+			ways = parse_arg_range(argv[++a], "--ways", 1, 64);
+		} else if (!strcmp(argv[a], "--granularity") && a + 1 < argc) {
+			gran = parse_arg_range(argv[++a], "--granularity", 1,
+					       1U << 30);
+		} else if (!strcmp(argv[a], "--region") && a + 1 < argc) {
+			if (layout.nregions == MCMGPU_CXL_MAX_REGIONS)
+				die_usage("cxl replay: at most %d regions",
+					  MCMGPU_CXL_MAX_REGIONS);
+			parse_region(argv[++a], MCMGPU_CXL_WINDOW_BASE,
+				     &layout.region[layout.nregions],
+				     layout.nregions);
+			layout.nregions++;
 		} else if (!trace && argv[a][0] != '-') {
 			trace = argv[a];
 		} else {
@@ -624,7 +681,13 @@ static int cxl_cmd_replay(int argc, char **argv)
 	if (!co.host && (media_given || capacity_given || ports_given))
 		die_usage("cxl replay: --ports, --media and --capacity are for "
 			  "--host (the device's endpoints are its properties)");
-	replay_config(&cfg, media, capacity);
+	if (!co.host && (ways || layout.nregions))
+		die_usage("cxl replay: --ways and --region are for --host (the "
+			  "device replays through its committed decoders: mcmgpu "
+			  "cxl setup)");
+	if (ways && layout.nregions)
+		die_usage("cxl replay: --ways or --region, not both");
+	replay_config(&cfg, media, capacity, &layout, ways, gran, &tree);
 	rec = replay_load(trace, &n);
 	replay_run(&cfg, co.host, co.device, trace, rec, n, &res);
 	free(rec);
@@ -730,8 +793,10 @@ static int cxl_cmd_bench(int argc, char **argv)
 						    .gc = 1 }, .ports = 4 };
 		struct mcmgpu_cxl_record *rec = replay_load(trace, &n);
 		struct mcmgpu_cxl_sim_result res;
+		struct mcmgpu_cxl_setup layout = { 0 };
+		struct cxl_hdm_tree tree;
 
-		replay_config(&cfg, "znand", "256M");
+		replay_config(&cfg, "znand", "256M", &layout, 0, 0, &tree);
 		t0 = now_s();
 		for (i = 0; i < repeat; i++) {
 			replay_run(&cfg, co.host, co.device, trace, rec, n, &res);
