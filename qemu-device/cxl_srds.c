@@ -582,6 +582,7 @@ static bool ep_serve(struct srds *s, u32 p, u32 r, u64 *retry)
             s->res->dram_hits++;
         } else {
             s->res->dram_misses++;
+            s->res->dram_joins += i != UINT32_MAX;
         }
         done = ep_fill(s, e, sector, 1) + dram;
         send_up(s, &s->port[p], r, done > s->now + dram ? done :

@@ -195,7 +195,8 @@ struct mcmgpu_cxl_sim_result {
 	__u64 ingress_max;	/* deepest endpoint ingress queue */
 	__u64 devload_so;	/* responses that carried severe overload */
 	__u64 flits;		/* on the CXL links, both ways */
-	__u64 reserved[3];
+	__u64 dram_joins;	/* misses that found their sector being filled */
+	__u64 reserved[2];
 };
 
 /* What CXL_REPLAY writes back. */

@@ -427,7 +427,7 @@ static const struct stat_row replay_rows[] = {
 	R(runtime_ps), R(loads), R(stores), R(load_latency_ps),
 	R(store_latency_ps), R(load_latency_max_ps), R(store_latency_max_ps),
 	STAT_NEWLINE,
-	R(dram_hits), R(dram_misses),
+	R(dram_hits), R(dram_misses), R(dram_joins),
 	STAT_RATIO("dram_hit_rate", STAT_SHARE, struct mcmgpu_cxl_sim_result,
 		   dram_hits, dram_misses),
 	R(specrd_sent), R(specrd_dropped), R(specrd_bytes), R(media_reads),
@@ -439,7 +439,8 @@ static const struct stat_row replay_rows[] = {
 
 static const struct stat_table replay_table = STAT_TABLE(replay_rows,
 	"runtime {runtime_ps} ps: {loads} loads, {stores} stores; SSD DRAM "
-	"hits {dram_hits}, misses {dram_misses}; MemSpecRd {specrd_sent} "
+	"hits {dram_hits}, misses {dram_misses} ({dram_joins} joined a fill); "
+	"MemSpecRd {specrd_sent} "
 	"({specrd_dropped} dropped); GC {gc_runs}; DS staged {ds_staged}, "
 	"flushed {ds_flushed}\n");
 
