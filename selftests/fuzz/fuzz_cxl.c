@@ -6,10 +6,15 @@
  * completed and every staged store flushed); and the HDM decoder core on
  * decoder registers taken from the input (a committed decoder must decode
  * every address of its range to one target and a DPA inside the
- * endpoint's capacity). Any broken rule traps.
+ * endpoint's capacity); and the host model's layouts (regions from the
+ * input committed by cxl_hdm_tree_commit: every line of a committed
+ * region goes to one of its ports inside the capacity, nothing else
+ * decodes), which the replay then routes through when bit 5 asks.
+ * Any broken rule traps.
  *
  * Input: byte 0 SR mode, byte 1 flags (bit 0 DS, bit 1 GC, bit 2 local,
- * bits 3-4 media), bytes 2-65 decoder registers, then the trace text.
+ * bits 3-4 media, bit 5 replay through the fuzzed layout), bytes 2-65
+ * decoder registers (bytes 2-18 also the layout), then the trace text.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,12 +70,55 @@ static void fuzz_hdm(const uint8_t *d)
 	}
 }
 
+/* Up to two regions over two 256 MiB endpoints; true when committed. */
+static bool fuzz_tree(const uint8_t *d, struct cxl_hdm_tree *t)
+{
+	static const uint64_t cap[2] = { MCMGPU_CXL_UNIT, MCMGPU_CXL_UNIT };
+	struct mcmgpu_cxl_region r[2] = { 0 };
+	unsigned int k, j, nr = 1 + d[16] % 2, bad, port;
+	uint64_t window, hpa, dpa;
+
+	cxl_hdm_tree_init(t, 2, cap, &window);
+	for (k = 0; k < nr; k++) {
+		r[k].base = MCMGPU_CXL_WINDOW_BASE + (d[8 * k] % 4) * MCMGPU_CXL_UNIT;
+		r[k].ways = 1u << d[8 * k + 1] % 3;
+		r[k].size = (d[8 * k + 2] % 4) * MCMGPU_CXL_UNIT;
+		r[k].granularity = 256u << d[8 * k + 3] % 8;
+		for (j = 0; j < r[k].ways; j++)
+			r[k].ports[j] = d[8 * k + 4 + j] % 3;
+	}
+	if (cxl_hdm_tree_commit(t, r, nr, window, &bad)) {
+		if (bad >= nr)
+			__builtin_trap();	/* names a region */
+		return false;
+	}
+	for (hpa = MCMGPU_CXL_WINDOW_BASE - MCMGPU_CXL_UNIT;
+	     hpa < MCMGPU_CXL_WINDOW_BASE + 5 * MCMGPU_CXL_UNIT;
+	     hpa += (1 << 18) + 64 * (hpa >> 18 & 63)) {
+		bool in = false, ok = cxl_hdm_tree_route(t, hpa, 64, &port, &dpa);
+
+		for (k = 0; k < nr; k++) {
+			if (hpa < r[k].base || hpa - r[k].base >= r[k].size)
+				continue;
+			in = true;
+			for (j = 0; ok && j < r[k].ways && r[k].ports[j] != port; j++)
+				;
+			if (ok && (j == r[k].ways || dpa + 64 > cap[port]))
+				__builtin_trap();	/* its ports, its capacity */
+		}
+		if (in != ok)
+			__builtin_trap();	/* exactly the regions decode */
+	}
+	return true;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct srds_config cfg = { .ports = 2, .route = srds_route_default };
 	struct mcmgpu_cxl_record *rec;
 	struct mcmgpu_cxl_sim_result res;
 	struct mcmgpu_record_error err;
+	struct cxl_hdm_tree tree;
 	char msg[256], *text;
 	uint64_t n, i, loads = 0, stores = 0;
 	void *mem;
@@ -86,6 +134,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.media[0] = cfg.media[1] = data[1] >> 3 & 3;
 	cfg.capacity[0] = cfg.capacity[1] = MCMGPU_CXL_UNIT;
 	cfg.route_priv = &cfg;
+	if (fuzz_tree(data + 2, &tree) && data[1] & 0x20) {
+		cfg.route = srds_route_tree;
+		cfg.route_priv = &tree;
+	}
 	text = malloc(size - 66 + 1);
 	if (!text)
 		return 0;
