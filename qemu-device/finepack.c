@@ -17,9 +17,13 @@
  */
 #include "finepack.h"
 
+/* Inline: without -mpopcnt the builtin is a libgcc call per store. */
 static u32 popcount64(u64 x)
 {
-    return (u32)__builtin_popcountll(x);
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (u32)((x * 0x0101010101010101ULL) >> 56);
 }
 
 u64 fp_window_bytes(u32 subheader)
@@ -131,17 +135,16 @@ static u32 fp_mask_next(const u64 *mask, u32 b, bool set)
     return FP_LINE_BYTES;
 }
 
-/* Word at a time: stores cost per 64 bytes, not per byte, here. */
-static void fp_mask_set(u64 *mask, u32 off, u32 len)
+/*
+ * The enables of one piece, a word at a time (stores cost per 64 bytes,
+ * not per byte), built in registers: no store for a later load to wait on.
+ */
+static inline void fp_piece_mask(u32 off, u32 len, u64 mask[2])
 {
     u32 end = off + len;
 
-    if (off < 64) {
-        mask[0] |= fp_bits(off, end < 64 ? end : 64);
-    }
-    if (end > 64) {
-        mask[1] |= fp_bits(off > 64 ? off - 64 : 0, end - 64);
-    }
+    mask[0] = off < 64 ? fp_bits(off, end < 64 ? end : 64) : 0;
+    mask[1] = end > 64 ? fp_bits(off > 64 ? off - 64 : 0, end - 64) : 0;
 }
 
 static void fp_partition_reset(struct fp_partition *p)
@@ -193,7 +196,7 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
             b = fp_mask_next(e->mask, start, false);
             pos += fp_encode_subheader(m->packet + pos, h,
                                        e->tag + start - p->base, b - start);
-            memcpy(m->packet + pos, e->data + start, b - start);
+            fp_copy(m->packet + pos, e->data + start, b - start);
             pos += b - start;
             st->subpackets++;
             st->wire_payload += b - start;
@@ -216,7 +219,7 @@ static struct fp_entry *fp_find(struct fp_partition *p, u64 tag)
     u32 i;
 
     for (i = 0; i < p->nentries; i++) {
-        if (p->entry[i].tag == tag) {
+        if (p->tag[i] == tag) {
             return &p->entry[i];
         }
     }
@@ -236,7 +239,7 @@ static void fp_flush_if_queued(struct fp_model *m, u32 src, u32 dst,
     u32 i;
 
     for (i = 0; i < p->nentries; i++) {
-        if (p->entry[i].tag >= line && p->entry[i].tag < addr + len) {
+        if (p->tag[i] >= line && p->tag[i] < addr + len) {
             fp_flush(m, src, dst, why);
             return;
         }
@@ -248,28 +251,31 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
                      u32 len, const u8 *data)
 {
     struct fp_partition *p = &m->part[src][dst];
-    u32 h = m->cfg.subheader, off, old;
-    u64 tag = addr & ~(u64)(FP_LINE_BYTES - 1);
+    u32 h = m->cfg.subheader, off, cost;
+    u64 tag = addr & ~(u64)(FP_LINE_BYTES - 1), mask[2];
     struct fp_entry *e;
 
     off = addr - tag;
+    e = NULL;
+    fp_piece_mask(off, len, mask);
+    cost = fp_mask_cost(mask[0], mask[1], h);
     if (p->base != FP_EMPTY_BASE) {
         if (addr < p->base || addr - p->base >= m->window) {
             fp_flush(m, src, dst, MCMGPU_FP_FLUSH_WINDOW);
         } else {
-            u64 mask[2] = { 0, 0 };
-            u32 cost;
-
             e = fp_find(p, tag);
             if (e) {
-                mask[0] = e->mask[0];
-                mask[1] = e->mask[1];
+                mask[0] |= e->mask[0];
+                mask[1] |= e->mask[1];
+                cost = fp_mask_cost(mask[0], mask[1], h);
             }
-            fp_mask_set(mask, off, len);
-            cost = p->cost - (e ? fp_entry_cost(e, h) : 0) +
-                   fp_mask_cost(mask[0], mask[1], h);
-            if (cost > FP_MAX_PAYLOAD) {
+            if (p->cost - (e ? e->cost : 0) + cost > FP_MAX_PAYLOAD) {
                 fp_flush(m, src, dst, MCMGPU_FP_FLUSH_PAYLOAD);
+                if (e) {    /* the piece alone in a new packet */
+                    e = NULL;
+                    fp_piece_mask(off, len, mask);
+                    cost = fp_mask_cost(mask[0], mask[1], h);
+                }
             } else if (!e && p->nentries == FP_ENTRIES) {
                 fp_flush(m, src, dst, MCMGPU_FP_FLUSH_ENTRIES);
             }
@@ -278,17 +284,17 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
     if (p->base == FP_EMPTY_BASE) {
         p->base = addr & ~(m->window - 1);
     }
-    e = fp_find(p, tag);
-    if (!e) {
+    if (!e) {       /* new, or a flush above left the partition empty */
+        p->tag[p->nentries] = tag;
         e = &p->entry[p->nentries++];
         e->tag = tag;
-        e->mask[0] = 0;
-        e->mask[1] = 0;
+        e->cost = 0;
     }
-    old = fp_entry_cost(e, h);
-    memcpy(e->data + off, data, len);
-    fp_mask_set(e->mask, off, len);
-    p->cost += fp_entry_cost(e, h) - old;
+    fp_copy(e->data + off, data, len);
+    e->mask[0] = mask[0];
+    e->mask[1] = mask[1];
+    p->cost += cost - e->cost;
+    e->cost = cost;
     m->stats.store_pieces++;
 }
 
@@ -508,9 +514,17 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
 {
     u64 i;
 
-    for (i = 0; i < view->hdr->nrecords; i++) {
+    const u64 n = view->hdr->nrecords, ahead = 16;
+
+    for (i = 0; i < n; i++) {
         const struct mcmgpu_fp_trace_record *r = &view->rec[i];
 
+        /* The bitmap is touched at random: start the miss a few early. */
+        if (i + ahead < n && r[ahead].type <= MCMGPU_FP_REC_ATOMIC) {
+            __builtin_prefetch(&m->written[(r[ahead].dst *
+                                            m->cfg.vram_per_chiplet +
+                                            r[ahead].addr) / 64], 1);
+        }
         fp_model_record(m, r, view->data + r->data_off);
     }
     fp_model_finish(m);

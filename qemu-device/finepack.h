@@ -27,6 +27,7 @@ struct fp_config {
 struct fp_entry {
     u64 tag;                /* line address in the destination chiplet */
     u64 mask[2];            /* byte enables */
+    u32 cost;               /* fp_entry_cost(), kept as the mask grows */
     u8 data[FP_LINE_BYTES];
 };
 
@@ -34,6 +35,7 @@ struct fp_partition {
     u64 base;               /* window base, FP_EMPTY_BASE when empty */
     u32 cost;               /* sum over runs of (h + run length) */
     u32 nentries;           /* in allocation order */
+    u64 tag[FP_ENTRIES];    /* entry[i].tag, packed: lookups scan these */
     struct fp_entry entry[FP_ENTRIES];
 };
 
@@ -103,6 +105,30 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view);
 void fp_model_record(struct fp_model *m, const struct mcmgpu_fp_trace_record *r,
                      const u8 *data);
 void fp_model_finish(struct fp_model *m);
+
+/*
+ * memcpy for the short pieces stores are made of: fixed-size moves the
+ * compiler inlines, overlapping at the ends, instead of a call a piece.
+ */
+static inline void fp_copy(u8 *d, const u8 *s, u32 len)
+{
+    u64 a, b;
+    u32 x, y;
+
+    if (len >= 8 && len <= 16) {
+        __builtin_memcpy(&a, s, 8);
+        __builtin_memcpy(&b, s + len - 8, 8);
+        __builtin_memcpy(d, &a, 8);
+        __builtin_memcpy(d + len - 8, &b, 8);
+    } else if (len >= 4 && len < 8) {
+        __builtin_memcpy(&x, s, 4);
+        __builtin_memcpy(&y, s + len - 4, 4);
+        __builtin_memcpy(d, &x, 4);
+        __builtin_memcpy(d + len - 4, &y, 4);
+    } else {
+        memcpy(d, s, len);
+    }
+}
 
 /* Helpers exposed for tests. */
 u32 fp_entry_cost(const struct fp_entry *e, u32 subheader);

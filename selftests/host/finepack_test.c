@@ -676,6 +676,212 @@ TEST(random_traces_equal_plain_application)
 	free(image);
 }
 
+/*
+ * An independent packetizer, written from the pinned semantics (notes
+ * finepack.md §4) with no incremental state: per partition the window
+ * base and, in allocation order, each entry's line and byte enables; the
+ * cost is recounted from the enables every time (runs x h + bytes).
+ */
+struct ref_part {
+	uint64_t base;
+	int n;
+	uint64_t tag[FP_ENTRIES];
+	uint8_t en[FP_ENTRIES][FP_LINE_BYTES];
+};
+
+static void discard_write(void *ctx, uint32_t dst, uint64_t addr,
+			  const uint8_t *data, uint32_t len)
+{
+}
+
+struct ref_model {
+	uint32_t h;
+	uint64_t window;
+	struct ref_part part[4][4];
+	uint64_t packets, subpackets, payload, padding;
+	uint64_t flushes[MCMGPU_FP_FLUSH_REASONS];
+};
+
+static uint32_t ref_line_cost(const uint8_t *en, uint32_t h)
+{
+	uint32_t b, cost = 0;
+
+	for (b = 0; b < FP_LINE_BYTES; b++)
+		cost += en[b] + (en[b] && (!b || !en[b - 1])) * h;
+	return cost;
+}
+
+static void ref_flush(struct ref_model *m, struct ref_part *p, int why)
+{
+	uint32_t pos = 0, b;
+	int i;
+
+	if (!p->n)
+		return;
+	for (i = 0; i < p->n; i++)
+		for (b = 0; b < FP_LINE_BYTES; b++) {
+			if (p->en[i][b] && (!b || !p->en[i][b - 1])) {
+				m->subpackets++;
+				pos += m->h;
+			}
+			m->payload += p->en[i][b];
+			pos += p->en[i][b];
+		}
+	m->packets++;
+	m->padding += (4 - pos % 4) % 4;
+	m->flushes[why]++;
+	p->n = 0;
+}
+
+static void ref_piece(struct ref_model *m, struct ref_part *p, uint64_t a,
+		      uint32_t n)
+{
+	uint64_t tag = a & ~(uint64_t)(FP_LINE_BYTES - 1);
+	uint8_t en[FP_LINE_BYTES];
+	uint32_t cost = 0, b;
+	int i, hit = -1;
+
+	for (i = 0; i < p->n; i++)
+		if (p->tag[i] == tag)
+			hit = i;
+	if (p->n && (a < p->base || a - p->base >= m->window)) {
+		ref_flush(m, p, MCMGPU_FP_FLUSH_WINDOW);
+	} else if (p->n) {
+		for (i = 0; i < p->n; i++)
+			if (i != hit)
+				cost += ref_line_cost(p->en[i], m->h);
+		memset(en, 0, sizeof(en));
+		if (hit >= 0)
+			memcpy(en, p->en[hit], sizeof(en));
+		memset(en + (a - tag), 1, n);
+		if (cost + ref_line_cost(en, m->h) > FP_MAX_PAYLOAD)
+			ref_flush(m, p, MCMGPU_FP_FLUSH_PAYLOAD);
+		else if (hit < 0 && p->n == FP_ENTRIES)
+			ref_flush(m, p, MCMGPU_FP_FLUSH_ENTRIES);
+	}
+	if (!p->n) {
+		p->base = a & ~(m->window - 1);
+		hit = -1;
+	}
+	if (hit < 0) {
+		hit = p->n++;
+		p->tag[hit] = tag;
+		memset(p->en[hit], 0, FP_LINE_BYTES);
+	}
+	for (b = 0; b < n; b++)
+		p->en[hit][a - tag + b] = 1;
+}
+
+static void ref_store(struct ref_model *m, int src, int dst, uint64_t addr,
+		      uint32_t len)
+{
+	uint64_t step = m->window < FP_LINE_BYTES ? m->window : FP_LINE_BYTES;
+	uint64_t a, end = addr + len;
+
+	/* Pieces: within one line, and within one window when it is smaller. */
+	for (a = addr; a < end; ) {
+		uint64_t cut = (a | (step - 1)) + 1;
+		uint32_t n = (cut < end ? cut : end) - a;
+
+		ref_piece(m, &m->part[src][dst], a, n);
+		a += n;
+	}
+}
+
+/*
+ * The core's packet counters equal the reference's on stores built to
+ * reach every flush reason: a few hot lines per partition with short,
+ * gapped stores (payload flushes), many lines (entry flushes), jumps
+ * across windows, lines stored to several times in one packet.
+ */
+TEST(packets_equal_an_independent_packetizer)
+{
+	const uint64_t vram = 16 * MIB;
+	struct fp_model *model = calloc(1, sizeof(*model));
+	struct ref_model *ref = calloc(1, sizeof(*ref));
+	uint64_t rng = 4242;
+	uint8_t data[300] = { 0 };
+	uint32_t h;
+
+	ASSERT_NE(NULL, model);
+	ASSERT_NE(NULL, ref);
+	for (h = MCMGPU_FP_SUBHEADER_MIN; h <= MCMGPU_FP_SUBHEADER_MAX; h++) {
+		struct fp_config cfg = { 4, h, 28, vram };
+		struct fp_sink sink = { NULL, discard_write, NULL };
+		uint8_t *written = calloc(1, fp_bitmap_bytes(&cfg));
+		int i, s, d, k;
+
+		ASSERT_NE(NULL, written);
+		memset(ref, 0, sizeof(*ref));
+		ref->h = h;
+		ref->window = fp_window_bytes(h);
+		fp_model_init(model, &cfg, &sink, written);
+		for (i = 0; i < 60000; i++) {
+			struct mcmgpu_fp_trace_record r = { 0 };
+			uint64_t x = mt_xorshift64(&rng), lines;
+
+			r.type = i % 5000 == 4999 ? MCMGPU_FP_REC_KERNEL_END :
+				 MCMGPU_FP_REC_STORE;
+			r.src = x % 4;
+			r.dst = (r.src + 1 + (x >> 8) % 3) % 4;
+			/*
+			 * Phases inside one window where it is large enough: 48
+			 * lines with long, overlapping stores (payload flushes),
+			 * up to 200 lines with 1-3 B stores (entry flushes), then
+			 * the whole memory (window flushes).
+			 */
+			switch ((i / 2000) % 3) {
+			case 0:
+				lines = 48;
+				r.len = 40 + (x >> 53) % 200;
+				break;
+			case 1:
+				lines = ref->window / FP_LINE_BYTES;
+				lines = lines > 200 ? 200 : lines ? lines : 1;
+				r.len = 1 + (x >> 53) % 3;
+				break;
+			default:
+				lines = vram / FP_LINE_BYTES - 4;
+				r.len = (x >> 50) % 8 ? 1 + (x >> 53) % 3 :
+					1 + (x >> 53) % 260;
+			}
+			r.addr = (x >> 16) % lines * FP_LINE_BYTES + (x >> 40) % 128;
+			fp_model_record(model, &r, data);
+			if (r.type == MCMGPU_FP_REC_KERNEL_END) {
+				for (s = 0; s < 4; s++)
+					for (d = 0; d < 4; d++)
+						ref_flush(ref, &ref->part[s][d],
+							  MCMGPU_FP_FLUSH_KERNEL_END);
+			} else {
+				ref_store(ref, r.src, r.dst, r.addr, r.len);
+			}
+		}
+		fp_model_finish(model);
+		for (s = 0; s < 4; s++)
+			for (d = 0; d < 4; d++)
+				ref_flush(ref, &ref->part[s][d],
+					  MCMGPU_FP_FLUSH_KERNEL_END);
+		EXPECT_EQ(ref->packets, model->stats.packets) TH_LOG("h %u", h);
+		EXPECT_EQ(ref->subpackets, model->stats.subpackets);
+		EXPECT_EQ(ref->payload, model->stats.wire_payload);
+		EXPECT_EQ(ref->subpackets * h, model->stats.wire_subheader);
+		EXPECT_EQ(ref->padding, model->stats.wire_padding);
+		for (k = 0; k < MCMGPU_FP_FLUSH_REASONS; k++)
+			EXPECT_EQ(ref->flushes[k], model->stats.flushes[k])
+				TH_LOG("h %u, flush reason %d", h, k);
+		/* With h = 2 a window is 64 B: only window flushes. */
+		if (h > 2) {
+			EXPECT_LT(0, ref->flushes[MCMGPU_FP_FLUSH_PAYLOAD]);
+			EXPECT_LT(0, ref->flushes[MCMGPU_FP_FLUSH_ENTRIES]);
+		}
+		if (ref->window < vram)
+			EXPECT_LT(0, ref->flushes[MCMGPU_FP_FLUSH_WINDOW]);
+		free(written);
+	}
+	free(model);
+	free(ref);
+}
+
 /* I9: byte-identical counters and memory from two runs of one trace. */
 TEST(determinism)
 {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -173,27 +174,66 @@ static void host_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
 {
 	struct memory *m = ctx;
 
-	memcpy(m->host + dst * m->vram + addr, data, len);
+	fp_copy(m->host + dst * m->vram + addr, data, len);
 }
 
-int fp_host_run(const struct fp_config *cfg, const struct fp_trace_view *view,
-		uint8_t *mem, struct mcmgpu_fp_stats *out)
+/*
+ * Large zeroed buffers in huge pages where the kernel gives them (the
+ * model's memory and written-bytes bitmap are touched at random: 4 KiB
+ * pages would cost a TLB miss and a fault per page).
+ */
+static void *big_zalloc(size_t len)
 {
-	struct memory ctx = { .fd = -1, .host = mem, .vram = cfg->vram_per_chiplet };
-	struct fp_sink sink = { .ctx = &ctx, .write = host_write };
-	struct fp_model *model = calloc(1, sizeof(*model));
-	uint8_t *written = calloc(1, fp_bitmap_bytes(cfg));
-	int ret = -1;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
-	if (model && written) {
-		fp_model_init(model, cfg, &sink, written);
-		fp_model_run(model, view);
-		*out = model->stats;
-		ret = 0;
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+int fp_host_open(struct fp_host *h, const struct fp_config *cfg)
+{
+	h->cfg = *cfg;
+	h->mem_len = (size_t)cfg->chiplets * cfg->vram_per_chiplet;
+	h->written_len = fp_bitmap_bytes(cfg);
+	h->model = calloc(1, sizeof(*h->model));
+	h->mem = big_zalloc(h->mem_len);
+	h->written = big_zalloc(h->written_len);
+	if (!h->model || !h->mem || !h->written) {
+		fp_host_close(h);
+		return -1;
 	}
-	free(model);
-	free(written);
-	return ret;
+	return 0;
+}
+
+void fp_host_close(struct fp_host *h)
+{
+	free(h->model);
+	if (h->mem)
+		munmap(h->mem, h->mem_len);
+	if (h->written)
+		munmap(h->written, h->written_len);
+	h->model = NULL;
+	h->mem = h->written = NULL;
+}
+
+/*
+ * The bitmap is zero again after every run (each ends with a kernel end,
+ * which clears what the kernel set), so runs reuse it; so is the memory,
+ * which keeps what earlier runs delivered, as a device's does.
+ */
+void fp_host_replay(struct fp_host *h, const struct fp_trace_view *view,
+		    struct mcmgpu_fp_stats *out)
+{
+	struct memory ctx = { .fd = -1, .host = h->mem,
+			      .vram = h->cfg.vram_per_chiplet };
+	struct fp_sink sink = { .ctx = &ctx, .write = host_write };
+
+	fp_model_init(h->model, &h->cfg, &sink, h->written);
+	fp_model_run(h->model, view);
+	*out = h->model->stats;
 }
 
 struct verify_state {
@@ -299,6 +339,7 @@ static int replay(const char *path, struct replay_opts *o)
 	struct verify_result v = { 0 };
 	struct mcmgpu_fp_replay_result res;
 	struct memory mem = { .fd = -1 };
+	struct fp_host host = { 0 };
 	struct fp_trace_view view;
 	struct fp_error err;
 	struct mcmgpu_info info;
@@ -335,21 +376,18 @@ static int replay(const char *path, struct replay_opts *o)
 		goto out;
 	}
 	if (o->co.host) {
-		mem.host = calloc(o->co.chiplets, o->vram);
-		if (!mem.host) {
+		if (fp_host_open(&host, &cfg)) {
 			fprintf(stderr, "%s: out of memory\n", prog);
 			goto out;
 		}
+		mem.host = host.mem;
 	}
 	if (o->verify && verify_prepare(&vs, &mem, &view, o->co.chiplets))
 		goto out;
 
 	memset(&res, 0, sizeof(res));
 	if (o->co.host) {
-		if (fp_host_run(&cfg, &view, mem.host, &res.stats)) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			goto out;
-		}
+		fp_host_replay(&host, &view, &res.stats);
 	} else if (fp_device_run(mem.fd, trace, len, o->subheader, o->overhead,
 				 &res)) {
 		if (errno == EINVAL && res.error.what[0])
@@ -372,7 +410,7 @@ static int replay(const char *path, struct replay_opts *o)
 out:
 	if (mem.fd >= 0)
 		close(mem.fd);
-	free(mem.host);
+	fp_host_close(&host);
 	free(trace);
 	return ret;
 }
