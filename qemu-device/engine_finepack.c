@@ -11,11 +11,18 @@
 #include "mcmgpu_engine.h"
 #include "finepack.h"
 
-/* One context's trace buffer of TRACE_LOAD. */
+/*
+ * One context's trace buffer of TRACE_LOAD, and the core's model and
+ * written-bytes bitmap, kept for the next replay with the same geometry:
+ * every replay ends with a kernel end, which leaves the bitmap zero.
+ */
 typedef struct FPContext {
     uint8_t *trace;
     uint64_t total;
     uint64_t loaded;
+    struct fp_model *model;
+    void *written;
+    uint64_t written_bytes;     /* charged with the model while kept */
 } FPContext;
 
 static void *fp_ctx_new(MCMGPUState *s)
@@ -34,9 +41,50 @@ static void fp_trace_free(MCMGPUState *s, FPContext *fc)
     fc->loaded = 0;
 }
 
+static void fp_model_free(MCMGPUState *s, FPContext *fc)
+{
+    if (fc->model) {
+        mcmgpu_mem_uncharge(s, sizeof(*fc->model) + fc->written_bytes);
+    }
+    g_free(fc->model);
+    g_free(fc->written);
+    fc->model = NULL;
+    fc->written = NULL;
+    fc->written_bytes = 0;
+}
+
+/* The kept model for cfg's bitmap size, or a new one; false: no memory. */
+static bool fp_model_get(MCMGPUState *s, FPContext *fc,
+                         const struct fp_config *cfg)
+{
+    uint64_t bytes = fp_bitmap_bytes(cfg);
+
+    if (fc->model && fc->written_bytes == bytes) {
+        return true;
+    }
+    fp_model_free(s, fc);
+    if (!mcmgpu_mem_charge(s, sizeof(*fc->model) + bytes)) {
+        return false;
+    }
+    fc->model = g_try_malloc0(sizeof(*fc->model));
+    fc->written = g_try_malloc0(bytes);
+    fc->written_bytes = bytes;
+    if (!fc->model || !fc->written) {
+        g_free(fc->model);
+        g_free(fc->written);
+        fc->model = NULL;
+        fc->written = NULL;
+        fc->written_bytes = 0;
+        mcmgpu_mem_uncharge(s, sizeof(struct fp_model) + bytes);
+        return false;
+    }
+    return true;
+}
+
 static void fp_ctx_free(MCMGPUState *s, void *state)
 {
     fp_trace_free(s, state);
+    fp_model_free(s, state);
     g_free(state);
 }
 
@@ -74,14 +122,38 @@ static uint32_t fp_trace_load(MCMGPUState *s, MCMGPUContext *ctx,
     return MCMGPU_CMPL_OK;
 }
 
+/* Where a replay's sub-packets land: each chiplet's written hull. */
+typedef struct FPSink {
+    MCMGPUState *s;
+    uint64_t vram;
+    uint64_t lo[MCMGPU_MAX_CHIPLETS], hi[MCMGPU_MAX_CHIPLETS];
+} FPSink;
+
 static void fp_sink_write(void *opaque, u32 dst, u64 addr, const u8 *data,
                           u32 len)
 {
-    MCMGPUState *s = opaque;
+    FPSink *k = opaque;
 
-    /* The trace check kept every record inside its chiplet. */
-    mcmgpu_gpu_write(s, dst * mcmgpu_geometry(s)->vram_per_chiplet + addr,
-                     data, len);
+    /*
+     * The trace check kept every record inside its chiplet. Dirty pages
+     * are marked once per replay, over each hull: per sub-packet it was
+     * a fifth of the replay.
+     */
+    mcmgpu_gpu_write_undirtied(k->s, dst * k->vram + addr, data, len);
+    k->lo[dst] = MIN(k->lo[dst], addr);
+    k->hi[dst] = MAX(k->hi[dst], addr + len);
+}
+
+static void fp_sink_dirty(FPSink *k)
+{
+    unsigned d;
+
+    for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
+        if (k->hi[d] > k->lo[d]) {
+            mcmgpu_gpu_dirty(k->s, d * k->vram + k->lo[d],
+                             k->hi[d] - k->lo[d]);
+        }
+    }
 }
 
 /* args: total length, sub-header, overhead, result address. */
@@ -96,11 +168,10 @@ static uint32_t fp_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         .overhead = args[2] > UINT8_MAX ? 0 : args[2],
         .vram_per_chiplet = g->vram_per_chiplet,
     };
-    struct fp_sink sink = { .ctx = s, .write = fp_sink_write };
+    FPSink k = { .s = s, .vram = g->vram_per_chiplet };
+    struct fp_sink sink = { .ctx = &k, .write = fp_sink_write };
     g_autofree struct mcmgpu_fp_replay_result *res =
         g_new0(struct mcmgpu_fp_replay_result, 1);
-    g_autofree struct fp_model *model = NULL;
-    g_autofree void *written = NULL;
     struct fp_trace_view view;
     struct fp_error err;
     uint32_t st = MCMGPU_CMPL_OK;
@@ -115,23 +186,15 @@ static uint32_t fp_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         out->result = err.record;
         st = MCMGPU_CMPL_BAD_TRACE;
     } else {
-        uint64_t need = sizeof(*model) + fp_bitmap_bytes(&cfg);
-
-        if (!mcmgpu_mem_charge(s, need)) {
+        if (!fp_model_get(s, fc, &cfg)) {
             fp_trace_free(s, fc);
             return MCMGPU_CMPL_NO_MEMORY;
         }
-        model = g_try_malloc0(sizeof(*model));
-        written = g_try_malloc0(fp_bitmap_bytes(&cfg));
-        if (!model || !written) {
-            mcmgpu_mem_uncharge(s, need);
-            fp_trace_free(s, fc);
-            return MCMGPU_CMPL_NO_MEMORY;
-        }
-        fp_model_init(model, &cfg, &sink, written);
-        fp_model_run(model, &view);
-        mcmgpu_mem_uncharge(s, need);
-        res->stats = model->stats;
+        fp_model_init(fc->model, &cfg, &sink, fc->written);
+        memset(k.lo, 0xff, sizeof(k.lo));
+        fp_model_run(fc->model, &view);
+        fp_sink_dirty(&k);
+        res->stats = fc->model->stats;
         /* Link time at 16 B per device cycle (PCIe 4.0 x16 at 2 GHz). */
         out->cycles = (res->stats.wire_payload + res->stats.wire_subheader +
                        res->stats.wire_overhead +

@@ -149,6 +149,9 @@ static inline void fp_piece_mask(u32 off, u32 len, u64 mask[2])
 
 static void fp_partition_reset(struct fp_partition *p)
 {
+    if (p->nentries) {
+        memset(p->slot, 0, sizeof(p->slot));
+    }
     p->base = FP_EMPTY_BASE;
     p->cost = 0;
     p->nentries = 0;
@@ -214,16 +217,22 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
     fp_partition_reset(p);
 }
 
+/* The hash slot holding tag, or the free slot where it would go. */
+static u32 fp_slot(const struct fp_partition *p, u64 tag)
+{
+    u32 i = (u32)(((tag / FP_LINE_BYTES) * 0x9e3779b97f4a7c15ULL) >> 57);
+
+    while (p->slot[i] && p->tag[p->slot[i] - 1] != tag) {
+        i = (i + 1) % FP_SLOTS;
+    }
+    return i;
+}
+
 static struct fp_entry *fp_find(struct fp_partition *p, u64 tag)
 {
-    u32 i;
+    u32 i = fp_slot(p, tag);
 
-    for (i = 0; i < p->nentries; i++) {
-        if (p->tag[i] == tag) {
-            return &p->entry[i];
-        }
-    }
-    return NULL;
+    return p->slot[i] ? &p->entry[p->slot[i] - 1] : NULL;
 }
 
 /*
@@ -286,6 +295,7 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
     }
     if (!e) {       /* new, or a flush above left the partition empty */
         p->tag[p->nentries] = tag;
+        p->slot[fp_slot(p, tag)] = p->nentries + 1;
         e = &p->entry[p->nentries++];
         e->tag = tag;
         e->cost = 0;
@@ -465,6 +475,7 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
         m->dst_lo[s] = UINT64_MAX;
         m->dst_hi[s] = 0;
         for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
+            memset(m->part[s][d].slot, 0, sizeof(m->part[s][d].slot));
             fp_partition_reset(&m->part[s][d]);
             m->dma_lo[s][d] = UINT64_MAX;
             m->dma_hi[s][d] = 0;

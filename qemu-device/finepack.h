@@ -13,6 +13,7 @@
 
 #define FP_LINE_BYTES       128     /* L1-coalesced access, entry data */
 #define FP_ENTRIES          64      /* entries per partition (Table III) */
+#define FP_SLOTS            128     /* lookup hash: at most half full */
 #define FP_MAX_PAYLOAD      4096    /* PCIe max payload (Table III) */
 #define FP_LEN_BITS         10      /* sub-header length field */
 #define FP_EMPTY_BASE       UINT64_MAX
@@ -35,7 +36,8 @@ struct fp_partition {
     u64 base;               /* window base, FP_EMPTY_BASE when empty */
     u32 cost;               /* sum over runs of (h + run length) */
     u32 nentries;           /* in allocation order */
-    u64 tag[FP_ENTRIES];    /* entry[i].tag, packed: lookups scan these */
+    u64 tag[FP_ENTRIES];    /* entry[i].tag, packed for flush checks */
+    u8 slot[FP_SLOTS];      /* tag hash -> entry index + 1, 0 = free */
     struct fp_entry entry[FP_ENTRIES];
 };
 

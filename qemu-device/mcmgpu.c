@@ -334,6 +334,23 @@ bool mcmgpu_gpu_write(MCMGPUState *s, uint64_t gpa, const void *buf,
     return true;
 }
 
+bool mcmgpu_gpu_write_undirtied(MCMGPUState *s, uint64_t gpa,
+                                const void *buf, uint64_t len)
+{
+    if (!mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {
+        return false;
+    }
+    memcpy(s->vram_ptr + gpa, buf, len);
+    return true;
+}
+
+void mcmgpu_gpu_dirty(MCMGPUState *s, uint64_t gpa, uint64_t len)
+{
+    if (mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {
+        memory_region_set_dirty(&s->vram, gpa, len);
+    }
+}
+
 bool mcmgpu_gpu_read(MCMGPUState *s, uint64_t gpa, void *buf, uint64_t len)
 {
     if (!mcmgpu_gpu_range_ok(&s->geom, gpa, len)) {

@@ -119,6 +119,14 @@ MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,
 bool mcmgpu_gpu_write(MCMGPUState *s, uint64_t gpa, const void *buf,
                       uint64_t len);
 bool mcmgpu_gpu_read(MCMGPUState *s, uint64_t gpa, void *buf, uint64_t len);
+/*
+ * For many small writes in one command: mcmgpu_gpu_write without the
+ * dirty marking, which the caller does once with mcmgpu_gpu_dirty over
+ * what it wrote before the command completes.
+ */
+bool mcmgpu_gpu_write_undirtied(MCMGPUState *s, uint64_t gpa,
+                                const void *buf, uint64_t len);
+void mcmgpu_gpu_dirty(MCMGPUState *s, uint64_t gpa, uint64_t len);
 /* Between guest RAM and GPU memory; a MCMGPU_CMPL_* status. */
 uint32_t mcmgpu_gpu_host_copy(MCMGPUState *s, uint64_t gpa, uint64_t host,
                               uint64_t len, bool to_host);
