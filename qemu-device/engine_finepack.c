@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
+#include "qemu/log.h"
 #include "mcmgpu_engine.h"
 #include "finepack.h"
 
@@ -88,6 +89,53 @@ static void fp_ctx_free(MCMGPUState *s, void *state)
     g_free(state);
 }
 
+/*
+ * len bytes from the pages listed at list, starting first bytes into the
+ * first page: the list is read FP_LIST_CHUNK entries at a time.
+ */
+#define FP_LIST_CHUNK   512
+
+static uint32_t fp_trace_load_pages(MCMGPUState *s, FPContext *fc,
+                                    uint64_t list, uint64_t first,
+                                    uint64_t len)
+{
+    const uint64_t page = 1ULL << MCMGPU_PAGE_SHIFT;
+    uint64_t entry[FP_LIST_CHUNK], loaded = ~0ULL, pos, idx, n;
+    uint64_t start = fc->loaded;
+
+    if (first >= page) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: TRACE_LOAD: data starts "
+                      "0x%" PRIx64 " into its first page\n", first);
+        return MCMGPU_CMPL_BAD_LENGTH;
+    }
+    for (pos = 0; pos < len; pos += n) {
+        idx = (first + pos) / page;
+        n = MIN(len - pos, page - (first + pos) % page);
+        if (idx / FP_LIST_CHUNK != loaded) {
+            uint64_t base = idx / FP_LIST_CHUNK * FP_LIST_CHUNK;
+            uint64_t count = MIN((first + len + page - 1) / page - base,
+                                 FP_LIST_CHUNK);
+
+            if (mcmgpu_host_read(s, list + base * 8, entry, count * 8) !=
+                MEMTX_OK) {
+                qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: TRACE_LOAD page "
+                              "list at 0x%" PRIx64 " not readable\n", list);
+                fc->loaded = start;     /* all of the chunk or nothing */
+                return MCMGPU_CMPL_DMA_FAULT;
+            }
+            loaded = idx / FP_LIST_CHUNK;
+        }
+        if (mcmgpu_host_read(s, le64_to_cpu(entry[idx % FP_LIST_CHUNK]) +
+                             (first + pos) % page,
+                             fc->trace + fc->loaded, n) != MEMTX_OK) {
+            fc->loaded = start;
+            return MCMGPU_CMPL_DMA_FAULT;
+        }
+        fc->loaded += n;
+    }
+    return MCMGPU_CMPL_OK;
+}
+
 /* args: host address, offset (0 starts a trace), length, total length. */
 static uint32_t fp_trace_load(MCMGPUState *s, MCMGPUContext *ctx,
                               uint16_t flags, const uint64_t *args,
@@ -114,6 +162,9 @@ static uint32_t fp_trace_load(MCMGPUState *s, MCMGPUContext *ctx,
     if (!fc->trace || total != fc->total || off != fc->loaded ||
         len == 0 || len > MCMGPU_DMA_MAX_LEN || len > total - off) {
         return MCMGPU_CMPL_BAD_LENGTH;
+    }
+    if (flags & MCMGPU_TRACE_LOAD_PAGES) {
+        return fp_trace_load_pages(s, fc, host, args[4], len);
     }
     if (mcmgpu_host_read(s, host, fc->trace + off, len) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
@@ -209,7 +260,8 @@ static uint32_t fp_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
 }
 
 static const MCMGPUCommand fp_commands[] = {
-    { MCMGPU_OP_TRACE_LOAD, "TRACE_LOAD", 0, true, fp_trace_load },
+    { MCMGPU_OP_TRACE_LOAD, "TRACE_LOAD", MCMGPU_TRACE_LOAD_PAGES, true,
+      fp_trace_load },
     { MCMGPU_OP_FINEPACK_RUN, "FINEPACK_RUN", 0, true, fp_run },
     { 0 }
 };

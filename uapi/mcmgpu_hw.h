@@ -162,8 +162,13 @@ struct mcmgpu_hw_cmd {
  * Load a trace into the context's trace buffer, in order: args[0] host
  * address, args[1] offset (0 starts a new trace, else the bytes loaded so
  * far), args[2] length (<= MCMGPU_DMA_MAX_LEN), args[3] total trace length.
+ * With MCMGPU_TRACE_LOAD_PAGES, args[0] is the host address of a list of
+ * little-endian 64-bit page addresses (MCMGPU_PAGE_SHIFT pages) and the
+ * bytes start args[4] (< one page) into the list's first page: the
+ * driver hands over the caller's pinned pages, no bounce copy.
  */
 #define MCMGPU_OP_TRACE_LOAD		0x0002
+#define MCMGPU_TRACE_LOAD_PAGES		(1U << 0)
 /*
  * Replay the context's FinePack trace: args[0] total length (must match
  * the load), args[1] sub-header bytes, args[2] TLP overhead bytes, args[3]

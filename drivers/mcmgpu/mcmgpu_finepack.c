@@ -4,7 +4,10 @@
  * context in bounce-buffer chunks, then the device replays it and writes
  * the counters (or the record it refused) back.
  */
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "mcmgpu.h"
@@ -19,6 +22,84 @@ static int mcmgpu_fp_errno(u32 status)
 	default:
 		return mcmgpu_status_errno(status);
 	}
+}
+
+/*
+ * Traces this long go to the device from the caller's own pages, pinned
+ * and listed, in one command per MCMGPU_DMA_MAX_LEN: no bounce copy,
+ * which under TCG cost more than the replay itself. Shorter ones take
+ * the bounce buffer (pinning would cost more than it saves).
+ */
+#define MCMGPU_FP_PIN_MIN	(256U << 10)
+
+static int mcmgpu_fp_upload_pinned(struct mcmgpu_file *mf,
+				   const struct mcmgpu_finepack_replay *rp)
+{
+	struct device *dev = &mf->mdev->pdev->dev;
+	unsigned long uaddr = rp->trace_ptr, first = uaddr & PAGE_MASK;
+	unsigned long npages = (PAGE_ALIGN(uaddr + rp->trace_len) - first) >>
+			       PAGE_SHIFT;
+	unsigned long i, mapped = 0;
+	struct page **pages;
+	dma_addr_t list_dma;
+	__le64 *list;
+	u64 done;
+	int pinned = 0, ret = -ENOMEM;
+
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	list = dma_alloc_coherent(dev, npages * 8, &list_dma, GFP_KERNEL);
+	if (!pages || !list)
+		goto free;
+	pinned = pin_user_pages_fast(first, npages, 0, pages);
+	if (pinned < 0) {
+		ret = pinned;
+		pinned = 0;
+		goto free;
+	}
+	ret = -EFAULT;
+	if (pinned != npages)
+		goto unpin;
+	for (i = 0; i < npages; i++) {
+		dma_addr_t bus = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
+					      DMA_TO_DEVICE);
+
+		if (dma_mapping_error(dev, bus)) {
+			ret = -ENOMEM;
+			goto unmap;
+		}
+		list[i] = cpu_to_le64(bus);
+		mapped++;
+	}
+	for (done = 0; done < rp->trace_len; done += MCMGPU_DMA_MAX_LEN) {
+		u64 pos = (uaddr & ~PAGE_MASK) + done;
+		struct mcmgpu_cmd c = {
+			.opcode = MCMGPU_OP_TRACE_LOAD,
+			.flags = MCMGPU_TRACE_LOAD_PAGES,
+			.ctx = mf->ctx,
+			.args = { list_dma + (pos >> PAGE_SHIFT) * 8, done,
+				  min_t(u64, rp->trace_len - done,
+					MCMGPU_DMA_MAX_LEN),
+				  rp->trace_len, pos & ~PAGE_MASK },
+			.wait = MCMGPU_WAIT_KILLABLE,
+		};
+
+		ret = mcmgpu_submit(mf->mdev, &c);
+		if (!ret)
+			ret = mcmgpu_fp_errno(c.status);
+		if (ret)
+			break;
+	}
+unmap:
+	for (i = 0; i < mapped; i++)
+		dma_unmap_page(dev, le64_to_cpu(list[i]), PAGE_SIZE,
+			       DMA_TO_DEVICE);
+unpin:
+	unpin_user_pages(pages, pinned);
+free:
+	if (list)
+		dma_free_coherent(dev, npages * 8, list, list_dma);
+	kvfree(pages);
+	return ret;
 }
 
 static int mcmgpu_fp_upload(struct mcmgpu_file *mf,
@@ -84,7 +165,10 @@ int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize)
 	/* Upload and run belong together: one per file at a time. */
 	if (mutex_lock_interruptible(&mf->lock))
 		return -ERESTARTSYS;
-	ret = mcmgpu_fp_upload(mf, rp);
+	if (rp->trace_len >= MCMGPU_FP_PIN_MIN)
+		ret = mcmgpu_fp_upload_pinned(mf, rp);
+	else
+		ret = mcmgpu_fp_upload(mf, rp);
 	if (!ret)
 		ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
 	if (!ret)

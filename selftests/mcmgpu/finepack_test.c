@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -204,6 +205,85 @@ TEST(device_rejects_bad_traces_before_applying_anything)
 			    sizeof(after)));
 	EXPECT_EQ(0, memcmp(four, after, 4));
 	EXPECT_EQ(0, memcmp(four, after + 64, 4));
+	free(t);
+	close(fd);
+}
+
+/*
+ * Traces of 256 KiB and more go to the device from the caller's pinned
+ * pages: every byte arrives wherever the trace starts in its first page,
+ * from a read-only mapping too; a trace running into unmapped or
+ * inaccessible memory is -EFAULT and applies nothing.
+ */
+TEST(large_traces_from_pinned_pages)
+{
+	static const size_t offsets[] = { 0, 1, 16, 4093 };
+	const uint32_t n = 24000;
+	struct fp_trace_buf tb = { 0 };
+	struct mcmgpu_fp_replay_result res;
+	struct mcmgpu_info info;
+	uint32_t i, *got, v, bad;
+	size_t len, k, span;
+	uint8_t *t, *map;
+	int fd = mt_open_dev();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, mt_get_info(fd, &info));
+	for (i = 0; i < n; i++) {
+		v = i * 2654435761u;
+		fp_tb_add(&tb, MCMGPU_FP_REC_STORE, i % 2, 1 - i % 2, 4 * i, 4,
+			  (const uint8_t *)&v);
+	}
+	t = fp_tb_finish(&tb, &len);
+	ASSERT_NE(NULL, t);
+	ASSERT_LE(256 << 10, len);
+	span = (len + 3 * 4096 + 4095) & ~4095UL;
+	got = malloc(4 * n);
+	ASSERT_NE(NULL, got);
+	for (k = 0; k < sizeof(offsets) / sizeof(offsets[0]); k++) {
+		map = mmap(NULL, span, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		memcpy(map + offsets[k], t, len);
+		if (k == 1)	/* read-only is enough */
+			ASSERT_EQ(0, mprotect(map, span, PROT_READ));
+		ASSERT_EQ(0, replay_ioctl(fd, map + offsets[k], len, 5, 28, &res))
+			TH_LOG("offset %zu", offsets[k]);
+		EXPECT_EQ(n, res.stats.stores);
+		/* Chiplet 1 got the even stores, chiplet 0 the odd ones. */
+		ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, got,
+				    info.vram_per_chiplet, 4 * n));
+		for (bad = 0, i = 0; i < n; i += 2)
+			bad += got[i] != i * 2654435761u;
+		ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, got, 0, 4 * n));
+		for (i = 1; i < n; i += 2)
+			bad += got[i] != i * 2654435761u;
+		EXPECT_EQ(0, bad) TH_LOG("offset %zu", offsets[k]);
+		munmap(map, span);
+	}
+
+	/* A hole in the middle, then a page nobody may read: nothing lands. */
+	memset(got, 0x5a, 4 * n);
+	ASSERT_EQ(0, mt_dma(fd, 0, got, 0, 4 * n));
+	map = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memcpy(map, t, len);
+	munmap(map + (len / 2 & ~4095UL), 4096);
+	EXPECT_EQ(-EFAULT, replay_ioctl(fd, map, len, 5, 28, &res));
+	ASSERT_EQ(0, munmap(map, span));
+	map = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memcpy(map, t, len);
+	ASSERT_EQ(0, mprotect(map + (len / 3 & ~4095UL), 4096, PROT_NONE));
+	EXPECT_EQ(-EFAULT, replay_ioctl(fd, map, len, 5, 28, &res));
+	munmap(map, span);
+	ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, got, 0, 4 * n));
+	for (bad = 0, i = 0; i < n; i++)
+		bad += got[i] != 0x5a5a5a5au;
+	EXPECT_EQ(0, bad);
+	free(got);
 	free(t);
 	close(fd);
 }

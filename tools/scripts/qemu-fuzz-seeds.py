@@ -55,6 +55,8 @@ seeds = {
     "ctx_destroy": (0x6, 1, []),
     "ping": (0x7, 0, [0]),
     "trace_load": (0x2, 1, [0x300000, 0, 4096]),
+    # TRACE_LOAD from a page list (flag 1), starting 16 B into page one
+    "trace_load_pages": (0x2, 1, [0x300000, 0, 8192, 8192, 16], 1),
     "finepack_run": (0x3, 1, [4096, 4, 24, 0x400000]),
     "cp_launch": (0x4, 1, [0x300000, 0x400000]),
     "barre_load": (0x8, 1, [0x300000, 16]),
