@@ -201,6 +201,10 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
                                        e->tag + start - p->base, b - start);
             fp_copy(m->packet + pos, e->data + start, b - start);
             pos += b - start;
+            st->wc_wire_bytes += fp_plain_tlp_bytes(e->tag + start,
+                                                    b - start,
+                                                    m->cfg.overhead);
+            st->wc_tlps++;
             st->subpackets++;
             st->wire_payload += b - start;
             st->wire_subheader += h;
@@ -390,6 +394,8 @@ static void fp_atomic(struct fp_model *m,
     st->wire_padding += tlp - m->cfg.overhead - r->len;
     st->plain_wire_bytes += tlp;
     st->plain_tlps++;
+    st->wc_wire_bytes += tlp;
+    st->wc_tlps++;
     st->dma_wire_bytes += tlp;
     st->dma_payload += r->len;
     st->dma_tlps++;

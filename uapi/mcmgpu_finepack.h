@@ -92,6 +92,12 @@ struct mcmgpu_fp_stats {
 	/* distinct destination bytes written per kernel (never overwritten) */
 	__u64 useful_bytes;
 	__u64 decode_errors;	/* de-packetizer rejections; always 0 */
+	/*
+	 * Write combining alone: the same queues and flushes, but each
+	 * contiguous run of a flushed line is its own plain MWr TLP.
+	 */
+	__u64 wc_wire_bytes;
+	__u64 wc_tlps;
 };
 
 /* What a replay writes back: the counters, or where the trace is bad. */

@@ -698,7 +698,7 @@ struct ref_model {
 	uint32_t h;
 	uint64_t window;
 	struct ref_part part[4][4];
-	uint64_t packets, subpackets, payload, padding;
+	uint64_t packets, subpackets, payload, padding, wc_bytes;
 	uint64_t flushes[MCMGPU_FP_FLUSH_REASONS];
 };
 
@@ -721,8 +721,14 @@ static void ref_flush(struct ref_model *m, struct ref_part *p, int why)
 	for (i = 0; i < p->n; i++)
 		for (b = 0; b < FP_LINE_BYTES; b++) {
 			if (p->en[i][b] && (!b || !p->en[i][b - 1])) {
+				uint32_t e = b;
+
 				m->subpackets++;
 				pos += m->h;
+				/* write combining: this run as its own MWr */
+				while (e < FP_LINE_BYTES && p->en[i][e])
+					e++;
+				m->wc_bytes += 28 + 4 * ((b % 4 + e - b + 3) / 4);
 			}
 			m->payload += p->en[i][b];
 			pos += p->en[i][b];
@@ -866,6 +872,7 @@ TEST(packets_equal_an_independent_packetizer)
 		EXPECT_EQ(ref->payload, model->stats.wire_payload);
 		EXPECT_EQ(ref->subpackets * h, model->stats.wire_subheader);
 		EXPECT_EQ(ref->padding, model->stats.wire_padding);
+		EXPECT_EQ(ref->wc_bytes, model->stats.wc_wire_bytes);
 		for (k = 0; k < MCMGPU_FP_FLUSH_REASONS; k++)
 			EXPECT_EQ(ref->flushes[k], model->stats.flushes[k])
 				TH_LOG("h %u, flush reason %d", h, k);

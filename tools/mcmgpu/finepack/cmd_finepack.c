@@ -71,9 +71,12 @@ static const struct stat_row fp_rows[] = {
 	FP(dma_wire_bytes),
 	FP(dma_payload),
 	FP(dma_tlps),
+	FP(wc_wire_bytes),
+	FP(wc_tlps),
 	STAT_NEWLINE,
 	RATIO("reduction", STAT_FACTOR, s.plain_wire_bytes, wire),
 	RATIO("reduction_vs_dma", STAT_FACTOR, s.dma_wire_bytes, wire),
+	RATIO("reduction_vs_wc", STAT_FACTOR, s.wc_wire_bytes, wire),
 	RATIO("efficiency", STAT_SHARE, s.wire_payload, wire),
 	RATIO("plain_efficiency", STAT_SHARE, plain_payload, s.plain_wire_bytes),
 	RATIO("dma_efficiency", STAT_SHARE, s.dma_payload, s.dma_wire_bytes),
@@ -101,8 +104,10 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 	"stores {stores} ({store_bytes} bytes), packets {packets}, "
 	"{stores_per_packet} stores/packet\n"
 	"wire bytes: FinePack {wire_bytes.total} (efficiency {efficiency}), "
-	"plain P2P {plain_wire_bytes}, DMA {dma_wire_bytes}\n"
-	"reduction vs P2P {reduction}, vs DMA {reduction_vs_dma}\n"
+	"plain P2P {plain_wire_bytes}, DMA {dma_wire_bytes}, write combining "
+	"{wc_wire_bytes}\n"
+	"reduction vs P2P {reduction}, vs DMA {reduction_vs_dma}, vs write "
+	"combining {reduction_vs_wc}\n"
 	"flushes:{flushes}\n");
 
 struct verify_result {
