@@ -51,6 +51,9 @@ TEST(generic_generators_are_race_free)
 {
 	static const char * const kinds[] = {
 		"halo", "vertex", "transpose", "scatter", "lines",
+		"pagerank-graph --count 5000", "sssp-graph --count 5000",
+		"pagerank-graph --graph band --band 4 --count 5000",
+		"voxels --bytes 64K",
 	};
 	char cmd[256];
 
@@ -74,6 +77,14 @@ TEST(vertex_updates_device_equals_host)
 {
 	same_on_device_and_host(_metadata, "pagerank --iters 1 --count 3000",
 				"--overhead 24");
+}
+
+/* The graph proxies (fp_graph.c) and CT's voxel sweep. */
+TEST(graph_and_voxel_proxies_device_equals_host)
+{
+	same_on_device_and_host(_metadata, "sssp --count 8192 --iters 6", "");
+	same_on_device_and_host(_metadata, "ct --bytes 64K --iters 1",
+				"--subheader 3");
 }
 
 TEST(transpose_device_equals_host)

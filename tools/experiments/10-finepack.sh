@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # FinePack: efficiency against store size, stores per packet per workload,
 # the sub-header sweep and the wire-byte breakdown, replayed on the device
-# in one guest boot (CT-like, which needs 2 GiB chiplets, on the host core,
-# which gives identical counters: selftests/mcmgpu/finepack_test.c).
+# in one guest boot (tools/mcmgpu/finepack/WORKLOADS.md derives the
+# proxies).
 set -euo pipefail
 results=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,10 +12,10 @@ cd "$results"
 rm -rf "$raw"
 mkdir -p "$raw/traces" "$raw/device" "$raw/host"
 
-workloads="jacobi diffusion eqwp pagerank sssp hit als"
+workloads="jacobi diffusion eqwp pagerank sssp hit als ct"
 sizes="1 2 4 8 16 32 64 128"
 echo "  generating traces"
-for w in $workloads ct; do
+for w in $workloads; do
 	"$tool" finepack gen "$w" -o "$raw/traces/$w.bin"
 done
 for s in $sizes; do
@@ -46,11 +46,5 @@ for w in $workloads; do traces+=("$raw/traces/$w.bin"); done
 for s in $sizes; do traces+=("$raw/traces/lines-$s.bin"); done
 "$top/tools/vm-run" --no-build --mem 2G --out "$raw/device" -- \
 	sh "$raw/guest.sh" "${traces[@]}"
-
-echo "  replaying ct on the host core (2 GiB chiplets)"
-for h in 2 3 4 5 6; do
-	"$tool" finepack replay --host --json --vram-per-chiplet 2G --subheader "$h" \
-		"$raw/traces/ct.bin" >"$raw/host/ct-h$h.json"
-done
 
 python3 "$top/tools/experiments/finepack_report.py" "$raw" "$results"

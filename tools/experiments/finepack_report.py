@@ -3,6 +3,7 @@
 section and gnuplot figures. Paper numbers are quoted from
 notes/finepack.md (FinePack §VI)."""
 import json
+import struct
 import math
 import os
 import subprocess
@@ -22,9 +23,24 @@ def load(path):
 
 
 def run(w, h):
-    if w == "ct":
-        return load(f"{raw}/host/ct-h{h}.json")
     return load(f"{raw}/device/{w}-h{h}.json")
+
+
+BUCKETS = (4, 8, 16, 32, 64, 128)
+
+
+def store_mix(path):
+    """Share of store records by size bucket (<= 4 B, <= 8 B, ...)."""
+    with open(path, "rb") as f:
+        b = f.read()
+    n = struct.unpack_from("<Q", b, 16)[0]
+    count = {k: 0 for k in BUCKETS}
+    for i in range(n):
+        t, length = struct.unpack_from("<B3xI", b, 32 + 24 * i)
+        if t == 1:
+            count[next(k for k in BUCKETS if length <= k or k == 128)] += 1
+    total = sum(count.values()) or 1
+    return {k: count[k] / total for k in BUCKETS}
 
 
 def geomean(xs):
@@ -36,7 +52,8 @@ lines = {s: load(f"{raw}/device/lines-{s}.json") for s in SIZES}
 main = {w: run(w, 5) for w in WORKLOADS}
 sweep = {w: {h: run(w, h) for h in range(2, 7)} for w in WORKLOADS}
 verify = {w: load(f"{raw}/device/{w}-verify.json")["verify"]
-          for w in WORKLOADS if w != "ct"}
+          for w in WORKLOADS}
+mix = {w: store_mix(f"{raw}/traces/{w}.bin") for w in WORKLOADS}
 
 summary = {
     "efficiency_vs_store_size": [
@@ -49,6 +66,7 @@ summary = {
     "subheader_sweep": {w: {h: sweep[w][h]["reduction"] for h in range(2, 7)}
                         for w in WORKLOADS},
     "verify": verify,
+    "store_size_mix": mix,
 }
 with open(f"{results}/finepack.json", "w") as f:
     json.dump(summary, f, indent=1)
@@ -120,13 +138,11 @@ o.append("Each chiplet keeps one remote write queue partition per destination "
          "payload); a flush sends one packet of h-byte sub-headers and data, "
          "which the destination's de-packetizer writes into its memory. "
          "Defaults: h = 5 B (1 GiB window), O = 28 B per TLP, 4 chiplets. "
-         "Traces come from `mcmgpu finepack gen`; every replay below except CT "
-         "ran on the device in the guest (`mcmgpu finepack replay --json`), "
-         "each workload also once with `--verify` (bytes in the destination "
-         "memories equal an in-order plain application). CT-like needs 2 GiB "
-         "chiplets (more than one 1 GiB window), beyond the device's 1 GiB "
-         "limit, so it ran on the same core on the host (`--host`), which "
-         "gives counters identical to the device (tested).\n")
+         "Traces come from `mcmgpu finepack gen` (derivations in "
+         "`tools/mcmgpu/finepack/WORKLOADS.md`); every replay below ran on the "
+         "device in the guest (`mcmgpu finepack replay --json`), each workload "
+         "also once with `--verify` (bytes in the destination memories equal an "
+         "in-order plain application).\n")
 o.append("### Efficiency against store size\n")
 o.append("One store per 128 B line, 64 stores, chiplet 0 to 1 "
          "(`gen lines --store S --count 64`).\n")
@@ -176,6 +192,19 @@ o.append("\nThe halo workloads (128 B stores) gain little over P2P and lose "
          "per kernel in 4096 B TLPs) sends far more than FinePack; that is "
          "where our DMA ratio departs from the paper's 1.3x average, which "
          "came from full applications.\n")
+o.append("### Store sizes per proxy\n")
+o.append("Share of store records (L1-coalesced warp stores) by size; the "
+         "derivation of each proxy is in `tools/mcmgpu/finepack/WORKLOADS.md`. "
+         "The paper (§III) says per-thread stores are 1-8 B and that "
+         "irregular applications coalesce poorly; its Fig 4 gives the mix per "
+         "application, which we could not read from the text.\n")
+o.append("| workload | " + " | ".join(f"<= {k} B" if k < 128 else "> 64 B"
+                                      for k in BUCKETS) + " |")
+o.append("|---|" + "---|" * len(BUCKETS))
+for w in WORKLOADS:
+    o.append(f"| {LIKE[w]}-like | " +
+             " | ".join(f"{100 * mix[w][k]:.0f} %" for k in BUCKETS) + " |")
+o.append("")
 o.append("### Sub-header sweep\n")
 o.append("| workload | " + " | ".join(f"h={h}" for h in range(2, 7)) + " | best |")
 o.append("|---|" + "---|" * 6)

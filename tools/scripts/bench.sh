@@ -13,7 +13,7 @@ cd "$top"
 tool=build/tools/mcmgpu
 out=results/bench
 mkdir -p "$out"
-"$tool" finepack gen pagerank --iters 2 -o "$out/pagerank.bin"
+"$tool" finepack gen pagerank-random --iters 2 -o "$out/pagerank.bin"
 echo "bench: host core..."
 "$tool" finepack bench --host --repeat 5 "$out/pagerank.bin" >"$out/host.json"
 echo "bench: device in the guest..."

@@ -43,8 +43,12 @@ int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
 /* Generators (fp_workloads.c) */
 enum fp_gen_kind {
 	FP_GEN_HALO, FP_GEN_VERTEX, FP_GEN_TRANSPOSE, FP_GEN_SCATTER,
-	FP_GEN_LINES, FP_GEN_KINDS,
+	FP_GEN_LINES, FP_GEN_PAGERANK, FP_GEN_SSSP, FP_GEN_VOXELS,
+	FP_GEN_KINDS,
 };
+
+/* The graphs of the pagerank and sssp kinds (fp_graph.c, WORKLOADS.md). */
+enum fp_graph_kind { FP_GRAPH_BAND, FP_GRAPH_RMAT };
 
 struct fp_gen_params {
 	enum fp_gen_kind kind;
@@ -53,7 +57,15 @@ struct fp_gen_params {
 	uint64_t count;		/* updates per source per iteration */
 	uint32_t rows;		/* transpose rows per chiplet */
 	uint64_t seed;
+	/* pagerank, sssp: a CSR graph of 'count' vertices */
+	enum fp_graph_kind graph;
+	uint32_t degree;	/* in-edges per vertex, on average */
+	uint32_t band;		/* band graphs: neighbours within +-count/band */
 };
+
+/* pagerank and sssp traces from a CSR graph (fp_graph.c). */
+int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
+		 uint64_t *rng);
 
 struct fp_preset {
 	const char *name, *what;

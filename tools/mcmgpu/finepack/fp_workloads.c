@@ -7,6 +7,8 @@
  * same destination byte, so in-order plain application is the reference
  * for --verify.
  */
+#include <stdlib.h>
+
 #include "fp_tool.h"
 #include "util.h"
 
@@ -21,10 +23,16 @@ const struct fp_preset fp_presets[] = {
 	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB halos",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 64, .bytes = 48 << 10,
 	    .seed = 3 } },
-	{ "pagerank", "random 4 B vertex updates over a 16 MiB array",
+	{ "pagerank", "PageRank on a banded cage-like graph, 4 B ranks",
+	  { .kind = FP_GEN_PAGERANK, .iters = 4, .store = 4, .count = 1 << 20,
+	    .graph = FP_GRAPH_BAND, .degree = 19, .band = 16, .seed = 4 } },
+	{ "sssp", "Bellman-Ford on a power-law R-MAT graph, 4 B distances",
+	  { .kind = FP_GEN_SSSP, .iters = 16, .store = 4, .count = 1 << 19,
+	    .graph = FP_GRAPH_RMAT, .degree = 16, .seed = 5 } },
+	{ "pagerank-random", "random 4 B vertex updates over a 16 MiB array",
 	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 4, .bytes = 16 << 20,
 	    .count = 20000, .seed = 4 } },
-	{ "sssp", "random 8 B vertex updates over a 64 MiB array",
+	{ "sssp-random", "random 8 B vertex updates over a 64 MiB array",
 	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 8, .bytes = 64 << 20,
 	    .count = 20000, .seed = 5 } },
 	{ "hit", "all-to-all transpose of 16 B elements",
@@ -33,7 +41,10 @@ const struct fp_preset fp_presets[] = {
 	{ "als", "all-to-all transpose of 32 B factor rows",
 	  { .kind = FP_GEN_TRANSPOSE, .iters = 2, .store = 32, .rows = 64,
 	    .seed = 7 } },
-	{ "ct", "low-locality 4-8 B stores over 2 GiB (two 1 GiB windows)",
+	{ "ct", "every voxel of a 512 KiB volume once, in random order, to all",
+	  { .kind = FP_GEN_VOXELS, .iters = 2, .store = 4, .bytes = 512 << 10,
+	    .seed = 8 } },
+	{ "ct-windows", "low-locality 4-8 B stores over 2 GiB (two 1 GiB windows)",
 	  { .kind = FP_GEN_SCATTER, .iters = 2, .store = 0, .bytes = 2ULL << 30,
 	    .count = 20000, .seed = 8 } },
 };
@@ -43,12 +54,14 @@ const size_t fp_npresets = ARRAY_SIZE(fp_presets);
 const char * const fp_gen_kinds[FP_GEN_KINDS] = {
 	[FP_GEN_HALO] = "halo", [FP_GEN_VERTEX] = "vertex",
 	[FP_GEN_TRANSPOSE] = "transpose", [FP_GEN_SCATTER] = "scatter",
-	[FP_GEN_LINES] = "lines",
+	[FP_GEN_LINES] = "lines", [FP_GEN_PAGERANK] = "pagerank-graph",
+	[FP_GEN_SSSP] = "sssp-graph", [FP_GEN_VOXELS] = "voxels",
 };
 
 const struct fp_gen_params fp_gen_defaults = {
 	.kind = FP_GEN_HALO, .iters = 4, .store = 128, .bytes = 32 << 10,
-	.count = 1000, .rows = 64, .seed = 1,
+	.count = 1000, .rows = 64, .seed = 1, .graph = FP_GRAPH_RMAT,
+	.degree = 16, .band = 16,
 };
 
 static uint64_t rng;
@@ -191,6 +204,46 @@ static int gen_scatter(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 	return 0;
 }
 
+/*
+ * CT (MBIR by iterative coordinate descent): the volume is split into
+ * slabs, one per chiplet; each iteration a chiplet updates every voxel of
+ * its slab once, in random order, and sends each new value to every peer
+ * (all-to-all). Every byte is written, with little locality in order.
+ */
+static int gen_voxels(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t slab = p->bytes / p->chiplets / p->store, i, j, t;
+	uint32_t *perm = malloc(slab * sizeof(*perm)), it, c, d;
+	int ret = -1;
+
+	if (!perm)
+		return -1;
+	for (it = 0; it < p->iters; it++) {
+		for (c = 0; c < p->chiplets; c++) {
+			for (i = 0; i < slab; i++)
+				perm[i] = i;
+			for (i = slab - 1; i > 0; i--) {	/* Fisher-Yates */
+				j = next() % (i + 1);
+				t = perm[i];
+				perm[i] = perm[j];
+				perm[j] = t;
+			}
+			for (i = 0; i < slab; i++)
+				for (d = 0; d < p->chiplets; d++)
+					if (d != c &&
+					    add_store(tb, c, d, (c * slab + perm[i]) *
+						      p->store, p->store))
+						goto out;
+		}
+		if (end_kernel(tb))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(perm);
+	return ret;
+}
+
 /* count stores of one size, one per line, chiplet 0 to 1 (notes B2). */
 static int gen_lines(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
@@ -214,6 +267,11 @@ int fp_generate(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 		return gen_transpose(tb, p);
 	case FP_GEN_SCATTER:
 		return gen_scatter(tb, p);
+	case FP_GEN_PAGERANK:
+	case FP_GEN_SSSP:
+		return fp_gen_graph(tb, p, &rng);
+	case FP_GEN_VOXELS:
+		return gen_voxels(tb, p);
 	default:
 		return gen_lines(tb, p);
 	}

@@ -28,6 +28,10 @@ static void gen_usage(FILE *f)
 		"  --bytes B          halo bytes, vertex array, scatter span\n"
 		"  --count N          updates per source per iteration (lines: stores)\n"
 		"  --rows N           transpose rows per chiplet\n"
+		"  --graph G          pagerank, sssp: band or rmat\n"
+		"  --degree D         pagerank, sssp: in-edges per vertex (1..64)\n"
+		"  --band B           band graphs: neighbours within +-vertices/B\n"
+		"                     (pagerank, sssp: --count is the vertices)\n"
 		"  --seed S           random seed\n"
 		"  -h, --help         this text\n", MCMGPU_DEFAULT_CHIPLETS);
 }
@@ -63,6 +67,9 @@ int fp_cmd_gen(int argc, char **argv)
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "rows", required_argument, NULL, 'r' },
+		{ "graph", required_argument, NULL, 'g' },
+		{ "degree", required_argument, NULL, 'D' },
+		{ "band", required_argument, NULL, 'B' },
 		{ "seed", required_argument, NULL, 'S' },
 		OPTION_HELP,
 		{ }
@@ -84,6 +91,15 @@ int fp_cmd_gen(int argc, char **argv)
 			continue;
 		if (c == 'o') {
 			out = optarg;
+			continue;
+		}
+		if (c == 'g') {
+			if (!strcmp(optarg, "band"))
+				p.graph = FP_GRAPH_BAND;
+			else if (!strcmp(optarg, "rmat"))
+				p.graph = FP_GRAPH_RMAT;
+			else
+				die_usage("--graph: '%s' is not band or rmat", optarg);
 			continue;
 		}
 		/* The numeric options are long-only, so idx names the one given. */
@@ -111,6 +127,12 @@ int fp_cmd_gen(int argc, char **argv)
 		case 'S':
 			p.seed = v;
 			break;
+		case 'D':
+			p.degree = v;
+			break;
+		case 'B':
+			p.band = v;
+			break;
 		}
 	}
 	p.chiplets = co.chiplets;
@@ -123,6 +145,22 @@ int fp_cmd_gen(int argc, char **argv)
 	if ((p.kind == FP_GEN_VERTEX || p.kind == FP_GEN_SCATTER) &&
 	    p.bytes < (uint64_t)p.chiplets * FP_LINE_BYTES * 2)
 		die_usage("--bytes: %" PRIu64 " too small", p.bytes);
+	if (p.kind == FP_GEN_PAGERANK || p.kind == FP_GEN_SSSP) {
+		if (!p.store || p.store > 8)
+			die_usage("--store: a vertex value is 1..8 B");
+		if (p.count < p.chiplets || p.count > (1U << 26))
+			die_usage("--count: %" PRIu64 " vertices, want %u..%u",
+				  p.count, p.chiplets, 1U << 26);
+		if (!p.degree || p.degree > 64)
+			die_usage("--degree: %u, want 1..64", p.degree);
+		if (p.graph == FP_GRAPH_BAND && (p.band < 2 || p.band > p.count))
+			die_usage("--band: %u, want 2..vertices", p.band);
+	}
+	if (p.kind == FP_GEN_VOXELS &&
+	    (!p.store || p.bytes < (uint64_t)p.chiplets * p.store ||
+	     p.bytes / p.chiplets / p.store > (1U << 24)))
+		die_usage("--bytes: a volume of 1..16 Mi voxels a slab, "
+			  "--store bytes each");
 	if (fp_generate(&tb, &p)) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		fp_tb_free(&tb);
