@@ -65,7 +65,7 @@ rows = [
     ("memcpy of the trace bytes (guest, TCG)", d["memcpy_stores_per_s"]),
 ]
 lines = ["# FinePack replay throughput", "",
-         f"Trace: PageRank-like, {h['stores']} records, {h['trace_bytes']} bytes, "
+         f"Trace: PageRank-like with random updates (`pagerank-random`, the proxy issue 14 measured), {h['stores']} records, {h['trace_bytes']} bytes, "
          f"5 repetitions each, one run of `make bench`.", "",
          "| what | stores/s |", "|---|---|"]
 lines += [f"| {n} | {v:,.0f} |" for n, v in rows]

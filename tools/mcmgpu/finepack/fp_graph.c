@@ -181,32 +181,38 @@ static int iteration(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 
 	for (c = 0; c < p->chiplets; c++) {
 		uint64_t lo = c * per, hi = lo + per < p->count ? lo + per :
-			      p->count, next = lo, slot[RESIDENT], w;
+			      p->count, next = lo, at[RESIDENT], end[RESIDENT];
 		uint32_t b, live = 0;
 
-		/* RESIDENT blocks take turns a warp at a time; a finished
-		 * block's slot takes the next block. */
-		for (b = 0; b < RESIDENT && next < hi; b++, next += BLOCK)
-			slot[live++] = next;
+		/*
+		 * RESIDENT blocks take turns a warp at a time; a finished
+		 * block's slot takes the next block.
+		 */
+		for (; live < RESIDENT && next < hi; live++, next += BLOCK) {
+			at[live] = next;
+			end[live] = next + BLOCK < hi ? next + BLOCK : hi;
+		}
+		b = 0;
 		while (live) {
-			for (b = 0; b < live; b++) {
-				uint64_t block = slot[b] / BLOCK * BLOCK;
-				uint64_t bend = block + BLOCK < hi ? block + BLOCK : hi;
+			uint64_t w = at[b], wend = w + WARP < end[b] ? w + WARP :
+				     end[b];
 
-				w = slot[b];
-				if (warp_stores(tb, p, need, changed, w,
-						w + WARP < bend ? w + WARP : bend, rng))
-					return -1;
-				slot[b] = w + WARP;
-				if (slot[b] >= bend) {
-					if (next < hi) {
-						slot[b] = next;
-						next += BLOCK;
-					} else {
-						slot[b--] = slot[--live];
-					}
+			if (warp_stores(tb, p, need, changed, w, wend, rng))
+				return -1;
+			at[b] = wend;
+			if (at[b] == end[b]) {
+				if (next < hi) {
+					at[b] = next;
+					end[b] = next + BLOCK < hi ? next + BLOCK : hi;
+					next += BLOCK;
+				} else {
+					live--;
+					at[b] = at[live];
+					end[b] = end[live];
+					b--;	/* the moved slot's turn is next */
 				}
 			}
+			b = live ? (b + 1) % live : 0;
 		}
 	}
 	return fp_tb_add(tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
