@@ -172,7 +172,11 @@ for w in WORKLOADS:
              f"{m['reduction_vs_dma']:.2f}x | {fl} | {vs} |")
 o.append(f"\n| measure | paper | here |")
 o.append("|---|---|---|")
-o.append(f"| stores per packet, mean | 42 | {sum(sp) / len(sp):.1f} |")
+sub = [main[w]["subpackets_per_packet"] for w in WORKLOADS]
+o.append(f"| stores per packet, mean | 42 | {sum(sp) / len(sp):.1f} (store "
+         f"records: coalesced warp stores) |")
+o.append(f"| sub-packets per packet, mean | (42, if the paper counts "
+         f"sub-packets) | {sum(sub) / len(sub):.1f} |")
 o.append(f"| P2P / FinePack wire bytes | 2.7x | {geomean(r_p2p):.2f}x geomean, "
          f"{tot['plain_wire_bytes'] / tot['wire']:.2f}x over all bytes |")
 o.append(f"| DMA / FinePack wire bytes | 1.3x | {geomean(r_dma):.2f}x geomean |")
@@ -181,17 +185,19 @@ o.append(f"| write combining / FinePack wire bytes | 1.32x (FinePack sends 24 % 
 o.append("\nWrite combining alone (the paper does not define it; our "
          "decision): the same queues and flush triggers, but each contiguous "
          "run of a flushed 128 B line goes out as its own plain MWr TLP, so "
-         "it gains over P2P only where stores meet in a line before a flush, "
-         "and FinePack's gain over it is the packing of many lines into one "
-         "TLP. Our vertex-update proxies rarely put two stores in one line, "
-         "so write combining sends about what P2P sends.")
-o.append("\nThe halo workloads (128 B stores) gain little over P2P and lose "
-         "slightly to DMA, as in the paper (Jacobi and Diffusion do well with "
-         "P2P). The vertex-update proxies are sparse per kernel, so the DMA "
-         "model (the hull each source wrote in each destination, copied once "
-         "per kernel in 4096 B TLPs) sends far more than FinePack; that is "
-         "where our DMA ratio departs from the paper's 1.3x average, which "
-         "came from full applications.\n")
+         "it gains over P2P only where separate stores meet in a line before "
+         "a flush (EQWP's two-deep faces, the transposes' elements), and "
+         "FinePack's gain over it is the packing of many lines into one TLP. "
+         "In the graph and CT proxies a warp's stores to a line already come "
+         "as one coalesced record, so write combining sends what P2P sends.")
+o.append("\nDMA copies, per kernel and source-destination pair, the hull of "
+         "what the source wrote there (the notes pin the whole replicated "
+         "structure instead; that needs the trace to declare it, still to "
+         "come). The halos and PageRank's band edges are dense, so DMA and "
+         "FinePack are even; CT writes every voxel of a small volume, so DMA "
+         "wins (0.43x: the paper's CT \"does not outperform bulk DMA\"); "
+         "SSSP's frontier and the transposes' blocks leave most of the hull "
+         "unwritten, so DMA sends 3.6-6.2x more.\n")
 o.append("### Store sizes per proxy\n")
 o.append("Share of store records (L1-coalesced warp stores) by size; the "
          "derivation of each proxy is in `tools/mcmgpu/finepack/WORKLOADS.md`. "
@@ -213,13 +219,17 @@ for w in WORKLOADS:
              " | ".join(f"{sweep[w][h]['reduction']:.2f}x" for h in range(2, 7)) +
              f" | h={best_h[w]} |")
 peak45 = sum(1 for w in WORKLOADS if best_h[w] in (4, 5))
+at3 = [LIKE[w] for w in WORKLOADS if best_h[w] == 3]
 o.append(f"\nPaper: performance rises up to 4 B, is flat at 5 B and falls beyond. "
-         f"Here {peak45} of {len(WORKLOADS)} workloads peak at 4-5 B. A small "
+         f"Here {peak45} of {len(WORKLOADS)} workloads peak at 4-5 B"
+         + (f", and {', '.join(at3)} at 3 B" if at3 else "") + ". A small "
          f"sub-header loses whenever the stores do not fit its window (window "
-         f"flushes; h = 2 is a 64 B window and always loses to plain P2P); "
-         f"the halo proxies write 32-64 KiB regions, so a 16 KiB window (h = 3) "
-         f"already holds a whole packet and the shorter header wins by a hair; "
-         f"CT-like spreads over two 1 GiB windows and only h = 6 holds them.\n")
+         f"flushes; h = 2 is a 64 B window and always loses to plain P2P). "
+         f"Where a workload's stores to one peer stay within 16 KiB until "
+         f"the packet fills (the halos, PageRank's band edges, SSSP's "
+         f"neighbouring vertices), h = 3 already holds a whole packet and "
+         f"the shorter header wins; these are bytes, not the paper's "
+         f"performance, which also counts the transfers' timing.\n")
 o.append("![sub-header sweep](figures/finepack_subheader.png)\n")
 o.append("### Wire-byte breakdown\n")
 o.append("Per workload, bars are normalised to the scheme with the most wire "
