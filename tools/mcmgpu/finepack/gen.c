@@ -16,7 +16,7 @@ static void gen_usage(FILE *f)
 		"usage: mcmgpu finepack gen WORKLOAD -o FILE [options]\n\n"
 		"workloads (presets):\n");
 	for (i = 0; i < fp_npresets; i++)
-		fprintf(f, "  %-10s %s\n", fp_presets[i].name, fp_presets[i].what);
+		fprintf(f, "  %-16s %s\n", fp_presets[i].name, fp_presets[i].what);
 	for (i = 0; i < FP_GEN_KINDS; i++)
 		fprintf(f, "%s%s", i ? ", " : "  ", fp_gen_kinds[i]);
 	fprintf(f,
@@ -51,6 +51,12 @@ static void workload(const char *name, struct fp_gen_params *p)
 		if (!strcmp(name, fp_gen_kinds[i])) {
 			*p = fp_gen_defaults;
 			p->kind = i;
+			/* 4 B vertex values and voxels; a small volume. */
+			if (i == FP_GEN_PAGERANK || i == FP_GEN_SSSP ||
+			    i == FP_GEN_VOXELS)
+				p->store = 4;
+			if (i == FP_GEN_VOXELS)
+				p->bytes = 64 << 10;
 			return;
 		}
 	}
