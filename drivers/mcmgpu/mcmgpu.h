@@ -3,6 +3,7 @@
 #ifndef MCMGPU_DRV_H
 #define MCMGPU_DRV_H
 
+#include <linux/dma-direction.h>
 #include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
@@ -162,6 +163,26 @@ int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c);
 int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 		       const struct mcmgpu_xfer *x);
 int mcmgpu_status_errno(u32 status);
+
+/*
+ * A user buffer's pages, pinned and DMA-mapped, with the little-endian
+ * list of their bus addresses the device reads (mcmgpu_dma.c).
+ */
+struct mcmgpu_user_pages {
+	struct device *dev;
+	struct page **pages;
+	__le64 *list;
+	dma_addr_t list_dma;
+	unsigned long npages, mapped;
+	int pinned;
+	enum dma_data_direction dir;
+};
+
+/* 0, or -errno with nothing held; device_writes pins for writing. */
+int mcmgpu_user_pages_get(struct mcmgpu_user_pages *up, struct device *dev,
+			  unsigned long uaddr, u64 len, bool device_writes);
+/* Unmaps, unpins (marking the pages dirty if asked) and frees. */
+void mcmgpu_user_pages_put(struct mcmgpu_user_pages *up, bool dirty);
 irqreturn_t mcmgpu_irq(int irq, void *data);
 
 int mcmgpu_aux_create(struct mcmgpu_device *mdev);

@@ -900,14 +900,12 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	struct mcmgpu_adsm_copy *cp = arg;
 	bool to_gpu = !(cp->flags & MCMGPU_ADSM_COPY_FROM_GPU);
 	struct device *dev = &mf->mdev->pdev->dev;
-	unsigned long uaddr = cp->user_ptr, first = uaddr & PAGE_MASK;
-	u64 npages, mapped = 0, end, va, i;
+	unsigned long uaddr = cp->user_ptr;
+	struct mcmgpu_user_pages up;
 	struct mcmgpu_adsm *a;
 	struct mcmgpu_obj *o;
-	struct page **pages;
-	dma_addr_t list_dma;
-	__le64 *list;
-	int pinned, ret;
+	u64 end, va;
+	int ret;
 
 	if (cp->flags & ~MCMGPU_ADSM_COPY_FROM_GPU || cp->reserved ||
 	    !cp->length || cp->length > MCMGPU_ADSM_MAX_OBJECT)
@@ -915,7 +913,6 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (check_add_overflow(cp->offset, cp->length, &end) ||
 	    check_add_overflow((u64)uaddr, cp->length, &end))
 		return -EOVERFLOW;
-	npages = (PAGE_ALIGN(uaddr + cp->length) - first) >> PAGE_SHIFT;
 	if (mutex_lock_interruptible(&mf->lock))
 		return -ERESTARTSYS;
 	o = xa_load(&mf->objects, cp->handle);
@@ -932,32 +929,10 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	mutex_unlock(&mf->lock);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	list = dma_alloc_coherent(dev, npages * 8, &list_dma, GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!pages || !list)
-		goto free;
-	pinned = pin_user_pages_fast(first, npages, to_gpu ? 0 : FOLL_WRITE,
-				     pages);
-	if (pinned < 0) {
-		ret = pinned;
-		goto free;
-	}
-	ret = -EFAULT;
-	if (pinned != npages)
-		goto unpin;
-	for (i = 0; i < npages; i++) {
-		dma_addr_t bus = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
-					      DMA_BIDIRECTIONAL);
-
-		if (dma_mapping_error(dev, bus)) {
-			ret = -ENOMEM;
-			goto unmap;
-		}
-		list[i] = cpu_to_le64(bus);
-		mapped++;
-	}
-	ret = mcmgpu_adsm_xfer_cmd(a, va, cp->length, list_dma,
+	ret = mcmgpu_user_pages_get(&up, dev, uaddr, cp->length, !to_gpu);
+	if (ret)
+		return ret;
+	ret = mcmgpu_adsm_xfer_cmd(a, va, cp->length, up.list_dma,
 				   uaddr & ~PAGE_MASK, !to_gpu,
 				   MCMGPU_WAIT_KILLABLE);
 	if (!ret) {
@@ -965,15 +940,6 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 		adsm_charge_copy(&a->ctx, cp->length, to_gpu ? ADSM_H2D : ADSM_D2H);
 		mutex_unlock(&a->lock);
 	}
-unmap:
-	for (i = 0; i < mapped; i++)
-		dma_unmap_page(dev, le64_to_cpu(list[i]), PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
-unpin:
-	unpin_user_pages_dirty_lock(pages, pinned, !to_gpu && !ret);
-free:
-	if (list)
-		dma_free_coherent(dev, npages * 8, list, list_dma);
-	kvfree(pages);
+	mcmgpu_user_pages_put(&up, !to_gpu && !ret);
 	return ret;
 }

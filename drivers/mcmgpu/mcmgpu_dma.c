@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* MCMGPU_IOCTL_DMA: copies between a user buffer and GPU memory. */
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "mcmgpu.h"
@@ -65,4 +68,63 @@ int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize)
 		cond_resched();
 	}
 	return 0;
+}
+
+int mcmgpu_user_pages_get(struct mcmgpu_user_pages *up, struct device *dev,
+			  unsigned long uaddr, u64 len, bool device_writes)
+{
+	unsigned long first = uaddr & PAGE_MASK, i;
+	int ret = -ENOMEM;
+
+	*up = (struct mcmgpu_user_pages) {
+		.dev = dev,
+		.npages = (PAGE_ALIGN(uaddr + len) - first) >> PAGE_SHIFT,
+		.dir = device_writes ? DMA_FROM_DEVICE : DMA_TO_DEVICE,
+	};
+	up->pages = kvcalloc(up->npages, sizeof(*up->pages), GFP_KERNEL);
+	up->list = dma_alloc_coherent(dev, up->npages * 8, &up->list_dma,
+				      GFP_KERNEL);
+	if (!up->pages || !up->list)
+		goto fail;
+	ret = pin_user_pages_fast(first, up->npages,
+				  device_writes ? FOLL_WRITE : 0, up->pages);
+	if (ret < 0)
+		goto fail;
+	up->pinned = ret;
+	ret = -EFAULT;
+	if (up->pinned != up->npages)
+		goto fail;
+	for (i = 0; i < up->npages; i++) {
+		dma_addr_t bus = dma_map_page(dev, up->pages[i], 0, PAGE_SIZE,
+					      up->dir);
+
+		ret = -ENOMEM;
+		if (dma_mapping_error(dev, bus))
+			goto fail;
+		up->list[i] = cpu_to_le64(bus);
+		up->mapped++;
+	}
+	return 0;
+fail:
+	mcmgpu_user_pages_put(up, false);
+	return ret;
+}
+
+void mcmgpu_user_pages_put(struct mcmgpu_user_pages *up, bool dirty)
+{
+	unsigned long i;
+
+	for (i = 0; i < up->mapped; i++)
+		dma_unmap_page(up->dev, le64_to_cpu(up->list[i]), PAGE_SIZE,
+			       up->dir);
+	if (up->pinned > 0)
+		unpin_user_pages_dirty_lock(up->pages, up->pinned, dirty);
+	if (up->list)
+		dma_free_coherent(up->dev, up->npages * 8, up->list,
+				  up->list_dma);
+	kvfree(up->pages);
+	up->mapped = 0;
+	up->pinned = 0;
+	up->list = NULL;
+	up->pages = NULL;
 }

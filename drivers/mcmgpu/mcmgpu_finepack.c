@@ -4,10 +4,7 @@
  * context in bounce-buffer chunks, then the device replays it and writes
  * the counters (or the record it refused) back.
  */
-#include <linux/dma-mapping.h>
-#include <linux/mm.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "mcmgpu.h"
@@ -35,48 +32,21 @@ static int mcmgpu_fp_errno(u32 status)
 static int mcmgpu_fp_upload_pinned(struct mcmgpu_file *mf,
 				   const struct mcmgpu_finepack_replay *rp)
 {
-	struct device *dev = &mf->mdev->pdev->dev;
-	unsigned long uaddr = rp->trace_ptr, first = uaddr & PAGE_MASK;
-	unsigned long npages = (PAGE_ALIGN(uaddr + rp->trace_len) - first) >>
-			       PAGE_SHIFT;
-	unsigned long i, mapped = 0;
-	struct page **pages;
-	dma_addr_t list_dma;
-	__le64 *list;
-	u64 done;
-	int pinned = 0, ret = -ENOMEM;
+	struct mcmgpu_user_pages up;
+	u64 done, first = rp->trace_ptr & ~PAGE_MASK;
+	int ret;
 
-	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
-	list = dma_alloc_coherent(dev, npages * 8, &list_dma, GFP_KERNEL);
-	if (!pages || !list)
-		goto free;
-	pinned = pin_user_pages_fast(first, npages, 0, pages);
-	if (pinned < 0) {
-		ret = pinned;
-		pinned = 0;
-		goto free;
-	}
-	ret = -EFAULT;
-	if (pinned != npages)
-		goto unpin;
-	for (i = 0; i < npages; i++) {
-		dma_addr_t bus = dma_map_page(dev, pages[i], 0, PAGE_SIZE,
-					      DMA_TO_DEVICE);
-
-		if (dma_mapping_error(dev, bus)) {
-			ret = -ENOMEM;
-			goto unmap;
-		}
-		list[i] = cpu_to_le64(bus);
-		mapped++;
-	}
+	ret = mcmgpu_user_pages_get(&up, &mf->mdev->pdev->dev, rp->trace_ptr,
+				    rp->trace_len, false);
+	if (ret)
+		return ret;
 	for (done = 0; done < rp->trace_len; done += MCMGPU_DMA_MAX_LEN) {
-		u64 pos = (uaddr & ~PAGE_MASK) + done;
+		u64 pos = first + done;
 		struct mcmgpu_cmd c = {
 			.opcode = MCMGPU_OP_TRACE_LOAD,
 			.flags = MCMGPU_TRACE_LOAD_PAGES,
 			.ctx = mf->ctx,
-			.args = { list_dma + (pos >> PAGE_SHIFT) * 8, done,
+			.args = { up.list_dma + (pos >> PAGE_SHIFT) * 8, done,
 				  min_t(u64, rp->trace_len - done,
 					MCMGPU_DMA_MAX_LEN),
 				  rp->trace_len, pos & ~PAGE_MASK },
@@ -89,16 +59,7 @@ static int mcmgpu_fp_upload_pinned(struct mcmgpu_file *mf,
 		if (ret)
 			break;
 	}
-unmap:
-	for (i = 0; i < mapped; i++)
-		dma_unmap_page(dev, le64_to_cpu(list[i]), PAGE_SIZE,
-			       DMA_TO_DEVICE);
-unpin:
-	unpin_user_pages(pages, pinned);
-free:
-	if (list)
-		dma_free_coherent(dev, npages * 8, list, list_dma);
-	kvfree(pages);
+	mcmgpu_user_pages_put(&up, false);
 	return ret;
 }
 
