@@ -117,6 +117,16 @@ u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead)
 }
 
 /* Bits [lo, hi) of a word, 0 <= lo < hi <= 64. */
+u64 fp_dma_tlps(u64 len)
+{
+    return (len + FP_MAX_PAYLOAD - 1) / FP_MAX_PAYLOAD;
+}
+
+u64 fp_dma_wire_bytes(u64 len, u32 overhead)
+{
+    return ((len + 3) & ~3ULL) + fp_dma_tlps(len) * overhead;
+}
+
 static u64 fp_bits(u32 lo, u32 hi)
 {
     return (hi - lo == 64 ? ~0ULL : (1ULL << (hi - lo)) - 1) << lo;
@@ -399,6 +409,9 @@ static void fp_atomic(struct fp_model *m,
     st->dma_wire_bytes += tlp;
     st->dma_payload += r->len;
     st->dma_tlps++;
+    st->region_dma_wire_bytes += tlp;
+    st->region_dma_payload += r->len;
+    st->region_dma_tlps++;
     fp_mark_written(m, r->src, r->dst, r->addr, r->len, false);
     m->sink.write(m->sink.ctx, r->dst, r->addr, data, r->len);
 }
@@ -409,6 +422,10 @@ static void fp_kernel_end(struct fp_model *m)
     u64 vram = m->cfg.vram_per_chiplet, i, end;
     u32 s, d;
 
+    /* Every kernel is an iteration: the declared regions are copied. */
+    st->region_dma_payload += m->region_payload;
+    st->region_dma_tlps += m->region_tlps;
+    st->region_dma_wire_bytes += m->region_wire;
     /* Nothing queued or written since the last one: O(1) per record. */
     if (!m->kernel_open) {
         st->kernels++;
@@ -422,16 +439,15 @@ static void fp_kernel_end(struct fp_model *m)
     /* DMA model: each source copies the hull it wrote in each destination. */
     for (s = 0; s < m->cfg.chiplets; s++) {
         for (d = 0; d < m->cfg.chiplets; d++) {
-            u64 lo = m->dma_lo[s][d], hi = m->dma_hi[s][d], len, tlps;
+            u64 lo = m->dma_lo[s][d], hi = m->dma_hi[s][d], len;
 
             if (hi <= lo) {
                 continue;
             }
             len = hi - lo;
-            tlps = (len + FP_MAX_PAYLOAD - 1) / FP_MAX_PAYLOAD;
             st->dma_payload += len;
-            st->dma_tlps += tlps;
-            st->dma_wire_bytes += ((len + 3) & ~3ULL) + tlps * m->cfg.overhead;
+            st->dma_tlps += fp_dma_tlps(len);
+            st->dma_wire_bytes += fp_dma_wire_bytes(len, m->cfg.overhead);
             m->dma_lo[s][d] = UINT64_MAX;
             m->dma_hi[s][d] = 0;
         }
@@ -477,6 +493,9 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     m->kernel_useful = 0;
     m->words_cleared = 0;
     m->kernel_open = false;
+    m->region_payload = 0;
+    m->region_tlps = 0;
+    m->region_wire = 0;
     for (s = 0; s < MCMGPU_MAX_CHIPLETS; s++) {
         m->dst_lo[s] = UINT64_MAX;
         m->dst_hi[s] = 0;
@@ -515,6 +534,13 @@ void fp_model_record(struct fp_model *m,
         break;
     case MCMGPU_FP_REC_KERNEL_END:
         fp_kernel_end(m);
+        return;
+    case MCMGPU_FP_REC_REGION:
+        /* A declaration, not an access: the kernel stays as it was. */
+        m->stats.regions++;
+        m->region_payload += r->len;
+        m->region_tlps += fp_dma_tlps(r->len);
+        m->region_wire += fp_dma_wire_bytes(r->len, m->cfg.overhead);
         return;
     }
     m->kernel_open = true;
@@ -563,7 +589,7 @@ static int fp_check_record(const struct mcmgpu_fp_trace_record *r,
     bool has_data = r->type == MCMGPU_FP_REC_STORE ||
                     r->type == MCMGPU_FP_REC_ATOMIC;
 
-    if (r->type < MCMGPU_FP_REC_STORE || r->type > MCMGPU_FP_REC_KERNEL_END) {
+    if (r->type < MCMGPU_FP_REC_STORE || r->type > MCMGPU_FP_REC_REGION) {
         return fp_fail(err, n, "type: unknown record type", r->type);
     }
     if (r->reserved) {
@@ -588,7 +614,7 @@ static int fp_check_record(const struct mcmgpu_fp_trace_record *r,
     if (!r->len) {
         return fp_fail(err, n, "len: must not be 0", 0);
     }
-    if (r->len > MCMGPU_FP_STORE_MAX_LEN) {
+    if (r->len > MCMGPU_FP_STORE_MAX_LEN && r->type != MCMGPU_FP_REC_REGION) {
         return fp_fail(err, n, "len: longer than 1 MiB", r->len);
     }
     if (r->type == MCMGPU_FP_REC_ATOMIC &&
@@ -616,7 +642,7 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
     const struct mcmgpu_fp_trace_header *hdr = buf;
     const u64 rec_size = sizeof(struct mcmgpu_fp_trace_record);
     const char *why;
-    u64 i, body, total = 0;
+    u64 i, body, total = 0, regions = 0;
 
     if (!fp_config_valid(cfg, &why)) {
         return fp_fail(err, 0, why, 0);
@@ -649,6 +675,15 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
     for (i = 0; i < hdr->nrecords; i++) {
         if (fp_check_record(&view->rec[i], hdr->data_size, cfg, i + 1, err)) {
             return -1;
+        }
+        /* Bounded so the region DMA counters cannot wrap. */
+        if (view->rec[i].type == MCMGPU_FP_REC_REGION) {
+            regions += view->rec[i].len;
+            if (regions > MCMGPU_FP_MAX_REGION_BYTES) {
+                return fp_fail(err, i + 1, "len: the declared regions add up "
+                               "to more than 64 GiB", regions);
+            }
+            continue;
         }
         /* Records may share data; bound the work so a guest cannot stall us. */
         total += view->rec[i].len;

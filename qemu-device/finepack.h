@@ -58,6 +58,8 @@ struct fp_model {
     /* Per-kernel hulls for the DMA baseline and the useful-byte count. */
     u64 dma_lo[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
     u64 dma_hi[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
+    /* What the region DMA copies at each kernel end, summed over regions. */
+    u64 region_payload, region_tlps, region_wire;
     u64 dst_lo[MCMGPU_MAX_CHIPLETS];    /* bytes written per destination */
     u64 dst_hi[MCMGPU_MAX_CHIPLETS];
     u64 *written;           /* bitmap, chiplets * vram_per_chiplet bits */
@@ -137,5 +139,8 @@ u32 fp_entry_cost(const struct fp_entry *e, u32 subheader);
 u32 fp_encode_subheader(u8 *out, u32 subheader, u64 offset, u32 len);
 void fp_decode_subheader(const u8 *in, u32 subheader, u64 *offset, u32 *len);
 u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead);
+/* A bulk copy of len bytes in 4 KiB TLPs: its TLPs and its wire bytes. */
+u64 fp_dma_tlps(u64 len);
+u64 fp_dma_wire_bytes(u64 len, u32 overhead);
 
 #endif /* FINEPACK_H */

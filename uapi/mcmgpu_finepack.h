@@ -19,6 +19,7 @@
 #define MCMGPU_FP_STORE_MAX_LEN	(1U << 20)	/* one store record */
 #define MCMGPU_FP_ATOMIC_MAX_LEN	16		/* within one 128 B line */
 #define MCMGPU_FP_MAX_TOTAL_BYTES	(1ULL << 30)	/* sum of record lengths */
+#define MCMGPU_FP_MAX_REGION_BYTES	(1ULL << 36)	/* sum of declared regions */
 #define MCMGPU_FP_SUBHEADER_MIN		2	/* sub-header bytes */
 #define MCMGPU_FP_SUBHEADER_MAX		6
 #define MCMGPU_FP_SUBHEADER_DEFAULT	5	/* 30-bit offset, 1 GiB window */
@@ -41,6 +42,12 @@ enum mcmgpu_fp_record_type {
 	MCMGPU_FP_REC_ATOMIC = 3,	/* src dst addr len data */
 	MCMGPU_FP_REC_FENCE = 4,	/* src: system-scope release */
 	MCMGPU_FP_REC_KERNEL_END = 5,
+	/*
+	 * src dst addr len: the application's declared replicated region,
+	 * which the region DMA baseline copies from src into dst's replica at
+	 * every kernel end from here on. Not an access; no data.
+	 */
+	MCMGPU_FP_REC_REGION = 6,
 };
 
 struct mcmgpu_fp_trace_record {
@@ -98,6 +105,15 @@ struct mcmgpu_fp_stats {
 	 */
 	__u64 wc_wire_bytes;
 	__u64 wc_tlps;
+	/*
+	 * DMA of the declared regions (REGION records) at every kernel end,
+	 * plus the atomics; the dma_* counters above copy the per-kernel hull
+	 * of what each source wrote in each destination instead.
+	 */
+	__u64 regions;		/* REGION records */
+	__u64 region_dma_wire_bytes;
+	__u64 region_dma_payload;
+	__u64 region_dma_tlps;
 };
 
 /* What a replay writes back: the counters, or where the trace is bad. */

@@ -371,6 +371,9 @@ struct ref {
 	/* Expected model counters. */
 	uint64_t kernels, useful, dma_payload, dma_tlps, dma_wire, cleared;
 	uint64_t logged, overflowed;
+	/* Declared regions: what each kernel end copies, and the totals. */
+	uint64_t reg_bytes, reg_tlps, reg_wire, reg_payload, reg_tlp_total;
+	uint64_t reg_wire_total, regions;
 };
 
 static void ref_hull(uint64_t *lo, uint64_t *hi, uint64_t addr, uint32_t len)
@@ -403,7 +406,21 @@ static void ref_mark(struct ref *k, const struct mcmgpu_fp_trace_record *r)
 		k->dma_payload += r->len;
 		k->dma_tlps++;
 		k->dma_wire += fp_plain_tlp_bytes(r->addr, r->len, 28);
+		k->reg_payload += r->len;
+		k->reg_tlp_total++;
+		k->reg_wire_total += fp_plain_tlp_bytes(r->addr, r->len, 28);
 	}
+}
+
+/* A region is copied whole at every later kernel end, 4 KiB per TLP. */
+static void ref_region(struct ref *k, const struct mcmgpu_fp_trace_record *r)
+{
+	uint64_t tlps = (r->len + 4095) / 4096;
+
+	k->regions++;
+	k->reg_bytes += r->len;
+	k->reg_tlps += tlps;
+	k->reg_wire += (r->len + 3) / 4 * 4 + 28 * tlps;
 }
 
 /* What the kernel end adds, given the touched-word log's capacity. */
@@ -414,6 +431,9 @@ static void ref_kernel_end(struct ref *k, uint64_t cap)
 
 	k->kernels++;
 	k->useful += k->nbytes;
+	k->reg_payload += k->reg_bytes;
+	k->reg_tlp_total += k->reg_tlps;
+	k->reg_wire_total += k->reg_wire;
 	if (k->nwords <= cap) {
 		k->cleared += k->nwords;
 		k->logged += k->nwords > 0;
@@ -515,6 +535,11 @@ TEST(useful_bytes_match_a_naive_reference)
 				r.len = 1 + r.len % 16;
 				r.addr &= ~127ULL;
 				break;
+			case 7:		/* a region: any length up to the chiplet */
+				r.type = MCMGPU_FP_REC_REGION;
+				r.len = 1 + (x >> 20) % vram;
+				r.addr = (x >> 30) % (vram - r.len + 1);
+				break;
 			default:
 				r.type = MCMGPU_FP_REC_STORE;
 			}
@@ -522,6 +547,8 @@ TEST(useful_bytes_match_a_naive_reference)
 				r.type = MCMGPU_FP_REC_KERNEL_END;
 			if (r.type == MCMGPU_FP_REC_STORE || r.type == MCMGPU_FP_REC_ATOMIC)
 				ref_mark(&k, &r);
+			if (r.type == MCMGPU_FP_REC_REGION)
+				ref_region(&k, &r);
 			if (r.type == MCMGPU_FP_REC_KERNEL_END) {
 				ASSERT_EQ(k.nwords, model->ntouched);
 				ref_kernel_end(&k, model->touched_cap);
@@ -535,7 +562,12 @@ TEST(useful_bytes_match_a_naive_reference)
 			ASSERT_EQ(k.dma_payload, model->stats.dma_payload);
 			ASSERT_EQ(k.dma_tlps, model->stats.dma_tlps);
 			ASSERT_EQ(k.dma_wire, model->stats.dma_wire_bytes);
+			ASSERT_EQ(k.regions, model->stats.regions);
+			ASSERT_EQ(k.reg_payload, model->stats.region_dma_payload);
+			ASSERT_EQ(k.reg_tlp_total, model->stats.region_dma_tlps);
+			ASSERT_EQ(k.reg_wire_total, model->stats.region_dma_wire_bytes);
 		}
+		ASSERT_LT(100, k.regions);
 		/* Everything the kernels set was cleared: the bitmap is zero. */
 		for (i = 0; i < (int)((4 * vram + 63) / 64); i++)
 			ASSERT_EQ(0, model->written[i]) TH_LOG("word %d", i);
@@ -1003,6 +1035,85 @@ TEST(total_bytes_are_bounded)
 	free(t);
 }
 
+/*
+ * Regions may be longer than a store (a whole chiplet) but must lie in the
+ * destination, between two chiplets, and add up to at most 64 GiB; each
+ * is copied at every kernel end after it, empty kernels included.
+ */
+TEST(regions_are_checked_bounded_and_copied_per_kernel)
+{
+	struct fp_config cfg = { 2, 5, 28, 8 * MIB };
+	struct fp_trace_buf tb = { 0 };
+	struct fp_trace_view view;
+	struct fp_error err;
+	struct fp_model *model = calloc(1, sizeof(*model));
+	struct mem m = { 0 };
+	struct fp_sink sink = { &m, mem_write, NULL };
+	struct mcmgpu_fp_trace_record *rec;
+	uint8_t *t, *written;
+	size_t len;
+	int i;
+
+	ASSERT_NE(NULL, model);
+	fp_tb_add(&tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_REGION, 0, 1, 0, 10000, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_REGION, 1, 0, 4096, 4 * MIB, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_ATOMIC, 0, 1, 0, 4, four);
+	t = fp_tb_finish(&tb, &len);
+	ASSERT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err)) TH_LOG("%s", err.what);
+	written = calloc(1, fp_bitmap_bytes(&cfg));
+	ASSERT_NE(NULL, written);
+	m.vram = cfg.vram_per_chiplet;
+	m.bytes = calloc(2, m.vram);
+	ASSERT_NE(NULL, m.bytes);
+	fp_model_init(model, &cfg, &sink, written);
+	fp_model_run(model, &view);
+	/* Three kernel ends after the regions (the last closes the atomic). */
+	EXPECT_EQ(4, model->stats.kernels);
+	EXPECT_EQ(2, model->stats.regions);
+	EXPECT_EQ(3 * (10000 + 4 * MIB) + 4, model->stats.region_dma_payload);
+	EXPECT_EQ(3 * (3 + 1024) + 1, model->stats.region_dma_tlps);
+	EXPECT_EQ(3 * (10000 + 3 * 28 + 4 * MIB + 1024 * 28) + 32,
+		  model->stats.region_dma_wire_bytes);
+	/* No store: the hull DMA has only the atomic. */
+	EXPECT_EQ(4, model->stats.dma_payload);
+	free(m.bytes);
+	free(written);
+
+	rec = (struct mcmgpu_fp_trace_record *)(t + sizeof(struct mcmgpu_fp_trace_header));
+	rec[1].len = 0;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(2, err.record);
+	EXPECT_STREQ("len: must not be 0", err.what);
+	rec[1].len = 10000;
+	rec[2].addr = 4 * MIB + 1;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(3, err.record);
+	EXPECT_EQ(0, strncmp("addr: past the end", err.what, 18));
+	rec[2].addr = 0;
+	rec[2].dst = 1;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(0, strncmp("dst: equals src", err.what, 15));
+	free(t);
+
+	/* 16 regions of 4 GiB - 1 fit in 64 GiB; a 17th does not. */
+	cfg.vram_per_chiplet = 1ULL << 32;
+	for (i = 0; i < 17; i++)
+		fp_tb_add(&tb, MCMGPU_FP_REC_REGION, 0, 1, 0, UINT32_MAX, NULL);
+	t = fp_tb_finish(&tb, &len);
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(17, err.record);
+	EXPECT_EQ(0, strncmp("len: the declared regions add up", err.what, 32));
+	((struct mcmgpu_fp_trace_header *)t)->nrecords = 16;
+	((struct mcmgpu_fp_trace_header *)t)->data_size = 0;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));	/* trailing */
+	EXPECT_EQ(0, fp_trace_check(t, len - sizeof(*rec), &cfg, &view, &err));
+	free(t);
+	free(model);
+}
+
 /* Text form: every record type and each kind of bad line. */
 TEST(text_parser)
 {
@@ -1013,7 +1124,8 @@ TEST(text_parser)
 		"atomic 1 0 0 2 0xbeef\n"
 		"fence 1\n"
 		"\n"
-		"kernel_end\n";
+		"kernel_end\n"
+		"region 2 3 0x1000 8192\n";
 	static const struct { const char *text, *want; } bad[] = {
 		{ "store 0 1 0 4 0102\n", "line 1: HEXDATA: 4 hex digits for LEN 4" },
 		{ "fence 0\nstroe 0 1 0 1 00\n", "line 2: unknown record type 'stroe'" },
@@ -1021,6 +1133,8 @@ TEST(text_parser)
 		{ "load 0 1 4\n", "line 1: load takes 4 fields, got 3" },
 		{ "store 0 1 0 2 0g00\n", "line 1: HEXDATA: bad hex digit" },
 		{ "load 0 300 0 4\n", "line 1: DST: chiplet 300 out of range" },
+		{ "region 0 1 0\n", "line 1: region takes 4 fields, got 3" },
+		{ "region 0 1 0 4294967296\n", "line 1: LEN: 4294967296 too large" },
 	};
 	struct fp_trace_buf tb = { 0 };
 	char msg[256];
@@ -1028,7 +1142,11 @@ TEST(text_parser)
 
 	ASSERT_EQ(0, fp_text_parse(good, strlen(good), &tb, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
-	ASSERT_EQ(5, tb.nrec);
+	ASSERT_EQ(6, tb.nrec);
+	EXPECT_EQ(MCMGPU_FP_REC_REGION, tb.rec[5].type);
+	EXPECT_EQ(0x1000, tb.rec[5].addr);
+	EXPECT_EQ(8192, tb.rec[5].len);
+	EXPECT_EQ(3, tb.rec[5].dst);
 	EXPECT_EQ(MCMGPU_FP_REC_STORE, tb.rec[0].type);
 	EXPECT_EQ(0x10, tb.rec[0].addr);
 	EXPECT_EQ(4, tb.data[3]);

@@ -23,13 +23,27 @@ struct replay_opts {
 	uint32_t subheader, overhead;
 	uint64_t vram;
 	bool verify;
+	int dma;		/* DMA_AUTO, DMA_REGION or DMA_HULL */
 };
+
+enum { DMA_AUTO, DMA_REGION, DMA_HULL };
+
+/*
+ * Paper-literal TLP bytes (Table I, section VI-B): the 4-DW header whose
+ * fields Table I lists, plus the "sequence number, ECRC, and LCRC" that
+ * section VI-B charges every packet (2 + 4 + 4 B); no framing token.
+ */
+#define TABLE1_TLP_BYTES	(16 + 10)
 
 /* What a replay prints: its configuration, the counters, what they give. */
 struct fp_report {
 	__u64 chiplets, subheader, overhead;
 	struct mcmgpu_fp_stats s;
 	__u64 wire, plain_payload, wasted_p2p, wasted_fp, wasted_dma;
+	/* the DMA model the ratios use: the declared regions, or the hull */
+	__u64 dma_uses_regions, dma_wire, dma_payload, dma_tlps;
+	/* the same packets counted with TABLE1_TLP_BYTES per TLP */
+	__u64 t1_tlp, t1_fp, t1_plain, t1_dma, t1_wc;
 };
 
 #define REPORT(name, field)	STAT_AT(name, struct fp_report, field)
@@ -68,18 +82,42 @@ static const struct stat_row fp_rows[] = {
 	STAT_NEWLINE,
 	FP(plain_wire_bytes),
 	FP(plain_tlps),
-	FP(dma_wire_bytes),
-	FP(dma_payload),
-	FP(dma_tlps),
+	FP(regions),
+	REPORT("dma_uses_regions", dma_uses_regions),
+	REPORT("dma_wire_bytes", dma_wire),
+	REPORT("dma_payload", dma_payload),
+	REPORT("dma_tlps", dma_tlps),
 	FP(wc_wire_bytes),
 	FP(wc_tlps),
 	STAT_NEWLINE,
+	STAT_OPEN("dma_region"),
+	REPORT("wire_bytes", s.region_dma_wire_bytes),
+	REPORT("payload", s.region_dma_payload),
+	REPORT("tlps", s.region_dma_tlps),
+	STAT_CLOSE,
+	STAT_OPEN("dma_hull"),
+	REPORT("wire_bytes", s.dma_wire_bytes),
+	REPORT("payload", s.dma_payload),
+	REPORT("tlps", s.dma_tlps),
+	STAT_CLOSE,
+	STAT_NEWLINE,
 	RATIO("reduction", STAT_FACTOR, s.plain_wire_bytes, wire),
-	RATIO("reduction_vs_dma", STAT_FACTOR, s.dma_wire_bytes, wire),
+	RATIO("reduction_vs_dma", STAT_FACTOR, dma_wire, wire),
 	RATIO("reduction_vs_wc", STAT_FACTOR, s.wc_wire_bytes, wire),
 	RATIO("efficiency", STAT_SHARE, s.wire_payload, wire),
 	RATIO("plain_efficiency", STAT_SHARE, plain_payload, s.plain_wire_bytes),
-	RATIO("dma_efficiency", STAT_SHARE, s.dma_payload, s.dma_wire_bytes),
+	RATIO("dma_efficiency", STAT_SHARE, dma_payload, dma_wire),
+	STAT_NEWLINE,
+	STAT_OPEN("table1"),
+	REPORT("tlp_bytes", t1_tlp),
+	REPORT("finepack", t1_fp),
+	REPORT("plain", t1_plain),
+	REPORT("dma", t1_dma),
+	REPORT("wc", t1_wc),
+	RATIO("reduction", STAT_FACTOR, t1_plain, t1_fp),
+	RATIO("reduction_vs_dma", STAT_FACTOR, t1_dma, t1_fp),
+	RATIO("reduction_vs_wc", STAT_FACTOR, t1_wc, t1_fp),
+	STAT_CLOSE,
 	STAT_NEWLINE,
 	FP(useful_bytes),
 	STAT_OPEN("wasted_bytes"),
@@ -106,8 +144,14 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 	"wire bytes: FinePack {wire_bytes.total} (efficiency {efficiency}), "
 	"plain P2P {plain_wire_bytes}, DMA {dma_wire_bytes}, write combining "
 	"{wc_wire_bytes}\n"
+	"DMA of the {regions} declared regions {dma_region.wire_bytes}, of the "
+	"written hulls {dma_hull.wire_bytes}; the ratios use the regions: "
+	"{dma_uses_regions}\n"
 	"reduction vs P2P {reduction}, vs DMA {reduction_vs_dma}, vs write "
 	"combining {reduction_vs_wc}\n"
+	"with Table I's {table1.tlp_bytes} B per TLP: vs P2P "
+	"{table1.reduction}, vs DMA {table1.reduction_vs_dma}, vs write "
+	"combining {table1.reduction_vs_wc}\n"
 	"flushes:{flushes}\n");
 
 struct verify_result {
@@ -135,10 +179,30 @@ static void print_report(const struct mcmgpu_fp_stats *s,
 		.plain_payload = s->store_bytes + s->atomic_bytes,
 	};
 	struct json j;
+	__u64 o_tlp = o->overhead;
 
+	r.dma_uses_regions = o->dma == DMA_REGION ||
+			     (o->dma == DMA_AUTO && s->regions);
+	r.dma_wire = r.dma_uses_regions ? s->region_dma_wire_bytes :
+		     s->dma_wire_bytes;
+	r.dma_payload = r.dma_uses_regions ? s->region_dma_payload :
+			s->dma_payload;
+	r.dma_tlps = r.dma_uses_regions ? s->region_dma_tlps : s->dma_tlps;
 	r.wasted_p2p = r.plain_payload - s->useful_bytes;
 	r.wasted_fp = s->wire_payload - s->useful_bytes;
-	r.wasted_dma = s->dma_payload - s->useful_bytes;
+	/* Regions that miss written bytes may copy less than is useful. */
+	r.wasted_dma = r.dma_payload > s->useful_bytes ?
+		       r.dma_payload - s->useful_bytes : 0;
+	/* Every TLP's O bytes become TABLE1_TLP_BYTES; nothing else changes. */
+	r.t1_tlp = TABLE1_TLP_BYTES;
+	r.t1_fp = r.wire - s->wire_overhead +
+		  s->wire_overhead / o_tlp * TABLE1_TLP_BYTES;
+	r.t1_plain = s->plain_wire_bytes - s->plain_tlps * o_tlp +
+		     s->plain_tlps * TABLE1_TLP_BYTES;
+	r.t1_dma = r.dma_wire - r.dma_tlps * o_tlp +
+		   r.dma_tlps * TABLE1_TLP_BYTES;
+	r.t1_wc = s->wc_wire_bytes - s->wc_tlps * o_tlp +
+		  s->wc_tlps * TABLE1_TLP_BYTES;
 	if (!o->co.json) {
 		stats_text(stdout, &fp_table, &r);
 		if (v->done)
@@ -407,6 +471,12 @@ static int replay(const char *path, struct replay_opts *o)
 	}
 	if (o->verify && verify_finish(&vs, &mem, o->co.chiplets, &v))
 		goto out;
+	if (o->dma == DMA_REGION && !res.stats.regions) {
+		fprintf(stderr, "%s: %s: --dma region: the trace declares no "
+			"region (add 'region SRC DST ADDR LEN' records)\n", prog,
+			path);
+		goto out;
+	}
 	print_report(&res.stats, o, &v);
 	ret = v.mismatched_bytes || res.stats.decode_errors ? 1 : 0;
 	if (v.mismatched_bytes)
@@ -427,9 +497,14 @@ static void replay_usage(FILE *f)
 		"Replays a FinePack trace (binary, or the text form) through\n"
 		"/dev/mcmgpuN: the device coalesces the remote stores, packs and\n"
 		"de-packetizes them into the destination chiplets' memories and\n"
-		"counts the link bytes of FinePack, plain P2P and a DMA model.\n\n"
+		"counts the link bytes of FinePack, plain P2P, write combining and\n"
+		"two DMA models: the trace's declared regions copied at every\n"
+		"kernel end, and the hull each source wrote in each destination.\n\n"
 		"  --subheader H      sub-header bytes, %d..%d (default %d)\n"
 		"  --overhead O       TLP overhead bytes, %d or %d (default %d)\n"
+		"  --dma MODEL        DMA the ratios compare with: region, hull, or\n"
+		"                     auto (default: region if the trace declares\n"
+		"                     regions, else hull)\n"
 		"  --json             machine-readable counters\n"
 		"  --verify           compare destination memory with an in-order\n"
 		"                     plain application of the stores (exit 1 on a\n"
@@ -455,6 +530,7 @@ int fp_cmd_replay(int argc, char **argv)
 		OPTION_HOST,
 		OPTION_CHIPLETS,
 		{ "vram-per-chiplet", required_argument, NULL, 'm' },
+		{ "dma", required_argument, NULL, 'D' },
 		OPTION_DEVICE,
 		OPTION_HELP,
 		{ }
@@ -492,6 +568,17 @@ int fp_cmd_replay(int argc, char **argv)
 				die_usage("--vram-per-chiplet: bad size %s", optarg);
 			o.vram = v;
 			break;
+		case 'D':
+			if (!strcmp(optarg, "region"))
+				o.dma = DMA_REGION;
+			else if (!strcmp(optarg, "hull"))
+				o.dma = DMA_HULL;
+			else if (!strcmp(optarg, "auto"))
+				o.dma = DMA_AUTO;
+			else
+				die_usage("--dma: '%s' is not region, hull or auto",
+					  optarg);
+			break;
 		}
 	}
 	return replay(common_operand(&o.co, argc, argv), &o);
@@ -512,6 +599,8 @@ int fp_cmd_convert(int argc, char **argv)
 		       "  atomic SRC DST ADDR LEN HEXDATA\n"
 		       "  fence SRC\n"
 		       "  kernel_end\n"
+		       "  region SRC DST ADDR LEN   (what the DMA baseline copies\n"
+		       "                             from SRC at every kernel end)\n"
 		       "ADDR is the byte offset in the destination chiplet's memory.\n");
 		return 0;
 	}

@@ -172,6 +172,25 @@ static int warp_stores(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	return 0;
 }
 
+/* The replicated vertex array: each owner's block, to every peer. */
+static int declare_regions(struct fp_trace_buf *tb,
+			   const struct fp_gen_params *p)
+{
+	uint64_t per = (p->count + p->chiplets - 1) / p->chiplets, lo, hi;
+	uint32_t c, d;
+
+	for (c = 0; c < p->chiplets; c++) {
+		lo = c * per;
+		hi = lo + per < p->count ? lo + per : p->count;
+		for (d = 0; d < p->chiplets && lo < hi; d++)
+			if (d != c && fp_tb_add(tb, MCMGPU_FP_REC_REGION, c, d,
+						lo * p->store, (hi - lo) * p->store,
+						NULL))
+				return -1;
+	}
+	return 0;
+}
+
 /* Every chiplet's changed vertices, in GPU issue order. */
 static int iteration(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 		     const uint8_t *need, const uint8_t *changed, uint64_t *rng)
@@ -231,7 +250,7 @@ int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	if (!changed || build(&g, p, rng))
 		goto out;
 	need = needers(&g, p);
-	if (!need)
+	if (!need || declare_regions(tb, p))
 		goto out;
 	if (p->kind == FP_GEN_PAGERANK) {
 		/* Synchronous: every rank is new every iteration. */

@@ -102,6 +102,7 @@ static const struct {
 	{ "atomic", MCMGPU_FP_REC_ATOMIC, 5 },
 	{ "fence", MCMGPU_FP_REC_FENCE, 1 },
 	{ "kernel_end", MCMGPU_FP_REC_KERNEL_END, 0 },
+	{ "region", MCMGPU_FP_REC_REGION, 4 },
 };
 
 /* One line; returns 0, or -1 with msg set (without the line number). */

@@ -88,6 +88,13 @@ static int add_store(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
 	return fp_tb_add(tb, MCMGPU_FP_REC_STORE, src, dst, addr, len, data);
 }
 
+/* What the application copies by DMA at every kernel end (REGION). */
+static int add_region(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
+		      uint64_t addr, uint64_t len)
+{
+	return fp_tb_add(tb, MCMGPU_FP_REC_REGION, src, dst, addr, len, NULL);
+}
+
 static int end_kernel(struct fp_trace_buf *tb)
 {
 	return fp_tb_add(tb, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0, NULL);
@@ -98,29 +105,45 @@ static uint32_t store_len(const struct fp_gen_params *p)
 	return p->store ? p->store : 4 + next() % 5;
 }
 
-/* Each source writes its ghost slot in each neighbour, in store-sized runs. */
-static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+/*
+ * Each source writes its ghost slot in each neighbour, in store-sized runs;
+ * with regions, it declares the slots first instead.
+ */
+static int halo_pass(struct fp_trace_buf *tb, const struct fp_gen_params *p,
+		     bool regions)
 {
-	uint32_t it, c, side;
+	uint32_t c, side;
 	uint64_t off;
 
-	for (it = 0; it < p->iters; it++) {
-		for (c = 0; c < p->chiplets; c++) {
-			for (side = 0; side < 2; side++) {
-				uint32_t nb = (c + (side ? p->chiplets - 1 : 1)) %
-					      p->chiplets;
-				uint64_t base = (2ULL * c + side) << 20;
+	for (c = 0; c < p->chiplets; c++) {
+		for (side = 0; side < 2; side++) {
+			uint32_t nb = (c + (side ? p->chiplets - 1 : 1)) % p->chiplets;
+			uint64_t base = (2ULL * c + side) << 20;
 
-				if (side && nb == (c + 1) % p->chiplets)
-					continue;	/* two chiplets: one neighbour */
-				for (off = 0; off < p->bytes; off += p->store)
-					if (add_store(tb, c, nb, base + off, p->store))
-						return -1;
+			if (side && nb == (c + 1) % p->chiplets)
+				continue;	/* two chiplets: one neighbour */
+			if (regions) {
+				if (add_region(tb, c, nb, base, p->bytes))
+					return -1;
+				continue;
 			}
+			for (off = 0; off < p->bytes; off += p->store)
+				if (add_store(tb, c, nb, base + off, p->store))
+					return -1;
 		}
-		if (end_kernel(tb))
-			return -1;
 	}
+	return 0;
+}
+
+static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint32_t it;
+
+	if (halo_pass(tb, p, true))
+		return -1;
+	for (it = 0; it < p->iters; it++)
+		if (halo_pass(tb, p, false) || end_kernel(tb))
+			return -1;
 	return 0;
 }
 
@@ -128,8 +151,13 @@ static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 static int gen_vertex(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
 	uint64_t slice = p->bytes / p->chiplets / 8 * 8, n;
-	uint32_t it, c;
+	uint32_t it, c, d;
 
+	/* The replicated array: each owner's slice, to every peer. */
+	for (c = 0; c < p->chiplets; c++)
+		for (d = 0; d < p->chiplets; d++)
+			if (d != c && add_region(tb, c, d, c * slice, slice))
+				return -1;
 	for (it = 0; it < p->iters; it++) {
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
@@ -156,6 +184,14 @@ static int gen_transpose(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 	uint64_t pitch = (uint64_t)p->rows * p->chiplets * p->store;
 	uint32_t it, c, d, i, j;
 
+	/* c's block of d's rows: a strided copy, one region per row. */
+	for (c = 0; c < p->chiplets; c++)
+		for (d = 0; d < p->chiplets; d++)
+			for (j = 0; j < p->rows && d != c; j++)
+				if (add_region(tb, c, d, j * pitch + (uint64_t)c *
+					       p->rows * p->store,
+					       (uint64_t)p->rows * p->store))
+					return -1;
 	for (it = 0; it < p->iters; it++) {
 		for (c = 0; c < p->chiplets; c++) {
 			for (d = 0; d < p->chiplets; d++) {
@@ -179,8 +215,14 @@ static int gen_transpose(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 static int gen_scatter(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
 	uint64_t lines = p->bytes / FP_LINE_BYTES / p->chiplets, n;
-	uint32_t it, c;
+	uint32_t it, c, d;
 
+	/* Writers interleave line by line: DMA copies the whole span. */
+	for (c = 0; c < p->chiplets; c++)
+		for (d = 0; d < p->chiplets; d++)
+			if (d != c && add_region(tb, c, d, 0,
+						 lines * p->chiplets * FP_LINE_BYTES))
+				return -1;
 	for (it = 0; it < p->iters; it++) {
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
@@ -218,6 +260,12 @@ static int gen_voxels(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 
 	if (!perm)
 		return -1;
+	/* The replicated volume: each chiplet's slab, to every peer. */
+	for (c = 0; c < p->chiplets; c++)
+		for (d = 0; d < p->chiplets; d++)
+			if (d != c && add_region(tb, c, d, c * slab * p->store,
+						 slab * p->store))
+				goto out;
 	for (it = 0; it < p->iters; it++) {
 		for (c = 0; c < p->chiplets; c++) {
 			for (i = 0; i < slab; i++)
@@ -249,6 +297,8 @@ static int gen_lines(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
 	uint64_t n, off = p->store <= 120 ? 8 : 0;
 
+	if (add_region(tb, 0, 1, 0, p->count * FP_LINE_BYTES))
+		return -1;
 	for (n = 0; n < p->count; n++)
 		if (add_store(tb, 0, 1, n * FP_LINE_BYTES + off, p->store))
 			return -1;
