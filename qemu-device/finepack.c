@@ -33,8 +33,8 @@ u64 fp_window_bytes(u32 subheader)
 
 bool fp_config_valid(const struct fp_config *cfg, const char **why)
 {
-    if (cfg->chiplets < 2 || cfg->chiplets > MCMGPU_MAX_CHIPLETS) {
-        *why = "chiplets: must be 2..8";
+    if (cfg->chiplets < 2 || cfg->chiplets > MCMGPU_FP_MAX_GPUS) {
+        *why = "chiplets: must be 2..16";
         return false;
     }
     if (cfg->subheader < MCMGPU_FP_SUBHEADER_MIN ||
@@ -127,6 +127,96 @@ u64 fp_dma_wire_bytes(u64 len, u32 overhead)
     return ((len + 3) & ~3ULL) + fp_dma_tlps(len) * overhead;
 }
 
+u32 fp_link_rate(u32 link)
+{
+    static const u32 rate[MCMGPU_FP_LINKS] = {
+        [MCMGPU_FP_LINK_PCIE4] = 32,    /* FinePack section V, Fig 13 */
+        [MCMGPU_FP_LINK_PCIE5] = 64,
+        [MCMGPU_FP_LINK_PCIE6] = 128,
+        [MCMGPU_FP_LINK_CHIPLET] = 768, /* MCM-GPU's inter-chiplet link */
+    };
+
+    return rate[link];
+}
+
+static inline void fp_port_add(struct fp_model *m, enum fp_port_scheme k,
+                               u32 src, u32 dst, u64 bytes)
+{
+    m->port_out[k][src] += bytes;
+    m->port_in[k][dst] += bytes;
+}
+
+/* The busiest port's bytes, in ps on a link. */
+static u64 fp_port_ps(const u64 *out, const u64 *in, u32 n, u32 link)
+{
+    u64 most = 0;
+    u32 c;
+
+    for (c = 0; c < n; c++) {
+        most = out[c] > most ? out[c] : most;
+        most = in[c] > most ? in[c] : most;
+    }
+    return most * 1000 / fp_link_rate(link);
+}
+
+static u64 fp_max64(u64 a, u64 b)
+{
+    return a > b ? a : b;
+}
+
+/* Adds this kernel's modeled time to every link and scheme. */
+static void fp_kernel_time(struct fp_model *m, bool any)
+{
+    struct mcmgpu_fp_stats *st = &m->stats;
+    u32 n = m->cfg.chiplets, l, c;
+    u64 compute = 0, depack = 0;
+
+    if (m->regions_dirty) {
+        for (l = 0; l < MCMGPU_FP_LINKS; l++) {
+            m->region_ps[l] = fp_port_ps(m->region_out, m->region_in, n, l);
+        }
+        m->regions_dirty = false;
+    }
+    if (!any) {     /* an empty kernel: only the regions are copied */
+        for (l = 0; l < MCMGPU_FP_LINKS; l++) {
+            st->time_ps[l][MCMGPU_FP_T_DMA_REGION] += m->region_ps[l];
+        }
+        return;
+    }
+    for (c = 0; c < n; c++) {
+        compute = fp_max64(compute, m->compute_ns[c] * 1000);
+        depack = fp_max64(depack, m->subpackets_in[c] * 1000000 /
+                          (FP_DEPACK_PER_CYCLE * FP_GPU_MHZ));
+        st->one_gpu_ps += m->compute_ns[c] * 1000;
+    }
+    for (l = 0; l < MCMGPU_FP_LINKS; l++) {
+        __u64 *t = st->time_ps[l];
+        u64 fp = fp_port_ps(m->port_out[FP_PORT_FP], m->port_in[FP_PORT_FP],
+                            n, l);
+        u64 atomics = fp_max64(compute, fp_port_ps(m->port_out[FP_PORT_ATOMIC],
+                                                   m->port_in[FP_PORT_ATOMIC],
+                                                   n, l));
+
+        if (l == MCMGPU_FP_LINK_PCIE6 && depack > fp && depack > compute) {
+            st->depack_bound_kernels++;
+        }
+        t[MCMGPU_FP_T_INFINITE] += compute;
+        t[MCMGPU_FP_T_P2P] += fp_max64(compute, fp_port_ps(
+            m->port_out[FP_PORT_P2P], m->port_in[FP_PORT_P2P], n, l));
+        t[MCMGPU_FP_T_WC] += fp_max64(compute, fp_port_ps(
+            m->port_out[FP_PORT_WC], m->port_in[FP_PORT_WC], n, l));
+        t[MCMGPU_FP_T_FINEPACK] += fp_max64(compute, fp_max64(fp, depack));
+        /* DMA follows the kernel; its atomics went out during it. */
+        t[MCMGPU_FP_T_DMA_HULL] += atomics + fp_port_ps(
+            m->port_out[FP_PORT_DMA_HULL], m->port_in[FP_PORT_DMA_HULL], n, l);
+        t[MCMGPU_FP_T_DMA_REGION] += atomics + m->region_ps[l];
+    }
+    memset(m->port_out, 0, sizeof(m->port_out));
+    memset(m->port_in, 0, sizeof(m->port_in));
+    memset(m->subpackets_in, 0, sizeof(m->subpackets_in));
+    memset(m->compute_ns, 0, sizeof(m->compute_ns));
+}
+
 static u64 fp_bits(u32 lo, u32 hi)
 {
     return (hi - lo == 64 ? ~0ULL : (1ULL << (hi - lo)) - 1) << lo;
@@ -196,7 +286,8 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
 {
     struct fp_partition *p = &m->part[src][dst];
     struct mcmgpu_fp_stats *st = &m->stats;
-    u32 h = m->cfg.subheader, pos = 0, i, start, b;
+    u32 h = m->cfg.subheader, pos = 0, i, start, b, runs = 0;
+    u64 wc = 0;
 
     if (p->base == FP_EMPTY_BASE) {
         return;
@@ -211,18 +302,22 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
                                        e->tag + start - p->base, b - start);
             fp_copy(m->packet + pos, e->data + start, b - start);
             pos += b - start;
-            st->wc_wire_bytes += fp_plain_tlp_bytes(e->tag + start,
-                                                    b - start,
-                                                    m->cfg.overhead);
-            st->wc_tlps++;
-            st->subpackets++;
+            wc += fp_plain_tlp_bytes(e->tag + start, b - start,
+                                     m->cfg.overhead);
+            runs++;
             st->wire_payload += b - start;
             st->wire_subheader += h;
         }
     }
+    st->wc_wire_bytes += wc;
+    st->wc_tlps += runs;
+    st->subpackets += runs;
     st->packets++;
     st->wire_overhead += m->cfg.overhead;
     st->wire_padding += ((pos + 3) & ~3U) - pos;
+    fp_port_add(m, FP_PORT_WC, src, dst, wc);
+    fp_port_add(m, FP_PORT_FP, src, dst, m->cfg.overhead + ((pos + 3) & ~3U));
+    m->subpackets_in[dst] += runs;
     st->flushes[why]++;
     if (m->sink.packet) {
         m->sink.packet(m->sink.ctx, src, dst, p->base, m->packet, pos);
@@ -373,9 +468,11 @@ static void fp_store(struct fp_model *m,
         u32 line_len = (line_end < end ? line_end : end) - addr;
         u64 a = addr;
 
-        m->stats.plain_wire_bytes += fp_plain_tlp_bytes(addr, line_len,
-                                                        m->cfg.overhead);
+        u64 tlp = fp_plain_tlp_bytes(addr, line_len, m->cfg.overhead);
+
+        m->stats.plain_wire_bytes += tlp;
         m->stats.plain_tlps++;
+        fp_port_add(m, FP_PORT_P2P, r->src, r->dst, tlp);
         while (a < addr + line_len) {
             u64 piece_end = (a | (step - 1)) + 1;
             u32 n = (piece_end < addr + line_len ? piece_end :
@@ -412,6 +509,10 @@ static void fp_atomic(struct fp_model *m,
     st->region_dma_wire_bytes += tlp;
     st->region_dma_payload += r->len;
     st->region_dma_tlps++;
+    fp_port_add(m, FP_PORT_P2P, r->src, r->dst, tlp);
+    fp_port_add(m, FP_PORT_WC, r->src, r->dst, tlp);
+    fp_port_add(m, FP_PORT_FP, r->src, r->dst, tlp);
+    fp_port_add(m, FP_PORT_ATOMIC, r->src, r->dst, tlp);
     fp_mark_written(m, r->src, r->dst, r->addr, r->len, false);
     m->sink.write(m->sink.ctx, r->dst, r->addr, data, r->len);
 }
@@ -428,6 +529,7 @@ static void fp_kernel_end(struct fp_model *m)
     st->region_dma_wire_bytes += m->region_wire;
     /* Nothing queued or written since the last one: O(1) per record. */
     if (!m->kernel_open) {
+        fp_kernel_time(m, false);
         st->kernels++;
         return;
     }
@@ -448,10 +550,13 @@ static void fp_kernel_end(struct fp_model *m)
             st->dma_payload += len;
             st->dma_tlps += fp_dma_tlps(len);
             st->dma_wire_bytes += fp_dma_wire_bytes(len, m->cfg.overhead);
+            fp_port_add(m, FP_PORT_DMA_HULL, s, d,
+                        fp_dma_wire_bytes(len, m->cfg.overhead));
             m->dma_lo[s][d] = UINT64_MAX;
             m->dma_hi[s][d] = 0;
         }
     }
+    fp_kernel_time(m, true);
     /* Useful bytes: distinct destination bytes written in this kernel. */
     st->useful_bytes += m->kernel_useful;
     m->kernel_useful = 0;
@@ -496,10 +601,18 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     m->region_payload = 0;
     m->region_tlps = 0;
     m->region_wire = 0;
-    for (s = 0; s < MCMGPU_MAX_CHIPLETS; s++) {
+    memset(m->region_out, 0, sizeof(m->region_out));
+    memset(m->region_in, 0, sizeof(m->region_in));
+    memset(m->region_ps, 0, sizeof(m->region_ps));
+    m->regions_dirty = false;
+    memset(m->port_out, 0, sizeof(m->port_out));
+    memset(m->port_in, 0, sizeof(m->port_in));
+    memset(m->subpackets_in, 0, sizeof(m->subpackets_in));
+    memset(m->compute_ns, 0, sizeof(m->compute_ns));
+    for (s = 0; s < MCMGPU_FP_MAX_GPUS; s++) {
         m->dst_lo[s] = UINT64_MAX;
         m->dst_hi[s] = 0;
-        for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
+        for (d = 0; d < MCMGPU_FP_MAX_GPUS; d++) {
             memset(m->part[s][d].slot, 0, sizeof(m->part[s][d].slot));
             fp_partition_reset(&m->part[s][d]);
             m->dma_lo[s][d] = UINT64_MAX;
@@ -541,7 +654,14 @@ void fp_model_record(struct fp_model *m,
         m->region_payload += r->len;
         m->region_tlps += fp_dma_tlps(r->len);
         m->region_wire += fp_dma_wire_bytes(r->len, m->cfg.overhead);
+        m->region_out[r->src] += fp_dma_wire_bytes(r->len, m->cfg.overhead);
+        m->region_in[r->dst] += fp_dma_wire_bytes(r->len, m->cfg.overhead);
+        m->regions_dirty = true;
         return;
+    case MCMGPU_FP_REC_COMPUTE:
+        m->stats.compute_records++;
+        m->compute_ns[r->src] += r->addr;
+        break;
     }
     m->kernel_open = true;
 }
@@ -589,7 +709,7 @@ static int fp_check_record(const struct mcmgpu_fp_trace_record *r,
     bool has_data = r->type == MCMGPU_FP_REC_STORE ||
                     r->type == MCMGPU_FP_REC_ATOMIC;
 
-    if (r->type < MCMGPU_FP_REC_STORE || r->type > MCMGPU_FP_REC_REGION) {
+    if (r->type < MCMGPU_FP_REC_STORE || r->type > MCMGPU_FP_REC_COMPUTE) {
         return fp_fail(err, n, "type: unknown record type", r->type);
     }
     if (r->reserved) {
@@ -602,6 +722,13 @@ static int fp_check_record(const struct mcmgpu_fp_trace_record *r,
         return fp_fail(err, n, "src: no such chiplet", r->src);
     }
     if (r->type == MCMGPU_FP_REC_FENCE) {
+        return 0;
+    }
+    if (r->type == MCMGPU_FP_REC_COMPUTE) {
+        if (r->dst || r->len || r->data_off) {
+            return fp_fail(err, n, "dst, len, data_off: must be 0 for "
+                           "compute", r->dst | r->len | r->data_off);
+        }
         return 0;
     }
     if (r->dst >= cfg->chiplets) {
@@ -642,7 +769,7 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
     const struct mcmgpu_fp_trace_header *hdr = buf;
     const u64 rec_size = sizeof(struct mcmgpu_fp_trace_record);
     const char *why;
-    u64 i, body, total = 0, regions = 0;
+    u64 i, body, total = 0, regions = 0, compute = 0;
 
     if (!fp_config_valid(cfg, &why)) {
         return fp_fail(err, 0, why, 0);
@@ -683,6 +810,15 @@ int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
                 return fp_fail(err, i + 1, "len: the declared regions add up "
                                "to more than 64 GiB", regions);
             }
+            continue;
+        }
+        /* Bounded so the modeled times cannot wrap. */
+        if (view->rec[i].type == MCMGPU_FP_REC_COMPUTE) {
+            if (view->rec[i].addr > MCMGPU_FP_MAX_COMPUTE_NS - compute) {
+                return fp_fail(err, i + 1, "addr: the compute adds up to more "
+                               "than 2^40 ns", view->rec[i].addr);
+            }
+            compute += view->rec[i].addr;
             continue;
         }
         /* Records may share data; bound the work so a guest cannot stall us. */

@@ -18,6 +18,22 @@
 #define FP_LEN_BITS         10      /* sub-header length field */
 #define FP_EMPTY_BASE       UINT64_MAX
 
+/*
+ * Timing model (WORKLOADS.md, "Link timing"): each GPU has one link per
+ * direction; a kernel's traffic of a scheme takes the busiest port's wire
+ * bytes over the link rate. Stores (P2P, write combining, FinePack)
+ * overlap the kernel's compute; DMA follows it. The de-packetizer hands
+ * FP_DEPACK_PER_CYCLE sub-packets a GPU cycle to the memory system.
+ */
+#define FP_GPU_MHZ          1530    /* GV100 boost clock */
+#define FP_DEPACK_PER_CYCLE 16
+
+/* Per-kernel port bytes, by scheme. */
+enum fp_port_scheme {
+    FP_PORT_P2P, FP_PORT_WC, FP_PORT_FP, FP_PORT_ATOMIC, FP_PORT_DMA_HULL,
+    FP_PORT_SCHEMES,
+};
+
 struct fp_config {
     u32 chiplets;
     u32 subheader;          /* h, 2..6 */
@@ -54,14 +70,22 @@ struct fp_model {
     struct fp_config cfg;
     struct fp_sink sink;
     u64 window;             /* 2^k bytes, k = 8h - 10 */
-    struct fp_partition part[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
+    struct fp_partition part[MCMGPU_FP_MAX_GPUS][MCMGPU_FP_MAX_GPUS];
     /* Per-kernel hulls for the DMA baseline and the useful-byte count. */
-    u64 dma_lo[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
-    u64 dma_hi[MCMGPU_MAX_CHIPLETS][MCMGPU_MAX_CHIPLETS];
+    u64 dma_lo[MCMGPU_FP_MAX_GPUS][MCMGPU_FP_MAX_GPUS];
+    u64 dma_hi[MCMGPU_FP_MAX_GPUS][MCMGPU_FP_MAX_GPUS];
     /* What the region DMA copies at each kernel end, summed over regions. */
     u64 region_payload, region_tlps, region_wire;
-    u64 dst_lo[MCMGPU_MAX_CHIPLETS];    /* bytes written per destination */
-    u64 dst_hi[MCMGPU_MAX_CHIPLETS];
+    u64 region_out[MCMGPU_FP_MAX_GPUS], region_in[MCMGPU_FP_MAX_GPUS];
+    u64 region_ps[MCMGPU_FP_LINKS];     /* their time, when !regions_dirty */
+    bool regions_dirty;
+    /* This kernel's wire bytes out of and into each GPU, its compute. */
+    u64 port_out[FP_PORT_SCHEMES][MCMGPU_FP_MAX_GPUS];
+    u64 port_in[FP_PORT_SCHEMES][MCMGPU_FP_MAX_GPUS];
+    u64 subpackets_in[MCMGPU_FP_MAX_GPUS];
+    u64 compute_ns[MCMGPU_FP_MAX_GPUS];
+    u64 dst_lo[MCMGPU_FP_MAX_GPUS];    /* bytes written per destination */
+    u64 dst_hi[MCMGPU_FP_MAX_GPUS];
     u64 *written;           /* bitmap, chiplets * vram_per_chiplet bits */
     /*
      * Bitmap words that became non-zero in this kernel, so a kernel end
@@ -142,5 +166,7 @@ u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead);
 /* A bulk copy of len bytes in 4 KiB TLPs: its TLPs and its wire bytes. */
 u64 fp_dma_tlps(u64 len);
 u64 fp_dma_wire_bytes(u64 len, u32 overhead);
+/* Link rate in bytes per ns (GB/s), by enum mcmgpu_fp_link. */
+u32 fp_link_rate(u32 link);
 
 #endif /* FINEPACK_H */

@@ -48,6 +48,34 @@ enum mcmgpu_fp_record_type {
 	 * every kernel end from here on. Not an access; no data.
 	 */
 	MCMGPU_FP_REC_REGION = 6,
+	/*
+	 * src addr: chiplet src computes for addr ns in this kernel (the
+	 * timing model's compute time; several add up). dst and len are 0.
+	 */
+	MCMGPU_FP_REC_COMPUTE = 7,
+};
+
+#define MCMGPU_FP_MAX_GPUS		16	/* the core; the device: its chiplets */
+#define MCMGPU_FP_MAX_COMPUTE_NS	(1ULL << 40)	/* sum over a trace */
+
+/* The links the timing model prices every kernel on (finepack.c). */
+enum mcmgpu_fp_link {
+	MCMGPU_FP_LINK_PCIE4,		/* 32 GB/s per direction */
+	MCMGPU_FP_LINK_PCIE5,		/* 64 GB/s */
+	MCMGPU_FP_LINK_PCIE6,		/* 128 GB/s */
+	MCMGPU_FP_LINK_CHIPLET,		/* 768 GB/s in-package link */
+	MCMGPU_FP_LINKS,
+};
+
+/* The schemes timed on each link. */
+enum mcmgpu_fp_scheme {
+	MCMGPU_FP_T_INFINITE,		/* compute alone: infinite bandwidth */
+	MCMGPU_FP_T_P2P,		/* plain stores, overlapped */
+	MCMGPU_FP_T_WC,			/* write combining, overlapped */
+	MCMGPU_FP_T_FINEPACK,		/* overlapped; de-packetizer bound too */
+	MCMGPU_FP_T_DMA_REGION,		/* declared regions after the kernel */
+	MCMGPU_FP_T_DMA_HULL,		/* written hulls after the kernel */
+	MCMGPU_FP_SCHEMES,
 };
 
 struct mcmgpu_fp_trace_record {
@@ -114,6 +142,14 @@ struct mcmgpu_fp_stats {
 	__u64 region_dma_wire_bytes;
 	__u64 region_dma_payload;
 	__u64 region_dma_tlps;
+	/*
+	 * Modeled time in ps, summed over kernels, per link and scheme; and
+	 * every chiplet's compute run on one GPU, for speedups over one GPU.
+	 */
+	__u64 compute_records;
+	__u64 one_gpu_ps;
+	__u64 depack_bound_kernels;	/* on PCIe 6: the de-packetizer binds */
+	__u64 time_ps[MCMGPU_FP_LINKS][MCMGPU_FP_SCHEMES];
 };
 
 /* What a replay writes back: the counters, or where the trace is bad. */

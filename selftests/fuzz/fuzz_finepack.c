@@ -20,7 +20,7 @@
 static void sink_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
 {
 	const struct fp_config *cfg = ctx;
-	static u8 vram[MCMGPU_MAX_CHIPLETS][FUZZ_VRAM];
+	static u8 vram[MCMGPU_FP_MAX_GPUS][FUZZ_VRAM];
 
 	if (dst >= cfg->chiplets || addr > FUZZ_VRAM || len > FUZZ_VRAM - addr)
 		__builtin_trap();
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 3)
 		return 0;
-	cfg.chiplets = 1 + data[0] % MCMGPU_MAX_CHIPLETS;
+	cfg.chiplets = 1 + data[0] % MCMGPU_FP_MAX_GPUS;
 	cfg.subheader = data[1] % 8;
 	cfg.overhead = data[2] & 0x40 ? 28 : 24;
 	binary = data[2] & 0x80;

@@ -44,12 +44,34 @@ struct fp_report {
 	__u64 dma_uses_regions, dma_wire, dma_payload, dma_tlps;
 	/* the same packets counted with TABLE1_TLP_BYTES per TLP */
 	__u64 t1_tlp, t1_fp, t1_plain, t1_dma, t1_wc;
+	__u64 dma_ps[MCMGPU_FP_LINKS];	/* time of the DMA the ratios use */
 };
 
 #define REPORT(name, field)	STAT_AT(name, struct fp_report, field)
 #define FP(field)		REPORT(#field, s.field)
 #define FLUSH(name, reason)	REPORT(#name, s.flushes[MCMGPU_FP_FLUSH_##reason])
 #define RATIO(name, unit, a, b)	STAT_RATIO(name, unit, struct fp_report, a, b)
+#define T(l, k)			s.time_ps[MCMGPU_FP_LINK_##l][MCMGPU_FP_T_##k]
+/* One link's modeled times (ps) and what they give. */
+#define LINK_ROWS(name, l)						\
+	STAT_OPEN(name),						\
+	REPORT("infinite_ps", T(l, INFINITE)),				\
+	REPORT("p2p_ps", T(l, P2P)),					\
+	REPORT("wc_ps", T(l, WC)),					\
+	REPORT("finepack_ps", T(l, FINEPACK)),				\
+	REPORT("dma_ps", dma_ps[MCMGPU_FP_LINK_##l]),			\
+	REPORT("dma_region_ps", T(l, DMA_REGION)),			\
+	REPORT("dma_hull_ps", T(l, DMA_HULL)),				\
+	RATIO("finepack_over_p2p", STAT_FACTOR, T(l, P2P), T(l, FINEPACK)), \
+	RATIO("finepack_over_dma", STAT_FACTOR, dma_ps[MCMGPU_FP_LINK_##l], \
+	      T(l, FINEPACK)),						\
+	RATIO("finepack_over_wc", STAT_FACTOR, T(l, WC), T(l, FINEPACK)), \
+	RATIO("speedup_infinite", STAT_FACTOR, s.one_gpu_ps, T(l, INFINITE)), \
+	RATIO("speedup_p2p", STAT_FACTOR, s.one_gpu_ps, T(l, P2P)),	\
+	RATIO("speedup_finepack", STAT_FACTOR, s.one_gpu_ps, T(l, FINEPACK)), \
+	RATIO("speedup_dma", STAT_FACTOR, s.one_gpu_ps,			\
+	      dma_ps[MCMGPU_FP_LINK_##l]),				\
+	STAT_CLOSE
 
 static const struct stat_row fp_rows[] = {
 	STAT_OPEN("config"),
@@ -136,6 +158,20 @@ static const struct stat_row fp_rows[] = {
 	FLUSH(atomic, ATOMIC),
 	STAT_CLOSE,
 	FP(decode_errors),
+	STAT_NEWLINE,
+	STAT_OPEN("time"),
+	REPORT("compute_records", s.compute_records),
+	REPORT("one_gpu_ps", s.one_gpu_ps),
+	REPORT("depack_bound_kernels", s.depack_bound_kernels),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	LINK_ROWS("time_pcie4", PCIE4),
+	STAT_NEWLINE,
+	LINK_ROWS("time_pcie5", PCIE5),
+	STAT_NEWLINE,
+	LINK_ROWS("time_pcie6", PCIE6),
+	STAT_NEWLINE,
+	LINK_ROWS("time_chiplet", CHIPLET),
 };
 
 static const struct stat_table fp_table = STAT_TABLE(fp_rows,
@@ -152,7 +188,11 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 	"with Table I's {table1.tlp_bytes} B per TLP: vs P2P "
 	"{table1.reduction}, vs DMA {table1.reduction_vs_dma}, vs write "
 	"combining {table1.reduction_vs_wc}\n"
-	"flushes:{flushes}\n");
+	"flushes:{flushes}\n"
+	"modeled time on PCIe 4 (ps): FinePack {time_pcie4.finepack_ps}, P2P "
+	"{time_pcie4.p2p_ps}, DMA {time_pcie4.dma_ps}, compute alone "
+	"{time_pcie4.infinite_ps}; FinePack {time_pcie4.finepack_over_p2p} "
+	"faster than P2P, {time_pcie4.finepack_over_dma} than DMA\n");
 
 struct verify_result {
 	bool done;
@@ -180,6 +220,7 @@ static void print_report(const struct mcmgpu_fp_stats *s,
 	};
 	struct json j;
 	__u64 o_tlp = o->overhead;
+	unsigned int l;
 
 	r.dma_uses_regions = o->dma == DMA_REGION ||
 			     (o->dma == DMA_AUTO && s->regions);
@@ -188,6 +229,10 @@ static void print_report(const struct mcmgpu_fp_stats *s,
 	r.dma_payload = r.dma_uses_regions ? s->region_dma_payload :
 			s->dma_payload;
 	r.dma_tlps = r.dma_uses_regions ? s->region_dma_tlps : s->dma_tlps;
+	for (l = 0; l < MCMGPU_FP_LINKS; l++)
+		r.dma_ps[l] = s->time_ps[l][r.dma_uses_regions ?
+					    MCMGPU_FP_T_DMA_REGION :
+					    MCMGPU_FP_T_DMA_HULL];
 	r.wasted_p2p = r.plain_payload - s->useful_bytes;
 	r.wasted_fp = s->wire_payload - s->useful_bytes;
 	/* Regions that miss written bytes may copy less than is useful. */
@@ -306,8 +351,8 @@ void fp_host_replay(struct fp_host *h, const struct fp_trace_view *view,
 }
 
 struct verify_state {
-	uint64_t lo[MCMGPU_MAX_CHIPLETS], hi[MCMGPU_MAX_CHIPLETS];
-	uint8_t *golden[MCMGPU_MAX_CHIPLETS];
+	uint64_t lo[MCMGPU_FP_MAX_GPUS], hi[MCMGPU_FP_MAX_GPUS];
+	uint8_t *golden[MCMGPU_FP_MAX_GPUS];
 };
 
 /* Snapshot the written hull of each destination and apply in order. */
@@ -317,7 +362,7 @@ static int verify_prepare(struct verify_state *vs, struct memory *m,
 	uint64_t i;
 	uint32_t d;
 
-	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++) {
+	for (d = 0; d < MCMGPU_FP_MAX_GPUS; d++) {
 		vs->lo[d] = UINT64_MAX;
 		vs->hi[d] = 0;
 		vs->golden[d] = NULL;
@@ -377,7 +422,7 @@ static int verify_finish(struct verify_state *vs, struct memory *m,
 		v->checked_bytes += len;
 		free(after);
 	}
-	for (d = 0; d < MCMGPU_MAX_CHIPLETS; d++)
+	for (d = 0; d < MCMGPU_FP_MAX_GPUS; d++)
 		free(vs->golden[d]);
 	return ret;
 }
@@ -544,6 +589,7 @@ int fp_cmd_replay(int argc, char **argv)
 	uint64_t v;
 	int c;
 
+	o.co.max_chiplets = MCMGPU_FP_MAX_GPUS;	/* with --host */
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
 		if (common_opt(&o.co, c, optarg))
 			continue;

@@ -126,9 +126,9 @@ static uint32_t owner(const struct fp_gen_params *p, uint64_t v)
 }
 
 /* The replicas each vertex goes to: chiplets with an in-edge from it. */
-static uint8_t *needers(const struct graph *g, const struct fp_gen_params *p)
+static uint16_t *needers(const struct graph *g, const struct fp_gen_params *p)
 {
-	uint8_t *need = calloc(g->n, 1);
+	uint16_t *need = calloc(g->n, sizeof(*need));
 	uint64_t v, e;
 
 	if (!need)
@@ -136,13 +136,13 @@ static uint8_t *needers(const struct graph *g, const struct fp_gen_params *p)
 	for (v = 0; v < g->n; v++)
 		for (e = g->start[v]; e < g->start[v + 1]; e++)
 			if (owner(p, g->src[e]) != owner(p, v))
-				need[g->src[e]] |= 1u << owner(p, v);
+				need[g->src[e]] |= 1u << owner(p, v);	/* <= 16 chiplets */
 	return need;
 }
 
 /* One warp's stores: per destination, a record per run of lanes. */
 static int warp_stores(struct fp_trace_buf *tb, const struct fp_gen_params *p,
-		       const uint8_t *need, const uint8_t *changed,
+		       const uint16_t *need, const uint8_t *changed,
 		       uint64_t first, uint64_t end, uint64_t *rng)
 {
 	uint32_t c = owner(p, first), d;
@@ -193,7 +193,7 @@ static int declare_regions(struct fp_trace_buf *tb,
 
 /* Every chiplet's changed vertices, in GPU issue order. */
 static int iteration(struct fp_trace_buf *tb, const struct fp_gen_params *p,
-		     const uint8_t *need, const uint8_t *changed, uint64_t *rng)
+		     const uint16_t *need, const uint8_t *changed, uint64_t *rng)
 {
 	uint64_t per = (p->count + p->chiplets - 1) / p->chiplets;
 	uint32_t c;
@@ -241,7 +241,8 @@ int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 		 uint64_t *rng)
 {
 	struct graph g = { 0 };
-	uint8_t *need = NULL, *changed = calloc(p->count, 1);
+	uint16_t *need = NULL;
+	uint8_t *changed = calloc(p->count, 1);
 	uint32_t *dist = NULL, *nd = NULL;
 	uint64_t v, e;
 	uint32_t it;

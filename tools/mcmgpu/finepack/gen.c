@@ -90,6 +90,7 @@ int fp_cmd_gen(int argc, char **argv)
 	size_t len;
 	int c, ret, idx = 0;
 
+	co.max_chiplets = MCMGPU_FP_MAX_GPUS;
 	workload(common_verb(&co, argc, argv), &p);
 	argc--, argv++;
 	while ((c = getopt_long(argc, argv, "o:h", opts, &idx)) != -1) {

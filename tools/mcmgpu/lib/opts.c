@@ -35,6 +35,7 @@ bool common_opt(struct common_opts *o, int c, const char *arg)
 		return true;
 	case OPT_CHIPLETS:
 		o->chiplets = parse_arg_range(arg, "--chiplets", o->min_chiplets,
+					      o->max_chiplets ? o->max_chiplets :
 					      MCMGPU_MAX_CHIPLETS);
 		o->chiplets_given = true;
 		return true;

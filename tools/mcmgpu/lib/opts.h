@@ -21,7 +21,8 @@ struct common_opts {
 	void (*usage)(FILE *f);		/* -h: on stdout; a bad option: stderr */
 	const char *device;
 	unsigned int chiplets;
-	unsigned int min_chiplets;	/* --chiplets takes min..MCMGPU_MAX_CHIPLETS */
+	unsigned int min_chiplets;	/* --chiplets takes min..max_chiplets */
+	unsigned int max_chiplets;	/* 0: MCMGPU_MAX_CHIPLETS */
 	bool json, host, chiplets_given;
 };
 
