@@ -1098,6 +1098,27 @@ TEST(regions_are_checked_bounded_and_copied_per_kernel)
 	EXPECT_EQ(0, strncmp("dst: equals src", err.what, 15));
 	free(t);
 
+	/* Compute: dst and len 0, at most 2^40 ns in all. */
+	fp_tb_add(&tb, MCMGPU_FP_REC_COMPUTE, 1, 0, 1ULL << 39, 0, NULL);
+	fp_tb_add(&tb, MCMGPU_FP_REC_COMPUTE, 0, 0, 1ULL << 39, 0, NULL);
+	t = fp_tb_finish(&tb, &len);
+	EXPECT_EQ(0, fp_trace_check(t, len, &cfg, &view, &err)) TH_LOG("%s", err.what);
+	rec = (struct mcmgpu_fp_trace_record *)(t + sizeof(struct mcmgpu_fp_trace_header));
+	rec[1].addr++;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(2, err.record);
+	EXPECT_EQ(0, strncmp("addr: the compute adds up", err.what, 25));
+	rec[1].addr--;
+	rec[0].len = 4;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(1, err.record);
+	EXPECT_EQ(0, strncmp("dst, len, data_off: must be 0", err.what, 29));
+	rec[0].len = 0;
+	rec[0].src = 2;
+	EXPECT_EQ(-1, fp_trace_check(t, len, &cfg, &view, &err));
+	EXPECT_EQ(0, strncmp("src: no such chiplet", err.what, 20));
+	free(t);
+
 	/* 16 regions of 4 GiB - 1 fit in 64 GiB; a 17th does not. */
 	cfg.vram_per_chiplet = 1ULL << 32;
 	for (i = 0; i < 17; i++)
@@ -1114,6 +1135,242 @@ TEST(regions_are_checked_bounded_and_copied_per_kernel)
 	free(model);
 }
 
+/* What the timing reference sees of each packet. */
+struct tref {
+	uint32_t n, h, o;
+	uint64_t fp_out[16], fp_in[16], wc_out[16], wc_in[16], sp_in[16];
+};
+
+static void tref_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
+{
+}
+
+/* Decodes the packet itself: wire bytes, and a plain TLP per sub-packet. */
+static void tref_packet(void *ctx, u32 src, u32 dst, u64 base, const u8 *buf,
+			u32 len)
+{
+	struct tref *t = ctx;
+	uint32_t pos = 0, sublen;
+	u64 off;
+
+	t->fp_out[src] += t->o + (len + 3) / 4 * 4;
+	t->fp_in[dst] += t->o + (len + 3) / 4 * 4;
+	while (pos < len) {
+		fp_decode_subheader(buf + pos, t->h, &off, &sublen);
+		t->wc_out[src] += fp_plain_tlp_bytes(base + off, sublen, t->o);
+		t->wc_in[dst] += fp_plain_tlp_bytes(base + off, sublen, t->o);
+		t->sp_in[dst]++;
+		pos += t->h + sublen;
+	}
+}
+
+static uint64_t busiest(const uint64_t *out, const uint64_t *in, uint32_t n)
+{
+	uint64_t most = 0;
+	uint32_t c;
+
+	for (c = 0; c < n; c++) {
+		most = out[c] > most ? out[c] : most;
+		most = in[c] > most ? in[c] : most;
+	}
+	return most;
+}
+
+static uint64_t max2(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * The timing model against a per-kernel reference that takes FinePack's
+ * and write combining's bytes from the packets themselves, P2P's from the
+ * stores, DMA's from the hulls and regions: random traces on 2..16 GPUs
+ * with compute, atomics, regions and empty kernels.
+ */
+TEST(modeled_times_match_a_per_kernel_reference)
+{
+	static const uint32_t gbps[MCMGPU_FP_LINKS] = { 32, 64, 128, 768 };
+	const uint64_t vram = MIB;
+	struct fp_model *model = calloc(1, sizeof(*model));
+	uint64_t rng = 99, depack_bound = 0;
+	uint32_t n, round;
+	uint8_t data[300];
+
+	ASSERT_NE(NULL, model);
+	memset(data, 7, sizeof(data));
+	for (round = 0; round < 12; round++) {
+		struct tref t = { .h = 2 + round % 5, .o = round % 2 ? 24 : 28 };
+		struct fp_config cfg;
+		struct fp_sink sink = { &t, tref_write, tref_packet };
+		uint64_t want[MCMGPU_FP_LINKS][MCMGPU_FP_SCHEMES] = { { 0 } };
+		uint64_t p2p_out[16] = { 0 }, p2p_in[16] = { 0 };
+		uint64_t at_out[16] = { 0 }, at_in[16] = { 0 };
+		uint64_t reg_out[16] = { 0 }, reg_in[16] = { 0 };
+		uint64_t lo[16][16], hi[16][16], comp[16] = { 0 }, one_gpu = 0;
+		uint8_t *written;
+		uint32_t s, d, l, c;
+		int i;
+
+		n = 2 + (uint32_t)(mt_xorshift64(&rng) % 15);
+		t.n = n;
+		cfg = (struct fp_config){ n, t.h, t.o, vram };
+		written = calloc(1, fp_bitmap_bytes(&cfg));
+		ASSERT_NE(NULL, written);
+		fp_model_init(model, &cfg, &sink, written);
+		for (s = 0; s < 16; s++)
+			for (d = 0; d < 16; d++)
+				lo[s][d] = UINT64_MAX, hi[s][d] = 0;
+		for (i = 0; i < 6000; i++) {
+			struct mcmgpu_fp_trace_record r = { 0 };
+			uint64_t x = mt_xorshift64(&rng), a, e;
+
+			r.src = x % n;
+			r.dst = (r.src + 1 + (x >> 8) % (n - 1)) % n;
+			r.len = 1 + (x >> 16) % ((x >> 61) ? 300 : 8);
+			r.addr = (x >> 24) % (vram - 300);
+			/* Every third round: 1-2 B stores in a hot 8 KiB. */
+			switch ((x >> 54) % 64) {
+			case 0 ... 1:
+				r.type = round % 3 != 2 || (x >> 40) % 16 == 0 ?
+					 MCMGPU_FP_REC_KERNEL_END : MCMGPU_FP_REC_STORE;
+				break;
+			case 2:
+				r.type = MCMGPU_FP_REC_REGION;
+				r.len = 1 + (x >> 12) % (vram / 2);
+				r.addr = (x >> 40) % (vram - r.len);
+				break;
+			case 3 ... 5:
+				r.type = MCMGPU_FP_REC_COMPUTE;
+				r.addr = (x >> 20) % 200000;
+				r.dst = 0;
+				r.len = 0;
+				break;
+			case 6:
+				r.type = MCMGPU_FP_REC_ATOMIC;
+				r.len = 1 + r.len % 8;
+				r.addr &= ~127ULL;
+				break;
+			case 7:
+				r.type = MCMGPU_FP_REC_FENCE;
+				break;
+			default:
+				r.type = MCMGPU_FP_REC_STORE;
+			}
+			/* Hot rounds: stores only, no flush but a rare kernel end. */
+			if (round % 3 == 2 && r.type != MCMGPU_FP_REC_KERNEL_END) {
+				r = (struct mcmgpu_fp_trace_record){
+					.type = MCMGPU_FP_REC_STORE, .src = r.src,
+					.dst = (r.src + 1) % n, .len = 1 + (x >> 16) % 2,
+					.addr = (x >> 24) % 8192 };
+			}
+			if (i == 5999)
+				r.type = MCMGPU_FP_REC_KERNEL_END;
+			switch (r.type) {
+			case MCMGPU_FP_REC_STORE:
+				for (a = r.addr; a < r.addr + r.len; a = e) {
+					e = (a | 127) + 1;
+					e = e < r.addr + r.len ? e : r.addr + r.len;
+					p2p_out[r.src] += fp_plain_tlp_bytes(a, e - a, t.o);
+					p2p_in[r.dst] += fp_plain_tlp_bytes(a, e - a, t.o);
+				}
+				lo[r.src][r.dst] = r.addr < lo[r.src][r.dst] ?
+						   r.addr : lo[r.src][r.dst];
+				hi[r.src][r.dst] = max2(hi[r.src][r.dst], r.addr + r.len);
+				break;
+			case MCMGPU_FP_REC_ATOMIC:
+				a = fp_plain_tlp_bytes(r.addr, r.len, t.o);
+				at_out[r.src] += a;
+				at_in[r.dst] += a;
+				break;
+			case MCMGPU_FP_REC_REGION:
+				a = (r.len + 3) / 4 * 4 + (r.len + 4095) / 4096 * t.o;
+				reg_out[r.src] += a;
+				reg_in[r.dst] += a;
+				break;
+			case MCMGPU_FP_REC_COMPUTE:
+				comp[r.src] += r.addr;
+				break;
+			}
+			fp_model_record(model, &r, data);
+			if (r.type != MCMGPU_FP_REC_KERNEL_END)
+				continue;
+			/* The kernel end: every partition was flushed into t. */
+			{
+				uint64_t hull_out[16] = { 0 }, hull_in[16] = { 0 };
+				uint64_t cmax = 0, dp = 0, len;
+
+				for (s = 0; s < n; s++) {
+					for (d = 0; d < n; d++) {
+						if (hi[s][d] > lo[s][d]) {
+							len = hi[s][d] - lo[s][d];
+							len = (len + 3) / 4 * 4 +
+							      (len + 4095) / 4096 * t.o;
+							hull_out[s] += len;
+							hull_in[d] += len;
+						}
+						lo[s][d] = UINT64_MAX;
+						hi[s][d] = 0;
+					}
+				}
+				for (c = 0; c < n; c++) {
+					/* Atomics are TLPs of every store scheme. */
+					p2p_out[c] += at_out[c];
+					p2p_in[c] += at_in[c];
+					t.fp_out[c] += at_out[c];
+					t.fp_in[c] += at_in[c];
+					t.wc_out[c] += at_out[c];
+					t.wc_in[c] += at_in[c];
+					cmax = max2(cmax, comp[c] * 1000);
+					dp = max2(dp, t.sp_in[c] * 1000000 / (16 * 1530));
+					one_gpu += comp[c] * 1000;
+				}
+				for (l = 0; l < MCMGPU_FP_LINKS; l++) {
+					uint64_t fp = busiest(t.fp_out, t.fp_in, n) * 1000 /
+						      gbps[l];
+					uint64_t at = max2(cmax, busiest(at_out, at_in, n) *
+							   1000 / gbps[l]);
+
+					if (l == MCMGPU_FP_LINK_PCIE6 && dp > fp && dp > cmax)
+						depack_bound++;
+					want[l][MCMGPU_FP_T_INFINITE] += cmax;
+					want[l][MCMGPU_FP_T_P2P] += max2(cmax,
+						busiest(p2p_out, p2p_in, n) * 1000 / gbps[l]);
+					want[l][MCMGPU_FP_T_WC] += max2(cmax,
+						busiest(t.wc_out, t.wc_in, n) * 1000 / gbps[l]);
+					want[l][MCMGPU_FP_T_FINEPACK] += max2(cmax, max2(fp, dp));
+					want[l][MCMGPU_FP_T_DMA_HULL] += at +
+						busiest(hull_out, hull_in, n) * 1000 / gbps[l];
+					want[l][MCMGPU_FP_T_DMA_REGION] += at +
+						busiest(reg_out, reg_in, n) * 1000 / gbps[l];
+				}
+				memset(p2p_out, 0, sizeof(p2p_out));
+				memset(p2p_in, 0, sizeof(p2p_in));
+				memset(at_out, 0, sizeof(at_out));
+				memset(at_in, 0, sizeof(at_in));
+				memset(comp, 0, sizeof(comp));
+				memset(t.fp_out, 0, sizeof(t.fp_out));
+				memset(t.fp_in, 0, sizeof(t.fp_in));
+				memset(t.wc_out, 0, sizeof(t.wc_out));
+				memset(t.wc_in, 0, sizeof(t.wc_in));
+				memset(t.sp_in, 0, sizeof(t.sp_in));
+			}
+			for (l = 0; l < MCMGPU_FP_LINKS; l++)
+				for (c = 0; c < MCMGPU_FP_SCHEMES; c++)
+					ASSERT_EQ(want[l][c], model->stats.time_ps[l][c])
+						TH_LOG("round %u record %d link %u scheme %u",
+						       round, i, l, c);
+			ASSERT_EQ(one_gpu, model->stats.one_gpu_ps);
+			ASSERT_EQ(depack_bound, model->stats.depack_bound_kernels);
+		}
+		EXPECT_EQ(round % 3 != 2, model->stats.compute_records > 0);
+		EXPECT_EQ(round % 3 != 2, model->stats.regions > 0);
+		free(written);
+	}
+	/* Some kernels were bound by each of compute, the link, the de-packetizer. */
+	EXPECT_LT(0, depack_bound);
+	free(model);
+}
+
 /* Text form: every record type and each kind of bad line. */
 TEST(text_parser)
 {
@@ -1125,7 +1382,8 @@ TEST(text_parser)
 		"fence 1\n"
 		"\n"
 		"kernel_end\n"
-		"region 2 3 0x1000 8192\n";
+		"region 2 3 0x1000 8192\n"
+		"compute 3 123456789\n";
 	static const struct { const char *text, *want; } bad[] = {
 		{ "store 0 1 0 4 0102\n", "line 1: HEXDATA: 4 hex digits for LEN 4" },
 		{ "fence 0\nstroe 0 1 0 1 00\n", "line 2: unknown record type 'stroe'" },
@@ -1135,6 +1393,8 @@ TEST(text_parser)
 		{ "load 0 300 0 4\n", "line 1: DST: chiplet 300 out of range" },
 		{ "region 0 1 0\n", "line 1: region takes 4 fields, got 3" },
 		{ "region 0 1 0 4294967296\n", "line 1: LEN: 4294967296 too large" },
+		{ "compute 0 1x\n", "line 1: NS: not a number: '1x'" },
+		{ "compute 0\n", "line 1: compute takes 2 fields, got 1" },
 	};
 	struct fp_trace_buf tb = { 0 };
 	char msg[256];
@@ -1142,7 +1402,12 @@ TEST(text_parser)
 
 	ASSERT_EQ(0, fp_text_parse(good, strlen(good), &tb, msg, sizeof(msg)))
 		TH_LOG("%s", msg);
-	ASSERT_EQ(6, tb.nrec);
+	ASSERT_EQ(7, tb.nrec);
+	EXPECT_EQ(MCMGPU_FP_REC_COMPUTE, tb.rec[6].type);
+	EXPECT_EQ(3, tb.rec[6].src);
+	EXPECT_EQ(0, tb.rec[6].dst);
+	EXPECT_EQ(123456789, tb.rec[6].addr);
+	EXPECT_EQ(0, tb.rec[6].len);
 	EXPECT_EQ(MCMGPU_FP_REC_REGION, tb.rec[5].type);
 	EXPECT_EQ(0x1000, tb.rec[5].addr);
 	EXPECT_EQ(8192, tb.rec[5].len);

@@ -647,6 +647,8 @@ int fp_cmd_convert(int argc, char **argv)
 		       "  kernel_end\n"
 		       "  region SRC DST ADDR LEN   (what the DMA baseline copies\n"
 		       "                             from SRC at every kernel end)\n"
+		       "  compute SRC NS            (SRC computes NS ns in this kernel,\n"
+		       "                             for the timing model)\n"
 		       "ADDR is the byte offset in the destination chiplet's memory.\n");
 		return 0;
 	}

@@ -103,6 +103,7 @@ static const struct {
 	{ "fence", MCMGPU_FP_REC_FENCE, 1 },
 	{ "kernel_end", MCMGPU_FP_REC_KERNEL_END, 0 },
 	{ "region", MCMGPU_FP_REC_REGION, 4 },
+	{ "compute", MCMGPU_FP_REC_COMPUTE, 2 },
 };
 
 /* One line; returns 0, or -1 with msg set (without the line number). */
@@ -137,10 +138,15 @@ static int parse_line(char *line, struct fp_trace_buf *tb, uint8_t **hexbuf,
 	}
 	for (i = 0; i < 4 && i < (size_t)kinds[k].nargs; i++) {
 		if (str_to_u64(tok[1 + i], false, &v[i])) {
-			snprintf(msg, msglen, "%s: not a number: '%s'", field[i],
-				 tok[1 + i]);
+			snprintf(msg, msglen, "%s: not a number: '%s'",
+				 kinds[k].type == MCMGPU_FP_REC_COMPUTE && i ? "NS" :
+				 field[i], tok[1 + i]);
 			return -1;
 		}
+	}
+	if (kinds[k].type == MCMGPU_FP_REC_COMPUTE) {	/* compute SRC NS */
+		v[2] = v[1];
+		v[1] = 0;
 	}
 	if (v[0] > 255 || v[1] > 255) {
 		snprintf(msg, msglen, "%s: chiplet %llu out of range",
