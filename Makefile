@@ -66,7 +66,7 @@ tools: $(BUILD)/tools/mcmgpu
 
 $(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(wildcard qemu-device/*.h) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) -lpci
+	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) -lpci -lm
 
 $(KSFT)/.extracted: | deps
 	@mkdir -p $(KSFT)

@@ -47,4 +47,14 @@ for s in $sizes; do traces+=("$raw/traces/lines-$s.bin"); done
 "$top/tools/vm-run" --no-build --mem 2G --out "$raw/device" -- \
 	sh "$raw/guest.sh" "${traces[@]}"
 
+# The 16-GPU PCIe 6 study (FinePack section VI-B) runs on the host core:
+# the device stays at its chiplet limit (MCMGPU_MAX_CHIPLETS).
+echo "  16 GPUs: generating and replaying on the host core"
+for w in $workloads; do
+	"$tool" finepack gen "$w" --chiplets 16 -o "$raw/traces/$w-g16.bin"
+	"$tool" finepack replay --host --chiplets 16 --json "$raw/traces/$w-g16.bin" \
+		>"$raw/host/$w-g16.json"
+	rm -f "$raw/traces/$w-g16.bin"
+done
+
 python3 "$top/tools/experiments/finepack_report.py" "$raw" "$results"

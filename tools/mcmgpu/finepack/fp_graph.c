@@ -172,6 +172,28 @@ static int warp_stores(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	return 0;
 }
 
+/*
+ * A pull iteration on chiplet c reads, per owned vertex, its row offsets
+ * and writes its value; per in-edge, the source index and value (SSSP:
+ * also the weight and the source's changed flag) (WORKLOADS.md).
+ */
+static void graph_compute(const struct graph *g, const struct fp_gen_params *p,
+			  uint64_t *ns)
+{
+	uint64_t per = (p->count + p->chiplets - 1) / p->chiplets, lo, hi;
+	double edge = 4 + p->store + (p->kind == FP_GEN_SSSP ? 2 : 0);
+	uint32_t c;
+
+	for (c = 0; c < p->chiplets; c++) {
+		lo = c * per < g->n ? c * per : g->n;
+		hi = lo + per < g->n ? lo + per : g->n;
+		ns[c] = p->compute == FP_COMPUTE_GRAPH ?
+			fp_roofline_ns((g->start[hi] - g->start[lo]) * edge +
+				       (hi - lo) * (8.0 + p->store),
+				       2.0 * (g->start[hi] - g->start[lo])) : 0;
+	}
+}
+
 /* The replicated vertex array: each owner's block, to every peer. */
 static int declare_regions(struct fp_trace_buf *tb,
 			   const struct fp_gen_params *p)
@@ -193,10 +215,15 @@ static int declare_regions(struct fp_trace_buf *tb,
 
 /* Every chiplet's changed vertices, in GPU issue order. */
 static int iteration(struct fp_trace_buf *tb, const struct fp_gen_params *p,
-		     const uint16_t *need, const uint8_t *changed, uint64_t *rng)
+		     const uint16_t *need, const uint8_t *changed,
+		     const uint64_t *compute_ns, uint64_t *rng)
 {
 	uint64_t per = (p->count + p->chiplets - 1) / p->chiplets;
 	uint32_t c;
+
+	for (c = 0; c < p->chiplets; c++)
+		if (fp_add_compute(tb, c, compute_ns[c]))
+			return -1;
 
 	for (c = 0; c < p->chiplets; c++) {
 		uint64_t lo = c * per, hi = lo + per < p->count ? lo + per :
@@ -244,7 +271,7 @@ int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	uint16_t *need = NULL;
 	uint8_t *changed = calloc(p->count, 1);
 	uint32_t *dist = NULL, *nd = NULL;
-	uint64_t v, e;
+	uint64_t v, e, compute_ns[MCMGPU_FP_MAX_GPUS];
 	uint32_t it;
 	int ret = -1;
 
@@ -253,11 +280,12 @@ int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	need = needers(&g, p);
 	if (!need || declare_regions(tb, p))
 		goto out;
+	graph_compute(&g, p, compute_ns);
 	if (p->kind == FP_GEN_PAGERANK) {
 		/* Synchronous: every rank is new every iteration. */
 		memset(changed, 1, p->count);
 		for (it = 0; it < p->iters; it++)
-			if (iteration(tb, p, need, changed, rng))
+			if (iteration(tb, p, need, changed, compute_ns, rng))
 				goto out;
 		ret = 0;
 		goto out;
@@ -273,7 +301,7 @@ int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	for (it = 0; it < p->iters; it++) {
 		uint64_t any = 0;
 
-		if (iteration(tb, p, need, changed, rng))
+		if (iteration(tb, p, need, changed, compute_ns, rng))
 			goto out;
 		for (v = 0; v < p->count; v++) {
 			nd[v] = dist[v];

@@ -47,6 +47,16 @@ enum fp_gen_kind {
 	FP_GEN_KINDS,
 };
 
+/*
+ * What a kernel computes, for the timing model's compute records
+ * (fp_compute.c, WORKLOADS.md "Compute per kernel").
+ */
+enum fp_compute_kind {
+	FP_COMPUTE_NONE, FP_COMPUTE_STENCIL2D, FP_COMPUTE_STENCIL3D,
+	FP_COMPUTE_FFT, FP_COMPUTE_STREAM, FP_COMPUTE_GATHER, FP_COMPUTE_GRAPH,
+	FP_COMPUTE_CT,
+};
+
 /* The graphs of the pagerank and sssp kinds (fp_graph.c, WORKLOADS.md). */
 enum fp_graph_kind { FP_GRAPH_BAND, FP_GRAPH_RMAT };
 
@@ -61,7 +71,18 @@ struct fp_gen_params {
 	enum fp_graph_kind graph;
 	uint32_t degree;	/* in-edges per vertex, on average */
 	uint32_t band;		/* band graphs: neighbours within +-count/band */
+	enum fp_compute_kind compute;
+	uint32_t depth;		/* halo layers in a face (stencil order / 2) */
 };
+
+/* GV100 (FinePack Table III): the roofline that prices a kernel. */
+#define FP_GPU_HBM_GBPS		900	/* HBM2, bytes per ns */
+#define FP_GPU_GFLOPS		15667	/* 80 SMs x 64 lanes x 2 x 1.53 GHz */
+uint64_t fp_roofline_ns(double bytes, double flops);
+/* One kernel's compute on chiplet c: a COMPUTE record (none for 0 ns). */
+int fp_add_compute(struct fp_trace_buf *tb, uint32_t c, uint64_t ns);
+/* The per-chiplet compute of the halo, transpose, vertex and voxel kinds. */
+uint64_t fp_kernel_compute_ns(const struct fp_gen_params *p);
 
 /* pagerank and sssp traces from a CSR graph (fp_graph.c). */
 int fp_gen_graph(struct fp_trace_buf *tb, const struct fp_gen_params *p,
@@ -75,6 +96,7 @@ struct fp_preset {
 extern const struct fp_preset fp_presets[];
 extern const size_t fp_npresets;
 extern const char * const fp_gen_kinds[FP_GEN_KINDS];
+extern const enum fp_compute_kind fp_kind_compute[FP_GEN_KINDS];
 /* What a generic kind starts from before its options. */
 extern const struct fp_gen_params fp_gen_defaults;
 

@@ -16,37 +16,42 @@
 const struct fp_preset fp_presets[] = {
 	{ "jacobi", "halo exchange, 128 B stores, 32 KiB halos",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 128, .bytes = 32 << 10,
-	    .seed = 1 } },
+	    .seed = 1, .compute = FP_COMPUTE_STENCIL2D, .depth = 1 } },
 	{ "diffusion", "halo exchange, 128 B stores, 64 KiB halos",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 128, .bytes = 64 << 10,
-	    .seed = 2 } },
+	    .seed = 2, .compute = FP_COMPUTE_STENCIL3D, .depth = 1 } },
 	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB halos",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 64, .bytes = 48 << 10,
-	    .seed = 3 } },
+	    .seed = 3, .compute = FP_COMPUTE_STENCIL3D, .depth = 2 } },
 	{ "pagerank", "PageRank on a banded cage-like graph, 4 B ranks",
 	  { .kind = FP_GEN_PAGERANK, .iters = 4, .store = 4, .count = 1 << 20,
-	    .graph = FP_GRAPH_BAND, .degree = 19, .band = 16, .seed = 4 } },
+	    .graph = FP_GRAPH_BAND, .degree = 19, .band = 16, .seed = 4,
+	    .compute = FP_COMPUTE_GRAPH } },
 	{ "sssp", "Bellman-Ford on a power-law R-MAT graph, 4 B distances",
 	  { .kind = FP_GEN_SSSP, .iters = 16, .store = 4, .count = 1 << 19,
-	    .graph = FP_GRAPH_RMAT, .degree = 16, .seed = 5 } },
+	    .graph = FP_GRAPH_RMAT, .degree = 16, .seed = 5,
+	    .compute = FP_COMPUTE_GRAPH } },
 	{ "pagerank-random", "random 4 B vertex updates over a 16 MiB array",
 	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 4, .bytes = 16 << 20,
-	    .count = 20000, .seed = 4 } },
+	    .count = 20000, .seed = 4, .compute = FP_COMPUTE_GATHER,
+	    .degree = 19 } },
 	{ "sssp-random", "random 8 B vertex updates over a 64 MiB array",
 	  { .kind = FP_GEN_VERTEX, .iters = 4, .store = 8, .bytes = 64 << 20,
-	    .count = 20000, .seed = 5 } },
+	    .count = 20000, .seed = 5, .compute = FP_COMPUTE_GATHER,
+	    .degree = 16 } },
 	{ "hit", "all-to-all transpose of 16 B elements",
 	  { .kind = FP_GEN_TRANSPOSE, .iters = 2, .store = 16, .rows = 64,
-	    .seed = 6 } },
+	    .seed = 6, .compute = FP_COMPUTE_FFT } },
 	{ "als", "all-to-all transpose of 32 B factor rows",
 	  { .kind = FP_GEN_TRANSPOSE, .iters = 2, .store = 32, .rows = 64,
-	    .seed = 7 } },
+	    .seed = 7, .compute = FP_COMPUTE_STREAM } },
 	{ "ct", "every voxel of a 512 KiB volume once, in random order, to all",
 	  { .kind = FP_GEN_VOXELS, .iters = 2, .store = 4, .bytes = 512 << 10,
-	    .seed = 8 } },
+	    .seed = 8, .compute = FP_COMPUTE_CT } },
 	{ "ct-windows", "low-locality 4-8 B stores over 2 GiB (two 1 GiB windows)",
 	  { .kind = FP_GEN_SCATTER, .iters = 2, .store = 0, .bytes = 2ULL << 30,
-	    .count = 20000, .seed = 8 } },
+	    .count = 20000, .seed = 8, .compute = FP_COMPUTE_GATHER,
+	    .degree = 16 } },
 };
 
 const size_t fp_npresets = ARRAY_SIZE(fp_presets);
@@ -61,7 +66,15 @@ const char * const fp_gen_kinds[FP_GEN_KINDS] = {
 const struct fp_gen_params fp_gen_defaults = {
 	.kind = FP_GEN_HALO, .iters = 4, .store = 128, .bytes = 32 << 10,
 	.count = 1000, .rows = 64, .seed = 1, .graph = FP_GRAPH_RMAT,
-	.degree = 16, .band = 16,
+	.degree = 16, .band = 16, .depth = 1,
+};
+
+/* Each kind's compute unless --compute says otherwise. */
+const enum fp_compute_kind fp_kind_compute[FP_GEN_KINDS] = {
+	[FP_GEN_HALO] = FP_COMPUTE_STENCIL2D, [FP_GEN_VERTEX] = FP_COMPUTE_GATHER,
+	[FP_GEN_TRANSPOSE] = FP_COMPUTE_STREAM, [FP_GEN_SCATTER] = FP_COMPUTE_GATHER,
+	[FP_GEN_LINES] = FP_COMPUTE_NONE, [FP_GEN_PAGERANK] = FP_COMPUTE_GRAPH,
+	[FP_GEN_SSSP] = FP_COMPUTE_GRAPH, [FP_GEN_VOXELS] = FP_COMPUTE_CT,
 };
 
 static uint64_t rng;
@@ -93,6 +106,18 @@ static int add_region(struct fp_trace_buf *tb, uint32_t src, uint32_t dst,
 		      uint64_t addr, uint64_t len)
 {
 	return fp_tb_add(tb, MCMGPU_FP_REC_REGION, src, dst, addr, len, NULL);
+}
+
+/* Every chiplet's compute for the kernel that starts here. */
+static int start_kernel(struct fp_trace_buf *tb, const struct fp_gen_params *p)
+{
+	uint64_t ns = fp_kernel_compute_ns(p);
+	uint32_t c;
+
+	for (c = 0; c < p->chiplets; c++)
+		if (fp_add_compute(tb, c, ns))
+			return -1;
+	return 0;
 }
 
 static int end_kernel(struct fp_trace_buf *tb)
@@ -142,7 +167,8 @@ static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 	if (halo_pass(tb, p, true))
 		return -1;
 	for (it = 0; it < p->iters; it++)
-		if (halo_pass(tb, p, false) || end_kernel(tb))
+		if (start_kernel(tb, p) || halo_pass(tb, p, false) ||
+		    end_kernel(tb))
 			return -1;
 	return 0;
 }
@@ -159,6 +185,8 @@ static int gen_vertex(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 			if (d != c && add_region(tb, c, d, c * slice, slice))
 				return -1;
 	for (it = 0; it < p->iters; it++) {
+		if (start_kernel(tb, p))
+			return -1;
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
 				uint32_t dst = random_peer(c, p->chiplets);
@@ -193,6 +221,8 @@ static int gen_transpose(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 					       (uint64_t)p->rows * p->store))
 					return -1;
 	for (it = 0; it < p->iters; it++) {
+		if (start_kernel(tb, p))
+			return -1;
 		for (c = 0; c < p->chiplets; c++) {
 			for (d = 0; d < p->chiplets; d++) {
 				if (d == c)
@@ -224,6 +254,8 @@ static int gen_scatter(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 						 lines * p->chiplets * FP_LINE_BYTES))
 				return -1;
 	for (it = 0; it < p->iters; it++) {
+		if (start_kernel(tb, p))
+			return -1;
 		for (n = 0; n < p->count; n++) {
 			for (c = 0; c < p->chiplets; c++) {
 				uint32_t dst = random_peer(c, p->chiplets);
@@ -267,6 +299,8 @@ static int gen_voxels(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 						 slab * p->store))
 				goto out;
 	for (it = 0; it < p->iters; it++) {
+		if (start_kernel(tb, p))
+			goto out;
 		for (c = 0; c < p->chiplets; c++) {
 			for (i = 0; i < slab; i++)
 				perm[i] = i;

@@ -33,7 +33,30 @@ static void gen_usage(FILE *f)
 		"  --band B           band graphs: neighbours within +-vertices/B\n"
 		"                     (pagerank, sssp: --count is the vertices)\n"
 		"  --seed S           random seed\n"
+		"  --compute K        compute per kernel for the timing model:\n"
+		"                     none, stencil2d, stencil3d, fft, stream,\n"
+		"                     gather, graph, ct (default: the workload's)\n"
+		"  --depth L          halo: layers in a face (stencil order / 2)\n"
 		"  -h, --help         this text\n", MCMGPU_DEFAULT_CHIPLETS);
+}
+
+static const char * const compute_kinds[] = {
+	[FP_COMPUTE_NONE] = "none", [FP_COMPUTE_STENCIL2D] = "stencil2d",
+	[FP_COMPUTE_STENCIL3D] = "stencil3d", [FP_COMPUTE_FFT] = "fft",
+	[FP_COMPUTE_STREAM] = "stream", [FP_COMPUTE_GATHER] = "gather",
+	[FP_COMPUTE_GRAPH] = "graph", [FP_COMPUTE_CT] = "ct",
+};
+
+static enum fp_compute_kind compute_kind(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(compute_kinds); i++)
+		if (!strcmp(name, compute_kinds[i]))
+			return i;
+	die_usage("--compute: '%s' is not one of none, stencil2d, stencil3d, "
+		  "fft, stream, gather, graph, ct", name);
+	return FP_COMPUTE_NONE;
 }
 
 /* WORKLOAD: a preset, or a generic kind with the defaults. */
@@ -51,6 +74,7 @@ static void workload(const char *name, struct fp_gen_params *p)
 		if (!strcmp(name, fp_gen_kinds[i])) {
 			*p = fp_gen_defaults;
 			p->kind = i;
+			p->compute = fp_kind_compute[i];
 			/* 4 B vertex values and voxels; a small volume. */
 			if (i == FP_GEN_PAGERANK || i == FP_GEN_SSSP ||
 			    i == FP_GEN_VOXELS)
@@ -77,6 +101,8 @@ int fp_cmd_gen(int argc, char **argv)
 		{ "degree", required_argument, NULL, 'D' },
 		{ "band", required_argument, NULL, 'B' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "compute", required_argument, NULL, 'C' },
+		{ "depth", required_argument, NULL, 'L' },
 		OPTION_HELP,
 		{ }
 	};
@@ -98,6 +124,10 @@ int fp_cmd_gen(int argc, char **argv)
 			continue;
 		if (c == 'o') {
 			out = optarg;
+			continue;
+		}
+		if (c == 'C') {
+			p.compute = compute_kind(optarg);
 			continue;
 		}
 		if (c == 'g') {
@@ -139,6 +169,11 @@ int fp_cmd_gen(int argc, char **argv)
 			break;
 		case 'B':
 			p.band = v;
+			break;
+		case 'L':
+			if (!v || v > 8)
+				die_usage("--depth: %" PRIu64 ", want 1..8 layers", v);
+			p.depth = v;
 			break;
 		}
 	}
