@@ -688,7 +688,10 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
                                             m->cfg.vram_per_chiplet +
                                             r[ahead].addr) / 64], 1);
         }
-        fp_model_record(m, r, view->data + r->data_off);
+        /* Only stores and atomics have a checked data_off. */
+        fp_model_record(m, r, r->type == MCMGPU_FP_REC_STORE ||
+                        r->type == MCMGPU_FP_REC_ATOMIC ?
+                        view->data + r->data_off : NULL);
     }
     fp_model_finish(m);
 }

@@ -105,6 +105,10 @@ TEST(scatter_over_windows_device_equals_host)
 TEST(mixed_records_every_subheader)
 {
 	static const char text[] =
+		"# what DMA copies each kernel, and the kernel's compute\n"
+		"region 0 1 0 0x20000\n"
+		"compute 0 3000\n"
+		"compute 1 1500\n"
 		"# queued stores, then a load and an atomic to queued lines\n"
 		"store 0 1 0x100 4 11223344\n"
 		"store 0 1 0x104 8 5566778899aabbcc\n"
@@ -133,6 +137,11 @@ TEST(mixed_records_every_subheader)
 		EXPECT_NE(NULL, strstr(out_a, "\"load\": 1, \"atomic\": 1}"))
 			TH_LOG("%s", out_a);
 		EXPECT_NE(NULL, strstr(out_a, "\"kernels\": 2"));
+		/* Two copies of the region and the atomic; compute 3 + 1.5 us. */
+		EXPECT_NE(NULL, strstr(out_a, "\"regions\": 1, \"dma_uses_regions\": 1"));
+		EXPECT_NE(NULL, strstr(out_a, "\"dma_region\": {\"wire_bytes\": 263968,"));
+		EXPECT_NE(NULL, strstr(out_a, "\"compute_records\": 2, \"one_gpu_ps\": 4500000,"))
+			TH_LOG("%s", out_a);
 	}
 }
 
@@ -196,6 +205,14 @@ TEST(device_rejects_bad_traces_before_applying_anything)
 	BAD(hdr->version = 7, hdr->version = MCMGPU_FP_TRACE_VERSION, 0, "version");
 	BAD(len -= 3, len += 3, 0, "data_size");
 	BAD(hdr->nrecords = 1000, hdr->nrecords = 3, 0, "nrecords");
+	/* Regions and compute records are checked as the host checks them. */
+	BAD((rec[1].type = MCMGPU_FP_REC_REGION, rec[1].addr = 4096,
+	     rec[1].len = info.vram_per_chiplet),
+	    (rec[1].type = MCMGPU_FP_REC_STORE, rec[1].addr = 64, rec[1].len = 4),
+	    2, "addr: past the end");
+	BAD((rec[1].type = MCMGPU_FP_REC_COMPUTE, rec[1].addr = 1000),
+	    (rec[1].type = MCMGPU_FP_REC_STORE, rec[1].addr = 64), 2,
+	    "dst, len, data_off: must be 0 for compute");
 
 	/* Nothing was applied by any of the rejected replays. */
 	ASSERT_EQ(0, mt_dma(fd, MCMGPU_DMA_FROM_GPU, after, info.vram_per_chiplet,
