@@ -7,7 +7,7 @@ pkgs=(build-essential bc kmod cpio busybox-static libpci-dev pciutils
       meson ninja-build libglib2.0-dev libpixman-1-dev libfdt-dev python3-venv
       pkg-config flex bison seabios qemu-system-data ipxe-qemu dpkg-dev
       linux-source-6.1 gnuplot-nox sparse xz-utils clang libclang-rt-14-dev
-      libelf-dev)
+      libelf-dev parallel)
 
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
