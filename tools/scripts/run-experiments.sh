@@ -1,29 +1,138 @@
 #!/usr/bin/env bash
-# make run: every experiment in tools/experiments/ (in name order) boots the
-# guest, runs its tools, writes results/<name>.json and a report section
-# results/sections/<name>.md; the sections make results/report.md.
-set -euo pipefail
+# make run: every experiment's job list, run by GNU parallel, then the
+# reducers and results/report.md. See --help.
+set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
-mkdir -p results/sections
-rm -f results/sections/*.md
+results=${MCMGPU_RESULTS:-$top/results}
+. "$top/tools/scripts/jobs-lib.sh"
 
-for e in tools/experiments/*.sh; do
-	name=$(basename "$e" .sh)
-	echo "experiment $name..."
-	bash "$e" "$top/results" || { echo "experiment $name failed" >&2; exit 1; }
+usage() {
+	cat <<'USAGE'
+usage: tools/scripts/run-experiments.sh [options]     (make run [JOBS=...] [WORKERS=N])
+
+Writes each experiment's job list (results/jobs/NAME.jobs; one line a job,
+a self-contained command run from the repository's top directory), runs the
+jobs with GNU parallel, then each experiment's reducer builds its report
+section from the jobs' JSON (results/raw/NAME/JOB.json) and the sections
+make results/report.md.
+
+An interrupted run continues where it stopped: finished jobs keep their
+results (parallel's --joblog/--resume-failed and the results themselves),
+so only unfinished and failed jobs run again. A new build or a changed job
+list starts the experiments it affects afresh.
+
+options:
+  -j, --workers N   jobs at a time (default: the cores, at most one per
+                    3 GiB of available memory, since a guest job takes 1-2 GiB)
+  --only LIST       only these experiments (comma separated):
+                    foundation finepack cpelide barre fbarre cxl adsm
+  --fresh           forget the selected experiments' earlier results
+  --list            print the job list and exit
+  --reduce-only     rebuild the report from the results there are
+  -h, --help        this text
+
+Failed jobs are named at the end with their log's tail; the others' results
+stand and the exit status is 1. MCMGPU_RESULTS moves the results directory;
+MCMGPU_GUEST_CHUNK sets how many workloads one guest boot replays.
+USAGE
+}
+
+workers="" only="" list=0 reduce_only=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-j|--workers) workers=${2:?$1 needs a number}; shift 2 ;;
+	-j*) workers=${1#-j}; shift ;;
+	--workers=*) workers=${1#*=}; shift ;;
+	--only) only=${2?--only needs a list}; shift 2 ;;
+	--only=*) only=${1#*=}; shift ;;
+	--fresh) export FRESH=1; shift ;;
+	--list) list=1; shift ;;
+	--reduce-only) reduce_only=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run-experiments: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	esac
 done
+if [ -z "$workers" ]; then
+	mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
+	workers=$(nproc)
+	[ $((mem_gib / 3)) -lt "$workers" ] && workers=$((mem_gib / 3))
+	[ "$workers" -ge 1 ] || workers=1
+fi
+case "$workers" in
+''|*[!0-9]*|0) echo "run-experiments: --workers must be a positive number, got '$workers'" >&2; exit 2 ;;
+esac
 
-{
-	echo "# mcmgpu results"
-	echo
-	echo "Written by \`make run\` on $(date -u +%Y-%m-%d) from commit" \
-		"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)." \
-		"Every figure comes from a guest booted under QEMU (TCG) with the"
-	echo "mcmgpu device; raw numbers are in \`results/*.json\`."
-	for s in results/sections/*.md; do
-		echo
-		cat "$s"
+exps=$(select_experiments "$only") || exit 2
+# shellcheck disable=SC2086
+set -- $exps
+cd "$top" || exit 1
+
+if [ "$reduce_only" = 1 ]; then
+	rc=0
+	reduce_experiments "$@" || rc=1
+	write_report
+	exit "$rc"
+fi
+
+command -v parallel >/dev/null ||
+	{ echo "run-experiments: GNU parallel is missing (make deps installs it)" >&2; exit 1; }
+prepare_jobs "$@" || exit 1
+jobs=$results/jobs/run.jobs
+if [ "$list" = 1 ]; then
+	cat "$jobs"
+	exit 0
+fi
+
+total=$(grep -c . "$jobs")
+pending=$(missing_jobs "$jobs" | wc -l)
+echo "$total jobs in $# experiment(s), $((total - pending)) done already;" \
+	"running $pending on $workers worker(s)"
+
+# parallel's job log resumes the same list; a different list or build
+# starts a new log (the results decide what is done either way).
+key=$( { cat "$jobs"; cat "$results"/raw/*/.stamp; } 2>/dev/null | sha256sum | cut -c1-16)
+joblog=$results/jobs/joblog
+# A result deleted by hand also makes the log wrong about what is done.
+logged_ok=$(awk -F'\t' 'NR > 1 && $7 == 0' "$joblog" 2>/dev/null | wc -l)
+if [ "$(cat "$joblog.key" 2>/dev/null)" != "$key" ] ||
+   [ "$logged_ok" -gt $((total - pending)) ]; then
+	rm -f "$joblog"
+	echo "$key" >"$joblog.key"
+fi
+
+bar=()
+[ -t 2 ] && bar=(--bar)
+start=$(date +%s)
+clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+todo=$pending n=0 ran=0
+parallel --jobs "$workers" --joblog "$joblog" --resume-failed --line-buffer \
+	"${bar[@]}" <"$jobs" |
+	while read -r line; do
+		case "$line" in
+		kept*) continue ;;
+		ok*) ran=$((ran + 1)) ;;
+		esac
+		n=$((n + 1))
+		[ "${#bar[@]}" = 0 ] || [[ "$line" == failed* ]] || continue
+		el=$(($(date +%s) - start)) eta=""
+		if [ "$ran" -gt 0 ] && [ "$n" -lt "$todo" ]; then
+			eta=", about $(clock $((el * (todo - n) / n))) left"
+		fi
+		echo "[$((total - todo + n))/$total] $line, $(clock "$el") elapsed$eta"
 	done
-} >results/report.md
-echo "wrote results/report.md"
+
+rc=0
+failed=$(missing_jobs "$jobs")
+if [ -n "$failed" ]; then
+	rc=1
+	echo
+	echo "$(echo "$failed" | wc -l) job(s) have no result:"
+	for f in $failed; do
+		echo "  $f   (log: $results/logs/$f.log)"
+		[ -f "$results/logs/$f.log" ] && tail -n 8 "$results/logs/$f.log" | sed 's/^/      /'
+	done
+fi
+echo "jobs took $(( $(date +%s) - start )) s on $workers worker(s)"
+reduce_experiments "$@" || rc=1
+write_report
+exit "$rc"

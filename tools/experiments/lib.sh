@@ -1,0 +1,39 @@
+# Sourced by every tools/experiments/NN-NAME.sh. An experiment is three
+# functions and this file's dispatch:
+#   list_jobs              print the job list (emit JOB ARG... per job)
+#   run_job JOB ARG...     one job: runs in a scratch directory, writes its
+#                          results under $JOB_OUT (tools/scripts/job keeps
+#                          them as results/raw/NAME/JOB.json)
+#   reduce RAW RESULTS     the report section from RAW (the jobs' files,
+#                          unpacked by tools/scripts/reduce.sh) alone
+# Jobs whose name starts with 'guest-' boot a guest; the runners start them
+# first because they are the long ones.
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tool=$top/build/tools/mcmgpu
+exp_script=tools/experiments/$(basename "$0")
+
+emit() {
+	printf 'tools/scripts/job %s' "$exp_script"
+	printf ' %q' "$@"
+	printf '\n'
+}
+
+# Words N at a time, one group a line: the replays one guest boot runs.
+# MCMGPU_GUEST_CHUNK overrides N for every experiment.
+chunks() {
+	local n=${MCMGPU_GUEST_CHUNK:-$1}
+	shift
+	printf '%s\n' "$@" | xargs -n "$n" echo
+}
+
+dispatch() {
+	case "${1:-}" in
+	jobs) list_jobs ;;
+	job) shift; run_job "$@" ;;
+	reduce) reduce "$2" "$3" ;;
+	*)
+		echo "usage: $exp_script jobs | job JOB [ARG...] | reduce RAW RESULTS" >&2
+		echo "(make run and tools/scripts/run-experiments.sh run experiments)" >&2
+		exit 2 ;;
+	esac
+}

@@ -1,0 +1,142 @@
+# What the local runner (run-experiments.sh) and the Slurm runner
+# (slurm-run.sh) share: choosing experiments, writing their job lists,
+# forgetting results a new build made stale, reducing and the report.
+# Sourced; needs $top and $results.
+
+# The experiment scripts named by a comma or space separated list of names
+# (finepack, cxl, ...), or all of them for an empty list.
+select_experiments() {
+	local want=${1//,/ } e name found
+	for w in $want; do
+		found=0
+		for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+			name=$(basename "$e" .sh)
+			[ "${name#[0-9][0-9]-}" = "$w" ] && found=1
+		done
+		[ "$found" = 1 ] || {
+			echo "unknown experiment '$w'; there are:" \
+				"$(experiment_names | tr '\n' ' ')" >&2
+			return 2
+		}
+	done
+	for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+		name=$(basename "$e" .sh)
+		name=${name#[0-9][0-9]-}
+		if [ -z "$want" ] || [[ " $want " == *" $name "* ]]; then
+			echo "$e"
+		fi
+	done
+}
+
+experiment_names() {
+	local e
+	for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+		e=$(basename "$e" .sh)
+		echo "${e#[0-9][0-9]-}"
+	done
+}
+
+exp_name() {
+	local e
+	e=$(basename "$1" .sh)
+	echo "${e#[0-9][0-9]-}"
+}
+
+# What a result depends on besides its job line: the experiment's script and
+# everything a job runs (tool, guest image with the modules, QEMU).
+build_identity() {
+	local qemu=${MCMGPU_QEMU:-${MCMGPU_CACHE:-$HOME/.cache/mcmgpu}/qemu-system-x86_64}
+	local f
+	for f in "$top/tools/scripts/job" "$top/tools/experiments/lib.sh" \
+		"$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu"; do
+		if [ -e "$f" ]; then sha256sum <"$f"; else echo "missing $f"; fi
+	done
+}
+
+# Write results/jobs/EXP.jobs for each experiment script given and
+# results/jobs/run.jobs (guest jobs first: they are the long ones). An
+# experiment whose job list, script or build changed loses its old results.
+# FRESH=1 forgets every selected experiment's results.
+prepare_jobs() {
+	local e name list stamp build
+	mkdir -p "$results/jobs" "$results/raw" "$results/sections"
+	build=$(build_identity)
+	: >"$results/jobs/run.jobs.new"
+	for e in "$@"; do
+		name=$(exp_name "$e")
+		list=$results/jobs/$name.jobs
+		(cd "$top" && bash "$e" jobs) >"$list.new" ||
+			{ echo "$name: its job list failed" >&2; return 1; }
+		mv "$list.new" "$list"
+		stamp=$( { cat "$list" "$e"; echo "$build"; } | sha256sum | cut -c1-16)
+		if [ "${FRESH:-0}" = 1 ] ||
+		   [ "$(cat "$results/raw/$name/.stamp" 2>/dev/null)" != "$stamp" ]; then
+			[ -d "$results/raw/$name" ] &&
+				echo "$name: job list or build changed, starting it afresh" >&2
+			rm -rf "$results/raw/$name" "$results/logs/$name" "$results/tmp/$name"
+			mkdir -p "$results/raw/$name"
+			echo "$stamp" >"$results/raw/$name/.stamp"
+		fi
+		cat "$list" >>"$results/jobs/run.jobs.new"
+	done
+	{
+		grep -E '^tools/scripts/job [^ ]+ guest-' "$results/jobs/run.jobs.new" || true
+		grep -vE '^tools/scripts/job [^ ]+ guest-' "$results/jobs/run.jobs.new" || true
+	} >"$results/jobs/run.jobs"
+	rm -f "$results/jobs/run.jobs.new"
+}
+
+# The jobs of LIST without a result yet, by name.
+missing_jobs() {
+	python3 "$top/tools/scripts/jobs.py" missing "$1" "$results"
+}
+
+# Reduce each experiment whose jobs all have results; for the others, a
+# section that names the missing jobs. Returns 1 if any was incomplete.
+reduce_experiments() {
+	local e name miss raw rc=0
+	for e in "$@"; do
+		name=$(exp_name "$e")
+		miss=$(missing_jobs "$results/jobs/$name.jobs")
+		rm -f "$results/sections/"[0-9][0-9]-"$name.md"
+		if [ -n "$miss" ]; then
+			{
+				echo "## $name: not reduced"
+				echo
+				echo "These jobs have no result (see results/logs/$name/):"
+				echo
+				printf -- '- %s\n' $miss
+			} >"$results/sections/$(basename "$e" .sh).md"
+			rc=1
+			continue
+		fi
+		raw=$(mktemp -d)
+		python3 "$top/tools/scripts/jobs.py" unpack "$raw" "$results/raw/$name/"*.json &&
+			(cd "$results" && bash "$e" reduce "$raw" "$results") || {
+			echo "$name: the reducer failed" >&2
+			rc=1
+		}
+		rm -rf "$raw"
+		echo "reduced $name"
+	done
+	return "$rc"
+}
+
+write_report() {
+	local s
+	{
+		echo "# mcmgpu results"
+		echo
+		echo "Written by \`make run\` from commit" \
+			"$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)." \
+			"Every figure comes from a guest booted under QEMU (TCG) with the"
+		echo "mcmgpu device, or from the host core the device's replays equal;"
+		echo "each job's raw JSON is in \`results/raw/\`."
+		for s in "$results"/sections/*.md; do
+			[ -e "$s" ] || continue
+			echo
+			cat "$s"
+		done
+	} >"$results/report.md"
+	echo "wrote $results/report.md"
+}

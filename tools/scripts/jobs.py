@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Experiment job results: one JSON file per job (tools/scripts/job).
+
+  jobs.py bundle NAME OUTDIR DEST CMD...   OUTDIR's files -> DEST (atomic)
+  jobs.py unpack RAWDIR BUNDLE...          bundles -> RAWDIR/<path>
+  jobs.py missing JOBLIST RESULTS          names of the jobs without a result
+
+A bundle is {"job": NAME, "command": CMD, "files": {PATH: CONTENT}}: JSON
+files are kept parsed, text files as strings. It holds no time stamps, so
+the same job gives the same bytes wherever and whenever it runs."""
+import json
+import os
+import shlex
+import sys
+
+
+def die(msg):
+    sys.exit(f"jobs.py: {msg}")
+
+
+def bundle(name, outdir, dest, cmd):
+    files = {}
+    for root, dirs, names in os.walk(outdir):
+        dirs.sort()
+        for n in sorted(names):
+            path = os.path.join(root, n)
+            rel = os.path.relpath(path, outdir)
+            with open(path, "rb") as f:
+                data = f.read()
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                die(f"{name}: {rel} is binary; a job keeps JSON or text only")
+            if rel.endswith(".json"):
+                try:
+                    files[rel] = json.loads(text)
+                except ValueError as e:
+                    die(f"{name}: {rel} is not valid JSON ({e})")
+            else:
+                files[rel] = text
+    if not files:
+        die(f"{name}: the job wrote nothing under its JOB_OUT")
+    tmp = f"{dest}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump({"job": name, "command": cmd, "files": files}, f,
+                  indent=1, sort_keys=True)
+        f.write("\n")
+    os.rename(tmp, dest)
+
+
+def unpack(rawdir, bundles):
+    seen = {}
+    for b in sorted(bundles):
+        with open(b) as f:
+            doc = json.load(f)
+        for rel, content in doc["files"].items():
+            if os.path.isabs(rel) or ".." in rel.split("/"):
+                die(f"{b}: bad path {rel}")
+            if rel in seen:
+                if seen[rel][1] != content:
+                    die(f"{rel} differs between {seen[rel][0]} and {b}")
+                continue
+            seen[rel] = (b, content)
+            path = os.path.join(rawdir, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                if isinstance(content, str):
+                    f.write(content)
+                else:
+                    json.dump(content, f, indent=1)
+
+
+def job_name(line):
+    """EXP/JOB of a job list line: tools/scripts/job SCRIPT JOB ARG..."""
+    words = shlex.split(line)
+    exp = os.path.basename(words[1])[:-len(".sh")]
+    if exp[:2].isdigit() and exp[2:3] == "-":
+        exp = exp[3:]
+    return f"{exp}/{words[2]}"
+
+
+def missing(joblist, results):
+    with open(joblist) as f:
+        for line in f:
+            if line.strip():
+                name = job_name(line)
+                if not os.path.exists(f"{results}/raw/{name}.json"):
+                    print(name)
+
+
+def main():
+    if len(sys.argv) < 2:
+        die("usage: jobs.py bundle|unpack|missing ...")
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "bundle" and len(args) >= 3:
+        bundle(args[0], args[1], args[2], args[3:])
+    elif cmd == "unpack" and len(args) >= 1:
+        unpack(args[0], args[1:])
+    elif cmd == "missing" and len(args) == 2:
+        missing(args[0], args[1])
+    else:
+        die(f"bad arguments for '{cmd}'")
+
+
+if __name__ == "__main__":
+    main()
