@@ -3,7 +3,6 @@
 section and gnuplot figures. Paper numbers are quoted from
 notes/finepack.md (FinePack §VI)."""
 import json
-import struct
 import math
 import os
 import subprocess
@@ -29,20 +28,6 @@ def run(w, h):
 BUCKETS = (4, 8, 16, 32, 64, 128)
 
 
-def store_mix(path):
-    """Share of store records by size bucket (<= 4 B, <= 8 B, ...)."""
-    with open(path, "rb") as f:
-        b = f.read()
-    n = struct.unpack_from("<Q", b, 16)[0]
-    count = {k: 0 for k in BUCKETS}
-    for i in range(n):
-        t, length = struct.unpack_from("<B3xI", b, 32 + 24 * i)
-        if t == 1:
-            count[next(k for k in BUCKETS if length <= k or k == 128)] += 1
-    total = sum(count.values()) or 1
-    return {k: count[k] / total for k in BUCKETS}
-
-
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -53,7 +38,8 @@ main = {w: run(w, 5) for w in WORKLOADS}
 sweep = {w: {h: run(w, h) for h in range(2, 7)} for w in WORKLOADS}
 verify = {w: load(f"{raw}/device/{w}-verify.json")["verify"]
           for w in WORKLOADS}
-mix = {w: store_mix(f"{raw}/traces/{w}.bin") for w in WORKLOADS}
+mix = {w: {int(k): v for k, v in load(f"{raw}/mix/{w}.json").items()}
+       for w in WORKLOADS}
 g16 = {w: load(f"{raw}/host/{w}-g16.json") for w in WORKLOADS}
 LINKS = [("time_pcie4", "PCIe 4 (32 GB/s)"), ("time_pcie5", "PCIe 5 (64 GB/s)"),
          ("time_pcie6", "PCIe 6 (128 GB/s)"),

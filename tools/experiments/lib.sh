@@ -37,3 +37,9 @@ dispatch() {
 		exit 2 ;;
 	esac
 }
+
+# The name of the guest job that replays the workloads given.
+chunk_job() {
+	local first=$1 last=${!#}
+	if [ "$first" = "$last" ]; then echo "guest-$first"; else echo "guest-$first-to-$last"; fi
+}
