@@ -14,7 +14,7 @@ list_jobs() {
 	local c
 	emit guest-lines
 	# shellcheck disable=SC2086
-	chunks 2 $workloads | while read -r c; do emit "$(chunk_job $c)" $c; done
+	chunks 4 $workloads | while read -r c; do emit "$(chunk_job $c)" $c; done
 	emit analytic
 	for w in $workloads; do emit "host16-$w" "$w"; done
 }

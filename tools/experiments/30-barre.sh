@@ -14,7 +14,7 @@ list_jobs() {
 	workloads=$("$tool" barre gen --list | awk '{print $1}')
 	emit classes
 	# shellcheck disable=SC2086
-	chunks 3 $workloads | while read -r c; do emit "$(chunk_job $c)" $c; done
+	chunks 5 $workloads | while read -r c; do emit "$(chunk_job $c)" $c; done
 	for w in $workloads; do emit "host-$w" "$w"; done
 }
 

@@ -10,7 +10,8 @@
 # first because they are the long ones.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tool=$top/build/tools/mcmgpu
-exp_script=tools/experiments/$(basename "$0")
+exp_script=$(realpath "$0")
+exp_script=${exp_script#"$top"/}
 
 emit() {
 	printf 'tools/scripts/job %s' "$exp_script"

@@ -1,7 +1,9 @@
 # What the local runner (run-experiments.sh) and the Slurm runner
 # (slurm-run.sh) share: choosing experiments, writing their job lists,
 # forgetting results a new build made stale, reducing and the report.
-# Sourced; needs $top and $results.
+# Sourced; needs $top and $results. MCMGPU_EXPERIMENTS names another
+# directory of experiment scripts (the runners' own tests use one).
+expdir=${MCMGPU_EXPERIMENTS:-$top/tools/experiments}
 
 # The experiment scripts named by a comma or space separated list of names
 # (finepack, cxl, ...), or all of them for an empty list.
@@ -9,7 +11,7 @@ select_experiments() {
 	local want=${1//,/ } e name found
 	for w in $want; do
 		found=0
-		for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+		for e in "$expdir"/[0-9][0-9]-*.sh; do
 			name=$(basename "$e" .sh)
 			[ "${name#[0-9][0-9]-}" = "$w" ] && found=1
 		done
@@ -19,7 +21,7 @@ select_experiments() {
 			return 2
 		}
 	done
-	for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+	for e in "$expdir"/[0-9][0-9]-*.sh; do
 		name=$(basename "$e" .sh)
 		name=${name#[0-9][0-9]-}
 		if [ -z "$want" ] || [[ " $want " == *" $name "* ]]; then
@@ -30,7 +32,7 @@ select_experiments() {
 
 experiment_names() {
 	local e
-	for e in "$top"/tools/experiments/[0-9][0-9]-*.sh; do
+	for e in "$expdir"/[0-9][0-9]-*.sh; do
 		e=$(basename "$e" .sh)
 		echo "${e#[0-9][0-9]-}"
 	done
@@ -47,16 +49,17 @@ exp_name() {
 build_identity() {
 	local qemu=${MCMGPU_QEMU:-${MCMGPU_CACHE:-$HOME/.cache/mcmgpu}/qemu-system-x86_64}
 	local f
-	for f in "$top/tools/scripts/job" "$top/tools/experiments/lib.sh" \
-		"$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu"; do
+	for f in "$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu"; do
 		if [ -e "$f" ]; then sha256sum <"$f"; else echo "missing $f"; fi
 	done
 }
 
 # Write results/jobs/EXP.jobs for each experiment script given and
-# results/jobs/run.jobs (guest jobs first: they are the long ones). An
+# results/jobs/run.jobs, the longest expected first (the durations of
+# earlier runs; without them guest jobs first, they are the long ones). An
 # experiment whose job list, script or build changed loses its old results.
-# FRESH=1 forgets every selected experiment's results.
+# FRESH=1 forgets every selected experiment's results; LIST_ONLY=1 writes
+# the lists and touches no result.
 prepare_jobs() {
 	local e name list stamp build
 	mkdir -p "$results/jobs" "$results/raw" "$results/sections"
@@ -69,7 +72,9 @@ prepare_jobs() {
 			{ echo "$name: its job list failed" >&2; return 1; }
 		mv "$list.new" "$list"
 		stamp=$( { cat "$list" "$e"; echo "$build"; } | sha256sum | cut -c1-16)
-		if [ "${FRESH:-0}" = 1 ] ||
+		if [ "${LIST_ONLY:-0}" = 1 ]; then
+			:
+		elif [ "${FRESH:-0}" = 1 ] ||
 		   [ "$(cat "$results/raw/$name/.stamp" 2>/dev/null)" != "$stamp" ]; then
 			[ -d "$results/raw/$name" ] &&
 				echo "$name: job list or build changed, starting it afresh" >&2
@@ -79,10 +84,8 @@ prepare_jobs() {
 		fi
 		cat "$list" >>"$results/jobs/run.jobs.new"
 	done
-	{
-		grep -E '^tools/scripts/job [^ ]+ guest-' "$results/jobs/run.jobs.new" || true
-		grep -vE '^tools/scripts/job [^ ]+ guest-' "$results/jobs/run.jobs.new" || true
-	} >"$results/jobs/run.jobs"
+	python3 "$top/tools/scripts/jobs.py" order "$results/jobs/run.jobs.new" \
+		"$results/jobs/durations" >"$results/jobs/run.jobs"
 	rm -f "$results/jobs/run.jobs.new"
 }
 

@@ -4,6 +4,8 @@
   jobs.py bundle NAME OUTDIR DEST CMD...   OUTDIR's files -> DEST (atomic)
   jobs.py unpack RAWDIR BUNDLE...          bundles -> RAWDIR/<path>
   jobs.py missing JOBLIST RESULTS          names of the jobs without a result
+  jobs.py order JOBLIST DURATIONS          the list, longest expected first
+  jobs.py estimates JOBLIST DURATIONS      NAME SECONDS expected, a line a job
 
 A bundle is {"job": NAME, "command": CMD, "files": {PATH: CONTENT}}: JSON
 files are kept parsed, text files as strings. It holds no time stamps, so
@@ -88,6 +90,37 @@ def missing(joblist, results):
                     print(name)
 
 
+# Without a measured duration: a guest boot with its replays, or a host job.
+GUEST_GUESS, HOST_GUESS = 60, 5
+
+
+def estimates(joblist, durations):
+    """NAME -> expected seconds: the last measured run (DURATIONS holds
+    'NAME SECONDS' lines that tools/scripts/job appends), else a guess."""
+    known = {}
+    if os.path.exists(durations):
+        with open(durations) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 2 and w[1].isdigit():
+                    known[w[0]] = int(w[1])
+    out = []
+    with open(joblist) as f:
+        for line in f:
+            if line.strip():
+                name = job_name(line)
+                guess = GUEST_GUESS if "/guest-" in name else HOST_GUESS
+                out.append((line, name, known.get(name, guess)))
+    return out
+
+
+def order(joblist, durations):
+    """Longest first (LPT): the workers finish close together."""
+    jobs = estimates(joblist, durations)
+    for line, _, _ in sorted(jobs, key=lambda j: -j[2]):
+        print(line, end="")
+
+
 def main():
     if len(sys.argv) < 2:
         die("usage: jobs.py bundle|unpack|missing ...")
@@ -98,6 +131,11 @@ def main():
         unpack(args[0], args[1:])
     elif cmd == "missing" and len(args) == 2:
         missing(args[0], args[1])
+    elif cmd == "order" and len(args) == 2:
+        order(args[0], args[1])
+    elif cmd == "estimates" and len(args) == 2:
+        for _, name, secs in estimates(args[0], args[1]):
+            print(name, secs)
     else:
         die(f"bad arguments for '{cmd}'")
 

@@ -76,6 +76,7 @@ fi
 
 command -v parallel >/dev/null ||
 	{ echo "run-experiments: GNU parallel is missing (make deps installs it)" >&2; exit 1; }
+[ "$list" = 1 ] && export LIST_ONLY=1
 prepare_jobs "$@" || exit 1
 jobs=$results/jobs/run.jobs
 if [ "$list" = 1 ]; then
@@ -100,25 +101,34 @@ if [ "$(cat "$joblog.key" 2>/dev/null)" != "$key" ] ||
 	echo "$key" >"$joblog.key"
 fi
 
+# Interrupted: finished jobs keep their results; no half report.
+trap 'echo "interrupted; run it again to continue where it stopped" >&2; exit 130' INT TERM
 bar=()
 [ -t 2 ] && bar=(--bar)
 start=$(date +%s)
 clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
-todo=$pending n=0 ran=0
+# ETA: the expected seconds of the jobs not yet done (earlier runs'
+# durations, else a guess) over the workers.
+declare -A est
+left=0
+while read -r name secs; do
+	est[$name]=$secs
+done < <(python3 "$top/tools/scripts/jobs.py" estimates "$jobs" "$results/jobs/durations")
+for name in $(missing_jobs "$jobs"); do
+	left=$((left + est[$name]))
+done
+n=0
 parallel --jobs "$workers" --joblog "$joblog" --resume-failed --line-buffer \
 	"${bar[@]}" <"$jobs" |
-	while read -r line; do
-		case "$line" in
-		kept*) continue ;;
-		ok*) ran=$((ran + 1)) ;;
-		esac
+	while read -r word name rest; do
+		[ "$word" = kept ] && continue
 		n=$((n + 1))
-		[ "${#bar[@]}" = 0 ] || [[ "$line" == failed* ]] || continue
+		left=$((left - ${est[$name]:-0}))
+		[ "$left" -gt 0 ] || left=0
+		[ "${#bar[@]}" = 0 ] || [ "$word" = failed ] || continue
 		el=$(($(date +%s) - start)) eta=""
-		if [ "$ran" -gt 0 ] && [ "$n" -lt "$todo" ]; then
-			eta=", about $(clock $((el * (todo - n) / n))) left"
-		fi
-		echo "[$((total - todo + n))/$total] $line, $(clock "$el") elapsed$eta"
+		[ "$n" -lt "$pending" ] && eta=", about $(clock $((left / workers))) left"
+		echo "[$((total - pending + n))/$total] $word $name${rest:+ $rest}, $(clock "$el") elapsed$eta"
 	done
 
 rc=0
