@@ -153,8 +153,10 @@ sparse: deps $(CXL_HDRS)
 check: guest host-tests fuzzers debug-guest
 	@bash tools/scripts/check.sh
 
+# make run [JOBS=finepack,cxl] [WORKERS=N] [FRESH=1]
 run: guest
-	@bash tools/scripts/run-experiments.sh
+	@bash tools/scripts/run-experiments.sh $(if $(JOBS),--only '$(JOBS)') \
+		$(if $(WORKERS),--workers '$(WORKERS)') $(if $(filter 1,$(FRESH)),--fresh)
 
 bench: guest
 	@bash tools/scripts/bench.sh

@@ -13,15 +13,8 @@ run_job() {
 	"$top/tools/vm-run" --no-build --chiplets "$n" --out "$JOB_OUT" -- \
 		sh -c "mcmgpu info --json >$JOB_OUT/info-$n.json &&
 		       mcmgpu dma roundtrip --size 4M --seed $n --json >$JOB_OUT/dma-$n.json"
-	# Wall-clock throughput in a TCG guest is not a result; dropping it keeps
-	# the job's JSON deterministic.
-	python3 - "$JOB_OUT/dma-$n.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for k in ("write_seconds", "read_seconds", "write_mib_s", "read_mib_s"):
-    d.pop(k, None)
-json.dump(d, open(sys.argv[1], "w"), indent=1)
-PY
+	# Wall-clock throughput in a TCG guest is not a result.
+	drop_wall_clock "$JOB_OUT" write_seconds read_seconds write_mib_s read_mib_s
 }
 
 reduce() {

@@ -44,3 +44,29 @@ chunk_job() {
 	local first=$1 last=${!#}
 	if [ "$first" = "$last" ]; then echo "guest-$first"; else echo "guest-$first-to-$last"; fi
 }
+
+# Drop wall-clock fields (KEY... at any depth) from every JSON file under
+# DIR: a result must not depend on how busy the machine was (make bench
+# measures time).
+drop_wall_clock() {
+	local dir=$1
+	shift
+	python3 - "$dir" "$@" <<'PY'
+import json, os, sys
+top, keys = sys.argv[1], set(sys.argv[2:])
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in keys}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+for root, _, names in os.walk(top):
+    for n in names:
+        if n.endswith(".json"):
+            p = os.path.join(root, n)
+            d = strip(json.load(open(p)))
+            with open(p, "w") as f:
+                json.dump(d, f, indent=1)
+                f.write("\n")
+PY
+}

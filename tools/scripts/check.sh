@@ -41,6 +41,10 @@ lint "qemu generic-fuzz" bash tools/scripts/qemu-fuzz.sh 120
 lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 
+# make run's runners (GNU parallel; Slurm when a cluster answers) on two
+# small experiments: 1 vs 2 workers, interrupt and resume, a failing job.
+lint "experiment runners" bash tools/scripts/runner-test.sh
+
 for t in build/host/*_test; do
 	[ -x "$t" ] || continue
 	log=$logdir/host-$(basename "$t").log
