@@ -153,10 +153,14 @@ sparse: deps $(CXL_HDRS)
 check: guest host-tests fuzzers debug-guest
 	@bash tools/scripts/check.sh
 
-# make run [JOBS=finepack,cxl] [WORKERS=N] [FRESH=1]
+# make run [JOBS=finepack,cxl] [WORKERS=N] [FRESH=1], from the command line
+# only (an environment's JOBS or WORKERS may mean something else).
+run_arg = $(if $(filter command line,$(origin $(1))),$($(1)))
 run: guest
-	@bash tools/scripts/run-experiments.sh $(if $(JOBS),--only '$(JOBS)') \
-		$(if $(WORKERS),--workers '$(WORKERS)') $(if $(filter 1,$(FRESH)),--fresh)
+	@bash tools/scripts/run-experiments.sh \
+		$(if $(call run_arg,JOBS),--only '$(call run_arg,JOBS)') \
+		$(if $(call run_arg,WORKERS),--workers '$(call run_arg,WORKERS)') \
+		$(if $(filter 1,$(call run_arg,FRESH)),--fresh)
 
 bench: guest
 	@bash tools/scripts/bench.sh

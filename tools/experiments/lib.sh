@@ -8,7 +8,7 @@
 #                          unpacked by tools/scripts/reduce.sh) alone
 # Jobs whose name starts with 'guest-' boot a guest; the runners start them
 # first because they are the long ones.
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 tool=$top/build/tools/mcmgpu
 exp_script=$(realpath "$0")
 exp_script=${exp_script#"$top"/}

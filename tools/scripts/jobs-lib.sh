@@ -45,11 +45,17 @@ exp_name() {
 }
 
 # What a result depends on besides its job line: the experiment's script and
-# everything a job runs (tool, guest image with the modules, QEMU).
+# everything a job runs (tool, guest image with the modules, guest kernel,
+# QEMU, the harness and the job machinery). The guest image is reproducible
+# (mkinitramfs.sh), so an unchanged build keeps its results.
 build_identity() {
 	local qemu=${MCMGPU_QEMU:-${MCMGPU_CACHE:-$HOME/.cache/mcmgpu}/qemu-system-x86_64}
-	local f
-	for f in "$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu"; do
+	local kernel f
+	kernel=/boot/vmlinuz-$("$top/tools/scripts/kver.sh" 2>/dev/null)
+	for f in "$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu" \
+		"$kernel" "$top/tools/vm-run" "$top/tools/scripts/job" \
+		"$top/tools/scripts/jobs.py" "$top/tools/experiments/lib.sh" \
+		"$top/tools/experiments/finepack_mix.py"; do
 		if [ -e "$f" ]; then sha256sum <"$f"; else echo "missing $f"; fi
 	done
 }
@@ -114,13 +120,17 @@ reduce_experiments() {
 			continue
 		fi
 		raw=$(mktemp -d)
-		python3 "$top/tools/scripts/jobs.py" unpack "$raw" "$results/raw/$name/"*.json &&
-			(cd "$results" && bash "$e" reduce "$raw" "$results") || {
+		if python3 "$top/tools/scripts/jobs.py" unpack "$raw" "$results/raw/$name/"*.json &&
+			(cd "$results" && bash "$e" reduce "$raw" "$results"); then
+			echo "reduced $name"
+		else
 			echo "$name: the reducer failed" >&2
+			printf '## %s: not reduced\n\nIts reducer failed (run %s).\n' \
+				"$name" "tools/scripts/run-experiments.sh --reduce-only --only $name" \
+				>"$results/sections/$(basename "$e" .sh).md"
 			rc=1
-		}
+		fi
 		rm -rf "$raw"
-		echo "reduced $name"
 	done
 	return "$rc"
 }

@@ -6,6 +6,8 @@
   jobs.py missing JOBLIST RESULTS          names of the jobs without a result
   jobs.py order JOBLIST DURATIONS          the list, longest expected first
   jobs.py estimates JOBLIST DURATIONS      NAME SECONDS expected, a line a job
+  jobs.py joblog-ok JOBLIST JOBLOG RESULTS exit 1 if GNU parallel's job log
+                                           calls a job done that has no result
 
 A bundle is {"job": NAME, "command": CMD, "files": {PATH: CONTENT}}: JSON
 files are kept parsed, text files as strings. It holds no time stamps, so
@@ -121,6 +123,27 @@ def order(joblist, durations):
         print(line, end="")
 
 
+def joblog_ok(joblist, joblog, results):
+    """parallel --resume-failed skips what its log calls done (by line
+    number); that must still have its result."""
+    if not os.path.exists(joblog):
+        return True
+    with open(joblist) as f:
+        lines = [l for l in f if l.strip()]
+    with open(joblog) as f:
+        for row in f.read().splitlines()[1:]:
+            col = row.split("\t")
+            if len(col) < 9 or not col[0].isdigit():
+                return False
+            seq = int(col[0])
+            if seq < 1 or seq > len(lines) or col[8] != lines[seq - 1].rstrip("\n"):
+                return False
+            if col[6] == "0" and col[7] == "0" and not os.path.exists(
+                    f"{results}/raw/{job_name(lines[seq - 1])}.json"):
+                return False
+    return True
+
+
 def main():
     if len(sys.argv) < 2:
         die("usage: jobs.py bundle|unpack|missing ...")
@@ -133,6 +156,8 @@ def main():
         missing(args[0], args[1])
     elif cmd == "order" and len(args) == 2:
         order(args[0], args[1])
+    elif cmd == "joblog-ok" and len(args) == 3:
+        sys.exit(0 if joblog_ok(args[0], args[1], args[2]) else 1)
     elif cmd == "estimates" and len(args) == 2:
         for _, name, secs in estimates(args[0], args[1]):
             print(name, secs)

@@ -57,6 +57,10 @@ for ids in /usr/share/misc/pci.ids /usr/share/hwdata/pci.ids; do
 done
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |
-	gzip -1 >"$out.tmp"
+# Reproducible: fixed times, no inode numbers, no gzip time stamp, so an
+# unchanged guest hashes the same (make run keeps results across builds).
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet -R 0:0 --reproducible) |
+	gzip -1 -n >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -2,8 +2,8 @@
 # make run: every experiment's job list, run by GNU parallel, then the
 # reducers and results/report.md. See --help.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-results=${MCMGPU_RESULTS:-$top/results}
+top=$(cd "$(dirname "$0")/../.." && pwd -P)
+results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
 . "$top/tools/scripts/jobs-lib.sh"
 
 usage() {
@@ -84,22 +84,19 @@ if [ "$list" = 1 ]; then
 	exit 0
 fi
 
+# Scratch directories a killed job could not remove (no job runs now).
+rm -rf "$results/tmp"
 total=$(grep -c . "$jobs")
 pending=$(missing_jobs "$jobs" | wc -l)
 echo "$total jobs in $# experiment(s), $((total - pending)) done already;" \
 	"running $pending on $workers worker(s)"
 
-# parallel's job log resumes the same list; a different list or build
-# starts a new log (the results decide what is done either way).
-key=$( { cat "$jobs"; cat "$results"/raw/*/.stamp; } 2>/dev/null | sha256sum | cut -c1-16)
+# parallel's job log resumes the same list (--resume-failed skips what it
+# logged as done); a log that does not match the list and the results (a
+# new list, a result deleted by hand) is started anew.
 joblog=$results/jobs/joblog
-# A result deleted by hand also makes the log wrong about what is done.
-logged_ok=$(awk -F'\t' 'NR > 1 && $7 == 0' "$joblog" 2>/dev/null | wc -l)
-if [ "$(cat "$joblog.key" 2>/dev/null)" != "$key" ] ||
-   [ "$logged_ok" -gt $((total - pending)) ]; then
+python3 "$top/tools/scripts/jobs.py" joblog-ok "$jobs" "$joblog" "$results" ||
 	rm -f "$joblog"
-	echo "$key" >"$joblog.key"
-fi
 
 # Interrupted: finished jobs keep their results; no half report.
 trap 'echo "interrupted; run it again to continue where it stopped" >&2; exit 130' INT TERM
@@ -118,7 +115,10 @@ for name in $(missing_jobs "$jobs"); do
 	left=$((left + est[$name]))
 done
 n=0
+# Ctrl-C: each job gets SIGINT and 5 s to clean up (vm-run removes its
+# guest's files) before harder signals.
 parallel --jobs "$workers" --joblog "$joblog" --resume-failed --line-buffer \
+	--termseq INT,5000,TERM,2000,KILL,25 \
 	"${bar[@]}" <"$jobs" |
 	while read -r word name rest; do
 		[ "$word" = kept ] && continue
@@ -130,6 +130,12 @@ parallel --jobs "$workers" --joblog "$joblog" --resume-failed --line-buffer \
 		[ "$n" -lt "$pending" ] && eta=", about $(clock $((left / workers))) left"
 		echo "[$((total - pending + n))/$total] $word $name${rest:+ $rest}, $(clock "$el") elapsed$eta"
 	done
+# parallel exits 255 when a signal stopped it (Ctrl-C reaches it even where
+# this script's own SIGINT is ignored, as in a background job).
+[ "${PIPESTATUS[0]}" -eq 255 ] && {
+	echo "interrupted; run it again to continue where it stopped" >&2
+	exit 130
+}
 
 rc=0
 failed=$(missing_jobs "$jobs")

@@ -13,7 +13,7 @@ one-node cluster (this host, all its cores, 80 % of its memory, partition
 idle. Idempotent: a running cluster is left as it is. It refuses to replace
 a slurm.conf it did not write (a real cluster's).
 
-  --stop     stop the three daemons
+  --stop     stop slurmctld and slurmd (munged stays)
   --status   print sinfo and exit 0 if the node answers
   -h, --help this text
 
@@ -26,11 +26,10 @@ marker="# written by mcmgpu tools/scripts/slurm-localhost.sh"
 log() { echo "slurm-localhost: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || die "must run as root (it installs packages and starts daemons)"
-
 stop() {
 	local d
-	for d in slurmd slurmctld munged; do
+	# munged stays: other services may use it.
+	for d in slurmd slurmctld; do
 		pkill -x "$d" 2>/dev/null && log "stopped $d" || true
 	done
 }
@@ -39,6 +38,9 @@ node_state() { sinfo -h -N -o '%T' 2>/dev/null | head -n 1; }
 
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "must run as root (it installs packages and starts daemons)"
+case "${1:-}" in
 --stop) stop; exit 0 ;;
 --status) sinfo 2>/dev/null && [ -n "$(node_state)" ]; exit ;;
 '') ;;
@@ -87,6 +89,7 @@ PartitionName=mcmgpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 )
 if [ "$(cat "$conf" 2>/dev/null)" != "$want" ]; then
+	mkdir -p "$(dirname "$conf")"
 	printf '%s\n' "$want" >"$conf"
 	log "wrote $conf ($host: $cpus CPUs, $mem_mb MB)"
 	# A changed node description needs the daemons restarted.
@@ -120,10 +123,10 @@ fi
 
 for _ in $(seq 60); do
 	case "$(node_state)" in
-	idle*|mixed*|allocated*)
+	idle|mixed|allocated)
 		log "node $host is $(node_state); partition 'mcmgpu' ready"
 		exit 0 ;;
-	down*|drain*)
+	down*|drain*|idle\*|unknown*)
 		scontrol update nodename="$host" state=resume 2>/dev/null || true ;;
 	esac
 	sleep 1

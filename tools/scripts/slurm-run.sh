@@ -2,8 +2,8 @@
 # The experiments' job lists on a Slurm cluster: one array task per job (or
 # per chunk of jobs), then the same reducers as make run. See --help.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-results=${MCMGPU_RESULTS:-$top/results}
+top=$(cd "$(dirname "$0")/../.." && pwd -P)
+results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
 . "$top/tools/scripts/jobs-lib.sh"
 
 usage() {
@@ -15,13 +15,18 @@ without a result as one job array (tools/scripts/slurm-task.sh: a task runs
 CHUNK lines of the list), waits for it with a progress line, then runs the
 reducers and writes results/report.md, exactly as the local runner does.
 The repository, its build and the QEMU cache (~/.cache/mcmgpu, or
-MCMGPU_CACHE) must be on a file system every node sees; results go to
-results/ (or MCMGPU_RESULTS), also shared. Rerunning it submits only the
-jobs that still have no result.
+MCMGPU_CACHE) must be on a file system every node sees, at the same path;
+results go to results/ (or MCMGPU_RESULTS), also shared. Every node also
+needs what tools/vm-run takes from the system: the guest kernel
+/boot/vmlinuz-VERSION (tools/scripts/kver.sh), /usr/share/seabios and
+/usr/share/qemu, the same Debian versions as the submitting machine
+(tools/scripts/install-deps.sh on each node). Rerunning it submits only the
+jobs that still have no result; it refuses while an earlier array runs.
 
 options:
   --only LIST     only these experiments (comma separated), as make run JOBS=
-  --chunk K       jobs per array task (default 1; more amortizes start-up)
+  --chunk K       jobs per array task (default 1; more amortizes start-up;
+                  a task takes every T-th job of the longest-first list)
   --fresh         forget the selected experiments' earlier results
   --no-wait       submit, plus a reduce job that runs after the array
                   (sbatch --dependency=afterany), and return
@@ -63,6 +68,13 @@ cd "$top" || exit 1
 if [ "$build" = 1 ]; then
 	make -s guest >&2 || { echo "slurm-run: make guest failed" >&2; exit 1; }
 fi
+# A second array on the same results would race the first (and a new
+# build would wipe what the first still writes).
+if [ -n "$(squeue -h -u "$(id -un)" -n mcmgpu-run -o %i 2>/dev/null)" ]; then
+	echo "slurm-run: an mcmgpu-run array is still queued or running (squeue -n mcmgpu-run);" \
+		"wait for it or scancel it first" >&2
+	exit 1
+fi
 prepare_jobs "$@" || exit 1
 mkdir -p "$results/logs/slurm"
 pending=$results/jobs/slurm-$(date +%Y%m%d-%H%M%S)-$$.jobs
@@ -91,11 +103,12 @@ fi
 tasks=$(( (n + chunk - 1) / chunk ))
 array=$(sbatch --parsable --chdir="$top" --array="1-$tasks" \
 	--output="$results/logs/slurm/%A_%a.out" \
+	--time=$((30 * chunk + 30)) \
 	--export="ALL,MCMGPU_RESULTS=$results" "${extra[@]}" \
-	tools/scripts/slurm-task.sh "$pending" "$chunk") ||
+	tools/scripts/slurm-task.sh "$pending" "$tasks") ||
 	{ echo "slurm-run: sbatch failed" >&2; exit 1; }
 array=${array%%;*}
-echo "submitted job array $array: $n of $total jobs in $tasks task(s), $chunk a task"
+echo "submitted job array $array: $n of $total jobs in $tasks task(s), up to $chunk a task"
 
 if [ "$wait" = 0 ]; then
 	red=$(sbatch --parsable --chdir="$top" --dependency="afterany:$array" \
@@ -109,7 +122,12 @@ fi
 
 start=$(date +%s) last=""
 while :; do
-	left=$(squeue -h -r -j "$array" 2>/dev/null | wc -l)
+	# A failed squeue (a busy controller) is not an empty queue.
+	if ! q=$(squeue -h -r -j "$array" -o %i 2>/dev/null); then
+		sleep 5
+		continue
+	fi
+	left=$(printf '%s' "$q" | grep -c .)
 	have=$((total - $(missing_jobs "$results/jobs/run.jobs" | wc -l)))
 	line="$have/$total jobs have results, $left task(s) queued or running"
 	if [ "$line" != "$last" ]; then
