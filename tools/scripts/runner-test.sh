@@ -118,7 +118,8 @@ done_before=$(ls "$work"/ri/raw/*/*.json 2>/dev/null | wc -l)
 ran_before=$(wc -l <"$RUNNER_TEST_RUNS")
 [ "$done_before" -ge 3 ] && [ "$done_before" -lt 9 ] ||
 	fail "interrupt came too late or too early ($done_before results)"
-[ -z "$(find "$work/ri/tmp" -mindepth 1 2>/dev/null)" ] || fail "an interrupted job left its scratch directory"
+left=$(find "$work/ri/tmp" -mindepth 1 2>/dev/null)
+[ -z "$left" ] || fail "an interrupted job left its scratch directory: $left"
 MCMGPU_RESULTS=$work/ri "$run" -j 1 >"$work/ri2.log" 2>&1 || fail "the restarted run"
 grep -q "$done_before done already" "$work/ri2.log" || fail "the restart did not count $done_before done jobs"
 for f in "$work"/ri/raw/*/*.json; do
