@@ -66,7 +66,20 @@ void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
     }
 }
 
-static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip);
+static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip)
+{
+    u32 c, i;
+
+    for (c = 0; c < d->chiplets; c++) {
+        for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
+            if (d->chip[c].mshr[i].busy && d->chip[c].mshr[i].tag == tag) {
+                *chip = c;
+                return &d->chip[c].mshr[i];
+            }
+        }
+    }
+    return NULL;
+}
 
 /*
  * Answers computed in the package before a shootdown may be stale: their
@@ -319,21 +332,6 @@ static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
     }
     bd_send(d, a->chiplet, free_mshr);
     return true;
-}
-
-static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip)
-{
-    u32 c, i;
-
-    for (c = 0; c < d->chiplets; c++) {
-        for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
-            if (d->chip[c].mshr[i].busy && d->chip[c].mshr[i].tag == tag) {
-                *chip = c;
-                return &d->chip[c].mshr[i];
-            }
-        }
-    }
-    return NULL;
 }
 
 int bd_deliver(struct bd_device *d, const struct bd_reply *r)

@@ -56,6 +56,12 @@ const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
     if (n > 0 && !committed(&h->d[n - 1])) {
         return "out of order: the decoder below is not committed";
     }
+    /* In order both ways: a decoder above may not be committed yet. */
+    for (i = n + 1; i < h->decoders; i++) {
+        if (committed(&h->d[i])) {
+            return "out of order: a decoder above is committed";
+        }
+    }
     if (!cxl_hdm_granularity(d->ctrl)) {
         return "reserved interleave granularity (IG > 6)";
     }
@@ -79,7 +85,8 @@ const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
             for (j = 0; j < lim->ports; j++) {
                 known |= lim->port_ids[j] == id;
             }
-            if (!known) {
+            /* A zero-size decoder routes nothing: any target will do. */
+            if (!known && d->size) {
                 return "target is not a root port ID";
             }
             for (j = 0; j < i; j++) {
@@ -93,9 +100,14 @@ const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
                         lim->window_base + lim->window_size)) {
             return "range outside the CXL window";
         }
-    } else if (cxl_hdm_dpa_base(h, n) + d->size / ways > lim->capacity ||
-               cxl_hdm_dpa_base(h, n) < d->target) {
-        return "DPA range beyond the endpoint's capacity";
+    } else {
+        uint64_t dpa = cxl_hdm_dpa_base(h, n), len = d->size / ways;
+
+        /* Written so that no sum wraps (skips are guest-controlled). */
+        if (len > lim->capacity || dpa > lim->capacity - len ||
+            dpa < d->target) {
+            return "DPA range beyond the endpoint's capacity";
+        }
     }
     return NULL;
 }

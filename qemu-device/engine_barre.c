@@ -191,9 +191,7 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
         .seed = 1,
     };
 
-    if (fc.sharing && (args[4] & ~0xffffff01ULL || !fc.run || fc.run > 4 ||
-                       (fc.rows != 256 && fc.rows != 512 && fc.rows != 1024) ||
-                       args[5] > 1000000)) {
+    if (fc.sharing && (args[4] & ~0xffffff01ULL || !fb_config_valid(&fc))) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: BARRE_RUN reset: bad F-Barre "
                       "arguments 0x%" PRIx64 " 0x%" PRIx64 "\n", args[4],
                       args[5]);

@@ -399,6 +399,17 @@ static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
         return;
     }
     if (b->commit_due[n] >= 0) {
+        /*
+         * The spec leaves writes during the check undefined; clearing
+         * Commit cancels it, so a driver that timed out can roll back.
+         */
+        if (reg == MCMGPU_HDM_CTRL && !(val & MCMGPU_HDM_CTRL_COMMIT)) {
+            b->commit_due[n] = -1;
+            d->ctrl &= ~MCMGPU_HDM_CTRL_COMMIT;
+            trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
+            cxl_commit_arm(b->rc);
+            return;
+        }
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is being "
                       "checked for commit: write ignored\n", n);
         return;

@@ -115,24 +115,31 @@ bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn)
     return false;
 }
 
-bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn)
+/* Empties the slot of @row that holds @fp, if any. */
+static bool fb_row_take(struct fb_filter *fl, u32 row, u32 fp)
 {
-    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows), r2 = fb_alt(r1, fp, rows);
     u32 w;
 
     for (w = 0; w < FB_WAYS; w++) {
-        if (fl->slot[r1][w] == fp) {
-            fl->slot[r1][w] = 0;
-            return true;
-        }
-    }
-    for (w = 0; w < FB_WAYS; w++) {
-        if (fl->slot[r2][w] == fp) {
-            fl->slot[r2][w] = 0;
+        if (fl->slot[row][w] == fp) {
+            fl->slot[row][w] = 0;
             return true;
         }
     }
     return false;
+}
+
+bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn)
+{
+    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows);
+
+    return fb_row_take(fl, r1, fp) || fb_row_take(fl, fb_alt(r1, fp, rows), fp);
+}
+
+bool fb_config_valid(const struct fb_config *cfg)
+{
+    return (cfg->rows == 256 || cfg->rows == 512 || cfg->rows == 1024) &&
+           cfg->run >= 1 && cfg->run <= 4 && cfg->drop_ppm <= 1000000;
 }
 
 int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
@@ -140,9 +147,7 @@ int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
 {
     u32 c;
 
-    if ((cfg->rows != 256 && cfg->rows != 512 && cfg->rows != 1024) ||
-        !cfg->run || cfg->run > 4 || cfg->drop_ppm > 1000000 ||
-        !chiplets || chiplets > MCMGPU_MAX_CHIPLETS) {
+    if (!fb_config_valid(cfg) || !chiplets || chiplets > MCMGPU_MAX_CHIPLETS) {
         return -EINVAL;
     }
     memset(f, 0, sizeof(*f));

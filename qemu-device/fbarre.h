@@ -87,7 +87,9 @@ struct fb_result {
     bool remote;                /* a peer answered */
 };
 
-/* -EINVAL for rows not 256/512/1024, run outside 1..4 or drop > 10^6. */
+/* Rows 256/512/1024, run 1..4 and drop <= 10^6: the one check of a config. */
+bool fb_config_valid(const struct fb_config *cfg);
+/* -EINVAL when !fb_config_valid() or the chiplet count is out of range. */
 int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
             u64 frames);
 /*

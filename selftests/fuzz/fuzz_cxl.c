@@ -47,7 +47,10 @@ static void fuzz_hdm(const uint8_t *d)
 		if (!cxl_hdm_commit_check(&hb, n, &lim))
 			hb.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
 		ep.d[n] = hb.d[n];
-		ep.d[n].target = v[4 * n + 3] & 0x30000000ULL;
+		/* A small skip mostly; now and then one just below 2^64. */
+		ep.d[n].target = (v[4 * n + 3] >> 60) == 0xf ?
+				 0 - (v[4 * n + 3] & 0xf0000000ULL) :
+				 v[4 * n + 3] & 0x30000000ULL;
 		ep.d[n].ctrl &= ~MCMGPU_HDM_CTRL_COMMITTED;
 		if (!cxl_hdm_commit_check(&ep, n, &lim))
 			ep.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
@@ -63,9 +66,16 @@ static void fuzz_hdm(const uint8_t *d)
 				__builtin_trap();	/* its own range */
 			if (id < 0x10 || id > 0x13)
 				__builtin_trap();	/* a checked target */
-			if (cxl_hdm_ep_translate(&ep, hpa, &dpa) &&
-			    dpa >= lim.capacity)
-				__builtin_trap();	/* inside the capacity */
+			if (cxl_hdm_ep_translate(&ep, hpa, &dpa)) {
+				int m = cxl_hdm_find(&ep, hpa);
+				uint64_t lo = cxl_hdm_dpa_base(&ep, m);
+
+				if (dpa >= lim.capacity)
+					__builtin_trap();	/* in the capacity */
+				if (dpa < lo || dpa - lo >= ep.d[m].size /
+				    cxl_hdm_ways(ep.d[m].ctrl))
+					__builtin_trap();	/* its own DPAs */
+			}
 		}
 	}
 }

@@ -262,6 +262,11 @@ TEST(commit_rejections)
 	/* Zero size commits and decodes nothing. */
 	EXPECT_EQ(NULL, commit(&hb, 2, 8 * GiB, 0, ctrl(0, 0), 0x10, &hb_lim));
 	EXPECT_EQ(-1, cxl_hdm_find(&hb, 8 * GiB));
+	/* ... with any target list, even no root port's. */
+	EXPECT_EQ(NULL, commit(&hb, 3, 8 * GiB, 0, ctrl(0, 0), 0, &hb_lim));
+	/* Decoder 1 again while 2 and 3 above it are committed. */
+	hb.d[1].ctrl = 0;
+	EXPECT_NE(NULL, commit(&hb, 1, 4 * GiB, GiB, ctrl(0, 0), 0x10, &win));
 
 	/* Endpoint: DPA range beyond capacity, with and without a skip. */
 	hdm_init(&ep, false, 0);
@@ -273,6 +278,13 @@ TEST(commit_rejections)
 	EXPECT_EQ(NULL, commit(&ep, 0, 0, 2 * GiB, ctrl(0, 1), 0, &ep_lim));
 	EXPECT_NE(NULL, commit(&ep, 1, 2 * GiB, 256 * MiB, ctrl(0, 0), 0,
 			       &ep_lim));
+	/* A skip near 2^64: the sum would wrap back inside the capacity. */
+	hdm_init(&ep, false, 0);
+	EXPECT_NE(NULL, commit(&ep, 0, 0, 512 * MiB, ctrl(0, 0),
+			       -(256 * MiB), &ep_lim));
+	hdm_init(&ep, false, 0);
+	EXPECT_NE(NULL, commit(&ep, 0, 0, 512 * MiB, ctrl(0, 0),
+			       -(1024 * MiB), &ep_lim));
 }
 
 /*

@@ -343,10 +343,19 @@ TEST_F(cxl, device_rejections)
 	/* Outside the CXL window. */
 	program(self->regs, hb, 1, w + (1ULL << 40), u, 0x11);
 	EXPECT_FALSE(commit(self->regs, hb, 1, 0));
-	/* Zero size commits and decodes nothing. */
-	program(self->regs, hb, 1, w + u, 0, 0x11);
+	/* Zero size commits and decodes nothing, whatever its target list. */
+	program(self->regs, hb, 1, w + u, 0, 0);
 	EXPECT_TRUE(commit(self->regs, hb, 1, 0));
 	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w + u, &dpa));
+	/* In order both ways: decoder 0 again while decoder 1 is committed. */
+	mt_wr(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL), 0);
+	EXPECT_FALSE(commit(self->regs, hb, 0, 0));
+	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
+	ASSERT_TRUE(commit(self->regs, hb, 0, 0));
+	/* A DPA skip near 2^64 must not wrap past the capacity check. */
+	program(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, w, 2 * u, -u);
+	EXPECT_FALSE(commit(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, 0));
+	program(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, w, 0, 0);
 	/* Commit 1 → 0 clears Committed; the endpoint beyond its capacity. */
 	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
 	EXPECT_EQ(0, mt_rd(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL)) &
@@ -368,12 +377,24 @@ TEST_F(cxl, slow_commit_times_out)
 	struct mcmgpu_cxl_setup req = { 0 };
 	uint64_t dpa;
 
+	unsigned int k, n;
+
 	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_COMMIT_US), 40000);
 	EXPECT_EQ(-ETIMEDOUT, setup(self->fd, &req));
 	EXPECT_NE(NULL, strstr(req.error, "no answer")) TH_LOG("%s", req.error);
+	/* Past the late answer: the rollback left no decoder programmed. */
+	usleep(60000);
+	for (k = 0; k <= self->info.ports; k++)
+		for (n = 0; n < (k ? self->info.ep_decoders :
+				 self->info.hb_decoders); n++) {
+			EXPECT_EQ(0, mt_rd(self->regs, DEC(k, n, MCMGPU_HDM_CTRL)) &
+				  ~MCMGPU_HDM_CTRL_HOSTONLY)
+				TH_LOG("block %u decoder %u", k, n);
+			EXPECT_EQ(0, mt_rd(self->regs,
+					   DEC(k, n, MCMGPU_HDM_SIZE_LO)));
+		}
 	mt_wr(self->regs, WIN(MCMGPU_CXL_REG_COMMIT_US),
 	      MCMGPU_CXL_DEFAULT_COMMIT_US);
-	usleep(60000);
 	memset(&req, 0, sizeof(req));
 	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
 	EXPECT_EQ(0, probe(self->regs, MCMGPU_CXL_WINDOW_BASE, &dpa));

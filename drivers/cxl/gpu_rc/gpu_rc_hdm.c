@@ -13,6 +13,7 @@
 #include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/math64.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 
 #include "cxl.h"
@@ -167,8 +168,8 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 
 		if (ways_to_cxl(r->ways, &iw) || !is_power_of_2(r->ways) ||
 		    r->ways > rc->hb.targets)
-			return bad("region %u: ways: %u is not 1, 2, 4 or 8 of the %u ports",
-				   i, r->ways, rc->ports);
+			return bad("region %u: ways: %u is not 1, 2, 4 or 8, at most the Target Count %u",
+				   i, r->ways, rc->hb.targets);
 		if (granularity_to_cxl(r->granularity, &ig))
 			return bad("region %u: granularity: %u is not a power of 2 in 256..16384",
 				   i, r->granularity);
@@ -220,7 +221,16 @@ static void gpu_rc_write_decoder(void __iomem *hdm, unsigned int n, u64 base,
 	writel(upper_32_bits(target), hdm + CXL_HDM_DECODER0_TL_HIGH(n));
 }
 
-/* Commit decoder n and poll for the device's answer (spec: 10 ms). */
+static void gpu_rc_reset_decoder(void __iomem *hdm, unsigned int n)
+{
+	writel(0, hdm + CXL_HDM_DECODER0_CTRL_OFFSET(n));
+	gpu_rc_write_decoder(hdm, n, 0, 0, 0);
+}
+
+/*
+ * Commit decoder n and poll for the device's answer (spec: 10 ms). On a
+ * refusal or no answer the decoder is cleared, so teardown finds nothing.
+ */
 static int gpu_rc_commit(struct gpu_rc *rc, void __iomem *hdm, unsigned int n,
 			 u32 ctrl)
 {
@@ -232,8 +242,7 @@ static int gpu_rc_commit(struct gpu_rc *rc, void __iomem *hdm, unsigned int n,
 		u32 now = readl(hdm + CXL_HDM_DECODER0_CTRL_OFFSET(n));
 
 		if (now & CXL_HDM_DECODER0_CTRL_COMMIT_ERROR) {
-			writel(ctrl & ~CXL_HDM_DECODER0_CTRL_COMMIT,
-			       hdm + CXL_HDM_DECODER0_CTRL_OFFSET(n));
+			gpu_rc_reset_decoder(hdm, n);
 			return -EIO;
 		}
 		if (now & CXL_HDM_DECODER0_CTRL_COMMITTED)
@@ -241,13 +250,9 @@ static int gpu_rc_commit(struct gpu_rc *rc, void __iomem *hdm, unsigned int n,
 		if (i < GPU_RC_COMMIT_POLLS)
 			usleep_range(1000, 1100);
 	}
+	/* Clearing Commit cancels the device's check: nothing half-set stays. */
+	gpu_rc_reset_decoder(hdm, n);
 	return -ETIMEDOUT;
-}
-
-static void gpu_rc_reset_decoder(void __iomem *hdm, unsigned int n)
-{
-	writel(0, hdm + CXL_HDM_DECODER0_CTRL_OFFSET(n));
-	gpu_rc_write_decoder(hdm, n, 0, 0, 0);
 }
 
 static bool gpu_rc_block_locked(const struct gpu_rc_block *blk)
@@ -385,7 +390,7 @@ static int gpu_rc_program(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 int gpu_rc_setup(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 		 char *error, size_t len)
 {
-	struct mcmgpu_cxl_setup def;
+	struct mcmgpu_cxl_setup def, *old;
 	int ret;
 
 	if (!req->nregions) {
@@ -396,19 +401,29 @@ int gpu_rc_setup(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 	ret = gpu_rc_check(rc, req, error, len);
 	if (ret)
 		return ret;
+	old = kzalloc(sizeof(*old), GFP_KERNEL);
+	if (!old)
+		return -ENOMEM;
+	old->nregions = rc->regions;
+	memcpy(old->region, rc->layout, sizeof(old->region));
 	ret = gpu_rc_teardown(rc);
 	if (ret) {
 		snprintf(error, len, "the current decoders are locked until a reset");
-		return ret;
+		goto out;
 	}
 	/* Decode follows the host bridge decoders as they commit. */
 	memcpy(rc->layout, req->region, sizeof(rc->layout));
 	ret = gpu_rc_program(rc, req, error, len);
-	if (ret) {
-		/* Unless some are locked already, the new layout rolls back. */
-		gpu_rc_teardown(rc);
-		return ret;
+	if (ret && !gpu_rc_teardown(rc) && old->nregions) {
+		char again[64];
+
+		/* The new layout rolled back; the old one (unlocked) comes back. */
+		memcpy(rc->layout, old->region, sizeof(rc->layout));
+		if (gpu_rc_program(rc, old, again, sizeof(again)))
+			gpu_rc_teardown(rc);
 	}
 	gpu_rc_locked(rc);
-	return 0;
+out:
+	kfree(old);
+	return ret;
 }
