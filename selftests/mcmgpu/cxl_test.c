@@ -530,8 +530,16 @@ TEST_F(cxl, tool_setup_and_decode)
 	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl show --json", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"regions\": 1")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"ways\": 4, \"granularity\": 4096, "
-			       "\"targets\": [19, 18, 17, 16], \"committed\": 1"))
+			       "\"targets\": [19, 18, 17, 16], \"committed\": true"))
 		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"endpoints\": [")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"media\": \"")) TH_LOG("%s", out);
+	/* One HPA: a flat object; +OFFSET is from the window's base. */
+	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl decode --json +12296", out,
+				sizeof(out))) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "{\"hpa\": %llu, \"port\": 0, "
+		 "\"port_id\": 16, \"dpa\": 8}", (unsigned long long)hpa);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	/* Interleave sets: two 2-way regions of 512 MiB at 1 KiB. */
 	ASSERT_EQ(0, mt_run_cmd("mcmgpu cxl setup --ways 2 --granularity 1K",
 				out, sizeof(out))) TH_LOG("%s", out);

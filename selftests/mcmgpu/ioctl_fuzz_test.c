@@ -11,11 +11,15 @@
  * signals during waits and one is killed and replaced now and then. Every
  * call must return 0 or a documented errno; every 200 operations a health
  * check (GET_INFO, a DMA round trip) must pass. Now and then a process
- * forks with the device open and the child calls on the shared files. A kernel report fails the
+ * forks with the device open and the child calls on the shared files.
+ * gpu_rc.ko's /dev/mcmgpu_cxl0 gets its ioctls too: layouts half valid
+ * (never locked), decodes anywhere, teardowns and hostile replays; after
+ * the run the default layout must set up and decode. A kernel report fails the
  * guest run (tools/guest/init). MCMGPU_FUZZ_OPS sets the operations per
  * process (default 2000), MCMGPU_FUZZ_SEED the seed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -32,6 +36,7 @@
 #include "fp_trace.h"
 #include "mcmgpu_adsm.h"
 #include "mcmgpu_barre.h"
+#include "mcmgpu_cxl.h"
 
 #define PROCS 3
 #define PAGE 4096
@@ -48,6 +53,8 @@ struct arena {
 };
 
 static uint64_t rng;
+/* Each worker's /dev/mcmgpu_cxl0, -1 without gpu_rc.ko. */
+static int cxl_fd = -1;
 
 static uint64_t rnd(void)
 {
@@ -184,6 +191,98 @@ static void adsm_touch(int fd)
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	munmap((void *)p, bytes);
+}
+
+/* A region near the window, each field now and then wild. */
+static void cxl_region(struct mcmgpu_cxl_region *r, unsigned int i)
+{
+	const uint64_t unit = 256ULL << 20;
+	unsigned int k;
+
+	r->ways = rnd() % 8 ? 1u << rnd() % 4 : (uint32_t)rnd();
+	r->granularity = rnd() % 8 ? 256u << rnd() % 7 : (uint32_t)rnd();
+	r->base = rnd() % 8 ? MCMGPU_CXL_WINDOW_BASE + (i + rnd() % 4) * unit :
+		  rnd() % 2 ? MCMGPU_CXL_WINDOW_BASE + rnd() % (1ULL << 32) : rnd();
+	r->size = rnd() % 8 ? (1 + rnd() % 2) * unit * (r->ways % 16) :
+		  rnd() % 2 ? rnd() % (4ULL << 30) : rnd();
+	for (k = 0; k < MCMGPU_CXL_MAX_PORTS; k++)
+		r->ports[k] = rnd() % 8 ? (k + i + rnd() % 2) % 4 : (uint8_t)rnd();
+}
+
+/* One call on gpu_rc's control device: 0, or a documented refusal. */
+static int cxl_op(struct arena *a)
+{
+	union {
+		struct mcmgpu_cxl_info info;
+		struct mcmgpu_cxl_setup setup;
+		struct mcmgpu_cxl_decode decode;
+		struct mcmgpu_cxl_replay replay;
+	} u;
+	struct mcmgpu_cxl_decoders *decs;
+	uint64_t arg;
+	unsigned long cmd;
+	unsigned int i;
+
+	memset(&u, 0, sizeof(u));
+	switch (rnd() % 7) {
+	case 0:
+		cmd = MCMGPU_CXL_IOCTL_INFO;
+		arg = ptr_for(a, sizeof(u.info));
+		break;
+	case 1:
+		/* Too large for the arena: its own buffer, or a bad pointer. */
+		decs = malloc(sizeof(*decs));
+		if (!decs)
+			return 0;
+		i = ioctl(cxl_fd, MCMGPU_CXL_IOCTL_DECODERS,
+			  rnd() % 4 ? (void *)decs : (void *)(uintptr_t)ptr_for(a, 64));
+		free(decs);
+		return i && errno != EFAULT && errno != EINTR ? -errno : 0;
+	case 2:
+	case 3:
+		u.setup.flags = rnd() % 16 ? 0 : (uint32_t)rnd() & ~MCMGPU_CXL_SETUP_LOCK;
+		u.setup.nregions = rnd() % 8 ? rnd() % 5 : (uint32_t)rnd();
+		for (i = 0; i < MCMGPU_CXL_MAX_REGIONS; i++)
+			cxl_region(&u.setup.region[i], i);
+		if (rnd() % 4 == 0)
+			mutate(&u.setup, sizeof(u.setup));
+		u.setup.flags &= ~MCMGPU_CXL_SETUP_LOCK;	/* until a reset */
+		place(a, &arg, &u.setup, sizeof(u.setup));
+		cmd = MCMGPU_CXL_IOCTL_SETUP;
+		break;
+	case 4:
+		u.decode.hpa = rnd() % 4 ? MCMGPU_CXL_WINDOW_BASE + rnd() % (1ULL << 32) :
+			       rnd();
+		place(a, &arg, &u.decode, sizeof(u.decode));
+		cmd = MCMGPU_CXL_IOCTL_DECODE;
+		break;
+	case 5:
+		cmd = MCMGPU_CXL_IOCTL_TEARDOWN;
+		arg = 0;
+		break;
+	default:
+		/* Records from the arena: mostly refused, short when not. */
+		u.replay.records_ptr = ptr_for(a, 64 * sizeof(struct mcmgpu_cxl_record));
+		u.replay.count = rnd() % 8 ? rnd() % 64 : rnd();
+		u.replay.result_ptr = ptr_for(a, sizeof(struct mcmgpu_cxl_sim_result));
+		u.replay.config.sr_mode = rnd() % 8 ? rnd() % MCMGPU_CXL_SR_MODES :
+					  (uint32_t)rnd();
+		u.replay.config.ds = rnd() % 3;
+		u.replay.config.ctrl_ns = rnd() % 2 ? 80 : (uint32_t)rnd();
+		place(a, &arg, &u.replay, sizeof(u.replay));
+		cmd = MCMGPU_CXL_IOCTL_REPLAY;
+		break;
+	}
+	if (ioctl(cxl_fd, cmd, (void *)(uintptr_t)arg) == 0)
+		return 0;
+	switch (errno) {
+	case EINVAL: case EFAULT: case EINTR: case EBUSY: case E2BIG:
+	case ENOMEM: case ERANGE:
+		return 0;
+	default:
+		fprintf(stderr, "cxl ioctl %#lx: %s\n", cmd, strerror(errno));
+		return -errno;
+	}
 }
 
 static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
@@ -465,8 +564,11 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		break;
 	}
 	case 13:
-		adsm_touch(fd);
-		return 0;
+		if (rnd() % 2 || cxl_fd < 0) {
+			adsm_touch(fd);
+			return 0;
+		}
+		return cxl_op(a);
 	case 4:	/* a random command number of our magic, or any */
 		cmd = rnd() % 2 ? _IOC(rnd() % 4, MCMGPU_IOCTL_MAGIC, rnd() % 16,
 				       rnd() % 512) : (unsigned long)rnd();
@@ -552,6 +654,7 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	a.trace = fp_tb_finish(&tb, &a.trace_len);
 	for (i = 0; i < 3; i++)
 		fd[i] = mt_open_dev();
+	cxl_fd = open("/dev/mcmgpu_cxl0", O_RDWR);
 	if (fd[0] < 0 || mt_get_info(fd[0], &info))
 		return ENODEV;
 	for (i = 0; i < ops && !ret; i++) {
@@ -605,6 +708,8 @@ static int worker(unsigned int id, uint64_t seed, uint64_t ops, pid_t *peers)
 	}
 	for (i = 0; i < 3; i++)
 		close(fd[i]);
+	if (cxl_fd >= 0)
+		close(cxl_fd);
 	free(a.trace);
 	/* The forked children must have seen only documented errnos too. */
 	while (forks--) {
@@ -696,6 +801,21 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_from_several_processes, 3600)
 	EXPECT_EQ(0, health(fd, 0));
 	close(fd);
 	close(gfd);
+	/* The root complex takes the default layout again and decodes. */
+	fd = open("/dev/mcmgpu_cxl0", O_RDWR);
+	if (fd >= 0) {
+		struct mcmgpu_cxl_setup req = { 0 };
+		struct mcmgpu_cxl_decode dec = {
+			.hpa = MCMGPU_CXL_WINDOW_BASE + 4096,
+		};
+
+		EXPECT_EQ(0, ioctl(fd, MCMGPU_CXL_IOCTL_SETUP, &req))
+			TH_LOG("%s", req.error);
+		EXPECT_EQ(0, ioctl(fd, MCMGPU_CXL_IOCTL_DECODE, &dec));
+		EXPECT_EQ(0, dec.port);
+		EXPECT_EQ(4096, dec.dpa);
+		close(fd);
+	}
 	TH_LOG("%u processes x %llu operations, %u killed mid-run", PROCS,
 	       (unsigned long long)ops, killed);
 }

@@ -41,9 +41,13 @@ lint "qemu generic-fuzz" bash tools/scripts/qemu-fuzz.sh 120
 lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 
-# make run's runners (GNU parallel; Slurm when a cluster answers) on two
-# small experiments: 1 vs 2 workers, interrupt and resume, a failing job.
-lint "experiment runners" bash tools/scripts/runner-test.sh
+# make run's runners on two small experiments: GNU parallel with 1 vs 2
+# workers, interrupt and resume, a failing job; then the same lists as a
+# Slurm job array on a one-node cluster this machine runs (as root:
+# slurm-localhost.sh installs and starts it; it stays up afterwards).
+slurm_test=0
+[ "$(id -u)" = 0 ] && slurm_test=1
+lint "experiment runners" env MCMGPU_TEST_SLURM=$slurm_test bash tools/scripts/runner-test.sh
 
 for t in build/host/*_test; do
 	[ -x "$t" ] || continue

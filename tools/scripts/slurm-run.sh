@@ -31,6 +31,8 @@ options:
   --no-wait       submit, plus a reduce job that runs after the array
                   (sbatch --dependency=afterany), and return
   --no-build      do not run 'make guest' first
+  --timeout SECS  give up waiting after SECS seconds: cancel the array
+                  (scancel) and exit 1 (default: wait as long as it takes)
   -h, --help      this text
 
 Anything after -- goes to sbatch, e.g. -- --partition=gpu --time=1:00:00.
@@ -39,7 +41,7 @@ results/logs/EXP/JOB.log. Exit status 1 if a job has no result.
 USAGE
 }
 
-only="" chunk=1 wait=1 build=1
+only="" chunk=1 wait=1 build=1 timeout=0
 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -50,6 +52,8 @@ while [ $# -gt 0 ]; do
 	--fresh) export FRESH=1; shift ;;
 	--no-wait) wait=0; shift ;;
 	--no-build) build=0; shift ;;
+	--timeout) timeout=${2:?--timeout needs seconds}; shift 2 ;;
+	--timeout=*) timeout=${1#*=}; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "slurm-run: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -57,6 +61,9 @@ while [ $# -gt 0 ]; do
 done
 case "$chunk" in
 ''|*[!0-9]*|0) echo "slurm-run: --chunk must be a positive number, got '$chunk'" >&2; exit 2 ;;
+esac
+case "$timeout" in
+''|*[!0-9]*) echo "slurm-run: --timeout must be seconds, got '$timeout'" >&2; exit 2 ;;
 esac
 command -v sbatch >/dev/null ||
 	{ echo "slurm-run: sbatch not found (tools/scripts/slurm-localhost.sh sets up a one-node cluster)" >&2; exit 1; }
@@ -122,6 +129,13 @@ fi
 
 start=$(date +%s) last=""
 while :; do
+	if [ "$timeout" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$timeout" ]; then
+		scancel "$array" 2>/dev/null
+		echo "slurm-run: array $array not done after $timeout s; cancelled" \
+			"(squeue -j $array; a down or drained node never starts tasks)" >&2
+		rm -f "$pending"
+		exit 1
+	fi
 	# A failed squeue (a busy controller) is not an empty queue.
 	if ! q=$(squeue -h -r -j "$array" -o %i 2>/dev/null); then
 		sleep 5

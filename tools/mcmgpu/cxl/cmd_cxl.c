@@ -63,28 +63,30 @@ static void show_usage(FILE *f)
 		"targets (host bridge) or DPA skip (endpoints), committed, locked.\n");
 }
 
+/* Every decoder has targets: the host bridge's list, none for endpoints. */
 static void show_decoder_json(struct json *j, const struct mcmgpu_cxl_decoder *d,
-			      bool hb, unsigned int n)
+			      int port, unsigned int n)
 {
 	unsigned int k;
 
 	json_open(j, NULL, '{');
+	json_string(j, "block", port < 0 ? "host_bridge" : "endpoint");
+	if (port >= 0)
+		json_u64(j, "port", port);
 	json_u64(j, "decoder", n);
 	json_u64(j, "base", d->base);
 	json_u64(j, "size", d->size);
 	json_u64(j, "ways", d->ways);
 	json_u64(j, "granularity", d->granularity);
-	if (hb) {
-		json_open(j, "targets", '[');
-		for (k = 0; k < d->ways && k < 8; k++)
-			json_u64(j, NULL, d->targets[k]);
-		json_close(j);
-	} else {
+	json_open(j, "targets", '[');
+	for (k = 0; port < 0 && k < d->ways && k < 8; k++)
+		json_u64(j, NULL, d->targets[k]);
+	json_close(j);
+	if (port >= 0)
 		json_u64(j, "skip", d->skip);
-	}
-	json_u64(j, "committed", d->committed);
-	json_u64(j, "locked", d->locked);
-	json_u64(j, "error", d->error);
+	json_bool(j, "committed", d->committed);
+	json_bool(j, "locked", d->locked);
+	json_bool(j, "error", d->error);
 	json_close(j);
 }
 
@@ -157,29 +159,51 @@ static int cxl_cmd_show(int argc, char **argv)
 		return 0;
 	}
 	json_begin(&j, stdout);
-	json_u64(&j, "ports", info.ports);
 	json_u64(&j, "regions", info.regions);
 	json_u64(&j, "window_base", info.window_base);
 	json_u64(&j, "window_size", info.window_size);
 	json_u64(&j, "aperture_size", info.aperture_size);
-	json_u64(&j, "locked", info.locked);
-	json_open(&j, "host_bridge", '[');
-	for (n = 0; n < info.hb_decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
-		show_decoder_json(&j, &dec->hb[n], true, n);
-	json_close(&j);
-	json_open(&j, "port", '[');
+	json_bool(&j, "locked", info.locked);
+	json_open(&j, "ports", '[');
 	for (p = 0; p < info.ports; p++) {
 		json_open(&j, NULL, '{');
+		json_u64(&j, "port", p);
 		json_u64(&j, "id", info.port[p].id);
+		json_u64(&j, "endpoint", p);
+		json_close(&j);
+	}
+	json_close(&j);
+	json_open(&j, "host_bridge", '{');
+	json_u64(&j, "targets", info.ports);
+	json_open(&j, "decoders", '[');
+	for (n = 0; n < info.hb_decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
+		show_decoder_json(&j, &dec->hb[n], -1, n);
+	json_close(&j);
+	json_close(&j);
+	json_open(&j, "endpoints", '[');
+	for (p = 0; p < info.ports; p++) {
+		json_open(&j, NULL, '{');
+		json_u64(&j, "port", p);
+		json_u64(&j, "port_id", info.port[p].id);
 		json_string(&j, "media", info.port[p].media < MCMGPU_CXL_MEDIA_TYPES ?
 			    media_names[info.port[p].media] : "?");
 		json_u64(&j, "capacity", info.port[p].capacity);
 		json_open(&j, "decoders", '[');
 		for (n = 0; n < MCMGPU_CXL_EP_DECODERS; n++)
-			show_decoder_json(&j, &dec->ep[p][n], false, n);
+			show_decoder_json(&j, &dec->ep[p][n], p, n);
 		json_close(&j);
 		json_close(&j);
 	}
+	json_close(&j);
+	/* Every decoder in use, host bridge first: one list to walk. */
+	json_open(&j, "decoders", '[');
+	for (n = 0; n < info.hb_decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
+		if (in_use(&dec->hb[n]))
+			show_decoder_json(&j, &dec->hb[n], -1, n);
+	for (p = 0; p < info.ports; p++)
+		for (n = 0; n < MCMGPU_CXL_EP_DECODERS; n++)
+			if (in_use(&dec->ep[p][n]))
+				show_decoder_json(&j, &dec->ep[p][n], p, n);
 	json_close(&j);
 	json_end(&j);
 	free(dec);
@@ -194,12 +218,13 @@ static void setup_usage(FILE *f)
 		"one 1-way region per root port, ascending from the window's\n"
 		"base; --ways W (1, 2, 4, 8) makes it interleave sets of W ports\n"
 		"(ports 0..W-1, then W..2W-1, ...) every --granularity bytes\n"
-		"(256..16K, default 256), each as large as its smallest endpoint\n"
-		"allows. A REGION is BASE:SIZE:WAYS:GRANULARITY:P0,P1,... with\n"
+		"(256..16K, default 256; --granularity alone keeps 1-way sets),\n"
+		"each as large as its smallest endpoint allows. A REGION is BASE:SIZE:WAYS:GRANULARITY:P0,P1,... with\n"
 		"BASE an HPA or +OFFSET into the window, SIZE a multiple of\n"
 		"256M x WAYS, WAYS 1/2/4/8, GRANULARITY 256..16K and the root\n"
 		"port of each way, e.g. +0:1G:4:4K:0,1,2,3. Regions ascend.\n"
-		"  --lock  Lock On Commit: the decoders stay until a reset\n");
+		"  --lock  Lock On Commit: the decoders stay until a reset\n"
+		"Sizes and addresses take 0x hex or decimal, with K, M, G (or KiB...).\n");
 }
 
 static void parse_region(const char *s, uint64_t window,
@@ -275,6 +300,7 @@ static int cxl_cmd_setup(int argc, char **argv)
 	struct mcmgpu_cxl_setup req;
 	struct mcmgpu_cxl_info info;
 	uint64_t ways = 0, gran = 256;
+	bool gran_set = false;
 	int a, fd;
 
 	memset(&req, 0, sizeof(req));
@@ -292,6 +318,7 @@ static int cxl_cmd_setup(int argc, char **argv)
 		}
 		if (!strcmp(argv[a], "--granularity") && a + 1 < argc) {
 			gran = parse_arg_range(argv[++a], "--granularity", 1, 1U << 30);
+			gran_set = true;
 			continue;
 		}
 		if (argv[a][0] == '-' && argv[a][1] != '\0')
@@ -309,8 +336,11 @@ static int cxl_cmd_setup(int argc, char **argv)
 	}
 	if (fd < 0)
 		fd = cxl_open(co.device);
-	if (ways && req.nregions)
-		die_usage("cxl setup: --ways or REGIONs, not both");
+	if ((ways || gran_set) && req.nregions)
+		die_usage("cxl setup: --ways/--granularity or REGIONs, not both");
+	/* The granularity alone: the paper's 1-way regions, at that size. */
+	if (gran_set && !ways)
+		ways = 1;
 	if (ways) {
 		uint64_t cap[MCMGPU_CXL_MAX_PORTS];
 		unsigned int p;
@@ -339,25 +369,50 @@ static void decode_usage(FILE *f)
 {
 	fprintf(f, "usage: mcmgpu cxl decode [-d DEV] [--json] HPA...\n\n"
 		"The root port and DPA each HPA goes to, answered by the device's\n"
-		"own decoders (its decode probe). An HPA no decoder maps is an\n"
-		"error naming it (exit status 1, after the others).\n");
+		"own decoders (its decode probe). HPA is hex (0x...) or decimal,\n"
+		"or +OFFSET from the CXL window's base. An HPA no decoder maps is\n"
+		"an error naming it (exit status 1, after the others).\n"
+		"--json: one HPA gives {\"hpa\", \"port\", \"port_id\", \"dpa\"};\n"
+		"several give {\"decode\": [...]} of such objects; an unmapped\n"
+		"HPA's object has \"error\" instead of port and DPA.\n");
+}
+
+static void decode_json(struct json *j, const struct mcmgpu_cxl_decode *dec,
+			const struct mcmgpu_cxl_info *info)
+{
+	json_u64(j, "hpa", dec->hpa);
+	if (dec->port == MCMGPU_CXL_PROBE_MISS) {
+		json_string(j, "error", "no decoder maps it");
+		return;
+	}
+	json_u64(j, "port", dec->port);
+	if (dec->port < info->ports && dec->port < MCMGPU_CXL_MAX_PORTS)
+		json_u64(j, "port_id", info->port[dec->port].id);
+	json_u64(j, "dpa", dec->dpa);
 }
 
 static int cxl_cmd_decode(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(decode_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_decode dec;
+	struct mcmgpu_cxl_info info;
 	struct json j;
-	int a, fd = -1, n = 0, unmapped = 0;
+	int a, fd = -1, n = 0, hpas = 0, unmapped = 0;
 
-	for (a = 1; a < argc; a++)
-		if (argv[a][0] == '-' &&
-		    !common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
+	for (a = 1; a < argc; a++) {
+		if (argv[a][0] != '-')
+			hpas++;
+		else if (!common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
 			die_usage("cxl decode: unknown option '%s'", argv[a]);
+	}
+	if (!hpas)
+		die_usage("cxl decode: which HPA?");
 	fd = cxl_open(co.device);
+	cxl_get_info(fd, &info);
 	if (co.json) {
 		json_begin(&j, stdout);
-		json_open(&j, "decode", '[');
+		if (hpas > 1)
+			json_open(&j, "decode", '[');
 	}
 	for (a = 1; a < argc; a++) {
 		if (argv[a][0] == '-') {
@@ -365,21 +420,25 @@ static int cxl_cmd_decode(int argc, char **argv)
 			continue;
 		}
 		memset(&dec, 0, sizeof(dec));
-		dec.hpa = parse_arg(argv[a], "HPA");
+		if (argv[a][0] == '+')
+			dec.hpa = info.window_base + parse_arg(argv[a] + 1, "HPA offset");
+		else
+			dec.hpa = parse_arg(argv[a], "HPA");
 		if (ioctl(fd, MCMGPU_CXL_IOCTL_DECODE, &dec))
 			fatal("CXL DECODE: %s", strerror(errno));
 		n++;
 		if (dec.port == MCMGPU_CXL_PROBE_MISS) {
-			fprintf(stderr, "%s: cxl decode: HPA 0x%llx: no decoder maps it\n",
-				prog, (unsigned long long)dec.hpa);
+			fprintf(stderr, "%s: cxl decode: HPA 0x%llx (%s): no decoder maps it\n",
+				prog, (unsigned long long)dec.hpa, argv[a]);
 			unmapped++;
-		} else if (co.json) {
-			json_open(&j, NULL, '{');
-			json_u64(&j, "hpa", dec.hpa);
-			json_u64(&j, "port", dec.port);
-			json_u64(&j, "dpa", dec.dpa);
-			json_close(&j);
-		} else {
+		}
+		if (co.json) {
+			if (hpas > 1)
+				json_open(&j, NULL, '{');
+			decode_json(&j, &dec, &info);
+			if (hpas > 1)
+				json_close(&j);
+		} else if (dec.port != MCMGPU_CXL_PROBE_MISS) {
 			printf("0x%llx port %u dpa 0x%llx\n",
 			       (unsigned long long)dec.hpa, dec.port,
 			       (unsigned long long)dec.dpa);
@@ -387,11 +446,10 @@ static int cxl_cmd_decode(int argc, char **argv)
 	}
 	close(fd);
 	if (co.json) {
-		json_close(&j);
+		if (hpas > 1)
+			json_close(&j);
 		json_end(&j);
 	}
-	if (!n)
-		die_usage("cxl decode: which HPA?");
 	return unmapped ? 1 : 0;
 }
 

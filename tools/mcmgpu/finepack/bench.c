@@ -102,6 +102,10 @@ int fp_cmd_bench(int argc, char **argv)
 	}
 	t_replay = now_seconds() - t0;
 	copy = malloc(len);
+	if (!copy)
+		fatal("out of memory");
+	/* Faulted in first too, as the replay's memory was. */
+	memcpy(copy, trace, len);
 	t0 = now_seconds();
 	for (r = 0; r < repeat; r++) {
 		memcpy(copy, trace, len);

@@ -74,6 +74,12 @@ void json_u64(struct json *j, const char *key, unsigned long long v)
 	fprintf(j->f, "%llu", v);
 }
 
+void json_bool(struct json *j, const char *key, bool v)
+{
+	item(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
 void json_double(struct json *j, const char *key, int decimals, double v)
 {
 	item(j, key);

@@ -29,6 +29,7 @@ void json_close(struct json *j);
 void json_break(struct json *j, const char *indent);
 void json_u64(struct json *j, const char *key, unsigned long long v);
 void json_double(struct json *j, const char *key, int decimals, double v);
+void json_bool(struct json *j, const char *key, bool v);
 /* s NULL: null. */
 void json_string(struct json *j, const char *key, const char *s);
 void json_str(FILE *f, const char *s);

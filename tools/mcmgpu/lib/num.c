@@ -7,26 +7,43 @@
 int str_to_u64(const char *s, bool sizes, uint64_t *out)
 {
 	unsigned long long v;
+	unsigned int shift = 0;
+	const char *digits = s;
 	char *end;
 
 	/* strtoull would negate "-1" into a large number */
 	if (!s || *s == '-')
 		return -1;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
+	/* Hex with 0x, else decimal: a leading 0 is not octal here. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = s + 2;
+		v = strtoull(digits, &end, 16);
+	} else {
+		v = strtoull(digits, &end, 10);
+	}
+	/* strtoull skips blanks and takes a sign; neither is a number here. */
+	if (errno || end == digits || *digits < '0' || *digits > 'f')
 		return -1;
 	if (sizes) {
 		switch (*end) {
 		case 'K': case 'k':
-			v <<= 10, end++;
+			shift = 10;
 			break;
 		case 'M': case 'm':
-			v <<= 20, end++;
+			shift = 20;
 			break;
 		case 'G': case 'g':
-			v <<= 30, end++;
+			shift = 30;
 			break;
+		}
+		if (shift) {
+			end++;
+			if (end[0] == 'i' && end[1] == 'B')
+				end += 2;
+			if (v > ~0ULL >> shift)
+				return -1;
+			v <<= shift;
 		}
 	}
 	if (*end)
