@@ -54,6 +54,7 @@ TEST(generic_generators_are_race_free)
 		"pagerank-graph --count 5000", "sssp-graph --count 5000",
 		"pagerank-graph --graph band --band 4 --count 5000",
 		"voxels --bytes 64K",
+		"halo --planes 40 --bytes 40K --depth 2 --store 48",
 	};
 	char cmd[256];
 
@@ -70,7 +71,14 @@ TEST(generic_generators_are_race_free)
 
 TEST(halo_device_equals_host)
 {
+	char want[64];
+
 	same_on_device_and_host(_metadata, "jacobi --iters 2", "");
+	/* EQWP's strided faces: a run per plane, a plane apart. */
+	same_on_device_and_host(_metadata, "eqwp --iters 2", "");
+	snprintf(want, sizeof(want), "\"regions\": %u,",
+		 48 * mt_expect_chiplets() * (mt_expect_chiplets() > 2 ? 2 : 1));
+	EXPECT_NE(NULL, strstr(out_a, want)) TH_LOG("%s", out_a);
 }
 
 TEST(vertex_updates_device_equals_host)

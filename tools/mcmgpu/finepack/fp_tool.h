@@ -73,7 +73,17 @@ struct fp_gen_params {
 	uint32_t band;		/* band graphs: neighbours within +-count/band */
 	enum fp_compute_kind compute;
 	uint32_t depth;		/* halo layers in a face (stencil order / 2) */
+	/*
+	 * halo: 0, a face is contiguous (the domain cut across its slowest
+	 * axis); N, a 3-D domain cut across its middle axis, so a face is N
+	 * planes' runs of depth rows each, a plane apart (fp_workloads.c).
+	 */
+	uint32_t planes;
 };
+
+/* The local array of a strided-halo chiplet; false if it does not fit. */
+bool fp_halo_layout(const struct fp_gen_params *p, uint64_t *run,
+		    uint64_t *plane, uint64_t *high);
 
 /* GV100 (FinePack Table III): the roofline that prices a kernel. */
 #define FP_GPU_HBM_GBPS		900	/* HBM2, bytes per ns */

@@ -20,9 +20,10 @@ const struct fp_preset fp_presets[] = {
 	{ "diffusion", "halo exchange, 128 B stores, 64 KiB halos",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 128, .bytes = 64 << 10,
 	    .seed = 2, .compute = FP_COMPUTE_STENCIL3D, .depth = 1 } },
-	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB halos",
+	{ "eqwp", "4th-order halo exchange, 64 B stores, 48 KiB strided faces",
 	  { .kind = FP_GEN_HALO, .iters = 8, .store = 64, .bytes = 48 << 10,
-	    .seed = 3, .compute = FP_COMPUTE_STENCIL3D, .depth = 2 } },
+	    .seed = 3, .compute = FP_COMPUTE_STENCIL3D, .depth = 2,
+	    .planes = 48 } },
 	{ "pagerank", "PageRank on a banded cage-like graph, 4 B ranks",
 	  { .kind = FP_GEN_PAGERANK, .iters = 4, .store = 4, .count = 1 << 20,
 	    .graph = FP_GRAPH_BAND, .degree = 19, .band = 16, .seed = 4,
@@ -160,10 +161,83 @@ static int halo_pass(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 	return 0;
 }
 
+/*
+ * A 3-D domain (x fastest, then y, then z) cut across y among the
+ * chiplets: each chiplet's array is z planes of (depth + ny/P + depth)
+ * rows of x, ghost rows first and last in every plane. A face is depth
+ * rows of every plane: 'planes' runs, one a plane apart. ny follows the
+ * compute model's cube: sqrt of a face layer's values (fp_compute.c).
+ */
+bool fp_halo_layout(const struct fp_gen_params *p, uint64_t *run,
+		    uint64_t *plane, uint64_t *high)
+{
+	uint64_t row, ny, local, depth = p->depth ? p->depth : 1;
+
+	if (!p->planes || p->bytes % p->planes || p->bytes / p->planes % depth)
+		return false;
+	*run = p->bytes / p->planes;
+	row = *run / depth;
+	for (ny = 1; (ny + 1) * (ny + 1) <= p->bytes / 8 / depth; ny++)
+		;
+	local = (ny + p->chiplets - 1) / p->chiplets;
+	if (local < depth)
+		local = depth;
+	*plane = (local + 2 * depth) * row;
+	*high = (local + depth) * row;
+	return *plane * p->planes <= (64ULL << 20);
+}
+
+/*
+ * Each source writes its boundary rows into each neighbour's ghost rows,
+ * plane by plane in store-sized runs (the last of a run may be shorter):
+ * into the low ghost rows of the chiplet above, the high ones of the one
+ * below. With regions, it declares each plane's run (a strided copy).
+ */
+static int strided_halo_pass(struct fp_trace_buf *tb,
+			     const struct fp_gen_params *p, bool regions)
+{
+	uint64_t run, plane, high, off, z, at;
+	uint32_t c, side, n;
+
+	if (!fp_halo_layout(p, &run, &plane, &high))
+		return -1;
+	for (c = 0; c < p->chiplets; c++) {
+		for (side = 0; side < 2; side++) {
+			uint32_t nb = (c + (side ? p->chiplets - 1 : 1)) % p->chiplets;
+
+			if (side && nb == (c + 1) % p->chiplets)
+				continue;	/* two chiplets: one neighbour */
+			for (z = 0; z < p->planes; z++) {
+				at = z * plane + (side ? high : 0);
+				if (regions) {
+					if (add_region(tb, c, nb, at, run))
+						return -1;
+					continue;
+				}
+				for (off = 0; off < run; off += n) {
+					n = run - off < p->store ? run - off : p->store;
+					if (add_store(tb, c, nb, at + off, n))
+						return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
 	uint32_t it;
 
+	if (p->planes) {
+		if (strided_halo_pass(tb, p, true))
+			return -1;
+		for (it = 0; it < p->iters; it++)
+			if (start_kernel(tb, p) || strided_halo_pass(tb, p, false) ||
+			    end_kernel(tb))
+				return -1;
+		return 0;
+	}
 	if (halo_pass(tb, p, true))
 		return -1;
 	for (it = 0; it < p->iters; it++)

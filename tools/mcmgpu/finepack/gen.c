@@ -37,6 +37,9 @@ static void gen_usage(FILE *f)
 		"                     none, stencil2d, stencil3d, fft, stream,\n"
 		"                     gather, graph, ct (default: the workload's)\n"
 		"  --depth L          halo: layers in a face (stencil order / 2)\n"
+		"  --planes N         halo: a 3-D domain cut across y, so a face\n"
+		"                     is N strided runs, a plane apart (0: one\n"
+		"                     contiguous run; eqwp: 48)\n"
 		"  -h, --help         this text\n", MCMGPU_DEFAULT_CHIPLETS);
 }
 
@@ -103,6 +106,7 @@ int fp_cmd_gen(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "compute", required_argument, NULL, 'C' },
 		{ "depth", required_argument, NULL, 'L' },
+		{ "planes", required_argument, NULL, 'P' },
 		OPTION_HELP,
 		{ }
 	};
@@ -175,6 +179,11 @@ int fp_cmd_gen(int argc, char **argv)
 				die_usage("--depth: %" PRIu64 ", want 1..8 layers", v);
 			p.depth = v;
 			break;
+		case 'P':
+			if (v > 4096)
+				die_usage("--planes: %" PRIu64 ", want 0..4096", v);
+			p.planes = v;
+			break;
 		}
 	}
 	p.chiplets = co.chiplets;
@@ -182,8 +191,18 @@ int fp_cmd_gen(int argc, char **argv)
 		die_usage("finepack gen: -o FILE is required (and nothing else)");
 	if (!p.store && p.kind != FP_GEN_VERTEX && p.kind != FP_GEN_SCATTER)
 		die_usage("--store 0 (random 4..8 B) is for vertex and scatter");
-	if (p.kind == FP_GEN_HALO && (p.bytes > (1 << 20) || p.bytes % p.store))
+	if (p.kind == FP_GEN_HALO && !p.planes &&
+	    (p.bytes > (1 << 20) || p.bytes % p.store))
 		die_usage("--bytes: a halo is at most 1 MiB, a multiple of --store");
+	if (p.kind == FP_GEN_HALO && p.planes) {
+		uint64_t run, plane, high;
+
+		if (p.bytes > (1 << 20) || !fp_halo_layout(&p, &run, &plane, &high))
+			die_usage("--planes: %u planes of a %" PRIu64 " B face: "
+				  "want the face (at most 1 MiB) in equal runs of "
+				  "--depth rows, the array within 64 MiB",
+				  p.planes, p.bytes);
+	}
 	if ((p.kind == FP_GEN_VERTEX || p.kind == FP_GEN_SCATTER) &&
 	    p.bytes < (uint64_t)p.chiplets * FP_LINE_BYTES * 2)
 		die_usage("--bytes: %" PRIu64 " too small", p.bytes);
