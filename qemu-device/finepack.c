@@ -111,6 +111,39 @@ void fp_decode_subheader(const u8 *in, u32 subheader, u64 *offset, u32 *len)
     *offset = v >> FP_LEN_BITS;
 }
 
+/*
+ * The packet buffer's own sub-headers, a word at a time: the buffer has
+ * a word of slack past its end, and the bytes written past a sub-header
+ * are the sub-packet's data, written next. Same bytes as the loops above.
+ */
+static inline void fp_put_subheader(u8 *out, u32 subheader, u64 offset,
+                                    u32 len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    u64 v = offset << FP_LEN_BITS | len;
+
+    (void)subheader;        /* the next sub-packet overwrites the rest */
+    memcpy(out, &v, sizeof(v));
+#else
+    fp_encode_subheader(out, subheader, offset, len);
+#endif
+}
+
+static inline void fp_get_subheader(const u8 *in, u32 subheader, u64 *offset,
+                                    u32 *len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    u64 v;
+
+    memcpy(&v, in, sizeof(v));
+    v &= ~0ULL >> (64 - 8 * subheader);
+    *len = v & ((1U << FP_LEN_BITS) - 1);
+    *offset = v >> FP_LEN_BITS;
+#else
+    fp_decode_subheader(in, subheader, offset, len);
+#endif
+}
+
 u64 fp_plain_tlp_bytes(u64 addr, u32 len, u32 overhead)
 {
     return overhead + 4 * (((addr % 4) + len + 3) / 4);
@@ -261,7 +294,11 @@ static void fp_partition_reset(struct fp_partition *p)
 static void fp_depacketize(struct fp_model *m, u32 dst, u64 base,
                            const u8 *buf, u32 len)
 {
-    u32 h = m->cfg.subheader, pos = 0, sublen;
+    const u32 h = m->cfg.subheader;
+    const u64 window = m->window;
+    void (*write)(void *, u32, u64, const u8 *, u32) = m->sink.write;
+    void *ctx = m->sink.ctx;
+    u32 pos = 0, sublen;
     u64 off;
 
     while (pos < len) {
@@ -269,13 +306,13 @@ static void fp_depacketize(struct fp_model *m, u32 dst, u64 base,
             m->stats.decode_errors++;
             return;
         }
-        fp_decode_subheader(buf + pos, h, &off, &sublen);
+        fp_get_subheader(buf + pos, h, &off, &sublen);
         pos += h;
-        if (!sublen || sublen > len - pos || off + sublen > m->window) {
+        if (!sublen || sublen > len - pos || off + sublen > window) {
             m->stats.decode_errors++;
             return;
         }
-        m->sink.write(m->sink.ctx, dst, base + off, buf + pos, sublen);
+        write(ctx, dst, base + off, buf + pos, sublen);
         pos += sublen;
     }
 }
@@ -286,8 +323,10 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
 {
     struct fp_partition *p = &m->part[src][dst];
     struct mcmgpu_fp_stats *st = &m->stats;
-    u32 h = m->cfg.subheader, pos = 0, i, start, b, runs = 0;
-    u64 wc = 0;
+    const u32 h = m->cfg.subheader, overhead = m->cfg.overhead;
+    const u64 base = p->base;
+    u32 pos = 0, i, start, b, runs = 0;
+    u64 wc = 0, payload = 0;
 
     if (p->base == FP_EMPTY_BASE) {
         return;
@@ -295,20 +334,22 @@ static void fp_flush(struct fp_model *m, u32 src, u32 dst,
     for (i = 0; i < p->nentries; i++) {
         const struct fp_entry *e = &p->entry[i];
 
+        /* Counters in locals: the packet's byte stores may alias them. */
         for (start = fp_mask_next(e->mask, 0, true); start < FP_LINE_BYTES;
              start = fp_mask_next(e->mask, b, true)) {
             b = fp_mask_next(e->mask, start, false);
-            pos += fp_encode_subheader(m->packet + pos, h,
-                                       e->tag + start - p->base, b - start);
+            fp_put_subheader(m->packet + pos, h, e->tag + start - base,
+                             b - start);
+            pos += h;
             fp_copy(m->packet + pos, e->data + start, b - start);
             pos += b - start;
-            wc += fp_plain_tlp_bytes(e->tag + start, b - start,
-                                     m->cfg.overhead);
+            wc += fp_plain_tlp_bytes(e->tag + start, b - start, overhead);
             runs++;
-            st->wire_payload += b - start;
-            st->wire_subheader += h;
+            payload += b - start;
         }
     }
+    st->wire_payload += payload;
+    st->wire_subheader += (u64)h * runs;
     st->wc_wire_bytes += wc;
     st->wc_tlps += runs;
     st->subpackets += runs;
@@ -376,7 +417,7 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
     off = addr - tag;
     e = NULL;
     fp_piece_mask(off, len, mask);
-    cost = fp_mask_cost(mask[0], mask[1], h);
+    cost = h + len;         /* a piece is one run */
     if (p->base != FP_EMPTY_BASE) {
         if (addr < p->base || addr - p->base >= m->window) {
             fp_flush(m, src, dst, MCMGPU_FP_FLUSH_WINDOW);
@@ -392,7 +433,7 @@ static void fp_admit(struct fp_model *m, u32 src, u32 dst, u64 addr,
                 if (e) {    /* the piece alone in a new packet */
                     e = NULL;
                     fp_piece_mask(off, len, mask);
-                    cost = fp_mask_cost(mask[0], mask[1], h);
+                    cost = h + len;
                 }
             } else if (!e && p->nentries == FP_ENTRIES) {
                 fp_flush(m, src, dst, MCMGPU_FP_FLUSH_ENTRIES);
@@ -433,8 +474,11 @@ static void fp_mark_written(struct fp_model *m, u32 src, u32 dst, u64 addr,
                 m->touched[m->ntouched] = i;
             }
             m->ntouched++;
+            /* A fresh word: every bit of the mask flips. */
+            m->kernel_useful += n < 64 - sh ? n : 64 - sh;
+        } else {
+            m->kernel_useful += popcount64(mask & ~old);
         }
-        m->kernel_useful += popcount64(mask & ~old);
         m->written[i] = old | mask;
         bit = (i + 1) * 64;
     }
@@ -463,6 +507,17 @@ static void fp_store(struct fp_model *m,
     m->stats.stores++;
     m->stats.store_bytes += r->len;
     fp_mark_written(m, r->src, r->dst, r->addr, r->len, true);
+    /* Most stores lie in one line: one TLP, one piece (as the loop). */
+    if (step == FP_LINE_BYTES && r->len &&
+        (addr ^ (end - 1)) < FP_LINE_BYTES) {
+        u64 tlp = fp_plain_tlp_bytes(addr, r->len, m->cfg.overhead);
+
+        m->stats.plain_wire_bytes += tlp;
+        m->stats.plain_tlps++;
+        fp_port_add(m, FP_PORT_P2P, r->src, r->dst, tlp);
+        fp_admit(m, r->src, r->dst, addr, r->len, data);
+        return;
+    }
     while (addr < end) {
         u64 line_end = (addr | (FP_LINE_BYTES - 1)) + 1;
         u32 line_len = (line_end < end ? line_end : end) - addr;
@@ -688,9 +743,15 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
                                             m->cfg.vram_per_chiplet +
                                             r[ahead].addr) / 64], 1);
         }
+        /* Stores, most records, without the call; as fp_model_record. */
+        if (r->type == MCMGPU_FP_REC_STORE) {
+            m->stats.records++;
+            fp_store(m, r, view->data + r->data_off);
+            m->kernel_open = true;
+            continue;
+        }
         /* Only stores and atomics have a checked data_off. */
-        fp_model_record(m, r, r->type == MCMGPU_FP_REC_STORE ||
-                        r->type == MCMGPU_FP_REC_ATOMIC ?
+        fp_model_record(m, r, r->type == MCMGPU_FP_REC_ATOMIC ?
                         view->data + r->data_off : NULL);
     }
     fp_model_finish(m);

@@ -98,7 +98,7 @@ struct fp_model {
     u64 kernel_useful;      /* bits set in this kernel */
     u64 words_cleared;      /* by kernel ends, for the cost tests */
     bool kernel_open;       /* records since the last kernel end */
-    u8 packet[FP_MAX_PAYLOAD + 4];
+    u8 packet[FP_MAX_PAYLOAD + 8];  /* + a whole word past the end */
     struct mcmgpu_fp_stats stats;
 };
 
