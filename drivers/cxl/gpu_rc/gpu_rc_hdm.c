@@ -168,7 +168,7 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 
 		if (ways_to_cxl(r->ways, &iw) || !is_power_of_2(r->ways) ||
 		    r->ways > rc->hb.targets)
-			return bad("region %u: ways: %u is not 1, 2, 4 or 8, at most the Target Count %u",
+			return bad("region %u: ways: %u is not 1, 2, 4 or 8 up to Target Count %u",
 				   i, r->ways, rc->hb.targets);
 		if (granularity_to_cxl(r->granularity, &ig))
 			return bad("region %u: granularity: %u is not a power of 2 in 256..16384",
