@@ -428,8 +428,13 @@ static int cxl_cmd_decode(int argc, char **argv)
 			fatal("CXL DECODE: %s", strerror(errno));
 		n++;
 		if (dec.port == MCMGPU_CXL_PROBE_MISS) {
-			fprintf(stderr, "%s: cxl decode: HPA 0x%llx (%s): no decoder maps it\n",
-				prog, (unsigned long long)dec.hpa, argv[a]);
+			char hex[24];
+
+			snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)dec.hpa);
+			fprintf(stderr, "%s: cxl decode: HPA %s: no decoder maps it%s%s%s\n",
+				prog, hex, strcmp(hex, argv[a]) ? " (given as " : "",
+				strcmp(hex, argv[a]) ? argv[a] : "",
+				strcmp(hex, argv[a]) ? ")" : "");
 			unmapped++;
 		}
 		if (co.json) {
