@@ -247,7 +247,13 @@ static int cxl_op(struct arena *a)
 		if (rnd() % 4 == 0)
 			mutate(&u.setup, sizeof(u.setup));
 		u.setup.flags &= ~MCMGPU_CXL_SETUP_LOCK;	/* until a reset */
-		place(a, &arg, &u.setup, sizeof(u.setup));
+		/*
+		 * Our struct, whole or cut by PROT_NONE, or a pointer to no
+		 * struct: never to the arena's leftovers, which could lock.
+		 */
+		if (!place(a, &arg, &u.setup, sizeof(u.setup)) &&
+		    arg >= (uintptr_t)a->rw && arg < (uintptr_t)a->rw + 4 * PAGE)
+			arg = (uintptr_t)a->gone;
 		cmd = MCMGPU_CXL_IOCTL_SETUP;
 		break;
 	case 4:
