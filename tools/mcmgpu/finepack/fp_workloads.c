@@ -227,22 +227,14 @@ static int strided_halo_pass(struct fp_trace_buf *tb,
 
 static int gen_halo(struct fp_trace_buf *tb, const struct fp_gen_params *p)
 {
+	int (*pass)(struct fp_trace_buf *, const struct fp_gen_params *, bool) =
+		p->planes ? strided_halo_pass : halo_pass;
 	uint32_t it;
 
-	if (p->planes) {
-		if (strided_halo_pass(tb, p, true))
-			return -1;
-		for (it = 0; it < p->iters; it++)
-			if (start_kernel(tb, p) || strided_halo_pass(tb, p, false) ||
-			    end_kernel(tb))
-				return -1;
-		return 0;
-	}
-	if (halo_pass(tb, p, true))
+	if (pass(tb, p, true))
 		return -1;
 	for (it = 0; it < p->iters; it++)
-		if (start_kernel(tb, p) || halo_pass(tb, p, false) ||
-		    end_kernel(tb))
+		if (start_kernel(tb, p) || pass(tb, p, false) || end_kernel(tb))
 			return -1;
 	return 0;
 }
