@@ -112,6 +112,11 @@ const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
     return NULL;
 }
 
+bool cxl_hdm_may_uncommit(const struct cxl_hdm *h, unsigned n)
+{
+    return n + 1 >= h->decoders || !committed(&h->d[n + 1]);
+}
+
 int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa)
 {
     unsigned n;
@@ -190,7 +195,7 @@ bool cxl_hdm_tree_route(const struct cxl_hdm_tree *t, uint64_t hpa,
         /* find the port */
     }
     if (p == t->ports || !cxl_hdm_ep_translate(&t->ep[p], hpa, dpa) ||
-        *dpa + len > t->capacity[p]) {
+        len > t->capacity[p] || *dpa > t->capacity[p] - len) {
         return false;
     }
     *port = p;

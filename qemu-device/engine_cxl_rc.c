@@ -364,6 +364,17 @@ static void cxl_hdm_ctrl_write(CXLBlock *b, unsigned n, uint32_t val)
         }
         return;
     }
+    /*
+     * Uncommit in reverse order, as Linux resets: a decoder under a
+     * committed one keeps its registers, which the upper one's DPA base
+     * is computed from (a new skip there would move its range).
+     */
+    if (was && !now && !cxl_hdm_may_uncommit(&b->hdm, n)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u: Commit "
+                      "cleared while decoder %u is committed: ignored\n",
+                      n, n + 1);
+        return;
+    }
     d->ctrl = (d->ctrl & ~rwl) | (val & rwl);
     if (was) {
         d->ctrl &= ~(MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR);
@@ -405,9 +416,9 @@ static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
          */
         if (reg == MCMGPU_HDM_CTRL && !(val & MCMGPU_HDM_CTRL_COMMIT)) {
             b->commit_due[n] = -1;
-            d->ctrl &= ~MCMGPU_HDM_CTRL_COMMIT;
             trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
             cxl_commit_arm(b->rc);
+            cxl_hdm_ctrl_write(b, n, val);
             return;
         }
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is being "
@@ -456,7 +467,7 @@ static bool cxl_ep_data_ok(CXLBlock *b)
 {
     CXLEndpoint *ep = &b->rc->ep[b->port];
 
-    if (ep->dpa % 4 || ep->dpa + 4 > ep->capacity) {
+    if (ep->dpa % 4 || ep->dpa > ep->capacity - 4) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL endpoint %d DPA 0x%"
                       PRIx64 " unaligned or beyond capacity\n", b->port,
                       ep->dpa);

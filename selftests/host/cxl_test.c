@@ -264,6 +264,9 @@ TEST(commit_rejections)
 	EXPECT_EQ(-1, cxl_hdm_find(&hb, 8 * GiB));
 	/* ... with any target list, even no root port's. */
 	EXPECT_EQ(NULL, commit(&hb, 3, 8 * GiB, 0, ctrl(0, 0), 0, &hb_lim));
+	/* Decoder 1 may not drop Commit under 2; 3, the top one, may. */
+	EXPECT_FALSE(cxl_hdm_may_uncommit(&hb, 1));
+	EXPECT_TRUE(cxl_hdm_may_uncommit(&hb, 3));
 	/* Decoder 1 again while 2 and 3 above it are committed. */
 	hb.d[1].ctrl = 0;
 	EXPECT_NE(NULL, commit(&hb, 1, 4 * GiB, GiB, ctrl(0, 0), 0x10, &win));

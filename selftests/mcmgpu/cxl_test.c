@@ -347,10 +347,14 @@ TEST_F(cxl, device_rejections)
 	program(self->regs, hb, 1, w + u, 0, 0);
 	EXPECT_TRUE(commit(self->regs, hb, 1, 0));
 	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w + u, &dpa));
-	/* In order both ways: decoder 0 again while decoder 1 is committed. */
+	/* Uncommit in reverse order: decoder 0 stays under decoder 1. */
 	mt_wr(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL), 0);
-	EXPECT_FALSE(commit(self->regs, hb, 0, 0));
+	EXPECT_TRUE(mt_rd(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL)) &
+		    MCMGPU_HDM_CTRL_COMMITTED);
 	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
+	mt_wr(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL), 0);
+	EXPECT_FALSE(mt_rd(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL)) &
+		     MCMGPU_HDM_CTRL_COMMITTED);
 	ASSERT_TRUE(commit(self->regs, hb, 0, 0));
 	/* A DPA skip near 2^64 must not wrap past the capacity check. */
 	program(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, w, 2 * u, -u);

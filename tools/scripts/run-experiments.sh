@@ -78,11 +78,11 @@ command -v parallel >/dev/null ||
 	{ echo "run-experiments: GNU parallel is missing (make deps installs it)" >&2; exit 1; }
 [ "$list" = 1 ] && export LIST_ONLY=1
 # A Slurm array writing to these results would race this run (and lose
-# its scratch directories below).
+# its scratch directories below); slurm-run.sh names them in the comment.
 if [ "$list" != 1 ] && command -v squeue >/dev/null &&
-   [ -n "$(squeue -h -u "$(id -un)" -n mcmgpu-run -o %i 2>/dev/null)" ]; then
-	echo "run-experiments: an mcmgpu-run Slurm array is queued or running" \
-		"(squeue -n mcmgpu-run); wait for it or scancel it first" >&2
+   squeue -h -u "$(id -un)" -n mcmgpu-run -o %k 2>/dev/null | grep -qxF "$results"; then
+	echo "run-experiments: an mcmgpu-run Slurm array writing to $results is" \
+		"queued or running (squeue -n mcmgpu-run); wait for it or scancel it first" >&2
 	exit 1
 fi
 prepare_jobs "$@" || exit 1

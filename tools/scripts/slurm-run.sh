@@ -108,7 +108,7 @@ if [ "$n" -eq 0 ]; then
 	exit
 fi
 tasks=$(( (n + chunk - 1) / chunk ))
-array=$(sbatch --parsable --chdir="$top" --array="1-$tasks" \
+array=$(sbatch --parsable --chdir="$top" --array="1-$tasks" --comment="$results" \
 	--output="$results/logs/slurm/%A_%a.out" \
 	--time=$((30 * chunk + 30)) \
 	--export="ALL,MCMGPU_RESULTS=$results" "${extra[@]}" \

@@ -419,8 +419,12 @@ int gpu_rc_setup(struct gpu_rc *rc, const struct mcmgpu_cxl_setup *req,
 
 		/* The new layout rolled back; the old one (unlocked) comes back. */
 		memcpy(rc->layout, old->region, sizeof(rc->layout));
-		if (gpu_rc_program(rc, old, again, sizeof(again)))
+		if (gpu_rc_program(rc, old, again, sizeof(again))) {
+			dev_warn(&rc->pdev->dev,
+				 "the previous CXL layout did not come back (%s); none is set up\n",
+				 again);
 			gpu_rc_teardown(rc);
+		}
 	}
 	gpu_rc_locked(rc);
 out:

@@ -22,8 +22,12 @@ int str_to_u64(const char *s, bool sizes, uint64_t *out)
 	} else {
 		v = strtoull(digits, &end, 10);
 	}
-	/* strtoull skips blanks and takes a sign; neither is a number here. */
-	if (errno || end == digits || *digits < '0' || *digits > 'f')
+	/*
+	 * strtoull skips blanks, takes a sign and, in base 16, a second 0x:
+	 * none of them is a number here.
+	 */
+	if (errno || end == digits || *digits < '0' || *digits > 'f' ||
+	    (digits != s && digits[0] == '0' && (digits[1] | 0x20) == 'x'))
 		return -1;
 	if (sizes) {
 		switch (*end) {
