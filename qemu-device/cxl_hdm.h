@@ -60,13 +60,13 @@ struct cxl_hdm_limits {
 const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
                                  const struct cxl_hdm_limits *lim);
 
-/* The committed decoder whose non-empty range holds hpa, or -1. */
 /*
  * Whether decoder n may drop Commit: not while the one above is committed
  * (reverse order, as Linux resets), so committed decoders stay a prefix
  * whose registers, the upper decoders' DPA bases, cannot change.
  */
 bool cxl_hdm_may_uncommit(const struct cxl_hdm *h, unsigned n);
+/* The committed decoder whose non-empty range holds hpa, or -1. */
 int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa);
 /* HB: the target port ID for hpa; false when no decoder maps it. */
 bool cxl_hdm_hb_route(const struct cxl_hdm *hb, uint64_t hpa,

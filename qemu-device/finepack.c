@@ -507,17 +507,6 @@ static void fp_store(struct fp_model *m,
     m->stats.stores++;
     m->stats.store_bytes += r->len;
     fp_mark_written(m, r->src, r->dst, r->addr, r->len, true);
-    /* Most stores lie in one line: one TLP, one piece (as the loop). */
-    if (step == FP_LINE_BYTES && r->len &&
-        (addr ^ (end - 1)) < FP_LINE_BYTES) {
-        u64 tlp = fp_plain_tlp_bytes(addr, r->len, m->cfg.overhead);
-
-        m->stats.plain_wire_bytes += tlp;
-        m->stats.plain_tlps++;
-        fp_port_add(m, FP_PORT_P2P, r->src, r->dst, tlp);
-        fp_admit(m, r->src, r->dst, addr, r->len, data);
-        return;
-    }
     while (addr < end) {
         u64 line_end = (addr | (FP_LINE_BYTES - 1)) + 1;
         u32 line_len = (line_end < end ? line_end : end) - addr;
@@ -743,15 +732,9 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view)
                                             m->cfg.vram_per_chiplet +
                                             r[ahead].addr) / 64], 1);
         }
-        /* Stores, most records, without the call; as fp_model_record. */
-        if (r->type == MCMGPU_FP_REC_STORE) {
-            m->stats.records++;
-            fp_store(m, r, view->data + r->data_off);
-            m->kernel_open = true;
-            continue;
-        }
         /* Only stores and atomics have a checked data_off. */
-        fp_model_record(m, r, r->type == MCMGPU_FP_REC_ATOMIC ?
+        fp_model_record(m, r, r->type == MCMGPU_FP_REC_STORE ||
+                        r->type == MCMGPU_FP_REC_ATOMIC ?
                         view->data + r->data_off : NULL);
     }
     fp_model_finish(m);
