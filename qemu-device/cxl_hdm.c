@@ -30,20 +30,32 @@ static bool committed(const struct cxl_hdm_decoder *d)
     return d->ctrl & MCMGPU_HDM_CTRL_COMMITTED;
 }
 
+static uint64_t dpa_len(const struct cxl_hdm_decoder *d)
+{
+    unsigned ways = cxl_hdm_ways(d->ctrl);
+
+    return ways ? d->size / ways : 0;
+}
+
 uint64_t cxl_hdm_dpa_base(const struct cxl_hdm *ep, unsigned n)
 {
     uint64_t base = 0;
     unsigned m;
 
+    if (n > 0 && committed(&ep->d[n - 1])) {
+        return ep->d[n - 1].dpa_base + dpa_len(&ep->d[n - 1]) +
+               ep->d[n].target;
+    }
     for (m = 0; m <= n; m++) {
-        base += ep->d[m].target;
-        if (m < n) {
-            unsigned ways = cxl_hdm_ways(ep->d[m].ctrl);
-
-            base += ways ? ep->d[m].size / ways : 0;
-        }
+        base += ep->d[m].target + (m < n ? dpa_len(&ep->d[m]) : 0);
     }
     return base;
+}
+
+void cxl_hdm_set_committed(struct cxl_hdm *h, unsigned n)
+{
+    h->d[n].dpa_base = h->host_bridge ? 0 : cxl_hdm_dpa_base(h, n);
+    h->d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
 }
 
 const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
@@ -112,11 +124,6 @@ const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
     return NULL;
 }
 
-bool cxl_hdm_may_uncommit(const struct cxl_hdm *h, unsigned n)
-{
-    return n + 1 >= h->decoders || !committed(&h->d[n + 1]);
-}
-
 int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa)
 {
     unsigned n;
@@ -177,7 +184,7 @@ bool cxl_hdm_ep_translate(const struct cxl_hdm *ep, uint64_t hpa,
     shift = ig_shift(ep->d[n].ctrl);
     iw = iw_of(ep->d[n].ctrl);
     /* Drop the way bits: the granule's offset, then the granule index. */
-    *dpa = cxl_hdm_dpa_base(ep, n) + (off & ((1ull << shift) - 1)) +
+    *dpa = ep->d[n].dpa_base + (off & ((1ull << shift) - 1)) +
            ((off >> (shift + iw)) << shift);
     return true;
 }
@@ -260,7 +267,7 @@ static const char *tree_commit_one(struct cxl_hdm *h, unsigned n,
         h->d[n] = (struct cxl_hdm_decoder) { 0 };
         return why;
     }
-    h->d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+    cxl_hdm_set_committed(h, n);
     return NULL;
 }
 

@@ -24,6 +24,7 @@ struct cxl_hdm_decoder {
     uint64_t size;
     uint32_t ctrl;          /* the Control register */
     uint64_t target;        /* HB: target list, byte k = way k; EP: DPA skip */
+    uint64_t dpa_base;      /* EP: where it starts in DPA, latched at commit */
 };
 
 struct cxl_hdm {
@@ -41,8 +42,16 @@ uint64_t cxl_hdm_granularity(uint32_t ctrl);
 /* The Decoder Count field for n decoders (n = 1 or even, up to 32). */
 uint32_t cxl_hdm_count_enc(unsigned n);
 
-/* Where the endpoint's decoder n starts in DPA space (spec §8.2.4.20.13). */
+/*
+ * Where the endpoint's decoder n would start in DPA space if it committed
+ * now (spec §8.2.4.20.13): after the DPA range of decoder n - 1 (as that
+ * one latched it, if committed) and n's skip. A committed decoder decodes
+ * from the base it latched, so a lower decoder uncommitted and rewritten
+ * later does not move it.
+ */
 uint64_t cxl_hdm_dpa_base(const struct cxl_hdm *ep, unsigned n);
+/* Decoder n passed its commit check: Committed, and its DPA base latched. */
+void cxl_hdm_set_committed(struct cxl_hdm *h, unsigned n);
 
 /* What the commit of decoder n must be checked against. */
 struct cxl_hdm_limits {
@@ -60,12 +69,6 @@ struct cxl_hdm_limits {
 const char *cxl_hdm_commit_check(const struct cxl_hdm *h, unsigned n,
                                  const struct cxl_hdm_limits *lim);
 
-/*
- * Whether decoder n may drop Commit: not while the one above is committed
- * (reverse order, as Linux resets), so committed decoders stay a prefix
- * whose registers, the upper decoders' DPA bases, cannot change.
- */
-bool cxl_hdm_may_uncommit(const struct cxl_hdm *h, unsigned n);
 /* The committed decoder whose non-empty range holds hpa, or -1. */
 int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa);
 /* HB: the target port ID for hpa; false when no decoder maps it. */

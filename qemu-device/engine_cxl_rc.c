@@ -238,7 +238,7 @@ static void cxl_commit_resolve(CXLBlock *b, unsigned n)
                       "committed: %s\n", b->port < 0 ? "host bridge" :
                       "endpoint ", b->port < 0 ? 0 : b->port, n, why);
     } else {
-        b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+        cxl_hdm_set_committed(&b->hdm, n);
     }
     trace_mcmgpu_cxl_commit(b->port, n, why ? why : "committed");
     cxl_publish(b->rc);
@@ -365,16 +365,10 @@ static void cxl_hdm_ctrl_write(CXLBlock *b, unsigned n, uint32_t val)
         return;
     }
     /*
-     * Uncommit in reverse order, as Linux resets: a decoder under a
-     * committed one keeps its registers, which the upper one's DPA base
-     * is computed from (a new skip there would move its range).
+     * An unlocked decoder may drop Commit in any order, as the spec has
+     * it (Linux resets newest first, but that is software's rule); the
+     * ones above keep the DPA bases they latched at their commit.
      */
-    if (was && !now && !cxl_hdm_may_uncommit(&b->hdm, n)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u: Commit "
-                      "cleared while decoder %u is committed: ignored\n",
-                      n, n + 1);
-        return;
-    }
     d->ctrl = (d->ctrl & ~rwl) | (val & rwl);
     if (was) {
         d->ctrl &= ~(MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR);
@@ -1033,6 +1027,7 @@ static int cxl_rc_put(QEMUFile *f, void *pv, size_t size,
             qemu_put_be64(f, b->hdm.d[n].size);
             qemu_put_be32(f, b->hdm.d[n].ctrl);
             qemu_put_be64(f, b->hdm.d[n].target);
+            qemu_put_be64(f, b->hdm.d[n].dpa_base);
             qemu_put_be64(f, b->commit_due[n]);
         }
     }
@@ -1069,6 +1064,7 @@ static int cxl_rc_get(QEMUFile *f, void *pv, size_t size,
             b->hdm.d[n].size = qemu_get_be64(f);
             b->hdm.d[n].ctrl = qemu_get_be32(f);
             b->hdm.d[n].target = qemu_get_be64(f);
+            b->hdm.d[n].dpa_base = qemu_get_be64(f);
             b->commit_due[n] = qemu_get_be64(f);
         }
     }

@@ -104,17 +104,20 @@ struct mcmgpu_launch {
  * MCMGPU_ALLOC_F_BARRE, placed so that each coalescing group sits at one
  * local frame in all of its chiplets. The project's one GPU allocation:
  * later mechanisms map these objects too.
- * Errors: EINVAL a bad field (bytes 0, not a multiple of 4096 or more
- * than the device has; unknown flags or policy; g 0 for chunk; map with a
- * duplicate or a chiplet the device lacks), ENOMEM no frames left (nothing
- * is kept), ENOSPC no GPU virtual space left.
+ * bytes is rounded up to whole 4096-byte pages (pages says how many),
+ * with or without F_SHARED.
+ * Errors: EINVAL a bad field (bytes 0 or, rounded up, more than the
+ * device has; unknown flags or policy; for chunk, g 0 or more than the
+ * object's pages; map with a duplicate or a chiplet the device lacks;
+ * merge as below; reserved not 0), ENOMEM no frames left (nothing is
+ * kept), ENOSPC no GPU virtual space left, ENODEV the device was removed.
  */
 struct mcmgpu_alloc {
 	__u32 size;		/* sizeof(struct mcmgpu_alloc) */
 	__u32 flags;		/* MCMGPU_ALLOC_F_* */
-	__u64 bytes;		/* a multiple of 4096 */
+	__u64 bytes;		/* rounded up to pages */
 	__u32 policy;		/* MCMGPU_ALLOC_CHUNK, _RR or _KWC */
-	__u32 g;		/* chunk: pages per chiplet per round */
+	__u32 g;		/* chunk: pages per chiplet per round, 1..pages */
 	__u32 nmap;		/* 0: chiplets 0..n-1 in order */
 	__u8 map[8];		/* GPU_map: the chiplet at each position */
 	__u32 handle;		/* out: names the object to FREE */
@@ -214,7 +217,8 @@ struct mcmgpu_pte_query {
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
  * ETIMEDOUT the device did not complete, EIO the device reported an error,
- * ENODEV the device was removed.
+ * ENODEV the device was removed (every ioctl number, before any argument
+ * is looked at).
  */
 #define MCMGPU_IOCTL_GET_INFO	_IOWR(MCMGPU_IOCTL_MAGIC, 0x00, struct mcmgpu_info)
 #define MCMGPU_IOCTL_DMA	_IOW(MCMGPU_IOCTL_MAGIC, 0x01, struct mcmgpu_dma)

@@ -232,6 +232,9 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	long ret;
 
+	/* A gone device answers ENODEV first, whatever the argument. */
+	if (READ_ONCE(mdev->removed))
+		return -ENODEV;
 	if (!d)
 		return -ENOTTY;
 	if (get_user(usize, (u32 __user *)uarg))

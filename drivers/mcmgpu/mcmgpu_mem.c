@@ -96,11 +96,12 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	u32 handle;
 	int ret;
 
-	/* A shared object keeps its true size: its last block may be short. */
+	/*
+	 * Any size is rounded up to whole pages, shared or not; a shared
+	 * object keeps its true size too: its last block may be short.
+	 */
 	if (a->flags & ~(MCMGPU_ALLOC_F_BARRE | MCMGPU_ALLOC_F_WRITE |
 			 MCMGPU_ALLOC_F_SHARED) || !a->bytes ||
-	    (!(a->flags & MCMGPU_ALLOC_F_SHARED) &&
-	     a->bytes % (1ULL << MCMGPU_PAGE_SHIFT)) ||
 	    a->bytes > U64_MAX - PAGE_SIZE || a->nmap > MCMGPU_MAX_CHIPLETS ||
 	    a->reserved || (a->merge > 1 && !(a->flags & MCMGPU_ALLOC_F_BARRE)))
 		return -EINVAL;

@@ -45,7 +45,7 @@ static void fuzz_hdm(const uint8_t *d)
 		hb.d[n].ctrl = v[4 * n + 2] & 0xff;
 		hb.d[n].target = v[4 * n + 3];
 		if (!cxl_hdm_commit_check(&hb, n, &lim))
-			hb.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+			cxl_hdm_set_committed(&hb, n);
 		ep.d[n] = hb.d[n];
 		/* A small skip mostly; now and then one just below 2^64. */
 		ep.d[n].target = (v[4 * n + 3] >> 60) == 0xf ?
@@ -53,7 +53,7 @@ static void fuzz_hdm(const uint8_t *d)
 				 v[4 * n + 3] & 0x30000000ULL;
 		ep.d[n].ctrl &= ~MCMGPU_HDM_CTRL_COMMITTED;
 		if (!cxl_hdm_commit_check(&ep, n, &lim))
-			ep.d[n].ctrl |= MCMGPU_HDM_CTRL_COMMITTED;
+			cxl_hdm_set_committed(&ep, n);
 	}
 	for (n = 0; n < 2; n++) {
 		if (!(hb.d[n].ctrl & MCMGPU_HDM_CTRL_COMMITTED) || !hb.d[n].size)
@@ -68,7 +68,7 @@ static void fuzz_hdm(const uint8_t *d)
 				__builtin_trap();	/* a checked target */
 			if (cxl_hdm_ep_translate(&ep, hpa, &dpa)) {
 				int m = cxl_hdm_find(&ep, hpa);
-				uint64_t lo = cxl_hdm_dpa_base(&ep, m);
+				uint64_t lo = ep.d[m].dpa_base;
 
 				if (dpa >= lim.capacity)
 					__builtin_trap();	/* in the capacity */

@@ -47,7 +47,10 @@ static const char *commit(struct cxl_hdm *h, unsigned int n, uint64_t base,
 	h->d[n].ctrl = c;
 	h->d[n].target = target;
 	why = cxl_hdm_commit_check(h, n, lim);
-	h->d[n].ctrl |= why ? MCMGPU_HDM_CTRL_ERROR : MCMGPU_HDM_CTRL_COMMITTED;
+	if (why)
+		h->d[n].ctrl |= MCMGPU_HDM_CTRL_ERROR;
+	else
+		cxl_hdm_set_committed(h, n);
 	return why;
 }
 
@@ -188,6 +191,34 @@ static void check_region(struct __test_metadata *_metadata, unsigned int ways,
 	EXPECT_FALSE(cxl_hdm_hb_route(&hb, base + size, &id));
 }
 
+/*
+ * An unlocked decoder may drop Commit out of order (the spec sets no
+ * order for it): the committed one above keeps the DPA base it latched,
+ * even when the lower one's skip and size are rewritten.
+ */
+TEST(uncommit_out_of_order_keeps_upper_dpas)
+{
+	struct cxl_hdm ep;
+	struct cxl_hdm_limits lim = { .capacity = 4 * GiB };
+	uint64_t dpa = 0;
+
+	hdm_init(&ep, false, 0);
+	ASSERT_EQ(NULL, commit(&ep, 0, 0, GiB, ctrl(0, 0), 0, &lim));
+	ASSERT_EQ(NULL, commit(&ep, 1, GiB, GiB, ctrl(0, 0), GiB, &lim));
+	EXPECT_EQ(2 * GiB, ep.d[1].dpa_base);
+	ASSERT_TRUE(cxl_hdm_ep_translate(&ep, GiB + 5, &dpa));
+	EXPECT_EQ(2 * GiB + 5, dpa);
+	/* Decoder 0 drops Commit and gets a new skip and size. */
+	ep.d[0].ctrl &= ~(MCMGPU_HDM_CTRL_COMMIT | MCMGPU_HDM_CTRL_COMMITTED);
+	ep.d[0].target = 512ULL << 20;
+	ep.d[0].size = 2 * GiB;
+	EXPECT_FALSE(cxl_hdm_ep_translate(&ep, 5, &dpa));
+	ASSERT_TRUE(cxl_hdm_ep_translate(&ep, GiB + 5, &dpa));
+	EXPECT_EQ(2 * GiB + 5, dpa);
+	/* Under a committed decoder it cannot commit again. */
+	EXPECT_NE(NULL, cxl_hdm_commit_check(&ep, 0, &lim));
+}
+
 TEST(decode_bijection_every_ways_and_granularity)
 {
 	unsigned int ways, ig;
@@ -264,9 +295,6 @@ TEST(commit_rejections)
 	EXPECT_EQ(-1, cxl_hdm_find(&hb, 8 * GiB));
 	/* ... with any target list, even no root port's. */
 	EXPECT_EQ(NULL, commit(&hb, 3, 8 * GiB, 0, ctrl(0, 0), 0, &hb_lim));
-	/* Decoder 1 may not drop Commit under 2; 3, the top one, may. */
-	EXPECT_FALSE(cxl_hdm_may_uncommit(&hb, 1));
-	EXPECT_TRUE(cxl_hdm_may_uncommit(&hb, 3));
 	/* Decoder 1 again while 2 and 3 above it are committed. */
 	hb.d[1].ctrl = 0;
 	EXPECT_NE(NULL, commit(&hb, 1, 4 * GiB, GiB, ctrl(0, 0), 0x10, &win));

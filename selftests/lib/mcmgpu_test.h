@@ -201,6 +201,17 @@ static inline int mt_run_cmd(const char *cmd, char *out, size_t n)
 	return mt_exit_status(pclose(p));
 }
 
+/* The number after the first "key": in a JSON text; NaN if none. */
+static inline double mt_json_number(const char *json, const char *key)
+{
+	char pat[96];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	at = strstr(json, pat);
+	return at ? strtod(at + strlen(pat), NULL) : __builtin_nan("");
+}
+
 /* system(cmd): its exit status, -1 if it did not exit normally. */
 static inline int mt_system(const char *cmd)
 {

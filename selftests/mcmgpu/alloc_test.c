@@ -78,8 +78,12 @@ TEST(bad_arguments_are_refused)
 	EXPECT_EQ(errno_, do_alloc(fd, &a)); \
 } while (0)
 	BAD(-EINVAL, .bytes = 0);
-	BAD(-EINVAL, .bytes = 4097);
 	BAD(-EINVAL, .bytes = info.vram_total + 4096);
+	BAD(-EINVAL, .bytes = info.vram_total + 1);
+	/* chunk's g: 1 up to the object's pages. */
+	BAD(-EINVAL, .policy = MCMGPU_ALLOC_CHUNK, .g = 3);
+	BAD(0, .policy = MCMGPU_ALLOC_CHUNK, .g = 2);
+	EXPECT_EQ(0, do_free(fd, a.handle));
 	BAD(-EINVAL, .flags = 1U << 7);
 	BAD(-EINVAL, .policy = 9);
 	BAD(-EINVAL, .policy = MCMGPU_ALLOC_CHUNK, .g = 0);
@@ -96,6 +100,30 @@ TEST(bad_arguments_are_refused)
 	fd = mt_open_dev();
 	ASSERT_LE(0, fd);
 	BAD(0, .bytes = info.vram_total);
+	close(fd);
+}
+
+/* One rule with or without F_SHARED: any size, rounded up to pages. */
+TEST(sizes_round_up_to_pages)
+{
+	static const uint64_t sizes[] = { 1, 100, 4095, 4097, 8191, 3 * 4096 + 5 };
+	static const uint32_t flags[] = { 0, MCMGPU_ALLOC_F_SHARED };
+	struct mcmgpu_alloc a;
+	unsigned int i, f;
+	int fd = mt_open_dev();
+
+	ASSERT_LE(0, fd);
+	for (f = 0; f < 2; f++)
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			a = (struct mcmgpu_alloc){ .bytes = sizes[i],
+						   .policy = MCMGPU_ALLOC_RR,
+						   .flags = flags[f] };
+			ASSERT_EQ(0, do_alloc(fd, &a))
+				TH_LOG("bytes %llu flags %u",
+				       (unsigned long long)sizes[i], flags[f]);
+			EXPECT_EQ((sizes[i] + 4095) / 4096, a.pages);
+			EXPECT_EQ(0, do_free(fd, a.handle));
+		}
 	close(fd);
 }
 

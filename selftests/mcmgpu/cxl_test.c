@@ -347,14 +347,16 @@ TEST_F(cxl, device_rejections)
 	program(self->regs, hb, 1, w + u, 0, 0);
 	EXPECT_TRUE(commit(self->regs, hb, 1, 0));
 	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w + u, &dpa));
-	/* Uncommit in reverse order: decoder 0 stays under decoder 1. */
-	mt_wr(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL), 0);
-	EXPECT_TRUE(mt_rd(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL)) &
-		    MCMGPU_HDM_CTRL_COMMITTED);
-	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
+	/*
+	 * Decoder 0 may drop Commit under a committed decoder 1 (the spec
+	 * sets no order), but not commit again until decoder 1 has gone.
+	 */
 	mt_wr(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL), 0);
 	EXPECT_FALSE(mt_rd(self->regs, DEC(hb, 0, MCMGPU_HDM_CTRL)) &
 		     MCMGPU_HDM_CTRL_COMMITTED);
+	EXPECT_EQ(MCMGPU_CXL_PROBE_MISS, probe(self->regs, w, &dpa));
+	EXPECT_FALSE(commit(self->regs, hb, 0, 0));
+	mt_wr(self->regs, DEC(hb, 1, MCMGPU_HDM_CTRL), 0);
 	ASSERT_TRUE(commit(self->regs, hb, 0, 0));
 	/* A DPA skip near 2^64 must not wrap past the capacity check. */
 	program(self->regs, MCMGPU_CXL_EP_BLOCK(0), 0, w, 2 * u, -u);
@@ -372,6 +374,44 @@ TEST_F(cxl, device_rejections)
 	EXPECT_EQ(0xffffffffU, *(volatile uint32_t *)(self->bar4 + 64));
 	*(volatile uint32_t *)(self->bar4 + 64) = 0x1234;
 	EXPECT_EQ(0xffffffffU, *(volatile uint32_t *)(self->bar4 + 64));
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+}
+
+/*
+ * An endpoint decoder dropped out of order and rewritten (a new skip)
+ * does not move the committed decoder above it: that one decodes from
+ * the DPA base it latched at its commit.
+ */
+TEST_F(cxl, uncommit_out_of_order_keeps_upper_dpas)
+{
+	const uint64_t w = MCMGPU_CXL_WINDOW_BASE, u = 256 * MiB;
+	const unsigned int hb = MCMGPU_CXL_HB_BLOCK;
+	const unsigned int ep = MCMGPU_CXL_EP_BLOCK(0);
+	uint64_t dpa;
+
+	ASSERT_LE(u, self->info.port[0].capacity);
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+	mt_wr(self->regs, HDM(ep, MCMGPU_HDM_GLOBAL_CTRL),
+	      MCMGPU_HDM_GLOBAL_ENABLE);
+	/* EP decoder 0 empty, decoder 1 all of u from DPA 0; HB to port 0. */
+	program(self->regs, ep, 0, w, 0, 0);
+	ASSERT_TRUE(commit(self->regs, ep, 0, 0));
+	program(self->regs, ep, 1, w, u, 0);
+	ASSERT_TRUE(commit(self->regs, ep, 1, 0));
+	program(self->regs, hb, 0, w, u, self->info.port[0].id);
+	ASSERT_TRUE(commit(self->regs, hb, 0, 0));
+	EXPECT_EQ(0, probe(self->regs, w + 4100, &dpa));
+	EXPECT_EQ(4100, dpa);
+	/* Decoder 0 drops Commit and takes a skip of half the range. */
+	mt_wr(self->regs, DEC(ep, 0, MCMGPU_HDM_CTRL), 0);
+	EXPECT_FALSE(mt_rd(self->regs, DEC(ep, 0, MCMGPU_HDM_CTRL)) &
+		     MCMGPU_HDM_CTRL_COMMITTED);
+	program(self->regs, ep, 0, w, 0, u / 2);
+	EXPECT_TRUE(mt_rd(self->regs, DEC(ep, 1, MCMGPU_HDM_CTRL)) &
+		    MCMGPU_HDM_CTRL_COMMITTED);
+	EXPECT_EQ(0, probe(self->regs, w + 4100, &dpa));
+	EXPECT_EQ(4100, dpa);
+	EXPECT_FALSE(commit(self->regs, ep, 0, 0));
 	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
 }
 
@@ -563,6 +603,20 @@ TEST_F(cxl, tool_setup_and_decode)
 	EXPECT_EQ(0, mt_run_cmd("mcmgpu cxl setup --help", NULL, 0));
 }
 
+/* dram_hit_rate is the hits' share of the reads the SSD saw. */
+static void expect_dram_hit_rate(struct __test_metadata *_metadata,
+				 const char *json)
+{
+	double hits = mt_json_number(json, "dram_hits");
+	double misses = mt_json_number(json, "dram_misses");
+	double rate = mt_json_number(json, "dram_hit_rate");
+
+	ASSERT_TRUE(hits + misses > 0) TH_LOG("%s", json);
+	EXPECT_TRUE(rate >= 0 && rate <= 1) TH_LOG("%s", json);
+	EXPECT_TRUE(__builtin_fabs(rate - hits / (hits + misses)) < 1e-4)
+		TH_LOG("%s", json);
+}
+
 /*
  * SR/DS replays on the device equal the host core's (the guest's
  * endpoints are DRAM unless MT_CXL_MEDIA says otherwise), and a record
@@ -598,6 +652,7 @@ TEST_F(cxl, replay_device_equals_host)
 		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host)));
 		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
 		EXPECT_NE(NULL, strstr(dev, "\"loads\"")) TH_LOG("%s", dev);
+		expect_dram_hit_rate(_metadata, dev);
 	}
 	/*
 	 * Interleaved layouts: the device replays through what it committed,

@@ -18,8 +18,10 @@
  * guest run (tools/guest/init). MCMGPU_FUZZ_OPS sets the operations per
  * process (default 2000), MCMGPU_FUZZ_SEED the seed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -824,6 +826,191 @@ TEST_F_TIMEOUT(fuzz, hostile_ioctls_from_several_processes, 3600)
 	}
 	TH_LOG("%u processes x %llu operations, %u killed mid-run", PROCS,
 	       (unsigned long long)ops, killed);
+}
+
+/*
+ * Unbinds with files open on every char device of the project (each
+ * /dev/mcmgpu* node, its debugfs files and the aux devices' sysfs files),
+ * objects allocated and ADSM objects mapped: afterwards every ioctl number,
+ * known or not, with any argument, gets ENODEV; mmap fails; a mapping
+ * touched gives SIGBUS or SIGSEGV, never a kernel report; the debugfs
+ * and sysfs files fail cleanly. Then the device binds again and works.
+ */
+#define UNBIND_FILES 32
+
+static int open_node(const char *dir, const char *prefix, int *fds,
+		     unsigned int *n, int flags)
+{
+	struct dirent *de;
+	char path[PATH_MAX];
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && *n < UNBIND_FILES) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fds[*n] = open(path, flags);
+		if (fds[*n] >= 0)
+			(*n)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+static unsigned int open_debugfs(int *fds, unsigned int n)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/debug/barre_iommu", "/sys/kernel/debug",
+	};
+	struct dirent *de, *fe;
+	char path[PATH_MAX];
+	unsigned int i;
+	DIR *d, *sub;
+
+	mt_system("mount -t debugfs none /sys/kernel/debug 2>/dev/null");
+	for (i = 0; i < 2; i++) {
+		d = opendir(dirs[i]);
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && n < UNBIND_FILES) {
+			if (strncmp(de->d_name, "mcmgpu.", 7))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+			sub = opendir(path);
+			while (sub && (fe = readdir(sub)) && n < UNBIND_FILES) {
+				char file[PATH_MAX + 256];
+
+				if (fe->d_name[0] == '.')
+					continue;
+				snprintf(file, sizeof(file), "%s/%s", path,
+					 fe->d_name);
+				fds[n] = open(file, O_RDONLY);
+				if (fds[n] >= 0)
+					n++;
+			}
+			if (sub)
+				closedir(sub);
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+static volatile uint8_t *touch_at;
+
+static int touch_gone_mapping(volatile uint8_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_touch_fault }, old_segv, old_bus;
+	int faulted = 1;
+
+	touch_at = p;
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+	if (!sigsetjmp(touch_jmp, 1)) {
+		touch_at[0] ^= 1;
+		(void)touch_at[PAGE];
+		faulted = 0;
+	}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	return faulted;
+}
+
+TEST(unbind_with_open_files_of_every_char_device)
+{
+	unsigned int rounds = mt_env_u64("MCMGPU_UNBIND_ROUNDS", 3);
+	struct arena a = { 0 };
+	char slot[NAME_MAX + 1], buf[256];
+	unsigned int r, i, k, nodes, files, refused;
+	int fds[UNBIND_FILES], fd;
+
+	rng = mt_env_u64("MCMGPU_FUZZ_SEED", 1) * 0x9e3779b97f4a7c15ULL | 1;
+	ASSERT_EQ(0, mt_find_slot(slot, sizeof(slot)));
+	a.rw = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a.rw);
+	a.ro = a.rw + 4 * PAGE;
+	a.edge = a.rw + 5 * PAGE;
+	a.gone = a.rw + 7 * PAGE;
+	mprotect(a.ro, PAGE, PROT_READ);
+	mprotect(a.edge + PAGE, PAGE, PROT_NONE);
+	munmap(a.gone, PAGE);
+	for (r = 0; r < rounds; r++) {
+		struct mcmgpu_alloc al = {
+			.size = sizeof(al), .bytes = 2 * PAGE + r * 100,
+			.policy = MCMGPU_ALLOC_RR,
+			.flags = MCMGPU_ALLOC_F_SHARED,
+		};
+		volatile uint8_t *map = MAP_FAILED;
+
+		nodes = 0;
+		open_node("/dev", "mcmgpu", fds, &nodes, O_RDWR);
+		open_node("/dev", "barre", fds, &nodes, O_RDWR);
+		ASSERT_LE(1, nodes);
+		/* Several files on one node, one with a mapped ADSM object. */
+		fds[nodes] = mt_open_dev();
+		ASSERT_LE(0, fds[nodes]);
+		fd = fds[nodes++];
+		ASSERT_EQ(0, ioctl(fd, MCMGPU_IOCTL_ALLOC, &al));
+		map = mmap(NULL, al.bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   fd, al.mmap_offset);
+		ASSERT_NE(MAP_FAILED, map);
+		map[0] = 0x5a;
+		files = open_debugfs(fds, nodes);
+		for (k = 0; k < 2 && files < UNBIND_FILES; k++) {
+			static const char *const ping[] = {
+				"/sys/bus/auxiliary/devices/mcmgpu.iommu.0/ping",
+				"/sys/bus/auxiliary/devices/mcmgpu.cxl_rc.0/ping",
+			};
+
+			fds[files] = open(ping[k], O_RDWR);
+			if (fds[files] >= 0)
+				files++;
+		}
+		ASSERT_EQ(0, mt_write_sysfs("/sys/bus/pci/drivers/mcmgpu/unbind",
+					    slot));
+		/* Every ioctl number of both ABIs and random ones: ENODEV. */
+		refused = 0;
+		for (i = 0; i < nodes; i++) {
+			for (k = 0; k < 200; k++) {
+				uint8_t type = k % 3 == 0 ? MCMGPU_IOCTL_MAGIC : k % 3 == 1 ?
+					MCMGPU_CXL_IOCTL_MAGIC : rnd();
+				unsigned long cmd = _IOC(rnd() % 4, type,
+							 k < 100 ? k % 16 : rnd(),
+							 rnd() % 512);
+				uint64_t arg = ptr_for(&a, 64);
+
+				if (k % 7 == 0)
+					arg = (uintptr_t)a.rw;
+				errno = 0;
+				EXPECT_EQ(-1, ioctl(fds[i], cmd, (unsigned long)arg));
+				EXPECT_EQ(ENODEV, errno)
+					TH_LOG("file %u ioctl 0x%lx", i, cmd);
+				refused++;
+			}
+			EXPECT_EQ(MAP_FAILED, mmap(NULL, PAGE, PROT_READ,
+						   MAP_SHARED, fds[i], 0));
+		}
+		EXPECT_EQ(1, touch_gone_mapping(map));
+		for (i = nodes; i < files; i++) {
+			/* An error or nothing; never stale hardware. */
+			(void)!read(fds[i], buf, sizeof(buf));
+			(void)!write(fds[i], "1", 1);
+		}
+		munmap((void *)map, al.bytes);
+		for (i = 0; i < files; i++)
+			close(fds[i]);
+		ASSERT_EQ(0, mt_write_sysfs("/sys/bus/pci/drivers/mcmgpu/bind",
+					    slot));
+		fd = mt_open_dev();
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, mt_roundtrip(fd, 4096 * (1 + r), 777));
+		close(fd);
+		TH_LOG("round %u: %u nodes, %u files, %u ioctls refused", r,
+		       nodes, files, refused);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -9,9 +9,11 @@
 #ifndef GPU_RC_H
 #define GPU_RC_H
 
+#include <linux/kref.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/rwsem.h>
 
 #include "mcmgpu_aux.h"
 #include "mcmgpu_aux_ping.h"
@@ -34,6 +36,9 @@ struct gpu_rc_port {
 };
 
 struct gpu_rc {
+	struct kref ref;	/* the binding and each open file */
+	struct rw_semaphore remove_lock;	/* 'removed' against ioctls */
+	bool removed;		/* unbound: no register, no aux call */
 	struct mcmgpu_aux_dev *aux;
 	struct pci_dev *pdev;
 	struct mcmgpu_aux_ping ping;

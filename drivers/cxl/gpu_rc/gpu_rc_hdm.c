@@ -160,9 +160,12 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 
 	if (req->flags & ~MCMGPU_CXL_SETUP_LOCK)
 		return bad("flags: unknown bits 0x%x", req->flags);
-	if (req->nregions > rc->hb.decoders)
-		return bad("nregions: %u, the host bridge has %u decoders",
-			   req->nregions, rc->hb.decoders);
+	/* req->region[] has MAX_REGIONS; a device may report more decoders. */
+	if (req->nregions > min_t(unsigned int, rc->hb.decoders,
+				  MCMGPU_CXL_MAX_REGIONS))
+		return bad("nregions: %u, the host bridge has %u decoders and a request at most %u regions",
+			   req->nregions, rc->hb.decoders,
+			   MCMGPU_CXL_MAX_REGIONS);
 	for (i = 0; i < req->nregions; i++) {
 		const struct mcmgpu_cxl_region *r = &req->region[i];
 

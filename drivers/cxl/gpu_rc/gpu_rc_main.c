@@ -248,12 +248,9 @@ out:
 	return ret;
 }
 
-static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
-			 unsigned long arg)
+static long gpu_rc_ioctl_locked(struct gpu_rc *rc, unsigned int cmd,
+				void __user *uarg)
 {
-	struct gpu_rc *rc = container_of(file->private_data, struct gpu_rc,
-					 misc);
-	void __user *uarg = (void __user *)arg;
 	struct mcmgpu_cxl_decode dec;
 	struct mcmgpu_cxl_info info;
 	long ret;
@@ -287,8 +284,51 @@ static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+static struct gpu_rc *file_to_rc(struct file *file)
+{
+	return container_of(file->private_data, struct gpu_rc, misc);
+}
+
+static void gpu_rc_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct gpu_rc, ref));
+}
+
+/* misc_open holds misc_mtx, so gpu_rc_remove's misc_deregister waits. */
+static int gpu_rc_open(struct inode *inode, struct file *file)
+{
+	kref_get(&file_to_rc(file)->ref);
+	return 0;
+}
+
+static int gpu_rc_release(struct inode *inode, struct file *file)
+{
+	kref_put(&file_to_rc(file)->ref, gpu_rc_free);
+	return 0;
+}
+
+/*
+ * A file may outlive the device (an unbind with the file open): then
+ * every ioctl gets ENODEV before anything else, and no register or aux
+ * call is touched, since both went with the device.
+ */
+static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct gpu_rc *rc = file_to_rc(file);
+	long ret;
+
+	down_read(&rc->remove_lock);
+	ret = rc->removed ? -ENODEV :
+		gpu_rc_ioctl_locked(rc, cmd, (void __user *)arg);
+	up_read(&rc->remove_lock);
+	return ret;
+}
+
 static const struct file_operations gpu_rc_fops = {
 	.owner = THIS_MODULE,
+	.open = gpu_rc_open,
+	.release = gpu_rc_release,
 	.unlocked_ioctl = gpu_rc_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
@@ -351,12 +391,16 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	struct gpu_rc *rc;
 	int ret;
 
-	rc = devm_kzalloc(&adev->dev, sizeof(*rc), GFP_KERNEL);
+	/* Not devm: an open file keeps it past the unbind. */
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	req = kzalloc(sizeof(*req), GFP_KERNEL);
 	if (!rc || !req) {
 		kfree(req);
+		kfree(rc);
 		return -ENOMEM;
 	}
+	kref_init(&rc->ref);
+	init_rwsem(&rc->remove_lock);
 	rc->aux = aux;
 	rc->pdev = to_pci_dev(adev->dev.parent);
 	mutex_init(&rc->lock);
@@ -393,6 +437,7 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 fail:
 	gpu_rc_unmap(rc);
 	kfree(req);
+	kfree(rc);
 	return ret;
 }
 
@@ -404,12 +449,17 @@ static void gpu_rc_remove(struct auxiliary_device *adev)
 	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(rc->debugfs);
 	misc_deregister(&rc->misc);
+	/* Wait for running ioctls; files still open get ENODEV from now on. */
+	down_write(&rc->remove_lock);
+	rc->removed = true;
 	/* Newest first; locked decoders stay until the device resets. */
 	mutex_lock(&rc->lock);
 	if (gpu_rc_teardown(rc))
 		dev_info(&adev->dev, "decoders locked: left committed\n");
 	mutex_unlock(&rc->lock);
 	gpu_rc_unmap(rc);
+	up_write(&rc->remove_lock);
+	kref_put(&rc->ref, gpu_rc_free);
 }
 
 static const struct auxiliary_device_id gpu_rc_ids[] = {

@@ -492,7 +492,8 @@ static const struct stat_row replay_rows[] = {
 	R(store_latency_ps), R(load_latency_max_ps), R(store_latency_max_ps),
 	STAT_NEWLINE,
 	R(dram_hits), R(dram_misses), R(dram_joins),
-	STAT_RATIO("dram_hit_rate", STAT_SHARE, struct mcmgpu_cxl_sim_result,
+	/* Of the demand reads that reached the SSD (hits + misses). */
+	STAT_RATIO("dram_hit_rate", STAT_SPLIT, struct mcmgpu_cxl_sim_result,
 		   dram_hits, dram_misses),
 	R(specrd_sent), R(specrd_dropped), R(specrd_bytes), R(media_reads),
 	R(media_programs), R(gc_runs), STAT_NEWLINE,

@@ -13,9 +13,11 @@ static unsigned long long count(const void *stats, size_t off)
 
 static double ratio(const struct stat_row *r, const void *stats)
 {
-	unsigned long long b = count(stats, r->per);
+	unsigned long long a = count(stats, r->off), b = count(stats, r->per);
 
-	return b ? (double)count(stats, r->off) / b : 0.0;
+	if (r->unit == STAT_SPLIT)
+		b += a;
+	return b ? (double)a / b : 0.0;
 }
 
 void stats_json(struct json *j, const struct stat_table *t, const void *stats)
@@ -32,6 +34,7 @@ void stats_json(struct json *j, const struct stat_table *t, const void *stats)
 			break;
 		case STAT_FACTOR:
 		case STAT_SHARE:
+		case STAT_SPLIT:
 			json_double(j, r->name, 4, ratio(r, stats));
 			break;
 		case STAT_GROUP:
@@ -57,6 +60,7 @@ static void text_value(FILE *f, const struct stat_row *r, const void *stats)
 		fprintf(f, "%.2fx", ratio(r, stats));
 		break;
 	case STAT_SHARE:
+	case STAT_SPLIT:
 		fprintf(f, "%.1f%%", 100 * ratio(r, stats));
 		break;
 	default:

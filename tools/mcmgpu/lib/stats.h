@@ -18,6 +18,7 @@ enum stat_unit {
 	STAT_MEAN,	/* off / per: JSON %.3f, text %.1f */
 	STAT_FACTOR,	/* off / per: JSON %.4f, text %.2fx */
 	STAT_SHARE,	/* off / per: JSON %.4f, text as a percentage */
+	STAT_SPLIT,	/* off / (off + per), as STAT_SHARE: hits of hits + misses */
 	STAT_GROUP,	/* a JSON object of the rows up to STAT_END */
 	STAT_END,
 	STAT_LINE,	/* JSON: the next row starts a new line */
