@@ -22,7 +22,13 @@ uint64_t cxl_hdm_granularity(uint32_t ctrl)
 
 uint32_t cxl_hdm_count_enc(unsigned n)
 {
-    return n <= 1 ? 0 : n / 2;
+    return n <= 1 ? 0 : n <= 16 ? n / 2 : 9 + (n - 20) / 4;
+}
+
+bool cxl_hdm_count_valid(unsigned n)
+{
+    return n == 1 || (n >= 2 && n <= 16 && n % 2 == 0) ||
+           (n >= 20 && n <= CXL_HDM_MAX_DECODERS && n % 4 == 0);
 }
 
 static bool committed(const struct cxl_hdm_decoder *d)

@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include "mcmgpu_cxl.h"
 
-#define CXL_HDM_MAX_DECODERS    MCMGPU_CXL_HB_DECODERS
+/* The most a component may have (spec's Decoder Count encoding 0xC). */
+#define CXL_HDM_MAX_DECODERS    32
 
 struct cxl_hdm_decoder {
     uint64_t base;          /* HPA, 256 MiB aligned */
@@ -39,8 +40,13 @@ struct cxl_hdm {
 unsigned cxl_hdm_ways(uint32_t ctrl);
 /* Bytes from the IG field: 256..16384, or 0 for a reserved encoding. */
 uint64_t cxl_hdm_granularity(uint32_t ctrl);
-/* The Decoder Count field for n decoders (n = 1 or even, up to 32). */
+/*
+ * The Decoder Count field for n decoders: 1, 2..16 even, 20, 24, 28 or 32
+ * (CXL 3.1 §8.2.4.20.1; cxl_hdm_count_valid says which n). Linux 6.1
+ * decodes the field as 2 x value, so it sees 18..24 for 20..32.
+ */
 uint32_t cxl_hdm_count_enc(unsigned n);
+bool cxl_hdm_count_valid(unsigned n);
 
 /*
  * Where the endpoint's decoder n would start in DPA space if it committed

@@ -69,6 +69,7 @@ typedef struct cxl_hdm_tree CXLSnapshot;
 struct CXLRC {
     MCMGPUState *s;
     unsigned ports;
+    unsigned hb_decoders;
     uint8_t port_ids[MCMGPU_CXL_MAX_PORTS];
     CXLBlock block[CXL_BLOCKS];
     CXLEndpoint ep[MCMGPU_CXL_MAX_PORTS];
@@ -889,8 +890,7 @@ static void cxl_rc_reset_state(CXLRC *rc)
 
         memset(&b->hdm, 0, sizeof(b->hdm));
         b->hdm.host_bridge = hb;
-        b->hdm.decoders = hb ? MCMGPU_CXL_HB_DECODERS :
-                          MCMGPU_CXL_EP_DECODERS;
+        b->hdm.decoders = hb ? rc->hb_decoders : MCMGPU_CXL_EP_DECODERS;
         b->hdm.targets = hb ? rc->ports : 0;
         for (p = 0; p < CXL_HDM_MAX_DECODERS; p++) {
             b->commit_due[p] = -1;
@@ -921,6 +921,14 @@ static void *cxl_rc_realize(MCMGPUState *s, PCIDevice *pdev,
     if (!is_power_of_2(rc->ports) || rc->ports > MCMGPU_CXL_MAX_PORTS) {
         error_setg(errp, "mcmgpu: cxl-ports=%u must be 1, 2, 4 or 8 (the "
                    "HDM Target Count)", cfg->ports);
+        return NULL;
+    }
+    /* More than a request's regions too: drivers must bound by both. */
+    rc->hb_decoders = cfg->hb_decoders;
+    if (!cxl_hdm_count_valid(rc->hb_decoders)) {
+        error_setg(errp, "mcmgpu: cxl-hb-decoders=%u must be 1, 2..16 even, "
+                   "20, 24, 28 or 32 (the Decoder Count encodings)",
+                   cfg->hb_decoders);
         return NULL;
     }
     if (cfg->commit_us > MCMGPU_CXL_MAX_COMMIT_US) {

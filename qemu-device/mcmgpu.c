@@ -1421,6 +1421,8 @@ static Property mcmgpu_properties[] = {
     DEFINE_PROP_BOOL("sync-commands", MCMGPUState, sync_commands, false),
     DEFINE_PROP_UINT32("cxl-ports", MCMGPUState, cxl.ports,
                        MCMGPU_CXL_DEFAULT_PORTS),
+    DEFINE_PROP_UINT32("cxl-hb-decoders", MCMGPUState, cxl.hb_decoders,
+                       MCMGPU_CXL_HB_DECODERS),
     DEFINE_PROP_STRING("cxl-media", MCMGPUState, cxl.media),
     DEFINE_PROP_STRING("cxl-capacity", MCMGPUState, cxl.capacity),
     DEFINE_PROP_UINT32("cxl-commit-us", MCMGPUState, cxl.commit_us,

@@ -75,6 +75,7 @@ void *mcmgpu_engine_dev(MCMGPUState *s, const MCMGPUEngine *e);
 /* The CXL root complex's properties (engine_cxl_rc.c checks them). */
 typedef struct MCMGPUCxlConfig {
     uint32_t ports;
+    uint32_t hb_decoders;   /* the host bridge's, as the capability says */
     char *media;            /* one name, or one per port, comma separated */
     char *capacity;         /* likewise, sizes */
     uint32_t commit_us;

@@ -243,7 +243,8 @@ static int cxl_op(struct arena *a)
 	case 2:
 	case 3:
 		u.setup.flags = rnd() % 16 ? 0 : (uint32_t)rnd() & ~MCMGPU_CXL_SETUP_LOCK;
-		u.setup.nregions = rnd() % 8 ? rnd() % 5 : (uint32_t)rnd();
+		u.setup.nregions = rnd() % 8 ? rnd() % 5 :
+			rnd() % 2 ? 9 + rnd() % 24 : (uint32_t)rnd();
 		for (i = 0; i < MCMGPU_CXL_MAX_REGIONS; i++)
 			cxl_region(&u.setup.region[i], i);
 		if (rnd() % 4 == 0)

@@ -163,9 +163,10 @@ static int gpu_rc_check(const struct gpu_rc *rc,
 	/* req->region[] has MAX_REGIONS; a device may report more decoders. */
 	if (req->nregions > min_t(unsigned int, rc->hb.decoders,
 				  MCMGPU_CXL_MAX_REGIONS))
-		return bad("nregions: %u, the host bridge has %u decoders and a request at most %u regions",
-			   req->nregions, rc->hb.decoders,
-			   MCMGPU_CXL_MAX_REGIONS);
+		return bad("nregions: %u, above %u (host bridge decoders %u)",
+			   req->nregions, min_t(unsigned int, rc->hb.decoders,
+						MCMGPU_CXL_MAX_REGIONS),
+			   rc->hb.decoders);
 	for (i = 0; i < req->nregions; i++) {
 		const struct mcmgpu_cxl_region *r = &req->region[i];
 
