@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
+#include "../lib/barre_identities.h"
 #include "../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../drivers/iommu/barre/barre_walk.h"
 #include "barre_replay.h"
@@ -771,6 +772,106 @@ TEST(walker_coalesces_pending_group)
 	env_fini(&e);
 }
 
+/* G0 of Example 1 (0x1, 0x4, 0x7, 0xA) arriving together at cycle at. */
+static void submit_g0(struct bw_iommu *b, u64 at)
+{
+	u32 i;
+
+	for (i = 0; i < 4; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = at,
+					.pasid = 1, .chiplet = i };
+
+		bw_submit(b, &r);
+	}
+}
+
+/*
+ * Issue 32 item 9: a reset (BARRE_RUN's F_RESET) empties the walkers and
+ * queues but keeps the PEC entries ALLOC registered once, and a reloaded
+ * IOMMU given the buffer back (bw_pec_restore) coalesces as before: one
+ * walk and three coalesced answers that carry the object's entry.
+ */
+TEST(reset_and_reload_keep_pec_entries)
+{
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe, saved[BW_MAX_PEC];
+	struct bw_config cfg;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
+	walker_env(&e, &b, &a, 1, 5, true);
+	ASSERT_EQ(1, bw_pec_add(&b, &pe));
+	submit_g0(&b, 0);
+	bw_advance(&b, 300);	/* a reset in the middle of a walk */
+	cfg = b.cfg;
+	ASSERT_EQ(0, bw_reset(&b, &cfg));
+	EXPECT_EQ(0, bw_inflight(&b));
+	EXPECT_EQ(0, b.stats.ats_requests);
+	a.n = 0;
+	submit_g0(&b, 1000);
+	bw_advance(&b, 10000);
+	ASSERT_EQ(4, a.n);
+	EXPECT_EQ(1, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0xA075 + 0x1000 * a.r[i].tag, a.r[i].pfn);
+		EXPECT_TRUE(a.r[i].pec.valid);	/* F-Barre's extension */
+	}
+	cfg.walkers = 0;
+	EXPECT_EQ(-EINVAL, bw_reset(&b, &cfg));
+	EXPECT_EQ(1, b.stats.walks);	/* a refused reset changes nothing */
+
+	/* A new model (module reload) with the buffer given back. */
+	memcpy(saved, b.pec, sizeof(saved));
+	walker_env(&e, &b, &a, 1, 5, true);
+	bw_pec_restore(&b, saved, MCMGPU_BARRE_PEC_ENTRIES);
+	submit_g0(&b, 0);
+	bw_advance(&b, 10000);
+	EXPECT_EQ(1, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	EXPECT_EQ(0, b.stats.pec_misses);
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/*
+ * Issue 32 item 11: a phase abandoned with requests queued, waiting and
+ * being walked: those never walked leave ats_requests, so walks +
+ * coalesced = ats_requests holds right after, and the model is idle.
+ */
+TEST(abandoned_phase_keeps_walks_plus_coalesced)
+{
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
+	walker_env(&e, &b, &a, 1, 0, false);
+	for (i = 0; i < 12; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + i,
+					.arrive = i < 8 ? 0 : 5000, .pasid = 1 };
+
+		ASSERT_EQ(0, bw_submit(&b, &r));
+	}
+	bw_advance(&b, 1200);	/* two walked, one walking, the rest waiting */
+	EXPECT_EQ(3, b.stats.walks);
+	EXPECT_EQ(2, a.n);
+	bw_abandon(&b);
+	EXPECT_EQ(0, bw_inflight(&b));
+	EXPECT_EQ(b.stats.ats_requests, b.stats.walks + b.stats.coalesced);
+	EXPECT_EQ(~0ULL, bw_next_event(&b));
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
 /* Each answer equals the true walk of its request's page; returns how many. */
 static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
 			 struct answers *a, const u64 *vpns)
@@ -1032,8 +1133,8 @@ TEST(host_replay_invariants)
 	cfg.barre = false;
 	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &off, err, sizeof(err)));
 
-	EXPECT_EQ(on.ats_requests, on.walks + on.coalesced);
-	EXPECT_EQ(off.ats_requests, off.walks + off.coalesced);
+	EXPECT_BARRE_IDENTITIES(&on);
+	EXPECT_BARRE_IDENTITIES(&off);
 	EXPECT_EQ(0, off.coalesced);
 	EXPECT_EQ(0, off.groups);
 	EXPECT_EQ(0, on.shadow_mismatches);

@@ -143,17 +143,22 @@ static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
 		t->pwq_hist[i] += s->pwq_hist[i];
 }
 
+static void barre_space_config(struct barre_iommu *bi, struct bw_config *cfg,
+			       u32 nwalkers, bool shadow_walk, u32 sched_moves)
+{
+	bw_default_config(cfg, bi->aux->chiplets,
+			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
+	cfg->walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
+	cfg->shadow = shadow_walk;
+	cfg->sched_moves = sched_moves;
+}
+
 static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
-			    u32 pasid, u32 nwalkers, bool shadow_walk,
-			    u32 sched_moves)
+			    u32 pasid)
 {
 	struct bw_config cfg;
 
-	bw_default_config(&cfg, bi->aux->chiplets,
-			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
-	cfg.walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
-	cfg.shadow = shadow_walk;
-	cfg.sched_moves = sched_moves;
+	barre_space_config(bi, &cfg, 0, READ_ONCE(shadow), 0);
 	sp->bi = bi;
 	sp->pasid = pasid;
 	return bw_init(&sp->bw, &cfg,
@@ -171,7 +176,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return NULL;
-	if (barre_space_init(bi, sp, pasid, 0, READ_ONCE(shadow), 0) ||
+	if (barre_space_init(bi, sp, pasid) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
 		kfree(sp);
 		return NULL;
@@ -189,14 +194,16 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 {
 	struct barre_iommu *bi = to_barre(iommu);
 	struct barre_space *sp;
+	struct bw_config cfg;
 	int ret = -ENOMEM;
 
+	barre_space_config(bi, &cfg, nwalkers, shadow_walk, sched_moves);
 	mutex_lock(&bi->lock);
 	sp = barre_space_get(bi, pasid);
 	if (sp) {
 		barre_retire(bi, &sp->bw.stats);
-		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk,
-				       sched_moves);
+		/* Walkers and queues only: live objects keep their PEC entries. */
+		ret = bw_reset(&sp->bw, &cfg);
 	}
 	mutex_unlock(&bi->lock);
 	return ret;
@@ -225,6 +232,19 @@ static void barre_pec_drop(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
 	sp = xa_load(&bi->spaces, pasid);
 	if (sp)
 		bw_pec_drop(&sp->bw, pasid, start, end);
+	mutex_unlock(&bi->lock);
+}
+
+static void barre_pec_restore(struct mcmgpu_iommu *iommu, u32 pasid,
+			      const struct mcmgpu_pec_entry *buf, u32 n)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = barre_space_get(bi, pasid);
+	if (sp)
+		bw_pec_restore(&sp->bw, buf, n);
 	mutex_unlock(&bi->lock);
 }
 
@@ -268,34 +288,62 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 	}
 	sp->root = root;
 	sp->nresp = 0;
+	/*
+	 * The whole batch or none of it: a model left with part of a batch
+	 * would count requests it never serves.
+	 */
+	if (horizon < sp->bw.now ||	/* time cannot go back */
+	    bw_inflight(&sp->bw) + nreq > BW_MAX_INFLIGHT)
+		ret = -EPROTO;
+	for (i = 0; i < nreq && !ret; i++) {
+		const struct mcmgpu_ats_request *q = &bi->req[i];
+
+		if (le32_to_cpu(q->pasid) != pasid ||
+		    q->chiplet >= bi->aux->chiplets ||
+		    le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES < sp->bw.now) {
+			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
+				i, pasid);
+			ret = -EPROTO;
+		}
+	}
 	for (i = 0; i < nreq && !ret; i++) {
 		const struct mcmgpu_ats_request *q = &bi->req[i];
 		struct bw_request r = {
 			.tag = le64_to_cpu(q->tag),
 			.vpn = le64_to_cpu(q->vpn),
 			.arrive = le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES,
-			.pasid = le32_to_cpu(q->pasid),
+			.pasid = pasid,
 			.chiplet = q->chiplet,
 			.write = q->write,
 		};
 
-		if (r.pasid != pasid || r.chiplet >= bi->aux->chiplets ||
-		    bw_submit(&sp->bw, &r)) {
-			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
-				i, pasid);
-			ret = -EPROTO;
-		}
+		ret = bw_submit(&sp->bw, &r);	/* checked above: cannot fail */
 	}
-	if (!ret && horizon >= sp->bw.now) {
+	if (!ret) {
 		bw_advance(&sp->bw, horizon);
 		barre_inject(sp);
 		ret = sp->overflow ? -EPROTO : sp->nresp;
-	} else if (!ret) {
-		ret = -EPROTO;		/* time cannot go back */
+	}
+	/* The phase ends here: no request of it stays in the counts. */
+	if (ret < 0) {
+		ret = -EPROTO;
+		bw_abandon(&sp->bw);
 	}
 unlock:
 	mutex_unlock(&bi->lock);
 	return ret;
+}
+
+static void barre_abandon(struct mcmgpu_iommu *iommu, u32 pasid)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = xa_load(&bi->spaces, pasid);
+	if (sp)
+		bw_abandon(&sp->bw);
+	mutex_unlock(&bi->lock);
 }
 
 static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
@@ -439,7 +487,9 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 	bi->iommu.reset = barre_reset;
 	bi->iommu.pec_add = barre_pec_add;
 	bi->iommu.pec_drop = barre_pec_drop;
+	bi->iommu.pec_restore = barre_pec_restore;
 	bi->iommu.serve = barre_serve;
+	bi->iommu.abandon = barre_abandon;
 	bi->iommu.stats = barre_stats;
 	bi->iommu.release = barre_release;
 	dev_set_drvdata(&adev->dev, bi);
