@@ -1068,9 +1068,20 @@ TEST(walker_random_streams_answer_true_walks)
 /* ---- Traces and the host replay -------------------------------------- */
 
 static const char *const bad_traces[][2] = {
-	{ "alloc 1 4096 policy=rr\nbogus 1\n", "line 2: " },
-	{ "alloc 1 4095 policy=rr\n", "line 1: alloc: BYTES" },
-	{ "alloc 1 0 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "alloc 1 4096 policy=rr\nbogus 1\n", "line 2: 'bogus': expected alloc" },
+	{ "alloc 1 -1 policy=rr\n", "line 1: alloc: BYTES must be a number" },
+	{ "alloc 1 0 policy=rr\n", "line 1: alloc: BYTES must be a number" },
+	{ "alloc 1 0xfffffffffffff001 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "\n\nalloc 2x 4096 policy=rr\n", "line 3: ID '2x': not a number, nor a name" },
+	{ "alloc a$ 4096 policy=rr\n", "line 1: ID 'a$'" },
+	{ "alloc A 4096 policy=rr\naccess 0 .b 0\n", "line 2: ID '.b'" },
+	{ "alloc A 4096 policy=rr\naccess 0\n", "line 2: access: expected CHIPLET" },
+	{ "alloc matrix_b 4096 policy=rr\naccess 0 matrix_a 0\n",
+	  "line 2: access: object matrix_a is not allocated" },
+	{ "alloc A 4096 policy=rr\nalloc A 4096 policy=rr\n",
+	  "line 2: alloc: object A is already live" },
+	{ "alloc 0x10 4096 policy=rr\nalloc 16 4096 policy=rr\n",
+	  "line 2: alloc: object 16 is already live" },
 	{ "# c\nalloc 1 8192\n", "line 2: alloc: policy= missing" },
 	{ "alloc 1 8192 policy=chunk\n", "line 1: alloc: policy=chunk needs g=" },
 	{ "alloc 1 8192 policy=rr g=0\n", "line 1: alloc: unknown field 'g=0'" },
@@ -1079,8 +1090,61 @@ static const char *const bad_traces[][2] = {
 	{ "access 0 1 0\n", "line 1: access: object 1 is not allocated" },
 	{ "alloc 1 8192 policy=rr\naccess 0 1 0 x\n", "line 2: access: expected" },
 	{ "alloc 1 8192 policy=rr\nfree 1\nfree 1\n", "line 3: free: object 1 is not allocated" },
-	{ "alloc 99999999 8192 policy=rr\n", "line 1: " },
+	{ "alloc a123456789012345678901234567890123456789012345678901234567890123"
+	  " 4096 policy=rr\n", "line 1: ID 'a1234" },
 };
+
+/*
+ * Issue 32 item 10: IDs are names or numbers, BYTES whole pages rounded
+ * up; the replay of a trace with names and odd sizes equals the one with
+ * numbers and whole pages, and the last page is usable.
+ */
+TEST(trace_names_and_rounded_bytes)
+{
+	static const char named[] =
+		"alloc matrix_b 5000 policy=chunk g=1\n"
+		"alloc A 1 policy=rr\n"
+		"access 0 matrix_b 8191 w\naccess 1 A 4095\naccess 2 matrix_b 0\n"
+		"free A\nalloc x.y-1 4097 policy=kwc\naccess 3 x.y-1 8000\n";
+	static const char numbered[] =
+		"alloc 1 8192 policy=chunk g=1\n"
+		"alloc 2 4096 policy=rr\n"
+		"access 0 1 8191 w\naccess 1 2 4095\naccess 2 1 0\n"
+		"free 2\nalloc 3 8192 policy=kwc\naccess 3 3 8000\n";
+	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
+				      .walkers = 16, .shadow = true };
+	struct mcmgpu_barre_stats a, b;
+	struct barre_trace t;
+	char err[256];
+
+	ASSERT_EQ(0, barre_trace_parse(named, strlen(named), &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(3, t.max_id);
+	EXPECT_STREQ("matrix_b", t.names[0]);
+	EXPECT_STREQ("A", t.names[1]);
+	EXPECT_STREQ("x.y-1", t.names[2]);
+	EXPECT_EQ(8192, t.rec[0].bytes);
+	EXPECT_EQ(4096, t.rec[1].bytes);
+	EXPECT_EQ(t.rec[0].id, t.rec[2].id);
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &a, err, sizeof(err))) TH_LOG("%s", err);
+	barre_trace_free(&t);
+	ASSERT_EQ(0, barre_trace_parse(numbered, strlen(numbered), &t, err,
+				       sizeof(err)));
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &b, err, sizeof(err))) TH_LOG("%s", err);
+	barre_trace_free(&t);
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
+	EXPECT_EQ(5, a.pages);
+	EXPECT_EQ(4, a.accesses);
+	EXPECT_EQ(0, a.access_faults);
+	EXPECT_BARRE_IDENTITIES(&a);
+
+	/* Past the rounded size is still past the object. */
+	ASSERT_EQ(0, barre_trace_parse("alloc A 10 policy=rr\naccess 0 A 4096\n",
+				       36, &t, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, barre_replay_host(&t, &cfg, &a, err, sizeof(err)));
+	EXPECT_STREQ("line 2: access: offset past the object", err);
+	barre_trace_free(&t);
+}
 
 TEST(bad_traces_name_the_line)
 {
