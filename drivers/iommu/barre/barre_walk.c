@@ -18,8 +18,10 @@
  *   holds both and they sit at the same offset of their chunks in the
  *   same round (plain groups; a merged run is known only after the walk).
  *   An idle walker takes the first request not so predicted; those it
- *   passes move behind it, and one passed sched_moves times is no longer
- *   passed, so no request waits behind more than sched_moves others.
+ *   passes rotate to the queue's tail, behind later arrivals, and one
+ *   passed sched_moves times is no longer passed. So a request is passed
+ *   at most sched_moves times, and fewer than (sched_moves + 1) x
+ *   pwq_entries other requests start their walks before its own.
  */
 #include "barre_walk.h"
 
