@@ -100,8 +100,13 @@ static void bd_refetch_in_package(struct bd_device *d)
             m->deferred = 1;
             m->issue = d->now;
         }
-        /* Not answered in the package after all. */
+        /*
+         * Not answered in the package after all; a peer's answer leaves
+         * remote_requests too, so that it still adds up to remote_hits +
+         * remote_false_positives.
+         */
         if (d->replies[i].in_package == BD_REMOTE) {
+            d->fb.stats.remote_requests--;
             d->fb.stats.remote_hits--;
         } else {
             d->fb.stats.local_hits--;

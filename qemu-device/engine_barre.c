@@ -224,6 +224,8 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
                               struct mcmgpu_barre_run_result *res)
 {
     g_autofree struct mcmgpu_ats_response *rsp = NULL;
+    uint64_t frames = mcmgpu_geometry_total(mcmgpu_geometry(s)) >>
+                      MCMGPU_PAGE_SHIFT;
     uint64_t i;
 
     if (n > MCMGPU_ATS_QUEUE_ENTRIES) {
@@ -261,6 +263,22 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
             memcpy(r.pec.map, rsp[i].map, sizeof(r.pec.map));
         }
 
+        /*
+         * A frame past the GPU's memory: pfn << 12 would wrap from 2^52
+         * on, and the TLBs (which keep the PTE's PFN field) and F-Barre's
+         * formula would disagree with the data path.
+         */
+        if (!r.fault && r.pfn >= frames) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+                          " (tag %" PRIu64 ") translates to PFN 0x%" PRIx64
+                          ", past the GPU's %" PRIu64 " frames\n", i + 1,
+                          r.tag, r.pfn, frames);
+            res->error.index = i + 1;
+            res->error.value = r.pfn;
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    "pfn: past the GPU's memory");
+            return MCMGPU_CMPL_BAD_ATS_RESPONSE;
+        }
         /*
          * An answer from past the horizon would park a chiplet at a cycle
          * the epochs may never reach (or wrap the clock).

@@ -64,7 +64,19 @@ struct mcmgpu_barre_access {
 /* What a write access stores at its byte: its chiplet's signature. */
 #define MCMGPU_BARRE_WRITE_BYTE(chiplet)	(0xb0 + (chiplet))
 
-/* A Barre replay's counters (the JSON of mcmgpu barre replay). */
+/*
+ * A Barre replay's counters (the JSON of mcmgpu barre replay). After every
+ * replay, and in barre_iommu.ko's debugfs whenever no phase is running
+ * (a failed phase's requests that were never walked leave ats_requests):
+ *   walks + coalesced = ats_requests
+ *   ats_requests_sent = ats_requests
+ *   accesses = l1_hits + l2_hits + mshr_merges + l2_misses
+ *   l2_misses = local_hits + remote_hits + ats_requests_sent
+ *   remote_requests = remote_hits + remote_false_positives
+ *   lcf_true_positives <= lcf_hits
+ * An in-package answer a shootdown overtakes leaves local_hits or
+ * remote_hits (and remote_requests) and goes to the IOMMU instead.
+ */
 struct mcmgpu_barre_stats {
 	/* IOMMU */
 	__u64 ats_requests;
@@ -235,6 +247,19 @@ static inline int mcmgpu_pec_insert(struct mcmgpu_pec_entry *buf,
 	buf[victim] = *e;
 	buf[victim].valid = 1;
 	return 1;
+}
+
+/* A free: every entry of pasid overlapping [start, end] leaves the buffer. */
+static inline void mcmgpu_pec_drop(struct mcmgpu_pec_entry *buf,
+				   unsigned int n, __u32 pasid, __u64 start,
+				   __u64 end)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i].valid && buf[i].pasid == pasid &&
+		    buf[i].start_vpn <= end && start <= buf[i].end_vpn)
+			buf[i].valid = 0;
 }
 
 /* The bits of a leaf PTE that describe its coalescing group. */

@@ -77,6 +77,9 @@ struct mcmgpu_device {
 	/* barre_iommu.ko's IOMMU while bound; iommu_lock held to use it. */
 	struct rw_semaphore iommu_lock;
 	struct mcmgpu_iommu *iommu;
+	/* Open files, for their PEC entries when an IOMMU binds; taken in iommu_lock. */
+	struct mutex files_lock;
+	struct list_head files;
 	/* The ATS queues carry one file's Barre phase at a time. */
 	struct mutex barre_lock;
 
@@ -100,6 +103,13 @@ struct mcmgpu_file {
 	struct xarray objects;
 	/* No Barre reset since open, or a phase failed: the next run resets. */
 	bool barre_need_reset;
+	/*
+	 * The IOMMU's PEC buffer for this PASID as ALLOC and FREE left it (the
+	 * same replacement, mcmgpu_pec_insert), so that an IOMMU bound later
+	 * gets the live objects back exactly; mdev->files_lock.
+	 */
+	struct list_head node;
+	struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
 	/* ADSM (mcmgpu_adsm.c): the file's protocol state, its mappings. */
 	struct mcmgpu_adsm *adsm;
 	struct address_space *mapping;
@@ -209,7 +219,10 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_mem_init(struct mcmgpu_device *mdev);
 void mcmgpu_mem_fini(struct mcmgpu_device *mdev);
+void mcmgpu_file_mem_open(struct mcmgpu_file *mf);
 void mcmgpu_file_mem_release(struct mcmgpu_file *mf);
+void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
+			    struct mcmgpu_iommu *iommu);
 int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize);
 int mcmgpu_mem_space(struct mcmgpu_file *mf);

@@ -55,6 +55,9 @@ static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
 
 	down_write(&mdev->iommu_lock);
 	mdev->iommu = iommu;
+	/* A reloaded IOMMU starts empty: the live objects register again. */
+	if (iommu)
+		mcmgpu_mem_pec_restore(mdev, iommu);
 	up_write(&mdev->iommu_lock);
 }
 

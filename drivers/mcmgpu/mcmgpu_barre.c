@@ -217,6 +217,8 @@ int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
 		if (!ret)
 			ret = mcmgpu_barre_phase(mf, iommu, br->count, res);
 		if (ret) {
+			/* Its requests in flight will never be answered. */
+			iommu->abandon(iommu, mf->ctx);
 			if (ret == -EBADFD)
 				dev_dbg(&mdev->pdev->dev, "BARRE_RUN: the device lost the phase\n");
 			goto out;

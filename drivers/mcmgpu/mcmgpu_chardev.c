@@ -145,6 +145,7 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 	}
 	mf->ctx = c.result;
 	mf->barre_need_reset = true;
+	mcmgpu_file_mem_open(mf);
 	mf->mapping = file->f_mapping;
 	file->private_data = mf;
 	return 0;

@@ -92,6 +92,8 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&mdev->orphan_lock);
 	init_rwsem(&mdev->remove_lock);
 	init_rwsem(&mdev->iommu_lock);
+	mutex_init(&mdev->files_lock);
+	INIT_LIST_HEAD(&mdev->files);
 	mutex_init(&mdev->barre_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;

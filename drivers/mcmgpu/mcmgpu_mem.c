@@ -146,11 +146,16 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 		goto unlock;
 	}
 	if (req.barre) {
-		struct mcmgpu_iommu *iommu = mcmgpu_iommu_get(mdev);
+		struct mcmgpu_iommu *iommu;
 		struct mcmgpu_pec_entry pe;
 
+		ga_pec_entry(mf->as, &o->obj, &pe);
+		/* The copy first: an IOMMU binding now gets it either way. */
+		mutex_lock(&mdev->files_lock);
+		mcmgpu_pec_insert(mf->pec, ARRAY_SIZE(mf->pec), &pe);
+		mutex_unlock(&mdev->files_lock);
+		iommu = mcmgpu_iommu_get(mdev);
 		if (iommu) {
-			ga_pec_entry(mf->as, &o->obj, &pe);
 			iommu->pec_add(iommu, &pe);
 			mcmgpu_iommu_put(mdev);
 		}
@@ -197,6 +202,10 @@ int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
 		ret = -ENOENT;
 		goto unlock;
 	}
+	mutex_lock(&mdev->files_lock);
+	mcmgpu_pec_drop(mf->pec, ARRAY_SIZE(mf->pec), mf->ctx, o->obj.vpn,
+			o->obj.vpn + o->obj.pages - 1);
+	mutex_unlock(&mdev->files_lock);
 	iommu = mcmgpu_iommu_get(mdev);
 	if (iommu) {
 		iommu->pec_drop(iommu, mf->ctx, o->obj.vpn,
@@ -215,15 +224,52 @@ unlock:
 	return ret;
 }
 
+/* The open file joins those whose PEC entries an IOMMU binding gets. */
+void mcmgpu_file_mem_open(struct mcmgpu_file *mf)
+{
+	mutex_lock(&mf->mdev->files_lock);
+	list_add_tail(&mf->node, &mf->mdev->files);
+	mutex_unlock(&mf->mdev->files_lock);
+}
+
+/*
+ * A bound IOMMU gets every file's PEC buffer as ALLOC and FREE left it:
+ * entries registered once stay across an unload and a load of the
+ * IOMMU's module. Under iommu_lock for write, so no ALLOC or FREE is
+ * between its copy and the IOMMU.
+ */
+void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
+			    struct mcmgpu_iommu *iommu)
+{
+	struct mcmgpu_file *mf;
+	u32 i;
+
+	lockdep_assert_held_write(&mdev->iommu_lock);
+	mutex_lock(&mdev->files_lock);
+	list_for_each_entry(mf, &mdev->files, node)
+		for (i = 0; i < ARRAY_SIZE(mf->pec); i++)
+			if (mf->pec[i].valid) {
+				iommu->pec_restore(iommu, mf->ctx, mf->pec,
+						   ARRAY_SIZE(mf->pec));
+				break;
+			}
+	mutex_unlock(&mdev->files_lock);
+}
+
 /*
  * The file's objects and address space, at its release: its context (and
  * so its TLBs) is destroyed already; the IOMMU forgets its PASID.
  */
 void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
 {
-	struct mcmgpu_iommu *iommu = mcmgpu_iommu_get(mf->mdev);
+	struct mcmgpu_iommu *iommu;
 	struct mcmgpu_obj *o;
 	unsigned long handle;
+
+	mutex_lock(&mf->mdev->files_lock);
+	list_del(&mf->node);
+	mutex_unlock(&mf->mdev->files_lock);
+	iommu = mcmgpu_iommu_get(mf->mdev);
 
 	if (iommu) {
 		iommu->release(iommu, mf->ctx);

@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
+#include "../lib/barre_identities.h"
 #include "../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../drivers/iommu/barre/barre_walk.h"
 #include "barre_replay.h"
@@ -771,6 +772,106 @@ TEST(walker_coalesces_pending_group)
 	env_fini(&e);
 }
 
+/* G0 of Example 1 (0x1, 0x4, 0x7, 0xA) arriving together at cycle at. */
+static void submit_g0(struct bw_iommu *b, u64 at)
+{
+	u32 i;
+
+	for (i = 0; i < 4; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = at,
+					.pasid = 1, .chiplet = i };
+
+		bw_submit(b, &r);
+	}
+}
+
+/*
+ * Issue 32 item 9: a reset (BARRE_RUN's F_RESET) empties the walkers and
+ * queues but keeps the PEC entries ALLOC registered once, and a reloaded
+ * IOMMU given the buffer back (bw_pec_restore) coalesces as before: one
+ * walk and three coalesced answers that carry the object's entry.
+ */
+TEST(reset_and_reload_keep_pec_entries)
+{
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe, saved[BW_MAX_PEC];
+	struct bw_config cfg;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
+	walker_env(&e, &b, &a, 1, 5, true);
+	ASSERT_EQ(1, bw_pec_add(&b, &pe));
+	submit_g0(&b, 0);
+	bw_advance(&b, 300);	/* a reset in the middle of a walk */
+	cfg = b.cfg;
+	ASSERT_EQ(0, bw_reset(&b, &cfg));
+	EXPECT_EQ(0, bw_inflight(&b));
+	EXPECT_EQ(0, b.stats.ats_requests);
+	a.n = 0;
+	submit_g0(&b, 1000);
+	bw_advance(&b, 10000);
+	ASSERT_EQ(4, a.n);
+	EXPECT_EQ(1, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(0xA075 + 0x1000 * a.r[i].tag, a.r[i].pfn);
+		EXPECT_TRUE(a.r[i].pec.valid);	/* F-Barre's extension */
+	}
+	cfg.walkers = 0;
+	EXPECT_EQ(-EINVAL, bw_reset(&b, &cfg));
+	EXPECT_EQ(1, b.stats.walks);	/* a refused reset changes nothing */
+
+	/* A new model (module reload) with the buffer given back. */
+	memcpy(saved, b.pec, sizeof(saved));
+	walker_env(&e, &b, &a, 1, 5, true);
+	bw_pec_restore(&b, saved, MCMGPU_BARRE_PEC_ENTRIES);
+	submit_g0(&b, 0);
+	bw_advance(&b, 10000);
+	EXPECT_EQ(1, b.stats.walks);
+	EXPECT_EQ(3, b.stats.coalesced);
+	EXPECT_EQ(0, b.stats.pec_misses);
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/*
+ * Issue 32 item 11: a phase abandoned with requests queued, waiting and
+ * being walked: those never walked leave ats_requests, so walks +
+ * coalesced = ats_requests holds right after, and the model is idle.
+ */
+TEST(abandoned_phase_keeps_walks_plus_coalesced)
+{
+	static struct bw_iommu b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe;
+	struct ga_object obj;
+	struct env e;
+	u64 pfn[12];
+	u32 i;
+
+	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
+	walker_env(&e, &b, &a, 1, 0, false);
+	for (i = 0; i < 12; i++) {
+		struct bw_request r = { .tag = i, .vpn = 0x1 + i,
+					.arrive = i < 8 ? 0 : 5000, .pasid = 1 };
+
+		ASSERT_EQ(0, bw_submit(&b, &r));
+	}
+	bw_advance(&b, 1200);	/* two walked, one walking, the rest waiting */
+	EXPECT_EQ(3, b.stats.walks);
+	EXPECT_EQ(2, a.n);
+	bw_abandon(&b);
+	EXPECT_EQ(0, bw_inflight(&b));
+	EXPECT_EQ(b.stats.ats_requests, b.stats.walks + b.stats.coalesced);
+	EXPECT_EQ(~0ULL, bw_next_event(&b));
+	ga_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
 /* Each answer equals the true walk of its request's page; returns how many. */
 static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
 			 struct answers *a, const u64 *vpns)
@@ -967,9 +1068,20 @@ TEST(walker_random_streams_answer_true_walks)
 /* ---- Traces and the host replay -------------------------------------- */
 
 static const char *const bad_traces[][2] = {
-	{ "alloc 1 4096 policy=rr\nbogus 1\n", "line 2: " },
-	{ "alloc 1 4095 policy=rr\n", "line 1: alloc: BYTES" },
-	{ "alloc 1 0 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "alloc 1 4096 policy=rr\nbogus 1\n", "line 2: 'bogus': expected alloc" },
+	{ "alloc 1 -1 policy=rr\n", "line 1: alloc: BYTES must be a number" },
+	{ "alloc 1 0 policy=rr\n", "line 1: alloc: BYTES must be a number" },
+	{ "alloc 1 0xfffffffffffff001 policy=rr\n", "line 1: alloc: BYTES" },
+	{ "\n\nalloc 2x 4096 policy=rr\n", "line 3: ID '2x': not a number, nor a name" },
+	{ "alloc a$ 4096 policy=rr\n", "line 1: ID 'a$'" },
+	{ "alloc A 4096 policy=rr\naccess 0 .b 0\n", "line 2: ID '.b'" },
+	{ "alloc A 4096 policy=rr\naccess 0\n", "line 2: access: expected CHIPLET" },
+	{ "alloc matrix_b 4096 policy=rr\naccess 0 matrix_a 0\n",
+	  "line 2: access: object matrix_a is not allocated" },
+	{ "alloc A 4096 policy=rr\nalloc A 4096 policy=rr\n",
+	  "line 2: alloc: object A is already live" },
+	{ "alloc 0x10 4096 policy=rr\nalloc 16 4096 policy=rr\n",
+	  "line 2: alloc: object 16 is already live" },
 	{ "# c\nalloc 1 8192\n", "line 2: alloc: policy= missing" },
 	{ "alloc 1 8192 policy=chunk\n", "line 1: alloc: policy=chunk needs g=" },
 	{ "alloc 1 8192 policy=rr g=0\n", "line 1: alloc: unknown field 'g=0'" },
@@ -978,8 +1090,61 @@ static const char *const bad_traces[][2] = {
 	{ "access 0 1 0\n", "line 1: access: object 1 is not allocated" },
 	{ "alloc 1 8192 policy=rr\naccess 0 1 0 x\n", "line 2: access: expected" },
 	{ "alloc 1 8192 policy=rr\nfree 1\nfree 1\n", "line 3: free: object 1 is not allocated" },
-	{ "alloc 99999999 8192 policy=rr\n", "line 1: " },
+	{ "alloc a123456789012345678901234567890123456789012345678901234567890123"
+	  " 4096 policy=rr\n", "line 1: ID 'a1234" },
 };
+
+/*
+ * Issue 32 item 10: IDs are names or numbers, BYTES whole pages rounded
+ * up; the replay of a trace with names and odd sizes equals the one with
+ * numbers and whole pages, and the last page is usable.
+ */
+TEST(trace_names_and_rounded_bytes)
+{
+	static const char named[] =
+		"alloc matrix_b 5000 policy=chunk g=1\n"
+		"alloc A 1 policy=rr\n"
+		"access 0 matrix_b 8191 w\naccess 1 A 4095\naccess 2 matrix_b 0\n"
+		"free A\nalloc x.y-1 4097 policy=kwc\naccess 3 x.y-1 8000\n";
+	static const char numbered[] =
+		"alloc 1 8192 policy=chunk g=1\n"
+		"alloc 2 4096 policy=rr\n"
+		"access 0 1 8191 w\naccess 1 2 4095\naccess 2 1 0\n"
+		"free 2\nalloc 3 8192 policy=kwc\naccess 3 3 8000\n";
+	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
+				      .walkers = 16, .shadow = true };
+	struct mcmgpu_barre_stats a, b;
+	struct barre_trace t;
+	char err[256];
+
+	ASSERT_EQ(0, barre_trace_parse(named, strlen(named), &t, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(3, t.max_id);
+	EXPECT_STREQ("matrix_b", t.names[0]);
+	EXPECT_STREQ("A", t.names[1]);
+	EXPECT_STREQ("x.y-1", t.names[2]);
+	EXPECT_EQ(8192, t.rec[0].bytes);
+	EXPECT_EQ(4096, t.rec[1].bytes);
+	EXPECT_EQ(t.rec[0].id, t.rec[2].id);
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &a, err, sizeof(err))) TH_LOG("%s", err);
+	barre_trace_free(&t);
+	ASSERT_EQ(0, barre_trace_parse(numbered, strlen(numbered), &t, err,
+				       sizeof(err)));
+	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &b, err, sizeof(err))) TH_LOG("%s", err);
+	barre_trace_free(&t);
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
+	EXPECT_EQ(5, a.pages);
+	EXPECT_EQ(4, a.accesses);
+	EXPECT_EQ(0, a.access_faults);
+	EXPECT_BARRE_IDENTITIES(&a);
+
+	/* Past the rounded size is still past the object. */
+	ASSERT_EQ(0, barre_trace_parse("alloc A 10 policy=rr\naccess 0 A 4096\n",
+				       36, &t, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, barre_replay_host(&t, &cfg, &a, err, sizeof(err)));
+	EXPECT_STREQ("line 2: access: offset past the object", err);
+	barre_trace_free(&t);
+}
 
 TEST(bad_traces_name_the_line)
 {
@@ -1032,8 +1197,8 @@ TEST(host_replay_invariants)
 	cfg.barre = false;
 	ASSERT_EQ(0, barre_replay_host(&t, &cfg, &off, err, sizeof(err)));
 
-	EXPECT_EQ(on.ats_requests, on.walks + on.coalesced);
-	EXPECT_EQ(off.ats_requests, off.walks + off.coalesced);
+	EXPECT_BARRE_IDENTITIES(&on);
+	EXPECT_BARRE_IDENTITIES(&off);
 	EXPECT_EQ(0, off.coalesced);
 	EXPECT_EQ(0, off.groups);
 	EXPECT_EQ(0, on.shadow_mismatches);

@@ -6,11 +6,18 @@
  * walkers, PEC) per address space, because each context runs in its own
  * virtual time. mcmgpu.ko drives it through struct mcmgpu_iommu. Counters
  * are in debugfs: barre_iommu/<device>/stats.
+ *
+ * Files reachable after an unbind (mcmgpu's, or ours): the sysfs "ping"
+ * attribute goes with the driver (kernfs answers an open one ENODEV); the
+ * debugfs stats file holds a reference to the driver's state, which
+ * outlives the unbind, and answers ENODEV once the device has gone.
+ * Neither touches the device then.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -52,11 +59,12 @@ MODULE_PARM_DESC(shadow, "Also walk every coalesced translation and count mismat
 
 /*
  * Test hook for the device's checks: 1 answers a request twice, 2 a tag
- * never sent, 3 an answer done past the epoch's horizon.
+ * never sent, 3 an answer done past the epoch's horizon, 4 a frame past
+ * the GPU's memory (2^52: pfn << 12 would wrap).
  */
 static unsigned int inject_bad_response;
 module_param(inject_bad_response, uint, 0644);
-MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag, 3 past the horizon)");
+MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag, 3 past the horizon, 4 PFN past memory)");
 
 struct barre_space {
 	struct barre_iommu *bi;
@@ -68,6 +76,8 @@ struct barre_space {
 };
 
 struct barre_iommu {
+	struct kref ref;	/* the binding's, and each open stats file's */
+	bool gone;		/* unbound: lock */
 	struct mcmgpu_aux_dev *aux;
 	struct mcmgpu_aux_ping ping;
 	struct mcmgpu_iommu iommu;
@@ -143,17 +153,22 @@ static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
 		t->pwq_hist[i] += s->pwq_hist[i];
 }
 
+static void barre_space_config(struct barre_iommu *bi, struct bw_config *cfg,
+			       u32 nwalkers, bool shadow_walk, u32 sched_moves)
+{
+	bw_default_config(cfg, bi->aux->chiplets,
+			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
+	cfg->walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
+	cfg->shadow = shadow_walk;
+	cfg->sched_moves = sched_moves;
+}
+
 static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
-			    u32 pasid, u32 nwalkers, bool shadow_walk,
-			    u32 sched_moves)
+			    u32 pasid)
 {
 	struct bw_config cfg;
 
-	bw_default_config(&cfg, bi->aux->chiplets,
-			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
-	cfg.walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
-	cfg.shadow = shadow_walk;
-	cfg.sched_moves = sched_moves;
+	barre_space_config(bi, &cfg, 0, READ_ONCE(shadow), 0);
 	sp->bi = bi;
 	sp->pasid = pasid;
 	return bw_init(&sp->bw, &cfg,
@@ -171,7 +186,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return NULL;
-	if (barre_space_init(bi, sp, pasid, 0, READ_ONCE(shadow), 0) ||
+	if (barre_space_init(bi, sp, pasid) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
 		kfree(sp);
 		return NULL;
@@ -189,14 +204,16 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 {
 	struct barre_iommu *bi = to_barre(iommu);
 	struct barre_space *sp;
+	struct bw_config cfg;
 	int ret = -ENOMEM;
 
+	barre_space_config(bi, &cfg, nwalkers, shadow_walk, sched_moves);
 	mutex_lock(&bi->lock);
 	sp = barre_space_get(bi, pasid);
 	if (sp) {
 		barre_retire(bi, &sp->bw.stats);
-		ret = barre_space_init(bi, sp, pasid, nwalkers, shadow_walk,
-				       sched_moves);
+		/* Walkers and queues only: live objects keep their PEC entries. */
+		ret = bw_reset(&sp->bw, &cfg);
 	}
 	mutex_unlock(&bi->lock);
 	return ret;
@@ -228,6 +245,19 @@ static void barre_pec_drop(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
 	mutex_unlock(&bi->lock);
 }
 
+static void barre_pec_restore(struct mcmgpu_iommu *iommu, u32 pasid,
+			      const struct mcmgpu_pec_entry *buf, u32 n)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = barre_space_get(bi, pasid);
+	if (sp)
+		bw_pec_restore(&sp->bw, buf, n);
+	mutex_unlock(&bi->lock);
+}
+
 /* The test hook: spoil this epoch's answers once. */
 static void barre_inject(struct barre_space *sp)
 {
@@ -242,6 +272,11 @@ static void barre_inject(struct barre_space *sp)
 	}
 	if (how == 3) {		/* an answer from the far future */
 		r[0].done = cpu_to_le64(~0ULL - 400);
+		return;
+	}
+	if (how == 4) {		/* a frame no chiplet has */
+		r[0].status = cpu_to_le32(MCMGPU_ATS_OK);
+		r[0].pfn = cpu_to_le64(1ULL << 52);
 		return;
 	}
 	r[sp->nresp] = how == 1 ? r[0] : (struct mcmgpu_ats_response){
@@ -268,34 +303,62 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 	}
 	sp->root = root;
 	sp->nresp = 0;
+	/*
+	 * The whole batch or none of it: a model left with part of a batch
+	 * would count requests it never serves.
+	 */
+	if (horizon < sp->bw.now ||	/* time cannot go back */
+	    bw_inflight(&sp->bw) + nreq > BW_MAX_INFLIGHT)
+		ret = -EPROTO;
+	for (i = 0; i < nreq && !ret; i++) {
+		const struct mcmgpu_ats_request *q = &bi->req[i];
+
+		if (le32_to_cpu(q->pasid) != pasid ||
+		    q->chiplet >= bi->aux->chiplets ||
+		    le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES < sp->bw.now) {
+			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
+				i, pasid);
+			ret = -EPROTO;
+		}
+	}
 	for (i = 0; i < nreq && !ret; i++) {
 		const struct mcmgpu_ats_request *q = &bi->req[i];
 		struct bw_request r = {
 			.tag = le64_to_cpu(q->tag),
 			.vpn = le64_to_cpu(q->vpn),
 			.arrive = le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES,
-			.pasid = le32_to_cpu(q->pasid),
+			.pasid = pasid,
 			.chiplet = q->chiplet,
 			.write = q->write,
 		};
 
-		if (r.pasid != pasid || r.chiplet >= bi->aux->chiplets ||
-		    bw_submit(&sp->bw, &r)) {
-			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
-				i, pasid);
-			ret = -EPROTO;
-		}
+		ret = bw_submit(&sp->bw, &r);	/* checked above: cannot fail */
 	}
-	if (!ret && horizon >= sp->bw.now) {
+	if (!ret) {
 		bw_advance(&sp->bw, horizon);
 		barre_inject(sp);
 		ret = sp->overflow ? -EPROTO : sp->nresp;
-	} else if (!ret) {
-		ret = -EPROTO;		/* time cannot go back */
+	}
+	/* The phase ends here: no request of it stays in the counts. */
+	if (ret < 0) {
+		ret = -EPROTO;
+		bw_abandon(&sp->bw);
 	}
 unlock:
 	mutex_unlock(&bi->lock);
 	return ret;
+}
+
+static void barre_abandon(struct mcmgpu_iommu *iommu, u32 pasid)
+{
+	struct barre_iommu *bi = to_barre(iommu);
+	struct barre_space *sp;
+
+	mutex_lock(&bi->lock);
+	sp = xa_load(&bi->spaces, pasid);
+	if (sp)
+		bw_abandon(&sp->bw);
+	mutex_unlock(&bi->lock);
 }
 
 static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
@@ -341,6 +404,11 @@ static void barre_stats_print(struct seq_file *m, const struct bw_stats *s)
 	seq_putc(m, '\n');
 }
 
+static void barre_iommu_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct barre_iommu, ref));
+}
+
 /* Each live address space's model, then the totals of those gone. */
 static int barre_stats_show(struct seq_file *m, void *unused)
 {
@@ -349,6 +417,10 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 	unsigned long pasid;
 
 	mutex_lock(&bi->lock);
+	if (bi->gone) {		/* as mcmgpu.ko's files after an unbind */
+		mutex_unlock(&bi->lock);
+		return -ENODEV;
+	}
 	xa_for_each(&bi->spaces, pasid, sp) {
 		seq_printf(m, "pasid %lu walkers %u shadow %u\n", pasid,
 			   sp->bw.cfg.walkers, sp->bw.cfg.shadow);
@@ -359,7 +431,37 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 	mutex_unlock(&bi->lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(barre_stats);
+
+/*
+ * debugfs_remove() waits for an open in progress, so bi is alive here;
+ * the file's reference keeps it for reads after the unbind.
+ */
+static int barre_stats_open(struct inode *inode, struct file *file)
+{
+	struct barre_iommu *bi = inode->i_private;
+	int ret = single_open(file, barre_stats_show, bi);
+
+	if (!ret)
+		kref_get(&bi->ref);
+	return ret;
+}
+
+static int barre_stats_release(struct inode *inode, struct file *file)
+{
+	struct barre_iommu *bi = ((struct seq_file *)file->private_data)->private;
+
+	single_release(inode, file);
+	kref_put(&bi->ref, barre_iommu_free);
+	return 0;
+}
+
+static const struct file_operations barre_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = barre_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = barre_stats_release,
+};
 
 static void barre_iommu_irq(struct mcmgpu_aux_dev *aux, u32 events)
 {
@@ -412,13 +514,15 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 	struct barre_iommu *bi;
 	int ret;
 
-	bi = devm_kzalloc(&adev->dev, sizeof(*bi), GFP_KERNEL);
+	bi = kzalloc(sizeof(*bi), GFP_KERNEL);
 	if (!bi)
 		return -ENOMEM;
+	kref_init(&bi->ref);
 	/* The chiplets ask us for translations: the IOMMU turns ATS on. */
 	ret = pci_enable_ats(to_pci_dev(dma), PAGE_SHIFT);
 	if (ret) {
 		dev_err(&adev->dev, "cannot enable ATS on the device: %d\n", ret);
+		kfree(bi);
 		return ret;
 	}
 	bi->aux = aux;
@@ -434,17 +538,22 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 	if (!bi->req || !bi->resp) {
 		barre_iommu_free_queues(bi);
 		pci_disable_ats(to_pci_dev(dma));
+		kfree(bi);
 		return -ENOMEM;
 	}
 	bi->iommu.reset = barre_reset;
 	bi->iommu.pec_add = barre_pec_add;
 	bi->iommu.pec_drop = barre_pec_drop;
+	bi->iommu.pec_restore = barre_pec_restore;
 	bi->iommu.serve = barre_serve;
+	bi->iommu.abandon = barre_abandon;
 	bi->iommu.stats = barre_stats;
 	bi->iommu.release = barre_release;
 	dev_set_drvdata(&adev->dev, bi);
 	bi->debugfs = debugfs_create_dir(dev_name(&adev->dev), barre_debugfs_root);
-	debugfs_create_file("stats", 0444, bi->debugfs, bi, &barre_stats_fops);
+	/* Unsafe: our own reference, not debugfs's proxy, keeps bi for open files. */
+	debugfs_create_file_unsafe("stats", 0444, bi->debugfs, bi,
+				   &barre_stats_fops);
 	aux->ops->set_irq_handler(aux, barre_iommu_irq);
 	aux->ops->set_iommu(aux, &bi->iommu);
 	dev_info(&adev->dev, "Barre IOMMU bound: %u chiplets, window %u, vector %u, %u walkers\n",
@@ -463,11 +572,16 @@ static void barre_iommu_remove(struct auxiliary_device *adev)
 	aux->ops->set_iommu(aux, NULL);
 	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(bi->debugfs);
+	/* Open stats files keep bi, and from now on answer ENODEV. */
+	mutex_lock(&bi->lock);
+	bi->gone = true;
 	xa_for_each(&bi->spaces, pasid, sp)
 		kfree(sp);
 	xa_destroy(&bi->spaces);
+	mutex_unlock(&bi->lock);
 	barre_iommu_free_queues(bi);
 	pci_disable_ats(to_pci_dev(adev->dev.parent));
+	kref_put(&bi->ref, barre_iommu_free);
 }
 
 static const struct auxiliary_device_id barre_iommu_ids[] = {

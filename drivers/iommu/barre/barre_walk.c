@@ -18,8 +18,10 @@
  *   holds both and they sit at the same offset of their chunks in the
  *   same round (plain groups; a merged run is known only after the walk).
  *   An idle walker takes the first request not so predicted; those it
- *   passes move behind it, and one passed sched_moves times is no longer
- *   passed, so no request waits behind more than sched_moves others.
+ *   passes rotate to the queue's tail, behind later arrivals, and one
+ *   passed sched_moves times is no longer passed. So a request is passed
+ *   at most sched_moves times, and fewer than (sched_moves + 1) x
+ *   pwq_entries other requests start their walks before its own.
  */
 #include "barre_walk.h"
 
@@ -57,6 +59,19 @@ int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
 	return 0;
 }
 
+int bw_reset(struct bw_iommu *b, const struct bw_config *cfg)
+{
+	struct mcmgpu_pec_entry pec[BW_MAX_PEC];
+	struct bw_pt_ops ops = b->ops;
+
+	/* The objects outlive the reset: ALLOC registered them only once. */
+	memcpy(pec, b->pec, sizeof(pec));
+	if (bw_init(b, cfg, &ops, b->respond, b->respond_priv))
+		return -EINVAL;
+	memcpy(b->pec, pec, sizeof(pec));
+	return 0;
+}
+
 int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
 {
 	int ret;
@@ -69,14 +84,16 @@ int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
 	return ret >= 0;
 }
 
+void bw_pec_restore(struct bw_iommu *b, const struct mcmgpu_pec_entry *buf,
+		    u32 n)
+{
+	memset(b->pec, 0, sizeof(b->pec));
+	memcpy(b->pec, buf, (n < BW_MAX_PEC ? n : BW_MAX_PEC) * sizeof(*buf));
+}
+
 void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end)
 {
-	u32 i;
-
-	for (i = 0; i < BW_MAX_PEC; i++)
-		if (b->pec[i].valid && b->pec[i].pasid == pasid &&
-		    b->pec[i].start_vpn <= end && start <= b->pec[i].end_vpn)
-			b->pec[i].valid = 0;
+	mcmgpu_pec_drop(b->pec, BW_MAX_PEC, pasid, start, end);
 }
 
 static const struct mcmgpu_pec_entry *
@@ -128,6 +145,18 @@ int bw_submit(struct bw_iommu *b, const struct bw_request *req)
 	b->waiting[b->nwaiting++] = *req;
 	b->stats.ats_requests++;
 	return 0;
+}
+
+void bw_abandon(struct bw_iommu *b)
+{
+	u32 w;
+
+	/* Walked ones stay counted as walks; the others were never served. */
+	b->stats.ats_requests -= b->nwaiting + b->nqueue;
+	b->nwaiting = 0;
+	b->nqueue = 0;
+	for (w = 0; w < b->cfg.walkers; w++)
+		b->walker[w].busy = false;
 }
 
 /* Answers req with its page's leaf PTE pte (walked, or computed by PEC). */

@@ -114,11 +114,20 @@ int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
 	    void (*respond)(void *priv, const struct bw_response *rsp),
 	    void *respond_priv);
 /*
+ * Empties the walkers, the queues and the counters for cfg, keeping the
+ * PEC entries (objects stay registered across a reset); -EINVAL as bw_init.
+ * b must have been through bw_init.
+ */
+int bw_reset(struct bw_iommu *b, const struct bw_config *cfg);
+/*
  * Registers an object (replacing the smallest entry when full, only if
  * the new object is larger; ties keep the older). Returns 1 if it is in
  * the buffer now.
  */
 int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e);
+/* The buffer becomes buf's n entries, slot by slot (a reloaded IOMMU). */
+void bw_pec_restore(struct bw_iommu *b, const struct mcmgpu_pec_entry *buf,
+		    u32 n);
 /* Drops every entry of pasid overlapping [start, end] (a free). */
 void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end);
 /*
@@ -126,6 +135,12 @@ void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end);
  * BW_MAX_INFLIGHT requests in flight.
  */
 int bw_submit(struct bw_iommu *b, const struct bw_request *req);
+/*
+ * A phase that failed: its requests in flight go unanswered. Those not
+ * walked yet leave ats_requests, so walks + coalesced = ats_requests
+ * holds again.
+ */
+void bw_abandon(struct bw_iommu *b);
 /* Runs every event before cycle until; responses go to respond(). */
 void bw_advance(struct bw_iommu *b, u64 until);
 /* Requests submitted and not answered. */

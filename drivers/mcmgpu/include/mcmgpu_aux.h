@@ -47,7 +47,8 @@ struct mcmgpu_iommu {
 	dma_addr_t resp_dma;	/* as many responses */
 	/*
 	 * Walkers (0: the module's default), shadow walk, F-Barre's
-	 * scheduling bound (0: FIFO); empties the model.
+	 * scheduling bound (0: FIFO); empties the model's walkers, queues
+	 * and counters, and keeps its PEC entries (the objects are live).
 	 */
 	int (*reset)(struct mcmgpu_iommu *iommu, u32 pasid, u32 walkers,
 		     bool shadow, u32 sched_moves);
@@ -56,6 +57,12 @@ struct mcmgpu_iommu {
 	void (*pec_drop)(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
 			 u64 end);
 	/*
+	 * At binding: pasid's PEC buffer becomes n entries (slot by slot, so
+	 * later replacements choose as they would have).
+	 */
+	void (*pec_restore)(struct mcmgpu_iommu *iommu, u32 pasid,
+			    const struct mcmgpu_pec_entry *buf, u32 n);
+	/*
 	 * Take nreq requests from the request queue, walk with the page
 	 * tables at root (a physical address) and answer, in the response
 	 * queue, every request done before cycle horizon: their number, or
@@ -63,6 +70,11 @@ struct mcmgpu_iommu {
 	 */
 	int (*serve)(struct mcmgpu_iommu *iommu, u32 pasid, u64 root, u32 nreq,
 		     u64 horizon);
+	/*
+	 * The phase failed: its requests in flight are dropped, and those
+	 * not walked yet leave the counts (walks + coalesced = requests).
+	 */
+	void (*abandon)(struct mcmgpu_iommu *iommu, u32 pasid);
 	void (*stats)(struct mcmgpu_iommu *iommu, u32 pasid,
 		      struct mcmgpu_barre_stats *st);
 	/* The address space is gone. */

@@ -22,7 +22,6 @@
 #include "../../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../../drivers/iommu/barre/barre_walk.h"
 
-#define BARRE_MAX_ID	(1U << 20)
 
 static int fail(char *err, size_t n, const char *fmt, ...)
 {
@@ -60,17 +59,108 @@ static int parse_num(const char *s, uint64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* The trace's IDs: names by index, and an open-addressing hash of them. */
+struct id_table {
+	uint32_t *slot;		/* index + 1, 0 empty */
+	uint32_t cap;		/* a power of two, at least twice the IDs */
+	uint8_t *live;		/* by index */
+	uint32_t live_cap;
+};
+
+static uint32_t id_hash(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static int id_grow(struct barre_trace *t, struct id_table *ids)
+{
+	uint32_t cap = ids->cap ? ids->cap * 2 : 1024, i, j;
+	uint32_t *slot = calloc(cap, sizeof(*slot));
+	char (*names)[BARRE_ID_MAX] = realloc(t->names, cap / 2 * sizeof(*names));
+	uint8_t *live = realloc(ids->live, cap / 2);
+
+	if (names)
+		t->names = names;
+	if (live) {
+		memset(live + ids->live_cap, 0, cap / 2 - ids->live_cap);
+		ids->live = live;
+		ids->live_cap = cap / 2;
+	}
+	if (!slot || !names || !live) {
+		free(slot);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->max_id; i++) {
+		for (j = id_hash(t->names[i]) & (cap - 1); slot[j]; j = (j + 1) & (cap - 1))
+			;
+		slot[j] = i + 1;
+	}
+	free(ids->slot);
+	ids->slot = slot;
+	ids->cap = cap;
+	return 0;
+}
+
+/*
+ * The index of ID token s (added if new): a number, written again in
+ * decimal, or a name. -EINVAL with the rule in err if it is neither.
+ */
+static int id_index(struct barre_trace *t, struct id_table *ids,
+		    const char *s, uint32_t line, uint32_t *index,
+		    char *err, size_t errlen)
+{
+	char name[BARRE_ID_MAX];
+	uint64_t v;
+	uint32_t j;
+	size_t i;
+
+	if (!parse_num(s, &v)) {
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)v);
+	} else {
+		for (i = 0; s[i]; i++)
+			if (!(isalpha((unsigned char)s[i]) || s[i] == '_' ||
+			      (i && (isdigit((unsigned char)s[i]) || s[i] == '.' ||
+				     s[i] == '-'))))
+				break;
+		if (s[i] || i >= BARRE_ID_MAX)
+			return fail(err, errlen, "line %u: ID '%s': not a number, nor a "
+				    "name (a letter or '_', then letters, digits, '_', "
+				    "'.' or '-', at most %u characters)", line, s,
+				    BARRE_ID_MAX - 1);
+		memcpy(name, s, i + 1);
+	}
+	if (2 * (t->max_id + 1) > ids->cap) {
+		if (t->max_id == BARRE_MAX_OBJECTS)
+			return fail(err, errlen, "line %u: more than %u distinct IDs",
+				    line, BARRE_MAX_OBJECTS);
+		if (id_grow(t, ids))
+			return -ENOMEM;
+	}
+	for (j = id_hash(name) & (ids->cap - 1); ids->slot[j];
+	     j = (j + 1) & (ids->cap - 1))
+		if (!strcmp(t->names[ids->slot[j] - 1], name)) {
+			*index = ids->slot[j] - 1;
+			return 0;
+		}
+	memcpy(t->names[t->max_id], name, sizeof(name));
+	ids->slot[j] = ++t->max_id;
+	*index = t->max_id - 1;
+	return 0;
+}
+
 int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 		      char *err, size_t errlen)
 {
-	uint8_t *live = calloc(BARRE_MAX_ID, 1);
+	struct id_table ids = { 0 };
 	const char *p = text, *end = text + len;
 	uint32_t line = 0;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!live)
-		return -ENOMEM;
 	while (p < end && !ret) {
 		const char *nl = memchr(p, '\n', end - p);
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -101,24 +191,33 @@ int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 			break;
 		}
 		r.line = line;
-		if (ntok < 2 || parse_num(tok[ntok > 2 && !strcmp(tok[0], "access") ? 2 : 1], &v) ||
-		    v >= BARRE_MAX_ID) {
-			ret = fail(err, errlen, "line %u: '%s': expected alloc, access or free "
-				   "with an object ID below %u", line, tok[0], BARRE_MAX_ID);
+		if (ntok < 2 || (strcmp(tok[0], "alloc") && strcmp(tok[0], "access") &&
+				 strcmp(tok[0], "free"))) {
+			ret = fail(err, errlen, "line %u: '%s': expected alloc ID ..., "
+				   "access CHIPLET ID ... or free ID", line, tok[0]);
 			break;
 		}
-		r.id = v;
-		if (r.id + 1 > t->max_id)
-			t->max_id = r.id + 1;
+		if (!strcmp(tok[0], "access") && ntok < 3) {
+			ret = fail(err, errlen, "line %u: access: expected "
+				   "CHIPLET ID BYTE_OFFSET [r|w]", line);
+			break;
+		}
+		ret = id_index(t, &ids, tok[!strcmp(tok[0], "access") ? 2 : 1], line,
+			       &r.id, err, errlen);
+		if (ret)
+			break;
 		if (!strcmp(tok[0], "alloc")) {
 			r.type = BARRE_REC_ALLOC;
 			r.policy = MCMGPU_ALLOC_POLICIES;
+			/* Whole pages, as an allocator gives them. */
 			if (ntok < 3 || parse_num(tok[2], &r.bytes) || !r.bytes ||
-			    r.bytes % 4096) {
+			    r.bytes > UINT64_MAX - 4095) {
 				ret = fail(err, errlen, "line %u: alloc: BYTES must be a "
-					   "positive multiple of 4096", line);
+					   "number from 1 to 2^64 - 4096 (rounded up to "
+					   "4096-byte pages)", line);
 				break;
 			}
+			r.bytes = (r.bytes + 4095) / 4096 * 4096;
 			for (i = 3; i < ntok && !ret; i++) {
 				if (!strcmp(tok[i], "policy=chunk"))
 					r.policy = MCMGPU_ALLOC_CHUNK;
@@ -160,12 +259,12 @@ int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 					   line);
 				break;
 			}
-			if (live[r.id]) {
-				ret = fail(err, errlen, "line %u: alloc: object %u is already "
-					   "live", line, r.id);
+			if (ids.live[r.id]) {
+				ret = fail(err, errlen, "line %u: alloc: object %s is already "
+					   "live", line, t->names[r.id]);
 				break;
 			}
-			live[r.id] = 1;
+			ids.live[r.id] = 1;
 		} else if (!strcmp(tok[0], "access")) {
 			r.type = BARRE_REC_ACCESS;
 			if (ntok < 4 || ntok > 5 || parse_num(tok[1], &v) ||
@@ -177,26 +276,27 @@ int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 			}
 			r.chiplet = v;
 			r.write = ntok == 5 && !strcmp(tok[4], "w");
-			if (!live[r.id]) {
-				ret = fail(err, errlen, "line %u: access: object %u is not "
-					   "allocated", line, r.id);
+			if (!ids.live[r.id]) {
+				ret = fail(err, errlen, "line %u: access: object %s is not "
+					   "allocated", line, t->names[r.id]);
 				break;
 			}
 		} else if (!strcmp(tok[0], "free") && ntok == 2) {
 			r.type = BARRE_REC_FREE;
-			if (!live[r.id]) {
-				ret = fail(err, errlen, "line %u: free: object %u is not "
-					   "allocated", line, r.id);
+			if (!ids.live[r.id]) {
+				ret = fail(err, errlen, "line %u: free: object %s is not "
+					   "allocated", line, t->names[r.id]);
 				break;
 			}
-			live[r.id] = 0;
+			ids.live[r.id] = 0;
 		} else {
 			ret = fail(err, errlen, "line %u: unknown record '%s'", line, tok[0]);
 			break;
 		}
 		ret = push(t, &r);
 	}
-	free(live);
+	free(ids.slot);
+	free(ids.live);
 	if (ret)
 		barre_trace_free(t);
 	return ret;
@@ -205,6 +305,7 @@ int barre_trace_parse(const char *text, size_t len, struct barre_trace *t,
 void barre_trace_free(struct barre_trace *t)
 {
 	free(t->rec);
+	free(t->names);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -336,14 +437,14 @@ static void host_run_phase(struct host *h)
 }
 
 static void dump_object(FILE *f, const struct ga_space *as,
-			const struct ga_object *o, uint32_t id, u32 frames)
+			const struct ga_object *o, const char *id, u32 frames)
 {
 	u64 i;
 
 	for (i = 0; i < o->pages; i++) {
 		u64 pte = ga_pte_get(as, o->vpn + i);
 
-		fprintf(f, "%u 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
+		fprintf(f, "%s 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
 			(unsigned long long)(o->vpn + i),
 			(unsigned long long)MCMGPU_PTE_PFN(pte),
 			(unsigned long long)(MCMGPU_PTE_PFN(pte) / frames),
@@ -565,10 +666,11 @@ int barre_replay_host(const struct barre_trace *t,
 		i++;
 	}
 	if (!ret && cfg->dump_pt)
-		for (j = 0; j <= t->max_id; j++)
+		for (j = 0; j < t->max_id; j++)
 			if (h->live[j])
-				dump_object(cfg->dump_pt, &h->as, &h->obj[j], j, cfg->frames);
-	for (j = 0; j <= t->max_id; j++)
+				dump_object(cfg->dump_pt, &h->as, &h->obj[j], t->names[j],
+					    cfg->frames);
+	for (j = 0; j < t->max_id; j++)
 		if (h->live[j])
 			host_free(h, j);
 

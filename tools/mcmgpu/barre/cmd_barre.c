@@ -112,7 +112,7 @@ static int dev_free(int fd, struct dev_obj *o)
 	return ioctl(fd, MCMGPU_IOCTL_FREE, &f) ? -errno : 0;
 }
 
-static int dev_dump(int fd, FILE *f, const struct dev_obj *o, uint32_t id,
+static int dev_dump(int fd, FILE *f, const struct dev_obj *o, const char *id,
 		    uint64_t frames)
 {
 	uint64_t *pte = malloc(o->pages * sizeof(*pte)), i;
@@ -128,7 +128,7 @@ static int dev_dump(int fd, FILE *f, const struct dev_obj *o, uint32_t id,
 		return -errno;
 	}
 	for (i = 0; i < o->pages; i++)
-		fprintf(f, "%u 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
+		fprintf(f, "%s 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
 			(unsigned long long)((o->va >> 12) + i),
 			(unsigned long long)MCMGPU_PTE_PFN(pte[i]),
 			(unsigned long long)(MCMGPU_PTE_PFN(pte[i]) / frames),
@@ -247,13 +247,14 @@ static int barre_replay_device(int fd, const struct barre_trace *t,
 		}
 		i++;
 	}
-	for (j = 0; !ret && cfg->dump_pt && j <= t->max_id; j++)
+	for (j = 0; !ret && cfg->dump_pt && j < t->max_id; j++)
 		if (obj[j].live) {
-			ret = dev_dump(fd, cfg->dump_pt, &obj[j], j, cfg->frames);
+			ret = dev_dump(fd, cfg->dump_pt, &obj[j], t->names[j],
+				       cfg->frames);
 			if (ret)
 				dev_fail(err, errlen, ret, "PTE_QUERY: %s", strerror(-ret));
 		}
-	for (j = 0; j <= t->max_id; j++)
+	for (j = 0; j < t->max_id; j++)
 		if (obj[j].live && dev_free(fd, &obj[j]) && !ret)
 			ret = dev_fail(err, errlen, -errno, "FREE: %s", strerror(errno));
 	if (ret)
@@ -334,7 +335,11 @@ static void replay_usage(FILE *f)
 		"TRACE, one record a line, '#' comments:\n"
 		"  alloc ID BYTES policy=chunk|rr|kwc [g=PAGES] [map=C0,C1,...]\n"
 		"  access CHIPLET ID BYTE_OFFSET [r|w]\n"
-		"  free ID\n\n"
+		"  free ID\n"
+		"ID: a number (0x1 is 1) or a name such as A or matrix_b (a letter\n"
+		"or '_', then letters, digits, '_', '.' or '-'; up to 63). BYTES is\n"
+		"rounded up to whole 4096-byte pages, as an allocator does; an\n"
+		"access may use all of the last page. An error names its line.\n\n"
 		"  --host             run the same cores here, no device\n"
 		"  -d, --device DEV   /dev path, index or PCI address (default 0);\n"
 		"                     needs barre_iommu.ko\n"
@@ -360,6 +365,7 @@ static void replay_usage(FILE *f)
 		"                     first (--host; --seed S, default 1)\n"
 		"  --dump-pt FILE     every mapped page at the end of the trace:\n"
 		"                     ID 0xVPN 0xPFN CHIPLET 0xCOAL_BITMAP POSITION\n"
+		"                     (objects in the order their IDs first appear)\n"
 		"  --json             machine-readable counters\n"
 		"  -h, --help         this text\n",
 		MCMGPU_DEFAULT_CHIPLETS, MCMGPU_BARRE_MAX_WALKERS,
