@@ -58,12 +58,15 @@ static u32 adsm_rolling_after(const struct adsm_ctx *c)
 u32 adsm_fifo_needed(const struct adsm_ctx *c, u64 bytes)
 {
 	u64 units = c->total_units + adsm_units(c, bytes);
-	u64 r = adsm_rolling_after(c);
 
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
 		return 0;
-	/* R, one spared for a store across two blocks, one overflowing. */
-	return (u32)(units < r + 2 ? units : r + 2);
+	/*
+	 * A place for every block: a failed eviction puts its block back
+	 * whatever else is Dirty (R, one spared for a store across two
+	 * blocks, one overflowing, and the blocks whose evictions failed).
+	 */
+	return (u32)units;
 }
 
 static struct adsm_ref *adsm_fifo_at(const struct adsm_ctx *c, u32 i)
@@ -208,8 +211,21 @@ static int adsm_xfer(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len,
 	return ret;
 }
 
-/* Rolling: the oldest dirty block goes to the GPU early and turns R. */
-static void adsm_evict_oldest(struct adsm_ctx *c)
+/* A block Dirty again, as the oldest: its data is not on the GPU. */
+static void adsm_fifo_push_front(struct adsm_ctx *c, struct adsm_obj *o,
+				 u64 unit)
+{
+	c->fifo_head = (c->fifo_head + c->fifo_cap - 1) % c->fifo_cap;
+	c->fifo_len++;
+	*adsm_fifo_at(c, 0) = (struct adsm_ref){ o, unit };
+	adsm_set(o, unit, MCMGPU_ADSM_DIRTY, ADSM_MAP_NONE);
+}
+
+/*
+ * Rolling: the oldest dirty block goes to the GPU early and turns R. A
+ * transfer that fails leaves it Dirty and the oldest, and is returned.
+ */
+static int adsm_evict_oldest(struct adsm_ctx *c)
 {
 	struct adsm_ref victim = *adsm_fifo_at(c, 0);
 	u64 off, len;
@@ -228,13 +244,13 @@ static void adsm_evict_oldest(struct adsm_ctx *c)
 	if (ret == 0) {
 		adsm_evict_done(c, victim.obj, victim.unit);
 	} else if (ret < 0) {
-		/* Not sent: the block is Dirty again, at the FIFO's tail. */
 		c->evicting--;
 		c->st.evictions--;
-		adsm_set(victim.obj, victim.unit, MCMGPU_ADSM_DIRTY,
-			 ADSM_MAP_NONE);
-		*adsm_fifo_at(c, c->fifo_len++) = victim;
+		c->last_victim = (struct adsm_ref){ NULL, 0 };
+		adsm_fifo_push_front(c, victim.obj, victim.unit);
+		return ret;
 	}
+	return 0;
 }
 
 void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
@@ -243,18 +259,26 @@ void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 	c->evicting--;
 }
 
+void adsm_evict_failed(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
+{
+	adsm_evict_done(c, o, unit);
+	adsm_fifo_push_front(c, o, unit);
+}
+
 /*
  * A block turns Dirty: rolling queues it and evicts beyond R. retried:
  * the fault is the same access as the previous one (adsm_ctx.retried).
+ * A failed eviction leaves the block as it was (Read-only, unmapped).
  */
-static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
-			    bool retried)
+static int adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
+			   bool retried)
 {
 	bool spare;
+	int ret = 0;
 
 	adsm_set(o, unit, MCMGPU_ADSM_DIRTY, ADSM_MAP_RW);
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
-		return;
+		return 0;
 	*adsm_fifo_at(c, c->fifo_len++) = (struct adsm_ref){ o, unit };
 	/*
 	 * Forward progress: one store may span two blocks. When the same
@@ -268,10 +292,19 @@ static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
 		adsm_ref_is(*adsm_fifo_at(c, 0), c->last_dirtied.obj,
 			    c->last_dirtied.unit);
 	c->last_victim = (struct adsm_ref){ NULL, 0 };
-	while (!spare && c->fifo_len > c->rolling)
-		adsm_evict_oldest(c);
+	while (!spare && !ret && c->fifo_len > c->rolling)
+		ret = adsm_evict_oldest(c);
+	if (ret) {
+		/* Undone: at most R stay Dirty, the others were sent. */
+		if (c->fifo_len &&
+		    adsm_ref_is(*adsm_fifo_at(c, c->fifo_len - 1), o, unit))
+			c->fifo_len--;
+		adsm_set(o, unit, MCMGPU_ADSM_READONLY, ADSM_MAP_NONE);
+		return ret;
+	}
 	c->last_dirtied = (struct adsm_ref){ o, unit };
 	c->st.dirty_peak = adsm_max(c->st.dirty_peak, c->fifo_len);
+	return 0;
 }
 
 /* Batch: every object back from the GPU, if a launch left them there. */
@@ -311,10 +344,15 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 	c->retried = false;
 	adsm_unit_range(o, unit, uoff, ulen);
 	if (c->protocol == MCMGPU_ADSM_BATCH) {
-		/* No detection: Dirty and writable, once the sync is done. */
+		/*
+		 * No detection: Dirty and writable, once the sync is done, or
+		 * once this object is back after a copy to the GPU.
+		 */
 		if (s == MCMGPU_ADSM_INVALID) {
-			ret = adsm_fetch_back(c);
-			if (ret)
+			ret = c->acquire_owed ? adsm_fetch_back(c) :
+			      adsm_xfer(c, o, 0, o->bytes, ADSM_D2H,
+					ADSM_CAUSE_FAULT);
+			if (ret < 0)
 				return ret;
 		}
 		c->st.refaults++;
@@ -334,7 +372,9 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		c->st.faults++;
 		if (write) {
 			c->st.faults_write_invalid++;
-			adsm_make_dirty(c, o, unit, retried);
+			ret = adsm_make_dirty(c, o, unit, retried);
+			if (ret)
+				return ret;
 			*writable = true;
 		} else {
 			c->st.faults_read_invalid++;
@@ -345,7 +385,9 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		if (write) {
 			c->st.faults++;
 			c->st.faults_write_readonly++;
-			adsm_make_dirty(c, o, unit, retried);
+			ret = adsm_make_dirty(c, o, unit, retried);
+			if (ret)
+				return ret;
 			*writable = true;
 		} else {
 			c->st.refaults++;
@@ -381,8 +423,8 @@ int adsm_release(struct adsm_ctx *c)
 			adsm_set(o, u, s, ADSM_MAP_NONE);
 			if (ret)
 				continue;
-			if (c->protocol == MCMGPU_ADSM_BATCH ||
-			    s == MCMGPU_ADSM_DIRTY) {
+			/* Batch's objects are all Dirty, but after a copy to the GPU. */
+			if (s == MCMGPU_ADSM_DIRTY) {
 				adsm_unit_range(o, u, &off, &len);
 				ret = adsm_xfer(c, o, off, len, ADSM_H2D,
 						ADSM_CAUSE_CALL);
@@ -403,6 +445,55 @@ int adsm_release(struct adsm_ctx *c)
 	c->last_dirtied = (struct adsm_ref){ NULL, 0 };
 	c->acquire_owed = c->protocol == MCMGPU_ADSM_BATCH;
 	return 0;
+}
+
+/* The units of o an explicit copy of [off, off + len) touches. */
+static void adsm_copy_units(const struct adsm_obj *o, u64 off, u64 len,
+			    u64 *first, u64 *last)
+{
+	u64 end = off + len - 1;
+
+	/* Past the true size: the last page, so the last unit's. */
+	*first = adsm_unit_of(o, off < o->bytes ? off : o->bytes - 1);
+	*last = adsm_unit_of(o, end < o->bytes ? end : o->bytes - 1);
+}
+
+int adsm_copy_begin(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len)
+{
+	u64 u, first, last, uoff, ulen;
+	int ret = 0;
+
+	adsm_copy_units(o, off, len, &first, &last);
+	for (u = first; u <= last && !ret; u++) {
+		if (adsm_state(o, u) != MCMGPU_ADSM_DIRTY)
+			continue;
+		adsm_unit_range(o, u, &uoff, &ulen);
+		/* Batch's blocks stay Dirty: no detection, sent at the launch. */
+		if (c->protocol != MCMGPU_ADSM_BATCH)
+			c->ops->protect(c->priv, o, uoff, ulen,
+					MCMGPU_ADSM_READONLY);
+		ret = adsm_xfer(c, o, uoff, ulen, ADSM_H2D, ADSM_CAUSE_CALL);
+		if (ret >= 0 && c->protocol != MCMGPU_ADSM_BATCH)
+			adsm_set(o, u, MCMGPU_ADSM_READONLY, ADSM_MAP_NONE);
+	}
+	if (c->protocol == MCMGPU_ADSM_ROLLING)
+		adsm_fifo_keep(c, NULL);
+	return ret < 0 ? ret : 0;
+}
+
+void adsm_copy_to_gpu_done(struct adsm_ctx *c, struct adsm_obj *o, u64 off,
+			   u64 len)
+{
+	u64 u, first, last, uoff, ulen;
+
+	adsm_copy_units(o, off, len, &first, &last);
+	for (u = first; u <= last; u++) {
+		adsm_unit_range(o, u, &uoff, &ulen);
+		c->ops->protect(c->priv, o, uoff, ulen, MCMGPU_ADSM_INVALID);
+		adsm_set(o, u, MCMGPU_ADSM_INVALID, ADSM_MAP_NONE);
+	}
+	if (c->protocol == MCMGPU_ADSM_ROLLING)
+		adsm_fifo_keep(c, NULL);
 }
 
 void adsm_kernel_done(struct adsm_ctx *c, u64 cycles)

@@ -132,12 +132,18 @@ static inline u8 adsm_map(const struct adsm_obj *o, u64 unit)
  * A CPU access to byte off of o that its PTEs do not allow. 0: map the
  * unit's range (*uoff, *ulen), writable if *writable. -EAGAIN: a write to
  * a block whose eviction is in flight: wait for it, then call again.
- * -errno: a transfer failed (the block stays Invalid).
+ * -errno: a transfer failed (the block stays Invalid, or Read-only when
+ * an eviction it needed failed).
  */
 int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 	       bool *writable, u64 *uoff, u64 *ulen);
 /* The eviction of o's unit landed on the GPU. */
 void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit);
+/*
+ * The eviction of o's unit failed: Dirty again and the oldest, so the
+ * next fault that dirties a block sends it first, or the launch does.
+ */
+void adsm_evict_failed(struct adsm_ctx *c, struct adsm_obj *o, u64 unit);
 static inline u32 adsm_evicting(const struct adsm_ctx *c)
 {
 	return c->evicting;
@@ -153,6 +159,20 @@ int adsm_release(struct adsm_ctx *c);
 void adsm_kernel_done(struct adsm_ctx *c, u64 cycles);
 /* Sync (the acquire): batch fetches every object back. */
 int adsm_acquire(struct adsm_ctx *c);
+/*
+ * An explicit copy of [off, off + len) of a shared object o (the caller
+ * waits first for a running kernel and the evictions in flight): the
+ * Dirty units it touches go to the GPU before (a copy from the GPU reads
+ * the CPU's writes; a copy to it keeps the unit's other bytes); lazy and
+ * rolling units turn Read-only. -errno: a transfer failed.
+ */
+int adsm_copy_begin(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len);
+/*
+ * After a copy to the GPU: the CPU copies of the units it touched are
+ * stale, Invalid (batch too: the launch does not send it over the copy).
+ */
+void adsm_copy_to_gpu_done(struct adsm_ctx *c, struct adsm_obj *o, u64 off,
+			   u64 len);
 /* An explicit copy (no protocol: the hand-written baseline) is charged. */
 void adsm_charge_copy(struct adsm_ctx *c, u64 len, enum adsm_dir dir);
 /* The counters the core keeps, modeled_cycles brought up to date. */

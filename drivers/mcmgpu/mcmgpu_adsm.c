@@ -183,15 +183,21 @@ static void mcmgpu_adsm_evict_work(struct work_struct *work)
 	struct mcmgpu_evict *ev;
 
 	for (;;) {
+		bool freed;
 		int ret = 0;
 
+		/*
+		 * FREE sets freed under the lock, then flushes this work: a
+		 * copy started before it lands before the GPU pages go.
+		 */
 		mutex_lock(&a->lock);
 		ev = list_first_entry_or_null(&a->evictions,
 					      struct mcmgpu_evict, node);
+		freed = ev && ev->sh->freed;
 		mutex_unlock(&a->lock);
 		if (!ev)
 			return;
-		if (!ev->sh->freed)
+		if (!freed)
 			ret = mcmgpu_adsm_xfer_cmd(a, ev->sh->gpu_va + ev->off,
 						   ev->len,
 						   ev->sh->list_dma +
@@ -200,15 +206,18 @@ static void mcmgpu_adsm_evict_work(struct work_struct *work)
 						   MCMGPU_WAIT_UNINTERRUPTIBLE);
 		if (ret)
 			dev_warn_ratelimited(adsm_dev(a),
-					     "ADSM eviction of %llu bytes failed (%d): the block is sent again at the launch\n",
+					     "ADSM eviction of %llu bytes failed (%d): the block is Dirty again\n",
 					     ev->len, ret);
 		mutex_lock(&a->lock);
 		list_del(&ev->node);
-		/* Counted done also for a freed object: launches wait on it. */
-		adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
-		/* Not on the GPU: Dirty again, so the launch sends it. */
+		/*
+		 * Counted done also for a freed object: launches wait on it.
+		 * One not on the GPU is Dirty and queued again, as the oldest.
+		 */
 		if (ret && !ev->sh->freed)
-			ev->sh->core.state[ev->unit] = MCMGPU_ADSM_DIRTY;
+			adsm_evict_failed(&a->ctx, &ev->sh->core, ev->unit);
+		else
+			adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
 		mutex_unlock(&a->lock);
 		wake_up_all(&a->wq);
 		mcmgpu_shared_put(ev->sh);
@@ -407,10 +416,12 @@ int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes)
 	}
 	/*
 	 * Read-only says both copies are equal: the GPU's starts as zeros
-	 * too (the shadow pages), by a copy the protocols do not count.
+	 * too (the shadow pages), by a copy the protocols do not count. The
+	 * whole pages: the last one's tail past bytes is the kernels' and
+	 * the copies' too, and must not show an earlier object's data.
 	 */
-	ret = mcmgpu_adsm_xfer_cmd(a, sh->gpu_va, bytes, sh->list_dma, 0, false,
-				   MCMGPU_WAIT_KILLABLE);
+	ret = mcmgpu_adsm_xfer_cmd(a, sh->gpu_va, sh->npages << PAGE_SHIFT,
+				   sh->list_dma, 0, false, MCMGPU_WAIT_KILLABLE);
 	if (ret)
 		goto put;
 	ret = -ENOMEM;
@@ -435,6 +446,25 @@ put:
 	return ret;
 }
 
+/*
+ * FREE (mf->lock held) while the file's kernel runs: the kernel may use
+ * any of the file's objects (its page table is the file's), and its work
+ * item may not have submitted it yet, so the object must stay.
+ */
+bool mcmgpu_adsm_busy(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_adsm *a = mf->adsm;
+	bool busy;
+
+	lockdep_assert_held(&mf->lock);
+	if (!a)
+		return false;
+	mutex_lock(&a->lock);
+	busy = a->running;
+	mutex_unlock(&a->lock);
+	return busy;
+}
+
 u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o)
 {
 	return o->shared ? o->shared->mmap_offset : 0;
@@ -452,13 +482,17 @@ void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 	if (!sh)
 		return;
 	a = sh->adsm;
-	flush_work(&a->evict_work);
+	/*
+	 * freed first, under the lock: no fault queues an eviction of it
+	 * after this, and the flush waits for one already copying.
+	 */
 	mutex_lock(&a->lock);
-	adsm_obj_remove(&a->ctx, &sh->core);
 	sh->freed = true;
+	adsm_obj_remove(&a->ctx, &sh->core);
 	unmap_mapping_range(mf->mapping, sh->mmap_offset,
 			    PAGE_ALIGN(sh->core.bytes), 1);
 	mutex_unlock(&a->lock);
+	flush_work(&a->evict_work);
 	o->shared = NULL;
 	mcmgpu_shared_put(sh);
 }
@@ -891,9 +925,27 @@ int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize)
 }
 
 /*
+ * Waits for the file's kernel and the evictions in flight: a->lock held
+ * on return if 0. A copy into a shared object must not race either.
+ */
+static int mcmgpu_adsm_wait_quiet(struct mcmgpu_adsm *a)
+{
+	int ret = mcmgpu_adsm_wait_idle(a);
+
+	while (!ret && adsm_evicting(&a->ctx)) {
+		mutex_unlock(&a->lock);
+		flush_work(&a->evict_work);
+		ret = mcmgpu_adsm_wait_idle(a);
+	}
+	return ret;
+}
+
+/*
  * The hand-written baseline: bytes between a user buffer and an object's
- * GPU copy, no protocol. The buffer's pages are pinned, listed and copied
- * by the same engine; the copy is charged like the protocols' transfers.
+ * GPU copy. The buffer's pages are pinned, listed and copied by the same
+ * engine; the copy is charged like the protocols' transfers. A shared
+ * object keeps its protocol's states (adsm_copy_begin()): its Dirty units
+ * go first, and a copy to the GPU invalidates the CPU's copy.
  */
 int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 {
@@ -901,6 +953,7 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	bool to_gpu = !(cp->flags & MCMGPU_ADSM_COPY_FROM_GPU);
 	struct device *dev = &mf->mdev->pdev->dev;
 	unsigned long uaddr = cp->user_ptr;
+	struct mcmgpu_shared *sh = NULL;
 	struct mcmgpu_user_pages up;
 	struct mcmgpu_adsm *a;
 	struct mcmgpu_obj *o;
@@ -926,20 +979,48 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	}
 	va = (o->obj.vpn << PAGE_SHIFT) + cp->offset;
 	a = mcmgpu_adsm_get(mf);
+	/* Held past mf->lock: a FREE meanwhile sets freed, checked below. */
+	if (!IS_ERR(a) && o->shared) {
+		sh = o->shared;
+		kref_get(&sh->ref);
+	}
 	mutex_unlock(&mf->lock);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
+	/* Pinned before a->lock: pinning takes mmap_lock. */
 	ret = mcmgpu_user_pages_get(&up, dev, uaddr, cp->length, !to_gpu);
 	if (ret)
-		return ret;
+		goto put;
+	if (sh) {
+		ret = mcmgpu_adsm_wait_quiet(a);
+		if (ret)
+			goto unpin;
+		if (sh->freed)
+			ret = -ENOENT;
+		else
+			ret = adsm_copy_begin(&a->ctx, &sh->core, cp->offset,
+					      cp->length);
+		if (ret) {
+			mutex_unlock(&a->lock);
+			goto unpin;
+		}
+	}
 	ret = mcmgpu_adsm_xfer_cmd(a, va, cp->length, up.list_dma,
 				   uaddr & ~PAGE_MASK, !to_gpu,
 				   MCMGPU_WAIT_KILLABLE);
-	if (!ret) {
+	if (!sh)
 		mutex_lock(&a->lock);
+	/* Also after a failure: the GPU copy may have changed in part. */
+	if (sh && to_gpu)
+		adsm_copy_to_gpu_done(&a->ctx, &sh->core, cp->offset,
+				      cp->length);
+	if (!ret)
 		adsm_charge_copy(&a->ctx, cp->length, to_gpu ? ADSM_H2D : ADSM_D2H);
-		mutex_unlock(&a->lock);
-	}
+	mutex_unlock(&a->lock);
+unpin:
 	mcmgpu_user_pages_put(&up, !to_gpu && !ret);
+put:
+	if (sh)
+		mcmgpu_shared_put(sh);
 	return ret;
 }

@@ -196,6 +196,10 @@ int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
 		ret = -ENOENT;
 		goto unlock;
 	}
+	if (mcmgpu_adsm_busy(mf)) {
+		ret = -EBUSY;
+		goto unlock;
+	}
 	iommu = mcmgpu_iommu_get(mdev);
 	if (iommu) {
 		iommu->pec_drop(iommu, mf->ctx, o->obj.vpn,
