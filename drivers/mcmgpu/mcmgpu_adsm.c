@@ -23,6 +23,7 @@
  * adsm lock is never held across a user copy.
  */
 #include <linux/dma-mapping.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
@@ -83,10 +84,17 @@ struct mcmgpu_adsm {
 	u64 hw_faults;
 	u64 fault_ns;
 	u64 dma_wait_ns;
-	/* The previous fault (its byte address): a split store retries it. */
-	struct task_struct *last_task;
-	unsigned long last_ip;
-	unsigned long last_addr;
+	/* Forward progress, per thread (mcmgpu_adsm_thread()). */
+	struct mcmgpu_adsm_thread {
+		const struct task_struct *task;
+		u64 used;
+		/* Its previous fault (the byte): a split store retries it. */
+		unsigned long ip;
+		unsigned long addr;
+		struct adsm_ref last_dirtied;
+		struct adsm_ref last_victim;
+	} threads[8];
+	u64 thread_clock;
 };
 
 /* The CPU side of a shared object; the GPU side is its struct mcmgpu_obj. */
@@ -358,6 +366,44 @@ void mcmgpu_adsm_release(struct mcmgpu_file *mf)
 	mf->adsm = NULL;
 }
 
+/*
+ * The thread's forward-progress record (a->lock held): its previous
+ * fault and the blocks that fault dirtied and pushed out. Per thread, so
+ * that another thread's faults between a store's two halves do not undo
+ * the rule; the least recently used record is taken over.
+ */
+static struct mcmgpu_adsm_thread *mcmgpu_adsm_thread(struct mcmgpu_adsm *a)
+{
+	struct mcmgpu_adsm_thread *t, *old = &a->threads[0];
+
+	for (t = a->threads; t < a->threads + ARRAY_SIZE(a->threads); t++) {
+		if (t->task == current)
+			goto found;
+		if (t->used < old->used)
+			old = t;
+	}
+	t = old;
+	memset(t, 0, sizeof(*t));
+	t->task = current;	/* compared, never dereferenced */
+found:
+	t->used = ++a->thread_clock;
+	return t;
+}
+
+/* Forgets the records' blocks of o, or all of them (o NULL). */
+static void mcmgpu_adsm_threads_forget(struct mcmgpu_adsm *a,
+				       struct adsm_obj *o)
+{
+	struct mcmgpu_adsm_thread *t;
+
+	for (t = a->threads; t < a->threads + ARRAY_SIZE(a->threads); t++) {
+		if (!o || t->last_dirtied.obj == o)
+			t->last_dirtied = (struct adsm_ref){ NULL, 0 };
+		if (!o || t->last_victim.obj == o)
+			t->last_victim = (struct adsm_ref){ NULL, 0 };
+	}
+}
+
 /* ---- shared objects ------------------------------------------------------ */
 
 /*
@@ -489,6 +535,7 @@ void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 	mutex_lock(&a->lock);
 	sh->freed = true;
 	adsm_obj_remove(&a->ctx, &sh->core);
+	mcmgpu_adsm_threads_forget(a, &sh->core);
 	unmap_mapping_range(mf->mapping, sh->mmap_offset,
 			    PAGE_ALIGN(sh->core.bytes), 1);
 	mutex_unlock(&a->lock);
@@ -541,6 +588,45 @@ static vm_fault_t mcmgpu_adsm_map(struct vm_area_struct *vma,
 	return VM_FAULT_NOPAGE;
 }
 
+/* The fault's wait is over: the kernel ran (unit U64_MAX) or the eviction. */
+static bool mcmgpu_adsm_waited(struct mcmgpu_adsm *a, struct mcmgpu_shared *sh,
+			       u64 unit)
+{
+	if (unit == U64_MAX)
+		return !READ_ONCE(a->running);
+	return !(READ_ONCE(sh->core.state[unit]) & MCMGPU_ADSM_EVICTING);
+}
+
+/*
+ * A fault's wait for a kernel or an eviction. When the fault may be
+ * retried, without mmap_lock (a long kernel must not block the process's
+ * every mmap, munmap and fault): the lock is dropped, the file and the
+ * object pinned, and the fault retried. Else (a retry already, a
+ * pfn_mkwrite, get_user_pages) under it. VM_FAULT_NOPAGE: a fatal signal.
+ */
+static vm_fault_t mcmgpu_adsm_fault_wait(struct vm_fault *vmf,
+					 struct mcmgpu_adsm *a,
+					 struct mcmgpu_shared *sh, u64 unit)
+{
+	struct file *f;
+
+	if (vmf->flags & FAULT_FLAG_MKWRITE ||
+	    !fault_flag_allow_retry_first(vmf->flags)) {
+		if (wait_event_killable(a->wq, mcmgpu_adsm_waited(a, sh, unit)))
+			return VM_FAULT_NOPAGE;	/* dying: not retried */
+		return 0;
+	}
+	if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
+		return VM_FAULT_RETRY;
+	f = get_file(vmf->vma->vm_file);
+	kref_get(&sh->ref);
+	mmap_read_unlock(vmf->vma->vm_mm);
+	wait_event_killable(a->wq, mcmgpu_adsm_waited(a, sh, unit));
+	mcmgpu_shared_put(sh);
+	fput(f);
+	return VM_FAULT_RETRY;
+}
+
 /* .fault and .pfn_mkwrite: the protocol decides, then the unit is mapped. */
 static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
 {
@@ -551,9 +637,10 @@ static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
 	bool write = vmf->flags & FAULT_FLAG_WRITE, writable;
 	u64 off = (vmf->pgoff << PAGE_SHIFT) - sh->mmap_offset, uoff, ulen;
 	ktime_t t0 = ktime_get();
+	struct mcmgpu_adsm_thread *t;
 	bool seen = false, retried = false;
 	unsigned long ip;
-	u64 dma0;
+	u64 dma0, unit;
 	vm_fault_t vr;
 	int ret;
 
@@ -572,38 +659,38 @@ again:
 	}
 	if (a->running) {
 		mutex_unlock(&a->lock);
-		if (wait_event_killable(a->wq, !READ_ONCE(a->running))) {
-			vr = VM_FAULT_NOPAGE;	/* dying: the fault is not retried */
+		vr = mcmgpu_adsm_fault_wait(vmf, a, sh, U64_MAX);
+		if (vr)
 			goto out;
-		}
 		goto again;
 	}
 	dma0 = a->dma_wait_ns;
+	t = mcmgpu_adsm_thread(a);
 	if (!seen) {
 		/*
 		 * The same instruction again, a few bytes from its last fault
 		 * (a store split over two pages), not the next one of a loop.
 		 */
 		ip = instruction_pointer(task_pt_regs(current));
-		retried = a->last_task == current && a->last_ip == ip &&
-			  vmf->real_address - a->last_addr + 64 < 128;
-		a->last_task = current;
-		a->last_ip = ip;
-		a->last_addr = vmf->real_address;
+		retried = t->ip == ip &&
+			  vmf->real_address - t->addr + 64 < 128;
+		t->ip = ip;
+		t->addr = vmf->real_address;
 		seen = true;
 	}
 	a->ctx.retried = retried;
+	a->ctx.last_dirtied = t->last_dirtied;
+	a->ctx.last_victim = t->last_victim;
 	ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable, &uoff,
 			 &ulen);
+	t->last_dirtied = a->ctx.last_dirtied;
+	t->last_victim = a->ctx.last_victim;
 	if (ret == -EAGAIN) {
-		u64 unit = adsm_unit_of(&sh->core, off);
-
+		unit = adsm_unit_of(&sh->core, off);
 		mutex_unlock(&a->lock);
-		if (wait_event_killable(a->wq, !(READ_ONCE(sh->core.state[unit]) &
-						 MCMGPU_ADSM_EVICTING))) {
-			vr = VM_FAULT_NOPAGE;
+		vr = mcmgpu_adsm_fault_wait(vmf, a, sh, unit);
+		if (vr)
 			goto out;
-		}
 		goto again;
 	}
 	if (ret) {
@@ -624,11 +711,81 @@ out:
 	return vr;
 }
 
+/*
+ * ptrace, /proc/pid/mem (access_remote_vm(): get_user_pages fails on
+ * VM_PFNMAP): the bytes through the protocol, as the CPU's own access
+ * would, copied from or into the shadow pages. The caller holds
+ * mmap_lock, so waits happen under it.
+ */
+static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
+			      void *buf, int len, int write)
+{
+	struct mcmgpu_shared *sh = vma->vm_private_data;
+	struct mcmgpu_adsm *a = sh->adsm;
+	u64 off = ((vma->vm_pgoff << PAGE_SHIFT) - sh->mmap_offset) +
+		  (addr - vma->vm_start);
+	u64 uoff, ulen, unit;
+	int done = 0, ret;
+	bool writable;
+
+	while (done < len) {
+		u32 n = min_t(u64, len - done, PAGE_SIZE - offset_in_page(off));
+		void *p;
+
+		mutex_lock(&a->lock);
+		if (sh->freed) {
+			mutex_unlock(&a->lock);
+			break;
+		}
+		if (a->running) {
+			mutex_unlock(&a->lock);
+			if (wait_event_killable(a->wq, !READ_ONCE(a->running)))
+				break;
+			continue;
+		}
+		a->ctx.retried = false;
+		ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable,
+				 &uoff, &ulen);
+		if (ret == -EAGAIN) {
+			unit = adsm_unit_of(&sh->core, off);
+			mutex_unlock(&a->lock);
+			if (wait_event_killable(a->wq,
+						!(READ_ONCE(sh->core.state[unit]) &
+						  MCMGPU_ADSM_EVICTING)))
+				break;
+			continue;
+		}
+		if (ret) {
+			mutex_unlock(&a->lock);
+			break;
+		}
+		/* The unit's PTEs come back at the CPU's next fault. */
+		p = kmap_local_page(sh->pages[off >> PAGE_SHIFT]);
+		if (write)
+			memcpy(p + offset_in_page(off), buf + done, n);
+		else
+			memcpy(buf + done, p + offset_in_page(off), n);
+		kunmap_local(p);
+		mutex_unlock(&a->lock);
+		done += n;
+		off += n;
+	}
+	return done ? done : -EIO;
+}
+
+/* Moved, the mapping would leave the GPU VA: one pointer no more. */
+static int mcmgpu_adsm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
 static const struct vm_operations_struct mcmgpu_adsm_vm_ops = {
 	.open = mcmgpu_adsm_vm_open,
 	.close = mcmgpu_adsm_vm_close,
 	.fault = mcmgpu_adsm_fault,
 	.pfn_mkwrite = mcmgpu_adsm_fault,
+	.access = mcmgpu_adsm_access,
+	.mremap = mcmgpu_adsm_mremap,
 };
 
 /*
@@ -782,6 +939,8 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	}
 	if (!ret)
 		ret = adsm_release(&a->ctx);
+	if (!ret)
+		mcmgpu_adsm_threads_forget(a, NULL);
 	if (ret) {
 		mutex_unlock(&a->lock);
 		return ret;
