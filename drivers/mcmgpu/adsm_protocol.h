@@ -28,6 +28,8 @@
 #define ADSM_MAP_NONE		0	/* no PTE */
 #define ADSM_MAP_RO		1	/* read-only PTEs */
 #define ADSM_MAP_RW		2	/* writable PTEs */
+#define ADSM_HELD		0x8	/* half of a split store: not evicted */
+#define ADSM_THREADS		8	/* threads whose progress is kept */
 
 enum adsm_dir { ADSM_H2D, ADSM_D2H };
 enum adsm_cause { ADSM_CAUSE_CALL, ADSM_CAUSE_FAULT, ADSM_CAUSE_EVICT };
@@ -44,6 +46,20 @@ struct adsm_obj {
 struct adsm_ref {
 	struct adsm_obj *obj;
 	u64 unit;
+};
+
+/*
+ * Forward progress of one CPU thread (rolling, adsm_thread()): one store
+ * may span two blocks, which with R = 1 would push each other out for
+ * ever, more so when other threads' faults come between its two halves.
+ */
+struct adsm_thread {
+	const void *key;	/* the caller's thread, compared only */
+	u64 used;
+	u64 ip, addr;		/* its previous fault: instruction, byte */
+	bool retried;		/* the fault now is that access again */
+	struct adsm_ref last;	/* the block its previous fault dirtied */
+	struct adsm_ref held[2];
 };
 
 struct adsm_ops {
@@ -73,14 +89,11 @@ struct adsm_ctx {
 	u32 fifo_cap;
 	u32 fifo_head;
 	u32 fifo_len;
-	/*
-	 * Forward progress: the previous fault's block and its victim, and
-	 * whether the fault now is the same access retried (set by the caller
-	 * before adsm_fault(), cleared by it): a store across two blocks.
-	 */
-	struct adsm_ref last_dirtied;
-	struct adsm_ref last_victim;
-	bool retried;
+	/* Forward progress: the faulting thread (or NULL), all threads. */
+	struct adsm_thread *thread;
+	struct adsm_thread threads[ADSM_THREADS];
+	u64 thread_clock;
+	u32 held;		/* Dirty blocks with ADSM_HELD */
 	u64 total_units;
 	u32 evicting;		/* evictions in flight */
 	bool acquire_owed;	/* batch: launched, not yet fetched back */
@@ -127,6 +140,17 @@ static inline u8 adsm_map(const struct adsm_obj *o, u64 unit)
 {
 	return o->state[unit] >> ADSM_MAP_SHIFT;
 }
+
+/*
+ * The next adsm_fault() is thread key's, at instruction ip on byte addr;
+ * again: the same fault once more (after the caller waited), not a new
+ * one. The same instruction a few bytes from its thread's previous fault
+ * is a store split over two blocks: rolling holds that block and the one
+ * the previous fault dirtied (ADSM_HELD, not evicted) until the thread's
+ * next fault, so at most R + 2 * ADSM_THREADS blocks are Dirty.
+ */
+void adsm_thread(struct adsm_ctx *c, const void *key, u64 ip, u64 addr,
+		 bool again);
 
 /*
  * A CPU access to byte off of o that its PTEs do not allow. 0: map the

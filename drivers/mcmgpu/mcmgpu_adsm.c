@@ -84,17 +84,6 @@ struct mcmgpu_adsm {
 	u64 hw_faults;
 	u64 fault_ns;
 	u64 dma_wait_ns;
-	/* Forward progress, per thread (mcmgpu_adsm_thread()). */
-	struct mcmgpu_adsm_thread {
-		const struct task_struct *task;
-		u64 used;
-		/* Its previous fault (the byte): a split store retries it. */
-		unsigned long ip;
-		unsigned long addr;
-		struct adsm_ref last_dirtied;
-		struct adsm_ref last_victim;
-	} threads[8];
-	u64 thread_clock;
 };
 
 /* The CPU side of a shared object; the GPU side is its struct mcmgpu_obj. */
@@ -366,44 +355,6 @@ void mcmgpu_adsm_release(struct mcmgpu_file *mf)
 	mf->adsm = NULL;
 }
 
-/*
- * The thread's forward-progress record (a->lock held): its previous
- * fault and the blocks that fault dirtied and pushed out. Per thread, so
- * that another thread's faults between a store's two halves do not undo
- * the rule; the least recently used record is taken over.
- */
-static struct mcmgpu_adsm_thread *mcmgpu_adsm_thread(struct mcmgpu_adsm *a)
-{
-	struct mcmgpu_adsm_thread *t, *old = &a->threads[0];
-
-	for (t = a->threads; t < a->threads + ARRAY_SIZE(a->threads); t++) {
-		if (t->task == current)
-			goto found;
-		if (t->used < old->used)
-			old = t;
-	}
-	t = old;
-	memset(t, 0, sizeof(*t));
-	t->task = current;	/* compared, never dereferenced */
-found:
-	t->used = ++a->thread_clock;
-	return t;
-}
-
-/* Forgets the records' blocks of o, or all of them (o NULL). */
-static void mcmgpu_adsm_threads_forget(struct mcmgpu_adsm *a,
-				       struct adsm_obj *o)
-{
-	struct mcmgpu_adsm_thread *t;
-
-	for (t = a->threads; t < a->threads + ARRAY_SIZE(a->threads); t++) {
-		if (!o || t->last_dirtied.obj == o)
-			t->last_dirtied = (struct adsm_ref){ NULL, 0 };
-		if (!o || t->last_victim.obj == o)
-			t->last_victim = (struct adsm_ref){ NULL, 0 };
-	}
-}
-
 /* ---- shared objects ------------------------------------------------------ */
 
 /*
@@ -535,7 +486,6 @@ void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 	mutex_lock(&a->lock);
 	sh->freed = true;
 	adsm_obj_remove(&a->ctx, &sh->core);
-	mcmgpu_adsm_threads_forget(a, &sh->core);
 	unmap_mapping_range(mf->mapping, sh->mmap_offset,
 			    PAGE_ALIGN(sh->core.bytes), 1);
 	mutex_unlock(&a->lock);
@@ -637,9 +587,7 @@ static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
 	bool write = vmf->flags & FAULT_FLAG_WRITE, writable;
 	u64 off = (vmf->pgoff << PAGE_SHIFT) - sh->mmap_offset, uoff, ulen;
 	ktime_t t0 = ktime_get();
-	struct mcmgpu_adsm_thread *t;
-	bool seen = false, retried = false;
-	unsigned long ip;
+	bool seen = false;
 	u64 dma0, unit;
 	vm_fault_t vr;
 	int ret;
@@ -665,26 +613,17 @@ again:
 		goto again;
 	}
 	dma0 = a->dma_wait_ns;
-	t = mcmgpu_adsm_thread(a);
-	if (!seen) {
-		/*
-		 * The same instruction again, a few bytes from its last fault
-		 * (a store split over two pages), not the next one of a loop.
-		 */
-		ip = instruction_pointer(task_pt_regs(current));
-		retried = t->ip == ip &&
-			  vmf->real_address - t->addr + 64 < 128;
-		t->ip = ip;
-		t->addr = vmf->real_address;
-		seen = true;
-	}
-	a->ctx.retried = retried;
-	a->ctx.last_dirtied = t->last_dirtied;
-	a->ctx.last_victim = t->last_victim;
+	/*
+	 * Forward progress per thread: the same instruction a few bytes from
+	 * its last fault is a store split over two blocks. This fault again
+	 * (after a wait, with or without mmap_lock) is no new try.
+	 */
+	adsm_thread(&a->ctx, current,
+		    instruction_pointer(task_pt_regs(current)),
+		    vmf->real_address, seen || vmf->flags & FAULT_FLAG_TRIED);
+	seen = true;
 	ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable, &uoff,
 			 &ulen);
-	t->last_dirtied = a->ctx.last_dirtied;
-	t->last_victim = a->ctx.last_victim;
 	if (ret == -EAGAIN) {
 		unit = adsm_unit_of(&sh->core, off);
 		mutex_unlock(&a->lock);
@@ -743,7 +682,6 @@ static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
 				break;
 			continue;
 		}
-		a->ctx.retried = false;
 		ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable,
 				 &uoff, &ulen);
 		if (ret == -EAGAIN) {
@@ -939,8 +877,6 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	}
 	if (!ret)
 		ret = adsm_release(&a->ctx);
-	if (!ret)
-		mcmgpu_adsm_threads_forget(a, NULL);
 	if (ret) {
 		mutex_unlock(&a->lock);
 		return ret;

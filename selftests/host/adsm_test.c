@@ -469,6 +469,67 @@ TEST(copies_keep_the_protocol_states)
 	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
 }
 
+/* The CPU's PTEs allow a write to byte off (Dirty, mapped). */
+static bool cell_writable(struct cell_env *e, u64 off)
+{
+	return adsm_map(&e->o, adsm_unit_of(&e->o, off)) == ADSM_MAP_RW;
+}
+
+/*
+ * One try of thread key's 8-byte store at off (split over two blocks):
+ * it faults on the first half not writable, else it completes.
+ */
+static bool split_store_try(struct cell_env *e, const void *key, u64 ip,
+			    u64 off)
+{
+	bool w;
+	u64 uoff, ulen, at;
+
+	at = !cell_writable(e, off) ? off :
+	     !cell_writable(e, off + 4) ? off + 4 : ~0ULL;
+	if (at == ~0ULL)
+		return true;
+	adsm_thread(&e->c, key, ip, at, false);
+	if (adsm_fault(&e->c, &e->o, at, true, &w, &uoff, &ulen))
+		return false;
+	return false;
+}
+
+/*
+ * Forward progress per thread (issue 32): with R = 1, two threads whose
+ * split stores' faults alternate both complete, and the Dirty bound is
+ * R plus the held pairs.
+ */
+TEST(split_stores_of_two_threads_complete_at_r1)
+{
+	static const int a, b;
+	struct cell_env e;
+	bool da = false, db = false;
+	int step;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 1, 32 * KiB);
+	for (step = 0; step < 40 && !(da && db); step++) {
+		if (!da)
+			da = split_store_try(&e, &a, 100, 4096 - 4);
+		if (!db)
+			db = split_store_try(&e, &b, 200, 3 * 4096 - 4);
+		EXPECT_GE(1 + 2 * 2, cell_dirty(&e));
+	}
+	EXPECT_TRUE(da);
+	EXPECT_TRUE(db);
+	EXPECT_GT(10, step);
+	/* The launch drops the holds: every block Invalid, none held. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(0, e.c.held);
+	EXPECT_EQ(0, e.state[0] & ADSM_HELD);
+	/* A loop of stores to the next block is not a split store. */
+	for (step = 0; step < 8; step++) {
+		adsm_thread(&e.c, &a, 300, step * 4096, false);
+		EXPECT_FALSE(e.c.thread->retried);
+		e.c.thread = NULL;
+	}
+}
+
 /* ---- random programs: one memory, whatever the protocol --------------- */
 
 #define RND_OBJS	3
