@@ -12,9 +12,10 @@
  * short); batch and lazy track whole objects, one unit each.
  *
  * The caller serialises every call on one context. It also waits, before
- * calling adsm_fault() or adsm_release(), for a running kernel, and before
- * adsm_release() and adsm_obj_remove() for the evictions in flight
- * (adsm_evicting()).
+ * calling adsm_fault(), adsm_release() or adsm_copy_begin(), for a running
+ * kernel, and before adsm_release() and adsm_copy_begin() for the
+ * evictions in flight (adsm_evicting()); an object removed with evictions
+ * in flight still gets their adsm_evict_done().
  */
 #ifndef MCMGPU_ADSM_PROTOCOL_H
 #define MCMGPU_ADSM_PROTOCOL_H

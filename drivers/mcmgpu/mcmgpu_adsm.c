@@ -15,9 +15,11 @@
  * - Launch is the release, then the kernel runs in a work item; sync waits
  *   for it and is the acquire. A CPU fault while the file's kernel runs
  *   waits for it to finish (decision: block, notes §6.1).
- * - Fork: the mapping is VM_DONTCOPY (the child has none). FREE of a mapped
- *   object frees its GPU side at once and zaps the CPU side (a later touch
- *   gets SIGSEGV); the shadow pages go with the last unmap.
+ * - Fork: the mapping is VM_DONTCOPY (the child has none, unless
+ *   MADV_DOFORK cleared it: then it shares the one object). FREE of a
+ *   mapped object frees its GPU side at once and zaps the CPU side (a
+ *   later touch gets SIGSEGV); the shadow pages go with the last unmap;
+ *   FREE while the file's kernel runs is EBUSY.
  *
  * Locks: mmap_lock -> adsm lock -> cmd_lock; mf->lock -> adsm lock. The
  * adsm lock is never held across a user copy.
