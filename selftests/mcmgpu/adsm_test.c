@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -920,6 +921,72 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 		memcpy(&got, w[j].p + 4096 * (1 + 2 * (499 % 8)) - 4, 8);
 		EXPECT_EQ(((uint64_t)j << 32) + 499, got);
 	}
+	munmap(o.p, o.bytes);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct toucher {
+	volatile uint32_t *p;
+	volatile bool started;
+	uint64_t ns;
+};
+
+static void *touch_and_time(void *arg)
+{
+	struct toucher *t = arg;
+	uint64_t t0 = now_ns();
+
+	t->started = true;
+	(void)t->p[0];		/* waits for the kernel */
+	t->ns = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * A fault that waits for a kernel does not hold mmap_lock (issue 32): the
+ * process's mmap and munmap go on meanwhile (VM_FAULT_RETRY).
+ */
+TEST_F_TIMEOUT(adsm, a_fault_waiting_for_a_kernel_leaves_mmap_free, 120)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct toucher t = { 0 };
+	uint64_t t0, mmap_ns = 0;
+	pthread_t th;
+	struct obj o;
+	void *q;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 128 * MiB, &o));
+	memset(o.p, 1, o.bytes);
+	t.p = o.p;
+	k = scale_add(&o, 3, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+	ASSERT_EQ(0, pthread_create(&th, NULL, touch_and_time, &t));
+	while (!t.started)
+		;
+	usleep(20000);		/* the toucher is in its fault by now */
+	t0 = now_ns();
+	q = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	munmap(q, 4096);
+	mmap_ns = now_ns() - t0;
+	pthread_join(th, NULL);
+	TH_LOG("fault waited %llu us, mmap+munmap took %llu us",
+	       (unsigned long long)t.ns / 1000,
+	       (unsigned long long)mmap_ns / 1000);
+	/* Only meaningful if the kernel outlasts the toucher's head start. */
+	if (t.ns > 100000000ULL)
+		EXPECT_GT(t.ns / 4, mmap_ns);
+	ASSERT_EQ(0, sync_kernel(self->fd, NULL));
+	EXPECT_EQ(0x01010101U * 3 + 1, o.p[5]);
 	munmap(o.p, o.bytes);
 }
 
