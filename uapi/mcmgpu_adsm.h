@@ -12,6 +12,12 @@
  * and an mmap offset (struct mcmgpu_alloc.mmap_offset); mmap() of the
  * whole object at that offset, MAP_SHARED, at the object's GPU virtual
  * address (MAP_FIXED_NOREPLACE) gives one pointer for CPU and GPU.
+ * mremap() that would move the mapping fails with EINVAL (it would leave
+ * the GPU VA); a child of fork() has no mapping unless MADV_DOFORK was
+ * given (then it shares the same object). ptrace and /proc/pid/mem reach
+ * the mapping; get_user_pages users (O_DIRECT, futexes, process_vm_readv)
+ * get EFAULT. MCMGPU_IOCTL_FREE of any of the file's objects while its
+ * ADSM kernel runs fails with EBUSY.
  */
 #ifndef _UAPI_MCMGPU_ADSM_H
 #define _UAPI_MCMGPU_ADSM_H
@@ -189,7 +195,14 @@ struct mcmgpu_adsm_query {
 /*
  * MCMGPU_IOCTL_ADSM_COPY, the hand-written baseline (the paper's "CUDA"
  * bar): length bytes between the user buffer and the GPU copy of object
- * handle at offset, with no protocol (any object of the file).
+ * handle at offset (any object of the file). A shared object keeps its
+ * protocol's states: the copy waits for the file's kernel and evictions,
+ * the CPU's Dirty blocks it touches go to the GPU first, and a copy to the
+ * GPU invalidates the CPU's copy of them (the CPU's next touch fetches).
+ * Errors: EINVAL bad flags, length or reserved; EOVERFLOW a range that
+ * wraps; ENOENT no such object (or freed during the call); ERANGE past
+ * the object; EFAULT the user buffer; EIO a transfer failed; EINTR a
+ * signal while waiting for the file's kernel.
  */
 struct mcmgpu_adsm_copy {
 	__u32 size;		/* sizeof(struct mcmgpu_adsm_copy) */

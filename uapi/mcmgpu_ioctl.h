@@ -146,7 +146,11 @@ struct mcmgpu_alloc {
 #define MCMGPU_ALLOC_F_SHARED		(1U << 2)
 #define MCMGPU_ALLOC_SIZE_VER0		80
 
-/* Free an object: ENOENT if handle names none of this file's. */
+/*
+ * Free an object: ENOENT if handle names none of this file's; EBUSY while
+ * the file's ADSM kernel runs (it may use any of the file's objects; the
+ * object stays: sync, then free).
+ */
 struct mcmgpu_free {
 	__u32 size;		/* sizeof(struct mcmgpu_free) */
 	__u32 handle;

@@ -58,12 +58,15 @@ static u32 adsm_rolling_after(const struct adsm_ctx *c)
 u32 adsm_fifo_needed(const struct adsm_ctx *c, u64 bytes)
 {
 	u64 units = c->total_units + adsm_units(c, bytes);
-	u64 r = adsm_rolling_after(c);
 
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
 		return 0;
-	/* R, one spared for a store across two blocks, one overflowing. */
-	return (u32)(units < r + 2 ? units : r + 2);
+	/*
+	 * A place for every block: a failed eviction puts its block back
+	 * whatever else is Dirty (R, one spared for a store across two
+	 * blocks, one overflowing, and the blocks whose evictions failed).
+	 */
+	return (u32)units;
 }
 
 static struct adsm_ref *adsm_fifo_at(const struct adsm_ctx *c, u32 i)
@@ -102,9 +105,73 @@ static bool adsm_ref_is(struct adsm_ref r, struct adsm_obj *o, u64 unit)
 	return r.obj == o && r.unit == unit;
 }
 
+/* A unit's state and mapping; ADSM_HELD stays (adsm_unhold() clears it). */
 static void adsm_set(struct adsm_obj *o, u64 unit, u8 state, u8 map)
 {
-	o->state[unit] = state | map << ADSM_MAP_SHIFT;
+	o->state[unit] = state | map << ADSM_MAP_SHIFT |
+			 (o->state[unit] & ADSM_HELD);
+}
+
+static void adsm_hold(struct adsm_ctx *c, struct adsm_thread *t, int i,
+		      struct adsm_ref r)
+{
+	t->held[i] = r;
+	if (!(r.obj->state[r.unit] & ADSM_HELD)) {
+		r.obj->state[r.unit] |= ADSM_HELD;
+		c->held++;
+	}
+}
+
+static void adsm_unhold(struct adsm_ctx *c, struct adsm_thread *t)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct adsm_ref r = t->held[i];
+
+		if (r.obj && r.obj->state[r.unit] & ADSM_HELD) {
+			r.obj->state[r.unit] &= ~ADSM_HELD;
+			c->held--;
+		}
+		t->held[i] = (struct adsm_ref){ NULL, 0 };
+	}
+}
+
+/* Every hold goes, and the threads forget o's blocks (o NULL: all). */
+static void adsm_threads_forget(struct adsm_ctx *c, const struct adsm_obj *o)
+{
+	struct adsm_thread *t;
+
+	for (t = c->threads; t < c->threads + ADSM_THREADS; t++) {
+		adsm_unhold(c, t);
+		if (!o || t->last.obj == o)
+			t->last = (struct adsm_ref){ NULL, 0 };
+	}
+}
+
+void adsm_thread(struct adsm_ctx *c, const void *key, u64 ip, u64 addr,
+		 bool again)
+{
+	struct adsm_thread *t, *old = c->threads;
+
+	for (t = c->threads; t < c->threads + ADSM_THREADS; t++) {
+		if (t->key == key)
+			goto found;
+		if (t->used < old->used)
+			old = t;
+	}
+	/* The least recently used thread's record is taken over. */
+	t = old;
+	adsm_unhold(c, t);
+	*t = (struct adsm_thread){ .key = key };
+found:
+	t->used = ++c->thread_clock;
+	if (!again) {
+		t->retried = t->ip == ip && addr - t->addr + 64 < 128;
+		t->ip = ip;
+		t->addr = addr;
+	}
+	c->thread = t;
 }
 
 void adsm_obj_add(struct adsm_ctx *c, struct adsm_obj *o)
@@ -117,7 +184,7 @@ void adsm_obj_add(struct adsm_ctx *c, struct adsm_obj *o)
 	o->unit_shift = c->protocol == MCMGPU_ADSM_ROLLING ? c->block_shift : 0;
 	o->units = adsm_units(c, o->bytes);
 	for (u = 0; u < o->units; u++)
-		adsm_set(o, u, init, ADSM_MAP_NONE);
+		o->state[u] = init;
 	o->next = NULL;
 	while (*p)
 		p = &(*p)->next;
@@ -138,11 +205,8 @@ void adsm_obj_remove(struct adsm_ctx *c, struct adsm_obj *o)
 		}
 	}
 	/* Its FIFO entries go (every entry is Dirty); the others keep order. */
+	adsm_threads_forget(c, o);
 	adsm_fifo_keep(c, o);
-	if (c->last_victim.obj == o)
-		c->last_victim = (struct adsm_ref){ NULL, 0 };
-	if (c->last_dirtied.obj == o)
-		c->last_dirtied = (struct adsm_ref){ NULL, 0 };
 	c->total_units -= o->units;
 	c->st.objects--;
 }
@@ -208,16 +272,34 @@ static int adsm_xfer(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len,
 	return ret;
 }
 
-/* Rolling: the oldest dirty block goes to the GPU early and turns R. */
-static void adsm_evict_oldest(struct adsm_ctx *c)
+/* A block Dirty again, as the oldest: its data is not on the GPU. */
+static void adsm_fifo_push_front(struct adsm_ctx *c, struct adsm_obj *o,
+				 u64 unit)
+{
+	c->fifo_head = (c->fifo_head + c->fifo_cap - 1) % c->fifo_cap;
+	c->fifo_len++;
+	*adsm_fifo_at(c, 0) = (struct adsm_ref){ o, unit };
+	adsm_set(o, unit, MCMGPU_ADSM_DIRTY, ADSM_MAP_NONE);
+}
+
+/*
+ * Rolling: the oldest dirty block goes to the GPU early and turns R. A
+ * transfer that fails leaves it Dirty and the oldest, and is returned.
+ */
+static int adsm_evict_oldest(struct adsm_ctx *c)
 {
 	struct adsm_ref victim = *adsm_fifo_at(c, 0);
 	u64 off, len;
 	int ret;
 
+	/* Held blocks go to the tail: the caller leaves an unheld one. */
+	while (victim.obj->state[victim.unit] & ADSM_HELD) {
+		c->fifo_head = (c->fifo_head + 1) % c->fifo_cap;
+		*adsm_fifo_at(c, c->fifo_len - 1) = victim;
+		victim = *adsm_fifo_at(c, 0);
+	}
 	c->fifo_head = (c->fifo_head + 1) % c->fifo_cap;
 	c->fifo_len--;
-	c->last_victim = victim;
 	adsm_unit_range(victim.obj, victim.unit, &off, &len);
 	c->ops->protect(c->priv, victim.obj, off, len, MCMGPU_ADSM_READONLY);
 	adsm_set(victim.obj, victim.unit,
@@ -228,13 +310,12 @@ static void adsm_evict_oldest(struct adsm_ctx *c)
 	if (ret == 0) {
 		adsm_evict_done(c, victim.obj, victim.unit);
 	} else if (ret < 0) {
-		/* Not sent: the block is Dirty again, at the FIFO's tail. */
 		c->evicting--;
 		c->st.evictions--;
-		adsm_set(victim.obj, victim.unit, MCMGPU_ADSM_DIRTY,
-			 ADSM_MAP_NONE);
-		*adsm_fifo_at(c, c->fifo_len++) = victim;
+		adsm_fifo_push_front(c, victim.obj, victim.unit);
+		return ret;
 	}
+	return 0;
 }
 
 void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
@@ -243,35 +324,55 @@ void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 	c->evicting--;
 }
 
-/*
- * A block turns Dirty: rolling queues it and evicts beyond R. retried:
- * the fault is the same access as the previous one (adsm_ctx.retried).
- */
-static void adsm_make_dirty(struct adsm_ctx *c, struct adsm_obj *o, u64 unit,
-			    bool retried)
+void adsm_evict_failed(struct adsm_ctx *c, struct adsm_obj *o, u64 unit)
 {
-	bool spare;
+	adsm_evict_done(c, o, unit);
+	adsm_fifo_push_front(c, o, unit);
+}
+
+/*
+ * A block turns Dirty: rolling queues it and evicts beyond R (held blocks
+ * apart). A failed eviction leaves the block as it was (Read-only,
+ * unmapped).
+ */
+static int adsm_make_dirty(struct adsm_ctx *c, struct adsm_thread *t,
+			   struct adsm_obj *o, u64 unit)
+{
+	struct adsm_ref r = { o, unit };
+	int ret = 0;
 
 	adsm_set(o, unit, MCMGPU_ADSM_DIRTY, ADSM_MAP_RW);
 	if (c->protocol != MCMGPU_ADSM_ROLLING)
-		return;
-	*adsm_fifo_at(c, c->fifo_len++) = (struct adsm_ref){ o, unit };
+		return 0;
+	*adsm_fifo_at(c, c->fifo_len++) = r;
 	/*
-	 * Forward progress: one store may span two blocks. When the same
-	 * access faults again on the block the previous fault pushed out, and
-	 * would now push out the block that fault made Dirty, the two would
-	 * trade places forever (R = 1): both stay Dirty, R + 1 until the next
-	 * fault evicts. A program that writes A, B, A again is not retried.
+	 * Forward progress: the other half of a split store is held with
+	 * this one while still Dirty (not pushed out by this fault nor by
+	 * another thread's), this one alone else, so that the thread's next
+	 * try finds its first half still writable.
 	 */
-	spare = retried && c->fifo_len == c->rolling + 1 &&
-		adsm_ref_is(c->last_victim, o, unit) &&
-		adsm_ref_is(*adsm_fifo_at(c, 0), c->last_dirtied.obj,
-			    c->last_dirtied.unit);
-	c->last_victim = (struct adsm_ref){ NULL, 0 };
-	while (!spare && c->fifo_len > c->rolling)
-		adsm_evict_oldest(c);
-	c->last_dirtied = (struct adsm_ref){ o, unit };
+	if (t && t->retried) {
+		adsm_hold(c, t, 0, r);
+		if (t->last.obj && !adsm_ref_is(t->last, o, unit) &&
+		    adsm_state(t->last.obj, t->last.unit) == MCMGPU_ADSM_DIRTY)
+			adsm_hold(c, t, 1, t->last);
+	}
+	while (!ret && c->fifo_len - c->held > c->rolling)
+		ret = adsm_evict_oldest(c);
+	if (ret) {
+		/* Undone: the others beyond R were sent. */
+		if (t)
+			adsm_unhold(c, t);
+		if (c->fifo_len &&
+		    adsm_ref_is(*adsm_fifo_at(c, c->fifo_len - 1), o, unit))
+			c->fifo_len--;
+		adsm_set(o, unit, MCMGPU_ADSM_READONLY, ADSM_MAP_NONE);
+		return ret;
+	}
+	if (t)
+		t->last = r;
 	c->st.dirty_peak = adsm_max(c->st.dirty_peak, c->fifo_len);
+	return 0;
 }
 
 /* Batch: every object back from the GPU, if a launch left them there. */
@@ -304,17 +405,25 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 	       bool *writable, u64 *uoff, u64 *ulen)
 {
 	u64 unit = adsm_unit_of(o, off);
+	struct adsm_thread *t = c->thread;
 	u8 s = adsm_state(o, unit);
-	bool retried = c->retried;
 	int ret;
 
-	c->retried = false;
+	/* The thread's previous store is done, or this is its next try. */
+	c->thread = NULL;
+	if (t)
+		adsm_unhold(c, t);
 	adsm_unit_range(o, unit, uoff, ulen);
 	if (c->protocol == MCMGPU_ADSM_BATCH) {
-		/* No detection: Dirty and writable, once the sync is done. */
+		/*
+		 * No detection: Dirty and writable, once the sync is done, or
+		 * once this object is back after a copy to the GPU.
+		 */
 		if (s == MCMGPU_ADSM_INVALID) {
-			ret = adsm_fetch_back(c);
-			if (ret)
+			ret = c->acquire_owed ? adsm_fetch_back(c) :
+			      adsm_xfer(c, o, 0, o->bytes, ADSM_D2H,
+					ADSM_CAUSE_FAULT);
+			if (ret < 0)
 				return ret;
 		}
 		c->st.refaults++;
@@ -334,7 +443,9 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		c->st.faults++;
 		if (write) {
 			c->st.faults_write_invalid++;
-			adsm_make_dirty(c, o, unit, retried);
+			ret = adsm_make_dirty(c, t, o, unit);
+			if (ret)
+				return ret;
 			*writable = true;
 		} else {
 			c->st.faults_read_invalid++;
@@ -345,7 +456,9 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		if (write) {
 			c->st.faults++;
 			c->st.faults_write_readonly++;
-			adsm_make_dirty(c, o, unit, retried);
+			ret = adsm_make_dirty(c, t, o, unit);
+			if (ret)
+				return ret;
 			*writable = true;
 		} else {
 			c->st.refaults++;
@@ -370,6 +483,7 @@ int adsm_release(struct adsm_ctx *c)
 	ret = adsm_fetch_back(c);
 	if (ret)
 		return ret;
+	adsm_threads_forget(c, NULL);
 	c->st.launches++;
 	for (o = c->objs; o; o = o->next) {
 		/* No CPU store may race the transfers: every PTE goes first. */
@@ -381,8 +495,8 @@ int adsm_release(struct adsm_ctx *c)
 			adsm_set(o, u, s, ADSM_MAP_NONE);
 			if (ret)
 				continue;
-			if (c->protocol == MCMGPU_ADSM_BATCH ||
-			    s == MCMGPU_ADSM_DIRTY) {
+			/* Batch's objects are all Dirty, but after a copy to the GPU. */
+			if (s == MCMGPU_ADSM_DIRTY) {
 				adsm_unit_range(o, u, &off, &len);
 				ret = adsm_xfer(c, o, off, len, ADSM_H2D,
 						ADSM_CAUSE_CALL);
@@ -399,10 +513,58 @@ int adsm_release(struct adsm_ctx *c)
 	}
 	c->fifo_len = 0;
 	c->fifo_head = 0;
-	c->last_victim = (struct adsm_ref){ NULL, 0 };
-	c->last_dirtied = (struct adsm_ref){ NULL, 0 };
 	c->acquire_owed = c->protocol == MCMGPU_ADSM_BATCH;
 	return 0;
+}
+
+/* The units of o an explicit copy of [off, off + len) touches. */
+static void adsm_copy_units(const struct adsm_obj *o, u64 off, u64 len,
+			    u64 *first, u64 *last)
+{
+	u64 end = off + len - 1;
+
+	/* Past the true size: the last page, so the last unit's. */
+	*first = adsm_unit_of(o, off < o->bytes ? off : o->bytes - 1);
+	*last = adsm_unit_of(o, end < o->bytes ? end : o->bytes - 1);
+}
+
+int adsm_copy_begin(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len)
+{
+	u64 u, first, last, uoff, ulen;
+	int ret = 0;
+
+	adsm_threads_forget(c, o);
+	adsm_copy_units(o, off, len, &first, &last);
+	for (u = first; u <= last && !ret; u++) {
+		if (adsm_state(o, u) != MCMGPU_ADSM_DIRTY)
+			continue;
+		adsm_unit_range(o, u, &uoff, &ulen);
+		/* Batch's blocks stay Dirty: no detection, sent at the launch. */
+		if (c->protocol != MCMGPU_ADSM_BATCH)
+			c->ops->protect(c->priv, o, uoff, ulen,
+					MCMGPU_ADSM_READONLY);
+		ret = adsm_xfer(c, o, uoff, ulen, ADSM_H2D, ADSM_CAUSE_CALL);
+		if (ret >= 0 && c->protocol != MCMGPU_ADSM_BATCH)
+			adsm_set(o, u, MCMGPU_ADSM_READONLY, ADSM_MAP_NONE);
+	}
+	if (c->protocol == MCMGPU_ADSM_ROLLING)
+		adsm_fifo_keep(c, NULL);
+	return ret < 0 ? ret : 0;
+}
+
+void adsm_copy_to_gpu_done(struct adsm_ctx *c, struct adsm_obj *o, u64 off,
+			   u64 len)
+{
+	u64 u, first, last, uoff, ulen;
+
+	adsm_copy_units(o, off, len, &first, &last);
+	for (u = first; u <= last; u++) {
+		adsm_unit_range(o, u, &uoff, &ulen);
+		c->ops->protect(c->priv, o, uoff, ulen, MCMGPU_ADSM_INVALID);
+		adsm_set(o, u, MCMGPU_ADSM_INVALID, ADSM_MAP_NONE);
+	}
+	if (c->protocol == MCMGPU_ADSM_ROLLING)
+		adsm_fifo_keep(c, NULL);
 }
 
 void adsm_kernel_done(struct adsm_ctx *c, u64 cycles)

@@ -12,9 +12,10 @@
  * short); batch and lazy track whole objects, one unit each.
  *
  * The caller serialises every call on one context. It also waits, before
- * calling adsm_fault() or adsm_release(), for a running kernel, and before
- * adsm_release() and adsm_obj_remove() for the evictions in flight
- * (adsm_evicting()).
+ * calling adsm_fault(), adsm_release() or adsm_copy_begin(), for a running
+ * kernel, and before adsm_release() and adsm_copy_begin() for the
+ * evictions in flight (adsm_evicting()); an object removed with evictions
+ * in flight still gets their adsm_evict_done().
  */
 #ifndef MCMGPU_ADSM_PROTOCOL_H
 #define MCMGPU_ADSM_PROTOCOL_H
@@ -28,6 +29,8 @@
 #define ADSM_MAP_NONE		0	/* no PTE */
 #define ADSM_MAP_RO		1	/* read-only PTEs */
 #define ADSM_MAP_RW		2	/* writable PTEs */
+#define ADSM_HELD		0x8	/* half of a split store: not evicted */
+#define ADSM_THREADS		8	/* threads whose progress is kept */
 
 enum adsm_dir { ADSM_H2D, ADSM_D2H };
 enum adsm_cause { ADSM_CAUSE_CALL, ADSM_CAUSE_FAULT, ADSM_CAUSE_EVICT };
@@ -44,6 +47,20 @@ struct adsm_obj {
 struct adsm_ref {
 	struct adsm_obj *obj;
 	u64 unit;
+};
+
+/*
+ * Forward progress of one CPU thread (rolling, adsm_thread()): one store
+ * may span two blocks, which with R = 1 would push each other out for
+ * ever, more so when other threads' faults come between its two halves.
+ */
+struct adsm_thread {
+	const void *key;	/* the caller's thread, compared only */
+	u64 used;
+	u64 ip, addr;		/* its previous fault: instruction, byte */
+	bool retried;		/* the fault now is that access again */
+	struct adsm_ref last;	/* the block its previous fault dirtied */
+	struct adsm_ref held[2];
 };
 
 struct adsm_ops {
@@ -73,14 +90,11 @@ struct adsm_ctx {
 	u32 fifo_cap;
 	u32 fifo_head;
 	u32 fifo_len;
-	/*
-	 * Forward progress: the previous fault's block and its victim, and
-	 * whether the fault now is the same access retried (set by the caller
-	 * before adsm_fault(), cleared by it): a store across two blocks.
-	 */
-	struct adsm_ref last_dirtied;
-	struct adsm_ref last_victim;
-	bool retried;
+	/* Forward progress: the faulting thread (or NULL), all threads. */
+	struct adsm_thread *thread;
+	struct adsm_thread threads[ADSM_THREADS];
+	u64 thread_clock;
+	u32 held;		/* Dirty blocks with ADSM_HELD */
 	u64 total_units;
 	u32 evicting;		/* evictions in flight */
 	bool acquire_owed;	/* batch: launched, not yet fetched back */
@@ -129,15 +143,32 @@ static inline u8 adsm_map(const struct adsm_obj *o, u64 unit)
 }
 
 /*
+ * The next adsm_fault() is thread key's, at instruction ip on byte addr;
+ * again: the same fault once more (after the caller waited), not a new
+ * one. The same instruction a few bytes from its thread's previous fault
+ * is a store split over two blocks: rolling holds that block and the one
+ * the previous fault dirtied (ADSM_HELD, not evicted) until the thread's
+ * next fault, so at most R + 2 * ADSM_THREADS blocks are Dirty.
+ */
+void adsm_thread(struct adsm_ctx *c, const void *key, u64 ip, u64 addr,
+		 bool again);
+
+/*
  * A CPU access to byte off of o that its PTEs do not allow. 0: map the
  * unit's range (*uoff, *ulen), writable if *writable. -EAGAIN: a write to
  * a block whose eviction is in flight: wait for it, then call again.
- * -errno: a transfer failed (the block stays Invalid).
+ * -errno: a transfer failed (the block stays Invalid, or Read-only when
+ * an eviction it needed failed).
  */
 int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 	       bool *writable, u64 *uoff, u64 *ulen);
 /* The eviction of o's unit landed on the GPU. */
 void adsm_evict_done(struct adsm_ctx *c, struct adsm_obj *o, u64 unit);
+/*
+ * The eviction of o's unit failed: Dirty again and the oldest, so the
+ * next fault that dirties a block sends it first, or the launch does.
+ */
+void adsm_evict_failed(struct adsm_ctx *c, struct adsm_obj *o, u64 unit);
 static inline u32 adsm_evicting(const struct adsm_ctx *c)
 {
 	return c->evicting;
@@ -153,6 +184,20 @@ int adsm_release(struct adsm_ctx *c);
 void adsm_kernel_done(struct adsm_ctx *c, u64 cycles);
 /* Sync (the acquire): batch fetches every object back. */
 int adsm_acquire(struct adsm_ctx *c);
+/*
+ * An explicit copy of [off, off + len) of a shared object o (the caller
+ * waits first for a running kernel and the evictions in flight): the
+ * Dirty units it touches go to the GPU before (a copy from the GPU reads
+ * the CPU's writes; a copy to it keeps the unit's other bytes); lazy and
+ * rolling units turn Read-only. -errno: a transfer failed.
+ */
+int adsm_copy_begin(struct adsm_ctx *c, struct adsm_obj *o, u64 off, u64 len);
+/*
+ * After a copy to the GPU: the CPU copies of the units it touched are
+ * stale, Invalid (batch too: the launch does not send it over the copy).
+ */
+void adsm_copy_to_gpu_done(struct adsm_ctx *c, struct adsm_obj *o, u64 off,
+			   u64 len);
 /* An explicit copy (no protocol: the hand-written baseline) is charged. */
 void adsm_charge_copy(struct adsm_ctx *c, u64 len, enum adsm_dir dir);
 /* The counters the core keeps, modeled_cycles brought up to date. */

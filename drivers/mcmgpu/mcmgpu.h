@@ -230,6 +230,7 @@ struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
 
 int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes);
 void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+bool mcmgpu_adsm_busy(struct mcmgpu_file *mf);
 u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o);
 int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);
 void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf);

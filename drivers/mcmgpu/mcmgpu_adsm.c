@@ -15,14 +15,17 @@
  * - Launch is the release, then the kernel runs in a work item; sync waits
  *   for it and is the acquire. A CPU fault while the file's kernel runs
  *   waits for it to finish (decision: block, notes §6.1).
- * - Fork: the mapping is VM_DONTCOPY (the child has none). FREE of a mapped
- *   object frees its GPU side at once and zaps the CPU side (a later touch
- *   gets SIGSEGV); the shadow pages go with the last unmap.
+ * - Fork: the mapping is VM_DONTCOPY (the child has none, unless
+ *   MADV_DOFORK cleared it: then it shares the one object). FREE of a
+ *   mapped object frees its GPU side at once and zaps the CPU side (a
+ *   later touch gets SIGSEGV); the shadow pages go with the last unmap;
+ *   FREE while the file's kernel runs is EBUSY.
  *
  * Locks: mmap_lock -> adsm lock -> cmd_lock; mf->lock -> adsm lock. The
  * adsm lock is never held across a user copy.
  */
 #include <linux/dma-mapping.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/ktime.h>
@@ -83,10 +86,6 @@ struct mcmgpu_adsm {
 	u64 hw_faults;
 	u64 fault_ns;
 	u64 dma_wait_ns;
-	/* The previous fault (its byte address): a split store retries it. */
-	struct task_struct *last_task;
-	unsigned long last_ip;
-	unsigned long last_addr;
 };
 
 /* The CPU side of a shared object; the GPU side is its struct mcmgpu_obj. */
@@ -183,15 +182,21 @@ static void mcmgpu_adsm_evict_work(struct work_struct *work)
 	struct mcmgpu_evict *ev;
 
 	for (;;) {
+		bool freed;
 		int ret = 0;
 
+		/*
+		 * FREE sets freed under the lock, then flushes this work: a
+		 * copy started before it lands before the GPU pages go.
+		 */
 		mutex_lock(&a->lock);
 		ev = list_first_entry_or_null(&a->evictions,
 					      struct mcmgpu_evict, node);
+		freed = ev && ev->sh->freed;
 		mutex_unlock(&a->lock);
 		if (!ev)
 			return;
-		if (!ev->sh->freed)
+		if (!freed)
 			ret = mcmgpu_adsm_xfer_cmd(a, ev->sh->gpu_va + ev->off,
 						   ev->len,
 						   ev->sh->list_dma +
@@ -200,15 +205,18 @@ static void mcmgpu_adsm_evict_work(struct work_struct *work)
 						   MCMGPU_WAIT_UNINTERRUPTIBLE);
 		if (ret)
 			dev_warn_ratelimited(adsm_dev(a),
-					     "ADSM eviction of %llu bytes failed (%d): the block is sent again at the launch\n",
+					     "ADSM eviction of %llu bytes failed (%d): the block is Dirty again\n",
 					     ev->len, ret);
 		mutex_lock(&a->lock);
 		list_del(&ev->node);
-		/* Counted done also for a freed object: launches wait on it. */
-		adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
-		/* Not on the GPU: Dirty again, so the launch sends it. */
+		/*
+		 * Counted done also for a freed object: launches wait on it.
+		 * One not on the GPU is Dirty and queued again, as the oldest.
+		 */
 		if (ret && !ev->sh->freed)
-			ev->sh->core.state[ev->unit] = MCMGPU_ADSM_DIRTY;
+			adsm_evict_failed(&a->ctx, &ev->sh->core, ev->unit);
+		else
+			adsm_evict_done(&a->ctx, &ev->sh->core, ev->unit);
 		mutex_unlock(&a->lock);
 		wake_up_all(&a->wq);
 		mcmgpu_shared_put(ev->sh);
@@ -407,10 +415,12 @@ int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes)
 	}
 	/*
 	 * Read-only says both copies are equal: the GPU's starts as zeros
-	 * too (the shadow pages), by a copy the protocols do not count.
+	 * too (the shadow pages), by a copy the protocols do not count. The
+	 * whole pages: the last one's tail past bytes is the kernels' and
+	 * the copies' too, and must not show an earlier object's data.
 	 */
-	ret = mcmgpu_adsm_xfer_cmd(a, sh->gpu_va, bytes, sh->list_dma, 0, false,
-				   MCMGPU_WAIT_KILLABLE);
+	ret = mcmgpu_adsm_xfer_cmd(a, sh->gpu_va, sh->npages << PAGE_SHIFT,
+				   sh->list_dma, 0, false, MCMGPU_WAIT_KILLABLE);
 	if (ret)
 		goto put;
 	ret = -ENOMEM;
@@ -435,6 +445,25 @@ put:
 	return ret;
 }
 
+/*
+ * FREE (mf->lock held) while the file's kernel runs: the kernel may use
+ * any of the file's objects (its page table is the file's), and its work
+ * item may not have submitted it yet, so the object must stay.
+ */
+bool mcmgpu_adsm_busy(struct mcmgpu_file *mf)
+{
+	struct mcmgpu_adsm *a = mf->adsm;
+	bool busy;
+
+	lockdep_assert_held(&mf->lock);
+	if (!a)
+		return false;
+	mutex_lock(&a->lock);
+	busy = a->running;
+	mutex_unlock(&a->lock);
+	return busy;
+}
+
 u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o)
 {
 	return o->shared ? o->shared->mmap_offset : 0;
@@ -452,13 +481,17 @@ void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 	if (!sh)
 		return;
 	a = sh->adsm;
-	flush_work(&a->evict_work);
+	/*
+	 * freed first, under the lock: no fault queues an eviction of it
+	 * after this, and the flush waits for one already copying.
+	 */
 	mutex_lock(&a->lock);
-	adsm_obj_remove(&a->ctx, &sh->core);
 	sh->freed = true;
+	adsm_obj_remove(&a->ctx, &sh->core);
 	unmap_mapping_range(mf->mapping, sh->mmap_offset,
 			    PAGE_ALIGN(sh->core.bytes), 1);
 	mutex_unlock(&a->lock);
+	flush_work(&a->evict_work);
 	o->shared = NULL;
 	mcmgpu_shared_put(sh);
 }
@@ -507,6 +540,45 @@ static vm_fault_t mcmgpu_adsm_map(struct vm_area_struct *vma,
 	return VM_FAULT_NOPAGE;
 }
 
+/* The fault's wait is over: the kernel ran (unit U64_MAX) or the eviction. */
+static bool mcmgpu_adsm_waited(struct mcmgpu_adsm *a, struct mcmgpu_shared *sh,
+			       u64 unit)
+{
+	if (unit == U64_MAX)
+		return !READ_ONCE(a->running);
+	return !(READ_ONCE(sh->core.state[unit]) & MCMGPU_ADSM_EVICTING);
+}
+
+/*
+ * A fault's wait for a kernel or an eviction. When the fault may be
+ * retried, without mmap_lock (a long kernel must not block the process's
+ * every mmap, munmap and fault): the lock is dropped, the file and the
+ * object pinned, and the fault retried. Else (a retry already, a
+ * pfn_mkwrite, get_user_pages) under it. VM_FAULT_NOPAGE: a fatal signal.
+ */
+static vm_fault_t mcmgpu_adsm_fault_wait(struct vm_fault *vmf,
+					 struct mcmgpu_adsm *a,
+					 struct mcmgpu_shared *sh, u64 unit)
+{
+	struct file *f;
+
+	if (vmf->flags & FAULT_FLAG_MKWRITE ||
+	    !fault_flag_allow_retry_first(vmf->flags)) {
+		if (wait_event_killable(a->wq, mcmgpu_adsm_waited(a, sh, unit)))
+			return VM_FAULT_NOPAGE;	/* dying: not retried */
+		return 0;
+	}
+	if (vmf->flags & FAULT_FLAG_RETRY_NOWAIT)
+		return VM_FAULT_RETRY;
+	f = get_file(vmf->vma->vm_file);
+	kref_get(&sh->ref);
+	mmap_read_unlock(vmf->vma->vm_mm);
+	wait_event_killable(a->wq, mcmgpu_adsm_waited(a, sh, unit));
+	mcmgpu_shared_put(sh);
+	fput(f);
+	return VM_FAULT_RETRY;
+}
+
 /* .fault and .pfn_mkwrite: the protocol decides, then the unit is mapped. */
 static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
 {
@@ -517,9 +589,8 @@ static vm_fault_t mcmgpu_adsm_fault(struct vm_fault *vmf)
 	bool write = vmf->flags & FAULT_FLAG_WRITE, writable;
 	u64 off = (vmf->pgoff << PAGE_SHIFT) - sh->mmap_offset, uoff, ulen;
 	ktime_t t0 = ktime_get();
-	bool seen = false, retried = false;
-	unsigned long ip;
-	u64 dma0;
+	bool seen = false;
+	u64 dma0, unit;
 	vm_fault_t vr;
 	int ret;
 
@@ -538,38 +609,29 @@ again:
 	}
 	if (a->running) {
 		mutex_unlock(&a->lock);
-		if (wait_event_killable(a->wq, !READ_ONCE(a->running))) {
-			vr = VM_FAULT_NOPAGE;	/* dying: the fault is not retried */
+		vr = mcmgpu_adsm_fault_wait(vmf, a, sh, U64_MAX);
+		if (vr)
 			goto out;
-		}
 		goto again;
 	}
 	dma0 = a->dma_wait_ns;
-	if (!seen) {
-		/*
-		 * The same instruction again, a few bytes from its last fault
-		 * (a store split over two pages), not the next one of a loop.
-		 */
-		ip = instruction_pointer(task_pt_regs(current));
-		retried = a->last_task == current && a->last_ip == ip &&
-			  vmf->real_address - a->last_addr + 64 < 128;
-		a->last_task = current;
-		a->last_ip = ip;
-		a->last_addr = vmf->real_address;
-		seen = true;
-	}
-	a->ctx.retried = retried;
+	/*
+	 * Forward progress per thread: the same instruction a few bytes from
+	 * its last fault is a store split over two blocks. This fault again
+	 * (after a wait, with or without mmap_lock) is no new try.
+	 */
+	adsm_thread(&a->ctx, current,
+		    instruction_pointer(task_pt_regs(current)),
+		    vmf->real_address, seen || vmf->flags & FAULT_FLAG_TRIED);
+	seen = true;
 	ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable, &uoff,
 			 &ulen);
 	if (ret == -EAGAIN) {
-		u64 unit = adsm_unit_of(&sh->core, off);
-
+		unit = adsm_unit_of(&sh->core, off);
 		mutex_unlock(&a->lock);
-		if (wait_event_killable(a->wq, !(READ_ONCE(sh->core.state[unit]) &
-						 MCMGPU_ADSM_EVICTING))) {
-			vr = VM_FAULT_NOPAGE;
+		vr = mcmgpu_adsm_fault_wait(vmf, a, sh, unit);
+		if (vr)
 			goto out;
-		}
 		goto again;
 	}
 	if (ret) {
@@ -590,11 +652,80 @@ out:
 	return vr;
 }
 
+/*
+ * ptrace, /proc/pid/mem (access_remote_vm(): get_user_pages fails on
+ * VM_PFNMAP): the bytes through the protocol, as the CPU's own access
+ * would, copied from or into the shadow pages. The caller holds
+ * mmap_lock, so waits happen under it.
+ */
+static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
+			      void *buf, int len, int write)
+{
+	struct mcmgpu_shared *sh = vma->vm_private_data;
+	struct mcmgpu_adsm *a = sh->adsm;
+	u64 off = ((vma->vm_pgoff << PAGE_SHIFT) - sh->mmap_offset) +
+		  (addr - vma->vm_start);
+	u64 uoff, ulen, unit;
+	int done = 0, ret;
+	bool writable;
+
+	while (done < len) {
+		u32 n = min_t(u64, len - done, PAGE_SIZE - offset_in_page(off));
+		void *p;
+
+		mutex_lock(&a->lock);
+		if (sh->freed) {
+			mutex_unlock(&a->lock);
+			break;
+		}
+		if (a->running) {
+			mutex_unlock(&a->lock);
+			if (wait_event_killable(a->wq, !READ_ONCE(a->running)))
+				break;
+			continue;
+		}
+		ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable,
+				 &uoff, &ulen);
+		if (ret == -EAGAIN) {
+			unit = adsm_unit_of(&sh->core, off);
+			mutex_unlock(&a->lock);
+			if (wait_event_killable(a->wq,
+						!(READ_ONCE(sh->core.state[unit]) &
+						  MCMGPU_ADSM_EVICTING)))
+				break;
+			continue;
+		}
+		if (ret) {
+			mutex_unlock(&a->lock);
+			break;
+		}
+		/* The unit's PTEs come back at the CPU's next fault. */
+		p = kmap_local_page(sh->pages[off >> PAGE_SHIFT]);
+		if (write)
+			memcpy(p + offset_in_page(off), buf + done, n);
+		else
+			memcpy(buf + done, p + offset_in_page(off), n);
+		kunmap_local(p);
+		mutex_unlock(&a->lock);
+		done += n;
+		off += n;
+	}
+	return done ? done : -EIO;
+}
+
+/* Moved, the mapping would leave the GPU VA: one pointer no more. */
+static int mcmgpu_adsm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
 static const struct vm_operations_struct mcmgpu_adsm_vm_ops = {
 	.open = mcmgpu_adsm_vm_open,
 	.close = mcmgpu_adsm_vm_close,
 	.fault = mcmgpu_adsm_fault,
 	.pfn_mkwrite = mcmgpu_adsm_fault,
+	.access = mcmgpu_adsm_access,
+	.mremap = mcmgpu_adsm_mremap,
 };
 
 /*
@@ -891,9 +1022,27 @@ int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize)
 }
 
 /*
+ * Waits for the file's kernel and the evictions in flight: a->lock held
+ * on return if 0. A copy into a shared object must not race either.
+ */
+static int mcmgpu_adsm_wait_quiet(struct mcmgpu_adsm *a)
+{
+	int ret = mcmgpu_adsm_wait_idle(a);
+
+	while (!ret && adsm_evicting(&a->ctx)) {
+		mutex_unlock(&a->lock);
+		flush_work(&a->evict_work);
+		ret = mcmgpu_adsm_wait_idle(a);
+	}
+	return ret;
+}
+
+/*
  * The hand-written baseline: bytes between a user buffer and an object's
- * GPU copy, no protocol. The buffer's pages are pinned, listed and copied
- * by the same engine; the copy is charged like the protocols' transfers.
+ * GPU copy. The buffer's pages are pinned, listed and copied by the same
+ * engine; the copy is charged like the protocols' transfers. A shared
+ * object keeps its protocol's states (adsm_copy_begin()): its Dirty units
+ * go first, and a copy to the GPU invalidates the CPU's copy.
  */
 int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 {
@@ -901,6 +1050,7 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	bool to_gpu = !(cp->flags & MCMGPU_ADSM_COPY_FROM_GPU);
 	struct device *dev = &mf->mdev->pdev->dev;
 	unsigned long uaddr = cp->user_ptr;
+	struct mcmgpu_shared *sh = NULL;
 	struct mcmgpu_user_pages up;
 	struct mcmgpu_adsm *a;
 	struct mcmgpu_obj *o;
@@ -926,20 +1076,48 @@ int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
 	}
 	va = (o->obj.vpn << PAGE_SHIFT) + cp->offset;
 	a = mcmgpu_adsm_get(mf);
+	/* Held past mf->lock: a FREE meanwhile sets freed, checked below. */
+	if (!IS_ERR(a) && o->shared) {
+		sh = o->shared;
+		kref_get(&sh->ref);
+	}
 	mutex_unlock(&mf->lock);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
+	/* Pinned before a->lock: pinning takes mmap_lock. */
 	ret = mcmgpu_user_pages_get(&up, dev, uaddr, cp->length, !to_gpu);
 	if (ret)
-		return ret;
+		goto put;
+	if (sh) {
+		ret = mcmgpu_adsm_wait_quiet(a);
+		if (ret)
+			goto unpin;
+		if (sh->freed)
+			ret = -ENOENT;
+		else
+			ret = adsm_copy_begin(&a->ctx, &sh->core, cp->offset,
+					      cp->length);
+		if (ret) {
+			mutex_unlock(&a->lock);
+			goto unpin;
+		}
+	}
 	ret = mcmgpu_adsm_xfer_cmd(a, va, cp->length, up.list_dma,
 				   uaddr & ~PAGE_MASK, !to_gpu,
 				   MCMGPU_WAIT_KILLABLE);
-	if (!ret) {
+	if (!sh)
 		mutex_lock(&a->lock);
+	/* Also after a failure: the GPU copy may have changed in part. */
+	if (sh && to_gpu)
+		adsm_copy_to_gpu_done(&a->ctx, &sh->core, cp->offset,
+				      cp->length);
+	if (!ret)
 		adsm_charge_copy(&a->ctx, cp->length, to_gpu ? ADSM_H2D : ADSM_D2H);
-		mutex_unlock(&a->lock);
-	}
+	mutex_unlock(&a->lock);
+unpin:
 	mcmgpu_user_pages_put(&up, !to_gpu && !ret);
+put:
+	if (sh)
+		mcmgpu_shared_put(sh);
 	return ret;
 }

@@ -202,6 +202,10 @@ int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
 		ret = -ENOENT;
 		goto unlock;
 	}
+	if (mcmgpu_adsm_busy(mf)) {
+		ret = -EBUSY;
+		goto unlock;
+	}
 	mutex_lock(&mdev->files_lock);
 	mcmgpu_pec_drop(mf->pec, ARRAY_SIZE(mf->pec), mf->ctx, o->obj.vpn,
 			o->obj.vpn + o->obj.pages - 1);

@@ -154,6 +154,9 @@ struct cell_env {
 	u64 xfers, protects;
 	u64 last_off, last_len;
 	int last_dir;
+	int fail;		/* every transfer fails with it */
+	u64 failed;
+	bool async_evict;	/* evictions stay in flight */
 };
 
 static int cell_xfer(void *priv, struct adsm_obj *o, u64 off, u64 len,
@@ -161,6 +164,13 @@ static int cell_xfer(void *priv, struct adsm_obj *o, u64 off, u64 len,
 {
 	struct cell_env *e = priv;
 
+	/* A core that retries for ever gets through after a while. */
+	if (e->fail && ++e->failed < 1000)
+		return e->fail;
+	if (e->async_evict && cause == ADSM_CAUSE_EVICT) {
+		e->xfers++;
+		return 1;
+	}
 	e->xfers++;
 	e->last_off = off;
 	e->last_len = len;
@@ -300,6 +310,224 @@ TEST(fig6_batch_cells)
 	EXPECT_EQ(4, e.xfers);
 	ASSERT_EQ(0, adsm_acquire(&e.c));
 	EXPECT_EQ(4, e.xfers);
+}
+
+static u64 cell_dirty(struct cell_env *e)
+{
+	u64 u, n = 0;
+
+	for (u = 0; u < e->o.units; u++)
+		n += adsm_state(&e->o, u) == MCMGPU_ADSM_DIRTY;
+	return n;
+}
+
+/* A failed eviction is returned, not retried for ever (issue 32). */
+TEST(a_failed_eviction_returns_its_error)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 1, 16 * KiB);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	e.fail = -EIO;
+	EXPECT_EQ(-EIO, adsm_fault(&e.c, &e.o, 4096, true, &w, &off, &len));
+	EXPECT_EQ(1, e.failed);
+	/* Nothing moved: block 0 Dirty and queued, block 1 as it was. */
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 1));
+	EXPECT_EQ(1, e.c.fifo_len);
+	EXPECT_EQ(0, e.c.evicting);
+	EXPECT_EQ(0, e.c.st.evictions);
+	/* The device is back: the same write goes through. */
+	e.fail = 0;
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096, true, &w, &off, &len));
+	EXPECT_TRUE(w);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 1));
+	EXPECT_EQ(1, e.c.fifo_len);
+	EXPECT_EQ(1, e.c.st.evictions);
+	/* A read of an Invalid block whose fetch fails stays Invalid. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	e.fail = -EIO;
+	e.failed = 0;
+	EXPECT_EQ(-EIO, adsm_fault(&e.c, &e.o, 0, false, &w, &off, &len));
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+}
+
+/*
+ * A background eviction that fails puts its block back in the FIFO as
+ * the oldest: the R bound is kept (the next fault sends it first).
+ */
+TEST(a_failed_background_eviction_keeps_the_bound)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len, b;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 2, 32 * KiB);
+	e.async_evict = true;
+	for (b = 0; b < 3; b++)
+		ASSERT_EQ(0, adsm_fault(&e.c, &e.o, b * 4096, true, &w, &off,
+					&len));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY | MCMGPU_ADSM_EVICTING,
+		  adsm_state(&e.o, 0));
+	EXPECT_EQ(1, adsm_evicting(&e.c));
+	adsm_evict_failed(&e.c, &e.o, 0);
+	EXPECT_EQ(0, adsm_evicting(&e.c));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	EXPECT_EQ(3, e.c.fifo_len);
+	EXPECT_EQ(cell_dirty(&e), e.c.fifo_len);
+	/* The next Dirty block evicts down to R, the failed block first. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 3 * 4096, true, &w, &off, &len));
+	EXPECT_EQ(2, e.c.fifo_len);
+	EXPECT_EQ(2, cell_dirty(&e));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY | MCMGPU_ADSM_EVICTING,
+		  adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY | MCMGPU_ADSM_EVICTING,
+		  adsm_state(&e.o, 1));
+	/* Every failure of a row: each comes back, none is lost. */
+	adsm_evict_failed(&e.c, &e.o, 0);
+	adsm_evict_failed(&e.c, &e.o, 1);
+	EXPECT_EQ(4, cell_dirty(&e));
+	EXPECT_EQ(4, e.c.fifo_len);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4 * 4096, true, &w, &off, &len));
+	EXPECT_EQ(2, cell_dirty(&e));
+	EXPECT_EQ(2, e.c.fifo_len);
+	for (b = 0; b < 3; b++)
+		adsm_evict_done(&e.c, &e.o, b);
+	ASSERT_EQ(0, adsm_release(&e.c));
+	for (b = 0; b < 8; b++)
+		EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, b));
+}
+
+/*
+ * Explicit copies keep the protocols' states (issue 32): Dirty units go
+ * to the GPU first; a copy to the GPU invalidates the CPU's copy, and
+ * batch's next launch does not send it over the copy.
+ */
+TEST(copies_keep_the_protocol_states)
+{
+	struct cell_env e;
+	bool w;
+	u64 off, len;
+
+	/* Lazy: D goes H2D before a copy from the GPU, then R. */
+	cell_init(&e, MCMGPU_ADSM_LAZY, 0, 8 * KiB);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	ASSERT_EQ(0, adsm_copy_begin(&e.c, &e.o, 100, 4));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(ADSM_H2D, e.last_dir);
+	EXPECT_EQ(8 * KiB, e.last_len);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	/* A copy to the GPU: the CPU's copy Invalid, fetched on a read. */
+	ASSERT_EQ(0, adsm_copy_begin(&e.c, &e.o, 0, 4));
+	EXPECT_EQ(1, e.xfers);
+	adsm_copy_to_gpu_done(&e.c, &e.o, 0, 4);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, false, &w, &off, &len));
+	EXPECT_EQ(2, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+
+	/* Rolling: only the blocks in the range; they leave the FIFO. */
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 4, 20 * KiB);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 8192, true, &w, &off, &len));
+	ASSERT_EQ(0, adsm_copy_begin(&e.c, &e.o, 4000, 4000));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(0, e.last_off);
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 2));
+	EXPECT_EQ(1, e.c.fifo_len);
+	adsm_copy_to_gpu_done(&e.c, &e.o, 4000, 4000);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 1));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 2));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY, adsm_state(&e.o, 3));
+	EXPECT_EQ(1, e.c.fifo_len);
+	/* A read of a block the copy wrote fetches it. */
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096, false, &w, &off, &len));
+	EXPECT_EQ(2, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+
+	/* Batch: D is sent first; after a copy to the GPU the launch skips it. */
+	cell_init(&e, MCMGPU_ADSM_BATCH, 0, 8 * KiB);
+	ASSERT_EQ(0, adsm_copy_begin(&e.c, &e.o, 0, 4));
+	EXPECT_EQ(1, e.xfers);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+	adsm_copy_to_gpu_done(&e.c, &e.o, 0, 4);
+	EXPECT_EQ(MCMGPU_ADSM_INVALID, adsm_state(&e.o, 0));
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(1, e.xfers);
+	ASSERT_EQ(0, adsm_acquire(&e.c));
+	EXPECT_EQ(2, e.xfers);
+	/* A copy to the GPU, then a touch: the object comes back first. */
+	adsm_copy_to_gpu_done(&e.c, &e.o, 0, 4);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 0, true, &w, &off, &len));
+	EXPECT_EQ(3, e.xfers);
+	EXPECT_EQ(ADSM_D2H, e.last_dir);
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 0));
+}
+
+/* The CPU's PTEs allow a write to byte off (Dirty, mapped). */
+static bool cell_writable(struct cell_env *e, u64 off)
+{
+	return adsm_map(&e->o, adsm_unit_of(&e->o, off)) == ADSM_MAP_RW;
+}
+
+/*
+ * One try of thread key's 8-byte store at off (split over two blocks):
+ * it faults on the first half not writable, else it completes.
+ */
+static bool split_store_try(struct cell_env *e, const void *key, u64 ip,
+			    u64 off)
+{
+	bool w;
+	u64 uoff, ulen, at;
+
+	at = !cell_writable(e, off) ? off :
+	     !cell_writable(e, off + 4) ? off + 4 : ~0ULL;
+	if (at == ~0ULL)
+		return true;
+	adsm_thread(&e->c, key, ip, at, false);
+	if (adsm_fault(&e->c, &e->o, at, true, &w, &uoff, &ulen))
+		return false;
+	return false;
+}
+
+/*
+ * Forward progress per thread (issue 32): with R = 1, two threads whose
+ * split stores' faults alternate both complete, and the Dirty bound is
+ * R plus the held pairs.
+ */
+TEST(split_stores_of_two_threads_complete_at_r1)
+{
+	static const int a, b;
+	struct cell_env e;
+	bool da = false, db = false;
+	int step;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 1, 32 * KiB);
+	for (step = 0; step < 40 && !(da && db); step++) {
+		if (!da)
+			da = split_store_try(&e, &a, 100, 4096 - 4);
+		if (!db)
+			db = split_store_try(&e, &b, 200, 3 * 4096 - 4);
+		EXPECT_GE(1 + 2 * 2, cell_dirty(&e));
+	}
+	EXPECT_TRUE(da);
+	EXPECT_TRUE(db);
+	EXPECT_GT(10, step);
+	/* The launch drops the holds: every block Invalid, none held. */
+	ASSERT_EQ(0, adsm_release(&e.c));
+	EXPECT_EQ(0, e.c.held);
+	EXPECT_EQ(0, e.state[0] & ADSM_HELD);
+	/* A loop of stores to the next block is not a split store. */
+	for (step = 0; step < 8; step++) {
+		adsm_thread(&e.c, &a, 300, step * 4096, false);
+		EXPECT_FALSE(e.c.thread->retried);
+		e.c.thread = NULL;
+	}
 }
 
 /* ---- random programs: one memory, whatever the protocol --------------- */

@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -642,6 +643,420 @@ TEST_F_TIMEOUT(adsm, random_programs_agree_under_every_protocol, 600)
 			close(fd);
 		}
 	}
+}
+
+static int copy(int fd, struct obj *o, uint64_t off, void *buf, uint64_t len,
+		bool to_gpu)
+{
+	struct mcmgpu_adsm_copy c = {
+		.size = sizeof(c), .handle = o->handle, .offset = off,
+		.length = len, .user_ptr = (uintptr_t)buf,
+		.flags = to_gpu ? 0 : MCMGPU_ADSM_COPY_FROM_GPU,
+	};
+
+	return ioctl(fd, MCMGPU_IOCTL_ADSM_COPY, &c) ? -errno : 0;
+}
+
+static uint32_t copy_back(int fd, struct obj *o, uint64_t element)
+{
+	uint32_t v = 0xdeadbeef;
+
+	copy(fd, o, element * 4, &v, 4, false);
+	return v;
+}
+
+/*
+ * Copies into and out of a shared object keep its protocol (issue 32):
+ * the CPU's writes are on the GPU before a copy from it; a copy to it is
+ * what the CPU reads next and what the next launch computes on.
+ */
+TEST_F(adsm, copies_keep_the_protocol_states)
+{
+	static const struct { uint32_t proto; uint64_t block; uint32_t r; } cfg[] = {
+		{ MCMGPU_ADSM_BATCH, 0, 0 }, { MCMGPU_ADSM_LAZY, 0, 0 },
+		{ MCMGPU_ADSM_ROLLING, 4 * KiB, 2 },
+	};
+	struct mcmgpu_adsm_kernel k;
+	uint32_t v;
+	unsigned int c;
+
+	for (c = 0; c < ARRAY_SIZE(cfg); c++) {
+		volatile uint32_t *p;
+		struct obj o;
+		int fd = mt_open_dev();
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, config(fd, cfg[c].proto, cfg[c].block, cfg[c].r));
+		ASSERT_EQ(0, share(fd, 64 * KiB, &o));
+		p = o.p;
+		/* From the GPU after a CPU write: the write is there. */
+		p[5] = 0x1234;
+		EXPECT_EQ(0x1234, copy_back(fd, &o, 5)) TH_LOG("protocol %u", c);
+		/* To the GPU over a block the CPU has read: the CPU reads it. */
+		EXPECT_EQ(0, p[1000]);
+		v = 0xC0FFEE;
+		ASSERT_EQ(0, copy(fd, &o, 4000, &v, 4, true));
+		EXPECT_EQ(0xC0FFEE, p[1000]) TH_LOG("protocol %u", c);
+		/* Into a Dirty block: its other bytes stay, the launch keeps it. */
+		p[300] = 7;
+		v = 0xBEEF;
+		ASSERT_EQ(0, copy(fd, &o, 301 * 4, &v, 4, true));
+		k = scale_add(&o, 1, 1);
+		ASSERT_EQ(0, launch(fd, &k, true, NULL));
+		EXPECT_EQ(8, p[300]) TH_LOG("protocol %u", c);
+		EXPECT_EQ(0xBEEF + 1, p[301]) TH_LOG("protocol %u", c);
+		EXPECT_EQ(0x1235, p[5]) TH_LOG("protocol %u", c);
+		EXPECT_EQ(0xC0FFEE + 1, p[1000]) TH_LOG("protocol %u", c);
+		/* After a kernel, a copy from the GPU; then a CPU write again. */
+		EXPECT_EQ(0x1235, copy_back(fd, &o, 5));
+		p[9000] = 9;
+		EXPECT_EQ(9, copy_back(fd, &o, 9000)) TH_LOG("protocol %u", c);
+		/* A copy to the GPU, then a launch with no CPU touch between. */
+		v = 0xC0FFEE;
+		ASSERT_EQ(0, copy(fd, &o, 12000 * 4, &v, 4, true));
+		ASSERT_EQ(0, launch(fd, &k, true, NULL));
+		EXPECT_EQ(0xC0FFEE + 1, copy_back(fd, &o, 12000))
+			TH_LOG("protocol %u", c);
+		EXPECT_EQ(0xC0FFEE + 1, p[12000]) TH_LOG("protocol %u", c);
+		munmap(o.p, o.bytes);
+		close(fd);
+	}
+}
+
+/* FREE of an object while the file's kernel runs is EBUSY (issue 32). */
+TEST_F(adsm, free_during_a_kernel_is_ebusy)
+{
+	struct mcmgpu_free f = { .size = sizeof(f) };
+	struct mcmgpu_alloc plain = {
+		.size = sizeof(plain), .bytes = 8192, .g = 1,
+		.flags = MCMGPU_ALLOC_F_WRITE,
+	};
+	struct mcmgpu_adsm_kernel k;
+	struct obj o;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 32 * MiB, &o));
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_ALLOC, &plain));
+	memset(o.p, 1, o.bytes);
+	k = scale_add(&o, 3, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+	f.handle = o.handle;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	EXPECT_EQ(EBUSY, errno);
+	f.handle = plain.handle;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	EXPECT_EQ(EBUSY, errno);
+	/* The kernel was not disturbed; after it both go. */
+	ASSERT_EQ(0, sync_kernel(self->fd, NULL));
+	EXPECT_EQ(0x01010101U * 3 + 1, o.p[12345]);
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	f.handle = o.handle;
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	munmap(o.p, o.bytes);
+}
+
+/*
+ * A short object's last page, past its size, shows nothing of the
+ * object that had the memory before (issue 32): GPU and CPU side.
+ */
+TEST_F(adsm, a_short_object_shows_no_earlier_data)
+{
+	struct mcmgpu_free f = { .size = sizeof(f) };
+	static uint32_t buf[1024];
+	struct obj a, b;
+	int i, dirty = 0;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 4096, &a));
+	memset(buf, 0xA5, sizeof(buf));
+	ASSERT_EQ(0, copy(self->fd, &a, 0, buf, 4096, true));
+	munmap(a.p, a.bytes);
+	f.handle = a.handle;
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	/* The allocator hands the freed frame out again (not the VA). */
+	ASSERT_EQ(0, share(self->fd, 100, &b));
+	ASSERT_EQ(0, copy(self->fd, &b, 0, buf, 4096, false));
+	for (i = 0; i < 1024; i++)
+		dirty += buf[i] != 0;
+	EXPECT_EQ(0, dirty);
+	for (i = 25; i < 1024; i++)
+		dirty += b.p[i] != 0;
+	EXPECT_EQ(0, dirty);
+	munmap(b.p, 4096);
+}
+
+/* mremap() may not move a mapping off its GPU VA (issue 32). */
+TEST_F(adsm, mremap_off_the_gpu_va_is_refused)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct obj o;
+	void *other, *q;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 16 * KiB, 0));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	o.p[7] = 70;
+	other = mmap(NULL, o.bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	ASSERT_NE(MAP_FAILED, other);
+	q = mremap(o.p, o.bytes, o.bytes, MREMAP_MAYMOVE | MREMAP_FIXED, other);
+	EXPECT_EQ(MAP_FAILED, q);
+	EXPECT_EQ(EINVAL, errno);
+	/* Still one pointer. */
+	k = scale_add(&o, 1, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	EXPECT_EQ(71, o.p[7]);
+	munmap(other, o.bytes);
+	munmap(o.p, o.bytes);
+}
+
+/*
+ * ptrace and /proc/pid/mem reach a shared object (.access; GUP cannot:
+ * VM_PFNMAP) through the protocol: a read fetches, a write is sent.
+ */
+TEST_F(adsm, proc_mem_reads_and_writes_through_the_protocol)
+{
+	struct mcmgpu_adsm_kernel k;
+	uint32_t v = 0;
+	struct obj o;
+	int mem;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 16 * KiB, 0));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	o.p[10] = 77;
+	k = scale_add(&o, 2, 0);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	mem = open("/proc/self/mem", O_RDWR);
+	ASSERT_LE(0, mem);
+	/* Invalid on the CPU: the read fetches the kernel's result. */
+	EXPECT_EQ(4, pread(mem, &v, 4, (off_t)(uintptr_t)&o.p[10]));
+	EXPECT_EQ(154, v);
+	v = 500;
+	EXPECT_EQ(4, pwrite(mem, &v, 4, (off_t)(uintptr_t)&o.p[9000]));
+	EXPECT_EQ(500, o.p[9000]);
+	k = scale_add(&o, 1, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	EXPECT_EQ(501, o.p[9000]);
+	EXPECT_EQ(155, o.p[10]);
+	close(mem);
+	munmap(o.p, o.bytes);
+}
+
+/*
+ * MADV_DOFORK clears VM_DONTCOPY: the child inherits the mapping, and
+ * it is the same object (as a second mmap would be), kept coherent.
+ */
+TEST_F(adsm, madv_dofork_child_shares_the_object)
+{
+	struct obj o;
+	pid_t pid;
+	int st;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 16 * KiB, 0));
+	ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+	o.p[0] = 7;
+	ASSERT_EQ(0, madvise(o.p, o.bytes, MADV_DOFORK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (o.p[0] != 7)
+			_exit(1);
+		o.p[8000] = 99;
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(99, o.p[8000]);
+	munmap(o.p, o.bytes);
+}
+
+struct splitter {
+	uint8_t *p;
+	int blocks, rounds;
+	uint64_t v;
+};
+
+static void *split_stores(void *arg)
+{
+	struct splitter *w = arg;
+	int i;
+
+	for (i = 0; i < w->rounds; i++) {
+		uint64_t v = w->v + i;
+
+		/* Unaligned, across a block boundary (two blocks, R = 1). */
+		memcpy(w->p + 4096 * (1 + 2 * (i % w->blocks)) - 4, &v, 8);
+	}
+	return NULL;
+}
+
+#define SPLIT_THREADS	8
+
+/*
+ * Forward progress is per thread (issue 32): with R = 1, threads storing
+ * across block boundaries all complete, though each thread's faults come
+ * between the others' (on one CPU as on several). 8 threads of 500
+ * stores take seconds; with the rule per file, minutes.
+ */
+TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct splitter w[SPLIT_THREADS];
+	pthread_t t[SPLIT_THREADS];
+	uint64_t got;
+	struct obj o;
+	int j;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 1));
+	ASSERT_EQ(0, share(self->fd, SPLIT_THREADS * 64 * KiB, &o));
+	for (j = 0; j < SPLIT_THREADS; j++) {
+		w[j] = (struct splitter){ (uint8_t *)o.p + j * 64 * KiB, 8,
+					  500, (uint64_t)j << 32 };
+		ASSERT_EQ(0, pthread_create(&t[j], NULL, split_stores, &w[j]));
+	}
+	for (j = 0; j < SPLIT_THREADS; j++)
+		pthread_join(t[j], NULL);
+	k = scale_add(&o, 1, 0);
+	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
+	for (j = 0; j < SPLIT_THREADS; j++) {
+		memcpy(&got, w[j].p + 4096 * (1 + 2 * (499 % 8)) - 4, 8);
+		EXPECT_EQ(((uint64_t)j << 32) + 499, got);
+	}
+	munmap(o.p, o.bytes);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct toucher {
+	volatile uint32_t *p;
+	volatile bool started;
+	uint64_t ns;
+};
+
+static void *touch_and_time(void *arg)
+{
+	struct toucher *t = arg;
+	uint64_t t0 = now_ns();
+
+	t->started = true;
+	(void)t->p[0];		/* waits for the kernel */
+	t->ns = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * A fault that waits for a kernel does not hold mmap_lock (issue 32): the
+ * process's mmap and munmap go on meanwhile (VM_FAULT_RETRY).
+ */
+TEST_F_TIMEOUT(adsm, a_fault_waiting_for_a_kernel_leaves_mmap_free, 120)
+{
+	struct mcmgpu_adsm_kernel k;
+	struct toucher t = { 0 };
+	uint64_t t0, mmap_ns = 0;
+	pthread_t th;
+	struct obj o;
+	void *q;
+
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
+	ASSERT_EQ(0, share(self->fd, 128 * MiB, &o));
+	memset(o.p, 1, o.bytes);
+	t.p = o.p;
+	k = scale_add(&o, 3, 1);
+	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+	ASSERT_EQ(0, pthread_create(&th, NULL, touch_and_time, &t));
+	while (!t.started)
+		;
+	usleep(20000);		/* the toucher is in its fault by now */
+	t0 = now_ns();
+	q = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	munmap(q, 4096);
+	mmap_ns = now_ns() - t0;
+	pthread_join(th, NULL);
+	TH_LOG("fault waited %llu us, mmap+munmap took %llu us",
+	       (unsigned long long)t.ns / 1000,
+	       (unsigned long long)mmap_ns / 1000);
+	/* Only meaningful if the kernel outlasts the toucher's head start. */
+	if (t.ns > 100000000ULL)
+		EXPECT_GT(t.ns / 4, mmap_ns);
+	ASSERT_EQ(0, sync_kernel(self->fd, NULL));
+	EXPECT_EQ(0x01010101U * 3 + 1, o.p[5]);
+	munmap(o.p, o.bytes);
+}
+
+struct evictor {
+	volatile uint32_t *p;
+	volatile bool stop;
+};
+
+static __thread sigjmp_buf evict_jmp;
+
+static void on_evict_segv(int sig)
+{
+	siglongjmp(evict_jmp, 1);
+}
+
+/* Writes blocks in turn (each write evicts one) until FREE: SIGSEGV. */
+static void *evict_loop(void *arg)
+{
+	struct evictor *e = arg;
+	uint32_t i = 0;
+
+	if (sigsetjmp(evict_jmp, 1))
+		return NULL;
+	while (!e->stop) {
+		e->p[(i % 16) * 1024] = 0x5a5a5a5a;
+		i++;
+	}
+	return NULL;
+}
+
+/*
+ * FREE while another thread's writes queue evictions (issue 32): no old
+ * shadow bytes land in the next object at the same GPU VA. Best run with
+ * 2 or more CPUs.
+ */
+TEST_F_TIMEOUT(adsm, free_racing_evictions_leaves_the_next_object_clean, 300)
+{
+	struct mcmgpu_free f = { .size = sizeof(f) };
+	struct sigaction sa = { .sa_handler = on_evict_segv };
+	static uint32_t buf[16 * 1024];
+	int round, i, dirty = 0;
+
+	sigaction(SIGSEGV, &sa, NULL);
+	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 1));
+	for (round = 0; round < 100 && !dirty; round++) {
+		struct evictor e = { 0 };
+		pthread_t t;
+		struct obj o;
+
+		ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+		e.p = o.p;
+		ASSERT_EQ(0, pthread_create(&t, NULL, evict_loop, &e));
+		usleep(1000 + round * 50);
+		f.handle = o.handle;
+		ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+		e.stop = true;
+		pthread_join(t, NULL);
+		munmap(o.p, o.bytes);
+		/* The next object at the same VA: zeros on the GPU. */
+		ASSERT_EQ(0, share(self->fd, 64 * KiB, &o));
+		usleep(2000);
+		ASSERT_EQ(0, copy(self->fd, &o, 0, buf, sizeof(buf), false));
+		for (i = 0; i < 16 * 1024; i++)
+			dirty += buf[i] != 0;
+		f.handle = o.handle;
+		munmap(o.p, o.bytes);
+		ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_FREE, &f));
+	}
+	EXPECT_EQ(0, dirty) TH_LOG("round %d", round);
+	signal(SIGSEGV, SIG_DFL);
 }
 
 /* Bad input: a clean errno that names the problem; the file keeps working. */
