@@ -117,6 +117,9 @@ struct mcmgpu_adsm_kernel_result {
  * first shared allocation. protocol MCMGPU_ADSM_PROTOCOLS keeps the module
  * parameter's; block_bytes 0 keeps the parameter's; rolling 0 = adaptive
  * (rolling_step more blocks per allocation, from 0), else fixed.
+ * Errors: EINVAL a bad field (flags, reserved, protocol, rolling,
+ * rolling_step, block_bytes); EBUSY the file has shared objects already;
+ * EOPNOTSUPP no ADSM engine; ENOMEM.
  */
 struct mcmgpu_adsm_config {
 	__u32 size;		/* sizeof(struct mcmgpu_adsm_config) */
@@ -130,7 +133,11 @@ struct mcmgpu_adsm_config {
 
 #define MCMGPU_ADSM_CONFIG_SIZE_VER0	32
 
-/* Counters of a file (MCMGPU_IOCTL_ADSM_STATS); all since its open. */
+/*
+ * Counters of a file (MCMGPU_IOCTL_ADSM_STATS); all since its open.
+ * Errors: ENOENT the file has no GPU object yet (no counters exist);
+ * EOPNOTSUPP the device has no ADSM engine.
+ */
 struct mcmgpu_adsm_stats {
 	__u32 size;		/* sizeof(struct mcmgpu_adsm_stats) */
 	__u32 protocol;		/* out: in use */
@@ -168,7 +175,14 @@ struct mcmgpu_adsm_stats {
 /*
  * MCMGPU_IOCTL_ADSM_SYNC: wait for the file's launched kernel (adsmSync,
  * the acquire); result_ptr (optional) gets its struct
- * mcmgpu_adsm_kernel_result. EIO the kernel failed (the result says why).
+ * mcmgpu_adsm_kernel_result.
+ * Errors: EINVAL flags or reserved not 0, or result_size too small;
+ * ENOENT the file has no GPU object yet (nothing can have run);
+ * EOPNOTSUPP the device has no ADSM engine; EFAULT result_ptr; EINTR a
+ * signal while waiting; EIO the kernel failed, and the result says why:
+ * among others a va that is no object of the file, an output that
+ * overlaps an input ("the output overlaps this input"; only an
+ * element-wise update may work in place), a range past its object.
  */
 struct mcmgpu_adsm_sync {
 	__u32 size;		/* sizeof(struct mcmgpu_adsm_sync) */
@@ -180,7 +194,12 @@ struct mcmgpu_adsm_sync {
 
 #define MCMGPU_ADSM_SYNC_SIZE_VER0	24
 
-/* States of blocks first .. first + count - 1 of an object, a byte each. */
+/*
+ * States of blocks first .. first + count - 1 of an object, a byte each.
+ * Errors: ENOENT handle names no shared object of the file; ERANGE blocks
+ * past the object's (blocks says how many) or count above 2^20; EFAULT
+ * states_ptr; ENOMEM.
+ */
 struct mcmgpu_adsm_query {
 	__u32 size;		/* sizeof(struct mcmgpu_adsm_query) */
 	__u32 handle;

@@ -92,7 +92,12 @@ struct mcmgpu_launch {
  * launch is the release: the file's shared objects reach the GPU and the
  * CPU's copies are invalidated; the kernel then runs on its own, and
  * MCMGPU_IOCTL_ADSM_SYNC (or WAIT here) waits for it and is the acquire.
- * EIO (at the sync) the device refused or failed the kernel.
+ * Errors: EINVAL record_size is not sizeof(struct mcmgpu_adsm_kernel) or
+ * result_size too small; EFAULT record_ptr or result_ptr; ENOENT the file
+ * has no GPU object yet; EOPNOTSUPP no ADSM engine; EINTR a signal while
+ * waiting; EIO (at the sync, or here with WAIT) the device refused or
+ * failed the kernel, the result naming the va and why (an output that
+ * overlaps an input among them, ADSM_SYNC's list).
  */
 #define MCMGPU_LAUNCH_F_ADSM		(1U << 0)
 #define MCMGPU_LAUNCH_F_WAIT		(1U << 1)	/* ADSM: and sync */
