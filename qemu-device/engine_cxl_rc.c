@@ -24,6 +24,7 @@
 #include "qemu/units.h"
 #include "qemu/host-utils.h"
 #include "qemu/log.h"
+#include "qemu/error-report.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "migration/qemu-file-types.h"
@@ -1026,6 +1027,9 @@ static int cxl_rc_put(QEMUFile *f, void *pv, size_t size,
     gpointer key, val;
     unsigned k, n, p;
 
+    /* The stream's shape: ports and host bridge decoders. */
+    qemu_put_be32(f, rc->ports);
+    qemu_put_be32(f, rc->hb_decoders);
     for (k = 0; k <= rc->ports; k++) {
         CXLBlock *b = &rc->block[k];
 
@@ -1061,8 +1065,14 @@ static int cxl_rc_get(QEMUFile *f, void *pv, size_t size,
 {
     CXLRC *rc = cxl_rc(pv);
     unsigned k, n, p;
-    uint32_t chunks;
+    uint32_t chunks, ports = qemu_get_be32(f), hb_decoders = qemu_get_be32(f);
 
+    if (ports != rc->ports || hb_decoders != rc->hb_decoders) {
+        error_report("mcmgpu: migration of %u CXL ports and %u host bridge "
+                     "decoders to a device with %u and %u", ports,
+                     hb_decoders, rc->ports, rc->hb_decoders);
+        return -EINVAL;
+    }
     for (k = 0; k <= rc->ports; k++) {
         CXLBlock *b = &rc->block[k];
 
@@ -1115,8 +1125,8 @@ static const VMStateInfo cxl_rc_state_info = {
 
 static const VMStateDescription cxl_rc_vmsd = {
     .name = "mcmgpu/cxl_rc",
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,        /* 2: the shape, DPA bases latched at commit */
+    .minimum_version_id = 2,
     .fields = (VMStateField[]) {
         {
             .name = "cxl_rc",

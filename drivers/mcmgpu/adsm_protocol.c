@@ -363,10 +363,9 @@ static int adsm_make_dirty(struct adsm_ctx *c, struct adsm_thread *t,
 		/* Undone: the others beyond R were sent. */
 		if (t)
 			adsm_unhold(c, t);
-		if (c->fifo_len &&
-		    adsm_ref_is(*adsm_fifo_at(c, c->fifo_len - 1), o, unit))
-			c->fifo_len--;
+		/* Held blocks may have rotated behind it: drop it wherever. */
 		adsm_set(o, unit, MCMGPU_ADSM_READONLY, ADSM_MAP_NONE);
+		adsm_fifo_keep(c, NULL);
 		return ret;
 	}
 	if (t)

@@ -656,20 +656,28 @@ out:
  * ptrace, /proc/pid/mem (access_remote_vm(): get_user_pages fails on
  * VM_PFNMAP): the bytes through the protocol, as the CPU's own access
  * would, copied from or into the shadow pages. The caller holds
- * mmap_lock, so waits happen under it.
+ * mmap_lock, so waits happen under it. len is what is left of the whole
+ * request: only the object's pages are ours. A gone device: EIO, as a
+ * fault's SIGBUS.
  */
 static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
 			      void *buf, int len, int write)
 {
 	struct mcmgpu_shared *sh = vma->vm_private_data;
 	struct mcmgpu_adsm *a = sh->adsm;
+	struct mcmgpu_device *mdev = a->mf->mdev;
 	u64 off = ((vma->vm_pgoff << PAGE_SHIFT) - sh->mmap_offset) +
 		  (addr - vma->vm_start);
-	u64 uoff, ulen, unit;
+	u64 uoff, ulen, unit, end = sh->npages << PAGE_SHIFT;
 	int done = 0, ret;
 	bool writable;
 
-	while (done < len) {
+	if (off >= end)
+		return -EIO;
+	len = min3((u64)len, (u64)(vma->vm_end - addr), end - off);
+	if (!down_read_trylock(&mdev->remove_lock))
+		return -EIO;
+	while (!mdev->removed && done < len) {
 		u32 n = min_t(u64, len - done, PAGE_SIZE - offset_in_page(off));
 		void *p;
 
@@ -678,20 +686,16 @@ static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
 			mutex_unlock(&a->lock);
 			break;
 		}
-		if (a->running) {
-			mutex_unlock(&a->lock);
-			if (wait_event_killable(a->wq, !READ_ONCE(a->running)))
-				break;
-			continue;
-		}
-		ret = adsm_fault(&a->ctx, &sh->core, off, write, &writable,
-				 &uoff, &ulen);
+		unit = U64_MAX;
+		ret = a->running ? -EAGAIN :
+			adsm_fault(&a->ctx, &sh->core, off, write, &writable,
+				   &uoff, &ulen);
 		if (ret == -EAGAIN) {
-			unit = adsm_unit_of(&sh->core, off);
+			if (!a->running)
+				unit = adsm_unit_of(&sh->core, off);
 			mutex_unlock(&a->lock);
 			if (wait_event_killable(a->wq,
-						!(READ_ONCE(sh->core.state[unit]) &
-						  MCMGPU_ADSM_EVICTING)))
+						mcmgpu_adsm_waited(a, sh, unit)))
 				break;
 			continue;
 		}
@@ -710,6 +714,7 @@ static int mcmgpu_adsm_access(struct vm_area_struct *vma, unsigned long addr,
 		done += n;
 		off += n;
 	}
+	up_read(&mdev->remove_lock);
 	return done ? done : -EIO;
 }
 
@@ -858,12 +863,18 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 		return -EFAULT;
 	if (copy_from_user(&k, u64_to_user_ptr(ln->record_ptr), sizeof(k)))
 		return -EFAULT;
-	a = mcmgpu_adsm_of(mf);
-	if (IS_ERR(a))
-		return PTR_ERR(a);
-	ret = mcmgpu_adsm_wait_idle(a);
-	if (ret)
+	/*
+	 * mf->lock until the kernel counts as running: a FREE checks that
+	 * under it, so none frees an object between the check and the launch.
+	 */
+	if (mutex_lock_interruptible(&mf->lock))
+		return -ERESTARTSYS;
+	a = mcmgpu_adsm_get(mf);
+	ret = IS_ERR(a) ? PTR_ERR(a) : mcmgpu_adsm_wait_idle(a);
+	if (ret) {
+		mutex_unlock(&mf->lock);
 		return ret;
+	}
 	/* A kernel not yet synced is synced first (its result is dropped). */
 	if (a->pending) {
 		ret = mcmgpu_adsm_acquire(a, &res);
@@ -881,6 +892,7 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 		ret = adsm_release(&a->ctx);
 	if (ret) {
 		mutex_unlock(&a->lock);
+		mutex_unlock(&mf->lock);
 		return ret;
 	}
 	*a->desc = k;
@@ -889,6 +901,7 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	a->pending = true;
 	queue_work(system_unbound_wq, &a->kernel_work);
 	mutex_unlock(&a->lock);
+	mutex_unlock(&mf->lock);
 	if (!(ln->flags & MCMGPU_LAUNCH_F_WAIT))
 		return 0;
 	/* The launch had its effect: only a fatal signal ends this wait. */

@@ -233,21 +233,23 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	long ret;
 
-	/* A gone device answers ENODEV first, whatever the argument. */
-	if (READ_ONCE(mdev->removed))
-		return -ENODEV;
-	if (!d)
-		return -ENOTTY;
-	if (get_user(usize, (u32 __user *)uarg))
-		return -EFAULT;
-	if (usize < d->size_ver0)
-		return -EINVAL;
-	ret = copy_struct_from_user(karg, d->size, uarg, usize);
-	if (ret)
-		return ret;
-
+	/*
+	 * A gone device answers ENODEV first, whatever the number and the
+	 * argument (remove_lock may be held across user copies).
+	 */
 	down_read(&mdev->remove_lock);
-	ret = mdev->removed ? -ENODEV : d->handler(mf, karg, usize);
+	if (mdev->removed)
+		ret = -ENODEV;
+	else if (!d)
+		ret = -ENOTTY;
+	else if (get_user(usize, (u32 __user *)uarg))
+		ret = -EFAULT;
+	else if (usize < d->size_ver0)
+		ret = -EINVAL;
+	else
+		ret = copy_struct_from_user(karg, d->size, uarg, usize);
+	if (!ret)
+		ret = d->handler(mf, karg, usize);
 	up_read(&mdev->remove_lock);
 	if (!ret && d->copy_out &&
 	    copy_to_user(uarg, karg, min_t(u32, usize, d->size)))

@@ -61,6 +61,11 @@ ATTRIBUTE_GROUPS(gpu_rc);
 
 /* ---- /dev/mcmgpu_cxlN -------------------------------------------------- */
 
+static void gpu_rc_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct gpu_rc, ref));
+}
+
 static void gpu_rc_info(struct gpu_rc *rc, struct mcmgpu_cxl_info *info)
 {
 	unsigned int p;
@@ -289,11 +294,6 @@ static struct gpu_rc *file_to_rc(struct file *file)
 	return container_of(file->private_data, struct gpu_rc, misc);
 }
 
-static void gpu_rc_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct gpu_rc, ref));
-}
-
 /* misc_open holds misc_mtx, so gpu_rc_remove's misc_deregister waits. */
 static int gpu_rc_open(struct inode *inode, struct file *file)
 {
@@ -364,6 +364,11 @@ static int decoders_show(struct seq_file *m, void *unused)
 	unsigned int p;
 	char name[16];
 
+	down_read(&rc->remove_lock);
+	if (rc->removed) {	/* as the char device's files */
+		up_read(&rc->remove_lock);
+		return -ENODEV;
+	}
 	mutex_lock(&rc->lock);
 	seq_printf(m, "window 0x%llx size 0x%llx aperture 0x%llx ports %u regions %u\n",
 		   rc->window_base, rc->window_size, rc->aperture_size,
@@ -377,9 +382,45 @@ static int decoders_show(struct seq_file *m, void *unused)
 		gpu_rc_show_block(m, name, &rc->port[p].blk, false);
 	}
 	mutex_unlock(&rc->lock);
+	up_read(&rc->remove_lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(decoders);
+
+/*
+ * The file is created unsafe (no debugfs proxy), so the open itself holds
+ * the dentry: debugfs_remove() waits for it, and an open after the
+ * removal fails. The file's reference keeps rc for reads after the unbind.
+ */
+static int decoders_open(struct inode *inode, struct file *file)
+{
+	struct gpu_rc *rc = inode->i_private;
+	int ret = debugfs_file_get(file->f_path.dentry);
+
+	if (ret)
+		return -ENODEV;
+	ret = single_open(file, decoders_show, rc);
+	if (!ret)
+		kref_get(&rc->ref);
+	debugfs_file_put(file->f_path.dentry);
+	return ret;
+}
+
+static int decoders_release(struct inode *inode, struct file *file)
+{
+	struct gpu_rc *rc = ((struct seq_file *)file->private_data)->private;
+
+	single_release(inode, file);
+	kref_put(&rc->ref, gpu_rc_free);
+	return 0;
+}
+
+static const struct file_operations decoders_fops = {
+	.owner = THIS_MODULE,
+	.open = decoders_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = decoders_release,
+};
 
 /* ---- Binding ----------------------------------------------------------- */
 
@@ -428,7 +469,9 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto fail;
 	rc->debugfs = debugfs_create_dir(dev_name(&adev->dev), NULL);
-	debugfs_create_file("decoders", 0444, rc->debugfs, rc, &decoders_fops);
+	/* Unsafe: our own reference, not debugfs's proxy, keeps rc for open files. */
+	debugfs_create_file_unsafe("decoders", 0444, rc->debugfs, rc,
+				   &decoders_fops);
 	aux->ops->set_irq_handler(aux, gpu_rc_irq);
 	dev_info(&adev->dev, "GPU CXL root complex: %u root ports, window 0x%llx+0x%llx, %u regions mapped\n",
 		 rc->ports, rc->window_base, rc->window_size, rc->regions);

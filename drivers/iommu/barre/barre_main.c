@@ -433,16 +433,21 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 }
 
 /*
- * debugfs_remove() waits for an open in progress, so bi is alive here;
- * the file's reference keeps it for reads after the unbind.
+ * The file is created unsafe (no debugfs proxy), so the open itself holds
+ * the dentry: debugfs_remove() waits for it, and an open after the
+ * removal fails. The file's reference keeps bi for reads after the unbind.
  */
 static int barre_stats_open(struct inode *inode, struct file *file)
 {
 	struct barre_iommu *bi = inode->i_private;
-	int ret = single_open(file, barre_stats_show, bi);
+	int ret = debugfs_file_get(file->f_path.dentry);
 
+	if (ret)
+		return -ENODEV;
+	ret = single_open(file, barre_stats_show, bi);
 	if (!ret)
 		kref_get(&bi->ref);
+	debugfs_file_put(file->f_path.dentry);
 	return ret;
 }
 
