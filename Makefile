@@ -8,7 +8,7 @@ CACHE       ?= $(HOME)/.cache/mcmgpu
 BUILD       := $(CURDIR)/build
 LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
 KSFT        := $(BUILD)/linux-src
-CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device
+CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device/model
 
 # The tool: main.c, lib/ and one directory per mechanism (core/ included).
 TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c tools/mcmgpu/*/*.c)
@@ -16,9 +16,11 @@ TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h tools/mcmgpu/*/*.h) $(wildcard uapi/*
 TOOL_INC    := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(wildcard tools/mcmgpu/*/*.h)))))
 SELFTESTS   := $(patsubst selftests/mcmgpu/%.c,$(BUILD)/selftests/%,$(wildcard selftests/mcmgpu/*_test.c))
 HOST_TESTS  := $(patsubst selftests/host/%.c,$(BUILD)/host/%,$(wildcard selftests/host/*_test.c))
-# The freestanding model cores, one list for QEMU (meson.build), the tool,
-# the host tests and, later, the kernel modules that own a core.
-CORE_SRCS   := $(addprefix qemu-device/,$(shell cat qemu-device/CORES))
+# The freestanding device models (qemu-device/model/), one list for QEMU
+# (meson.build), the tool, the host tests and the fuzzers.
+MODEL_DIR   := qemu-device/model
+CORE_SRCS   := $(addprefix $(MODEL_DIR)/,$(shell cat $(MODEL_DIR)/CORES))
+MODEL_HDRS  := $(wildcard $(MODEL_DIR)/*.h)
 # Cores that live with their kernel module (kernel style), built into the
 # module, the tool and the host tests alike.
 DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c \
@@ -64,7 +66,7 @@ modules: deps $(CXL_HDRS)
 
 tools: $(BUILD)/tools/mcmgpu
 
-$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(wildcard qemu-device/*.h) | deps
+$(BUILD)/tools/mcmgpu: $(TOOL_SRCS) $(TOOL_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(MODEL_HDRS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_TOOL) $(TOOL_INC) -o $@ $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) -lpci -lm
 
@@ -80,7 +82,7 @@ $(KSFT)/.extracted: | deps
 	@touch $@
 
 KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
-	-Iqemu-device -I$(KSFT)/tools/testing/selftests
+	-I$(MODEL_DIR) -I$(KSFT)/tools/testing/selftests
 
 selftests: $(SELFTESTS)
 
@@ -90,15 +92,15 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(wildcard qemu-device/*.h) $(TOOL_HDRS) | deps
+$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) | deps
 	@mkdir -p $(dir $@)
-	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -Iqemu-device $(TOOL_INC) \
+	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) $(TOOL_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 

@@ -5,7 +5,7 @@
  * and rolling update protocols, and the device's built-in compute kernels
  * that work on them. Shared by the driver (drivers/mcmgpu/mcmgpu_adsm.c,
  * protocol core drivers/mcmgpu/adsm_protocol.c), the device
- * (qemu-device/engine_adsm.c, kernel core qemu-device/adsm_kernels.c) and
+ * (qemu-device/engine_adsm.c, kernel core qemu-device/model/adsm_kernels.c) and
  * the tool (tools/mcmgpu/adsm/).
  *
  * An object allocated with MCMGPU_ALLOC_F_SHARED gets host shadow pages

@@ -2,7 +2,7 @@
 /*
  * CPElide: launch descriptors for the global command processor and its
  * counters. Shared by the tool, the driver, the QEMU device and the model
- * core (qemu-device/cpelide.c). Addresses are GPU physical byte addresses;
+ * core (qemu-device/model/cpelide.c). Addresses are GPU physical byte addresses;
  * ranges are inclusive.
  */
 #ifndef _UAPI_MCMGPU_CPELIDE_H

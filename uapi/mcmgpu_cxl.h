@@ -139,7 +139,7 @@
 #define MCMGPU_CXL_PROBE_MISS		0xffffffffU
 
 /*
- * Speculative read and deterministic store replays (qemu-device/cxl_srds.c):
+ * Speculative read and deterministic store replays (qemu-device/model/cxl_srds.c):
  * a trace of the GPU's last-level-cache misses into the CXL window, one
  * 64 B line each, with the compute between them. Little-endian records.
  */

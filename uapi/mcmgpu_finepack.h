@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * FinePack: binary trace format and replay statistics. Shared by the tool,
- * the driver, the QEMU device and the model core (qemu-device/finepack.c).
+ * the driver, the QEMU device and the model core (qemu-device/model/finepack.c).
  *
  * A trace is a header, nrecords fixed-size records, then data_size bytes of
  * store/atomic data that records point into. All fields little-endian.

@@ -4,7 +4,7 @@
  * and writes (unaligned, any length), kernels, syncs, allocations and
  * frees through the protocol core (drivers/mcmgpu/adsm_protocol.c) with a
  * protocol, block and rolling size taken from it, the kernels running in
- * the kernel core (qemu-device/adsm_kernels.c) on the GPU's copies. After
+ * the kernel core (qemu-device/model/adsm_kernels.c) on the GPU's copies. After
  * every step the CPU-visible memory must equal a reference model, no
  * mapping may be writable unless its unit is Dirty, at most R blocks may
  * be Dirty, and a refused kernel must name its field. Any broken rule

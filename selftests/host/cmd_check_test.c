@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit tests of the freestanding command checks the device applies
- * (qemu-device/mcmgpu_cmd.c) and of the ABI layouts in uapi/.
+ * (qemu-device/model/mcmgpu_cmd.c) and of the ABI layouts in uapi/.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the CPElide core (qemu-device/cpelide.c): every cell of
+ * Host tests of the CPElide core (qemu-device/model/cpelide.c): every cell of
  * the state table (notes §2.4), the directed sequences of notes §4.3.2 with
  * exact operation counts, mutation tests that prove the oracle catches a
  * dropped acquire, a dropped release and a skipped Stale marking, and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the SR/DS core (qemu-device/cxl_srds.c): what goes in
+ * Host tests of the SR/DS core (qemu-device/model/cxl_srds.c): what goes in
  * comes out (every load and store completes, every staged store is
  * flushed, hits + misses = the loads the SSD served), replays are
  * deterministic, each mechanism moves its counters the way the paper says

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the CXL HDM decoder core (qemu-device/cxl_hdm.c): the
+ * Host tests of the CXL HDM decoder core (qemu-device/model/cxl_hdm.c): the
  * spec's two worked decode examples exactly (notes cxlgpu.md §4.4), the
  * field encodings, a decode bijection for every host-bridge ways x
  * granularity against the spec's arithmetic written here as division and

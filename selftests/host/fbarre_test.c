@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of F-Barre's in-package translation (qemu-device/fbarre.c)
- * and its place in the chiplets' model (qemu-device/barre_dev.c): the
+ * Host tests of F-Barre's in-package translation (qemu-device/model/fbarre.c)
+ * and its place in the chiplets' model (qemu-device/model/barre_dev.c): the
  * cuckoo filter, the Fig 12 walkthrough as exact steps, shootdown, and
  * randomized replays where every translation made in the package is
  * checked against the true walk, with filter messages lost.

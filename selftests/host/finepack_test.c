@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the FinePack core (qemu-device/finepack.c): the worked
+ * Host tests of the FinePack core (qemu-device/model/finepack.c): the worked
  * examples of notes/finepack.md §3 as exact values, invariants I1-I9 of
  * §5.2, and trace validation.
  */

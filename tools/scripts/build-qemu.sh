@@ -47,9 +47,17 @@ sync_file() {
 		cp "$1" "$2"
 	fi
 }
-mkdir -p "$src/hw/mcmgpu/uapi"
-for f in "$top"/qemu-device/*; do
-	[ -f "$f" ] && sync_file "$f" "$src/hw/mcmgpu/$(basename "$f")"
+# hw/mcmgpu mirrors qemu-device/ (the glue, model/ the freestanding
+# models) and uapi/; a file gone from the clone goes from the mirror too,
+# so a stale header never shadows the one its source moved to.
+mkdir -p "$src/hw/mcmgpu/uapi" "$src/hw/mcmgpu/model"
+for d in "" model/; do
+	for f in "$top/qemu-device/$d"*; do
+		[ -f "$f" ] && sync_file "$f" "$src/hw/mcmgpu/$d$(basename "$f")"
+	done
+	for f in "$src/hw/mcmgpu/$d"*; do
+		[ -f "$f" ] && [ ! -e "$top/qemu-device/$d$(basename "$f")" ] && rm -f "$f"
+	done
 done
 for f in "$top"/uapi/*.h; do
 	sync_file "$f" "$src/hw/mcmgpu/uapi/$(basename "$f")"
