@@ -816,7 +816,10 @@ TEST_F(adsm, mremap_off_the_gpu_va_is_refused)
 TEST_F(adsm, proc_mem_reads_and_writes_through_the_protocol)
 {
 	struct mcmgpu_adsm_kernel k;
-	uint32_t v = 0;
+	uint32_t v = 0, buf[64] = { 0 };
+	uint64_t last;
+	void *guard;
+	ssize_t got;
 	struct obj o;
 	int mem;
 
@@ -837,6 +840,24 @@ TEST_F(adsm, proc_mem_reads_and_writes_through_the_protocol)
 	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
 	EXPECT_EQ(501, o.p[9000]);
 	EXPECT_EQ(155, o.p[10]);
+	/*
+	 * Across the mapping's end, a PROT_NONE page after it: our 8 bytes
+	 * and not one past the object.
+	 */
+	guard = mmap(o.p + o.bytes / 4, 4096, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	last = o.bytes / 4 - 2;
+	o.p[last] = 11;
+	o.p[last + 1] = 12;
+	got = pread(mem, buf, sizeof(buf), (off_t)(uintptr_t)&o.p[last]);
+	if (guard != MAP_FAILED) {
+		EXPECT_EQ(8, got);
+		munmap(guard, 4096);
+	} else {
+		EXPECT_LE(8, got);
+	}
+	EXPECT_EQ(11, buf[0]);
+	EXPECT_EQ(12, buf[1]);
 	close(mem);
 	munmap(o.p, o.bytes);
 }
