@@ -36,7 +36,7 @@ static uint64_t adsm_walk(AdsmWalk *w, uint64_t va)
     if (va >> MCMGPU_VA_BITS) {
         return 0;
     }
-    e = mcmgpu_pt_walk(w->s, w->root, vpn);
+    e = mcmgpu_guest_pt_walk(w->s, w->root, vpn);
     if (!e) {
         return 0;
     }

@@ -98,7 +98,7 @@ static u64 barre_walk(void *priv, u64 vpn)
 {
     BarreContext *bc = priv;
 
-    return mcmgpu_pt_walk(bc->s, bc->root, vpn);
+    return mcmgpu_guest_pt_walk(bc->s, bc->root, vpn);
 }
 
 static void barre_request(void *priv, const struct bd_request *r)

@@ -45,6 +45,7 @@
 #include "mcmgpu_engine.h"
 #include "mcmgpu_adsm.h"
 #include "mcmgpu_cxl.h"
+#include "mcmgpu_pt.h"
 
 /* Mechanism structures are read from guest memory as they are (mcmgpu_hw.h). */
 QEMU_BUILD_BUG_MSG(HOST_BIG_ENDIAN, "mcmgpu needs a little-endian host");
@@ -266,28 +267,21 @@ MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
     return mcmgpu_host_rw(s, addr, buf, len, false);
 }
 
-uint64_t mcmgpu_pt_walk(MCMGPUState *s, uint64_t root, uint64_t vpn)
+/* An entry of a page table in guest RAM (little-endian); 0 if unreadable. */
+static uint64_t mcmgpu_pt_read_entry(void *opaque, uint64_t table,
+                                     uint32_t index)
 {
-    uint64_t table = root, e = 0;
-    int level;
+    uint64_t e;
 
-    if (vpn >> (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT)) {
+    if (mcmgpu_host_read(opaque, table + index * 8ull, &e, 8) != MEMTX_OK) {
         return 0;
     }
-    for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
-        unsigned shift = 9 * (MCMGPU_PT_LEVELS - 1 - level);
-        uint64_t idx = (vpn >> shift) & (MCMGPU_PT_ENTRIES - 1);
+    return le64_to_cpu(e);
+}
 
-        if (mcmgpu_host_read(s, table + idx * 8, &e, 8) != MEMTX_OK) {
-            return 0;
-        }
-        e = le64_to_cpu(e);
-        if (!(e & MCMGPU_PTE_VALID)) {
-            return 0;
-        }
-        table = e & MCMGPU_PTE_TABLE_MASK;
-    }
-    return e;
+uint64_t mcmgpu_guest_pt_walk(MCMGPUState *s, uint64_t root, uint64_t vpn)
+{
+    return mcmgpu_pt_walk(root, vpn, mcmgpu_pt_read_entry, s);
 }
 
 MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,

@@ -107,7 +107,7 @@ const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s);
  * The leaf PTE of vpn in the GPU page table (uapi/mcmgpu_hw.h) whose root
  * is at guest-physical root; 0 when none or a table is not readable.
  */
-uint64_t mcmgpu_pt_walk(MCMGPUState *s, uint64_t root, uint64_t vpn);
+uint64_t mcmgpu_guest_pt_walk(MCMGPUState *s, uint64_t root, uint64_t vpn);
 MemTxResult mcmgpu_host_read(MCMGPUState *s, uint64_t addr, void *buf,
                              uint64_t len);
 MemTxResult mcmgpu_host_write(MCMGPUState *s, uint64_t addr,

@@ -18,6 +18,7 @@
  * the lowest free frame of its chiplet.
  */
 #include "gpu_alloc.h"
+#include "mcmgpu_pt.h"
 
 #define GA_BITS		64
 
@@ -134,11 +135,6 @@ u32 ga_find_common_run(const struct ga_pools *p, u32 mask, u32 len)
 
 /* ---- Page tables ------------------------------------------------------ */
 
-static u32 ga_pt_index(u64 vpn, int level)
-{
-	return (vpn >> (9 * (MCMGPU_PT_LEVELS - 1 - level))) & (MCMGPU_PT_ENTRIES - 1);
-}
-
 int ga_space_init(struct ga_space *as, u32 pasid, const struct ga_pt_ops *ops)
 {
 	memset(as, 0, sizeof(*as));
@@ -170,20 +166,16 @@ void ga_space_destroy(struct ga_space *as)
 	as->root = 0;
 }
 
+static u64 ga_read_entry(void *priv, u64 table, u32 index)
+{
+	const struct ga_space *as = priv;
+
+	return as->ops->map_table(as->ops->priv, table)[index];
+}
+
 u64 ga_pte_get(const struct ga_space *as, u64 vpn)
 {
-	u64 table = as->root, e = 0;
-	int level;
-
-	if (!table || vpn >= GA_VPN_LIMIT)
-		return 0;
-	for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
-		e = as->ops->map_table(as->ops->priv, table)[ga_pt_index(vpn, level)];
-		if (!(e & MCMGPU_PTE_VALID))
-			return 0;
-		table = e & MCMGPU_PTE_TABLE_MASK;
-	}
-	return e;
+	return mcmgpu_pt_walk(as->root, vpn, ga_read_entry, (void *)as);
 }
 
 int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte)
@@ -195,16 +187,16 @@ int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte)
 		return -EINVAL;
 	for (level = 0; level < MCMGPU_PT_LEVELS - 1; level++) {
 		t = as->ops->map_table(as->ops->priv, table);
-		if (!(t[ga_pt_index(vpn, level)] & MCMGPU_PTE_VALID)) {
+		if (!(t[mcmgpu_pt_index(vpn, level)] & MCMGPU_PTE_VALID)) {
 			u64 next = as->ops->alloc_table(as->ops->priv);
 
 			if (!next)
 				return -ENOMEM;
-			t[ga_pt_index(vpn, level)] = next | MCMGPU_PTE_VALID;
+			t[mcmgpu_pt_index(vpn, level)] = next | MCMGPU_PTE_VALID;
 		}
-		table = t[ga_pt_index(vpn, level)] & MCMGPU_PTE_TABLE_MASK;
+		table = t[mcmgpu_pt_index(vpn, level)] & MCMGPU_PTE_TABLE_MASK;
 	}
-	as->ops->map_table(as->ops->priv, table)[ga_pt_index(vpn, level)] = pte;
+	as->ops->map_table(as->ops->priv, table)[mcmgpu_pt_index(vpn, level)] = pte;
 	return 0;
 }
 

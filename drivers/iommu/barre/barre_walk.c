@@ -24,6 +24,7 @@
  *   pwq_entries other requests start their walks before its own.
  */
 #include "barre_walk.h"
+#include "mcmgpu_pt.h"
 
 void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames)
 {
@@ -110,21 +111,8 @@ bw_pec_find(const struct bw_iommu *b, u32 pasid, u64 vpn)
 
 u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn)
 {
-	u64 table = b->ops.root(b->ops.priv, pasid), e = 0;
-	int level;
-
-	if (!table || vpn >> (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT))
-		return 0;
-	for (level = 0; level < MCMGPU_PT_LEVELS; level++) {
-		u32 shift = 9 * (MCMGPU_PT_LEVELS - 1 - level);
-
-		e = b->ops.read_entry(b->ops.priv, table,
-				      (vpn >> shift) & (MCMGPU_PT_ENTRIES - 1));
-		if (!(e & MCMGPU_PTE_VALID))
-			return 0;
-		table = e & MCMGPU_PTE_TABLE_MASK;
-	}
-	return e;
+	return mcmgpu_pt_walk(b->ops.root(b->ops.priv, pasid), vpn,
+			      b->ops.read_entry, b->ops.priv);
 }
 
 u32 bw_inflight(const struct bw_iommu *b)
