@@ -19,6 +19,7 @@
 
 #include "cxl.h"
 #include "gpu_rc.h"
+#include "mcmgpu_aux_debugfs.h"
 
 static bool lock;
 module_param(lock, bool, 0444);
@@ -386,32 +387,18 @@ static int decoders_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/*
- * The file is created unsafe (no debugfs proxy), so the open itself holds
- * the dentry: debugfs_remove() waits for it, and an open after the
- * removal fails. The file's reference keeps rc for reads after the unbind.
- */
 static int decoders_open(struct inode *inode, struct file *file)
 {
 	struct gpu_rc *rc = inode->i_private;
-	int ret = debugfs_file_get(file->f_path.dentry);
 
-	if (ret)
-		return -ENODEV;
-	ret = single_open(file, decoders_show, rc);
-	if (!ret)
-		kref_get(&rc->ref);
-	debugfs_file_put(file->f_path.dentry);
-	return ret;
+	return mcmgpu_aux_debugfs_open(file, decoders_show, rc, &rc->ref);
 }
 
 static int decoders_release(struct inode *inode, struct file *file)
 {
-	struct gpu_rc *rc = ((struct seq_file *)file->private_data)->private;
+	struct gpu_rc *rc = mcmgpu_aux_debugfs_data(file);
 
-	single_release(inode, file);
-	kref_put(&rc->ref, gpu_rc_free);
-	return 0;
+	return mcmgpu_aux_debugfs_release(inode, file, &rc->ref, gpu_rc_free);
 }
 
 static const struct file_operations decoders_fops = {
@@ -469,7 +456,7 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	if (ret)
 		goto fail;
 	rc->debugfs = debugfs_create_dir(dev_name(&adev->dev), NULL);
-	/* Unsafe: our own reference, not debugfs's proxy, keeps rc for open files. */
+	/* Unsafe: mcmgpu_aux_debugfs.h, not debugfs's proxy, keeps rc. */
 	debugfs_create_file_unsafe("decoders", 0444, rc->debugfs, rc,
 				   &decoders_fops);
 	aux->ops->set_irq_handler(aux, gpu_rc_irq);

@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 
 #include "mcmgpu_aux.h"
+#include "mcmgpu_aux_debugfs.h"
 #include "mcmgpu_aux_ping.h"
 #include "mcmgpu_barre.h"
 #include "barre_walk.h"
@@ -432,32 +433,19 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/*
- * The file is created unsafe (no debugfs proxy), so the open itself holds
- * the dentry: debugfs_remove() waits for it, and an open after the
- * removal fails. The file's reference keeps bi for reads after the unbind.
- */
 static int barre_stats_open(struct inode *inode, struct file *file)
 {
 	struct barre_iommu *bi = inode->i_private;
-	int ret = debugfs_file_get(file->f_path.dentry);
 
-	if (ret)
-		return -ENODEV;
-	ret = single_open(file, barre_stats_show, bi);
-	if (!ret)
-		kref_get(&bi->ref);
-	debugfs_file_put(file->f_path.dentry);
-	return ret;
+	return mcmgpu_aux_debugfs_open(file, barre_stats_show, bi, &bi->ref);
 }
 
 static int barre_stats_release(struct inode *inode, struct file *file)
 {
-	struct barre_iommu *bi = ((struct seq_file *)file->private_data)->private;
+	struct barre_iommu *bi = mcmgpu_aux_debugfs_data(file);
 
-	single_release(inode, file);
-	kref_put(&bi->ref, barre_iommu_free);
-	return 0;
+	return mcmgpu_aux_debugfs_release(inode, file, &bi->ref,
+					  barre_iommu_free);
 }
 
 static const struct file_operations barre_stats_fops = {
@@ -556,7 +544,7 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 	bi->iommu.release = barre_release;
 	dev_set_drvdata(&adev->dev, bi);
 	bi->debugfs = debugfs_create_dir(dev_name(&adev->dev), barre_debugfs_root);
-	/* Unsafe: our own reference, not debugfs's proxy, keeps bi for open files. */
+	/* Unsafe: mcmgpu_aux_debugfs.h, not debugfs's proxy, keeps bi. */
 	debugfs_create_file_unsafe("stats", 0444, bi->debugfs, bi,
 				   &barre_stats_fops);
 	aux->ops->set_irq_handler(aux, barre_iommu_irq);
