@@ -309,14 +309,16 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 	 * would count requests it never serves.
 	 */
 	if (horizon < sp->bw.now ||	/* time cannot go back */
-	    bw_inflight(&sp->bw) + nreq > BW_MAX_INFLIGHT)
+	    bw_can_submit(&sp->bw, sp->bw.now, nreq))
 		ret = -EPROTO;
 	for (i = 0; i < nreq && !ret; i++) {
 		const struct mcmgpu_ats_request *q = &bi->req[i];
 
+		/* Each as bw_submit() will take it (the room is checked above). */
 		if (le32_to_cpu(q->pasid) != pasid ||
 		    q->chiplet >= bi->aux->chiplets ||
-		    le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES < sp->bw.now) {
+		    bw_can_submit(&sp->bw, le64_to_cpu(q->issue) +
+				  MCMGPU_BARRE_PCIE_CYCLES, 0)) {
 			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
 				i, pasid);
 			ret = -EPROTO;

@@ -124,12 +124,21 @@ u32 bw_inflight(const struct bw_iommu *b)
 	return n;
 }
 
+int bw_can_submit(const struct bw_iommu *b, u64 arrive, u32 count)
+{
+	if (arrive < b->now)
+		return -EINVAL;
+	if (bw_inflight(b) + count > BW_MAX_INFLIGHT)
+		return -ENOSPC;
+	return 0;
+}
+
 int bw_submit(struct bw_iommu *b, const struct bw_request *req)
 {
-	if (req->arrive < b->now)
-		return -EINVAL;
-	if (bw_inflight(b) >= BW_MAX_INFLIGHT)
-		return -ENOSPC;
+	int ret = bw_can_submit(b, req->arrive, 1);
+
+	if (ret)
+		return ret;
 	b->waiting[b->nwaiting++] = *req;
 	b->stats.ats_requests++;
 	return 0;

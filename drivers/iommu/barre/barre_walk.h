@@ -136,6 +136,12 @@ void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end);
  */
 int bw_submit(struct bw_iommu *b, const struct bw_request *req);
 /*
+ * Whether count more requests, none arriving before cycle arrive, would
+ * be taken: 0, -EINVAL (arrive is in the past) or -ENOSPC (too many in
+ * flight), as bw_submit() would answer.
+ */
+int bw_can_submit(const struct bw_iommu *b, u64 arrive, u32 count);
+/*
  * A phase that failed: its requests in flight go unanswered. Those not
  * walked yet leave ats_requests, so walks + coalesced = ats_requests
  * holds again.
