@@ -353,6 +353,19 @@ TEST(bad_ats_response_refused)
 	ASSERT_EQ(0, mt_write_sysfs(INJECT, "0"));
 }
 
+/*
+ * Step i's byte for chiplet c: with chunk g = 8 over n chiplets, the n
+ * chiplets' pages of one step are one coalescing group (same round, same
+ * offset in their chunks), so PEC coalesces at every chiplet count.
+ */
+static uint64_t phase_offset(unsigned int c, unsigned int i, unsigned int n,
+			     uint64_t pages)
+{
+	uint64_t rounds = pages / (8ULL * n);
+
+	return ((i / 8 % rounds) * 8 * n + c * 8 + i % 8) * 4096 + 8 * i;
+}
+
 /* One Barre object and a lockstep phase on it: coalescing with one walker. */
 static size_t phase_trace(char *buf, size_t cap, unsigned int chiplets,
 			  uint64_t pages)
@@ -365,8 +378,8 @@ static size_t phase_trace(char *buf, size_t cap, unsigned int chiplets,
 	for (i = 0; i < 200; i++)
 		for (c = 0; c < chiplets; c++)
 			n += snprintf(buf + n, cap - n, "access %u 1 %llu\n", c,
-				      (unsigned long long)((c * (pages / chiplets) + i) %
-							   pages * 4096 + 8 * i));
+				      (unsigned long long)phase_offset(c, i, chiplets,
+								       pages));
 	return n;
 }
 
@@ -405,7 +418,7 @@ static void alloc_then_run(struct __test_metadata *_metadata, bool reload)
 	for (i = 0; i < 200; i++)
 		for (c = 0; c < n; c++)
 			acc[i * n + c] = (struct mcmgpu_barre_access){
-				.va = a.gpu_va + (c * (pages / n) + i) % pages * 4096 + 8 * i,
+				.va = a.gpu_va + phase_offset(c, i, n, pages),
 				.chiplet = c,
 			};
 	r = (struct mcmgpu_barre_run){ .accesses_ptr = (uintptr_t)acc,
