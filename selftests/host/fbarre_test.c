@@ -276,6 +276,75 @@ static void record_request(void *priv, const struct bd_request *r)
 	sent_n++;
 }
 
+static struct bd_device sd_dev;
+static struct bd_reply sd_replies[2 * MCMGPU_BARRE_MSHRS];
+static struct bd_reply sd_reply;
+
+/*
+ * 0x100 from chiplet 0 through the IOMMU (its group and object come with
+ * it), then 0x101 from chiplet `chiplet`, answered in the package from
+ * 0x100's entry and not yet arrived: the state a shootdown then overtakes.
+ */
+static void shootdown_setup(struct __test_metadata *_metadata, u32 chiplet)
+{
+	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
+	struct bd_device *d = &sd_dev;
+	/* The device keeps pointing at the phase's accesses: not on the stack. */
+	static struct bd_access acc[2];
+	static u32 order[2];
+
+	acc[0] = (struct bd_access){ .vpn = 0x100, .chiplet = 0 };
+	acc[1] = (struct bd_access){ .vpn = 0x101, .chiplet = chiplet };
+
+	sd_reply = (struct bd_reply){
+		.pfn = 0x33, .coal = grouped_pte(0, 0x3, 0) & MCMGPU_PTE_COAL_MASK,
+		.pec = { .start_vpn = 0x100, .end_vpn = 0x101, .g = 1, .nmap = 2,
+			 .map = { 0, 1 }, .valid = 1 },
+		.writable = 1,
+	};
+	sent_n = 0;
+	bd_init(d, 2, sd_replies, record_request, NULL, NULL);
+	ASSERT_EQ(0, bd_fbarre(d, &cfg, 0x1000, NULL));
+	bd_phase(d, &acc[0], 1, order);
+	bd_run(d, 100);
+	ASSERT_EQ(1, sent_n);
+	sd_reply.tag = sent_tag[0];
+	sd_reply.arrive = 500;
+	ASSERT_EQ(0, bd_deliver(d, &sd_reply));
+	bd_run(d, 1000);		/* the filter messages are there by 532 */
+	ASSERT_TRUE(bd_done(d));
+	bd_phase(d, &acc[1], 1, order);
+	bd_run(d, d->now + 1);
+	EXPECT_EQ(1, sent_n);
+}
+
+/*
+ * The shootdown: 0x101 goes to the IOMMU after all (*st: the counters
+ * then), and its answer completes the phase; the identities hold at both.
+ */
+static void shootdown_then_answer(struct __test_metadata *_metadata,
+				  struct mcmgpu_barre_stats *st)
+{
+	struct bd_device *d = &sd_dev;
+	struct mcmgpu_barre_stats end;
+
+	bd_shootdown(d);
+	bd_run(d, d->now + 1000);
+	ASSERT_EQ(2, sent_n);
+	EXPECT_FALSE(bd_done(d));
+	bd_export_stats(d, st);
+	EXPECT_EQ(2, st->ats_requests_sent);
+	EXPECT_BARRE_DEVICE_IDENTITIES(st);
+	sd_reply.tag = sent_tag[1];
+	sd_reply.arrive = d->now + 10;
+	sd_reply.pfn = 0x1033;
+	ASSERT_EQ(0, bd_deliver(d, &sd_reply));
+	bd_run(d, d->now + 1000);
+	EXPECT_TRUE(bd_done(d));
+	bd_export_stats(d, &end);
+	EXPECT_BARRE_DEVICE_IDENTITIES(&end);
+}
+
 /*
  * A translation computed in the package but not yet arrived when a
  * shootdown comes is stale: the miss asks the IOMMU instead, and counts
@@ -283,54 +352,12 @@ static void record_request(void *priv, const struct bd_request *r)
  */
 TEST(shootdown_sends_pending_in_package_answers_to_the_iommu)
 {
-	static struct bd_device d;
-	static struct bd_reply replies[2 * MCMGPU_BARRE_MSHRS];
-	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
-	struct bd_access acc[2] = {
-		{ .vpn = 0x100, .chiplet = 0 }, { .vpn = 0x101, .chiplet = 0 },
-	};
-	struct bd_reply r = {
-		.pfn = 0x33, .coal = grouped_pte(0, 0x3, 0) & MCMGPU_PTE_COAL_MASK,
-		.pec = { .start_vpn = 0x100, .end_vpn = 0x101, .g = 1, .nmap = 2,
-			 .map = { 0, 1 }, .valid = 1 },
-		.writable = 1,
-	};
 	struct mcmgpu_barre_stats st = { 0 };
-	u32 order[2];
 
-	sent_n = 0;
-	bd_init(&d, 2, replies, record_request, NULL, NULL);
-	ASSERT_EQ(0, bd_fbarre(&d, &cfg, 0x1000, NULL));
-	/* 0x100 through the IOMMU: its group and object come with it. */
-	bd_phase(&d, &acc[0], 1, order);
-	bd_run(&d, 100);
-	ASSERT_EQ(1, sent_n);
-	r.tag = sent_tag[0];
-	r.arrive = 500;
-	ASSERT_EQ(0, bd_deliver(&d, &r));
-	bd_run(&d, 1000);
-	ASSERT_TRUE(bd_done(&d));
-	/* 0x101 computed from 0x100's entry, then a shootdown before it lands. */
-	bd_phase(&d, &acc[1], 1, order);
-	bd_run(&d, d.now + 1);
-	EXPECT_EQ(1, d.fb.stats.local_hits);
-	EXPECT_EQ(1, sent_n);
-	bd_shootdown(&d);
-	bd_run(&d, d.now + 1000);
-	ASSERT_EQ(2, sent_n);
-	EXPECT_FALSE(bd_done(&d));
-	bd_export_stats(&d, &st);
+	shootdown_setup(_metadata, 0);
+	EXPECT_EQ(1, sd_dev.fb.stats.local_hits);
+	shootdown_then_answer(_metadata, &st);
 	EXPECT_EQ(0, st.local_hits);
-	EXPECT_EQ(2, st.ats_requests_sent);
-	EXPECT_BARRE_DEVICE_IDENTITIES(&st);
-	r.tag = sent_tag[1];
-	r.arrive = d.now + 10;
-	r.pfn = 0x1033;
-	ASSERT_EQ(0, bd_deliver(&d, &r));
-	bd_run(&d, d.now + 1000);
-	EXPECT_TRUE(bd_done(&d));
-	bd_export_stats(&d, &st);
-	EXPECT_BARRE_DEVICE_IDENTITIES(&st);
 }
 
 /*
@@ -341,53 +368,14 @@ TEST(shootdown_sends_pending_in_package_answers_to_the_iommu)
  */
 TEST(shootdown_sends_pending_peer_answers_to_the_iommu)
 {
-	static struct bd_device d;
-	static struct bd_reply replies[2 * MCMGPU_BARRE_MSHRS];
-	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
-	struct bd_access acc[2] = {
-		{ .vpn = 0x100, .chiplet = 0 }, { .vpn = 0x101, .chiplet = 1 },
-	};
-	struct bd_reply r = {
-		.pfn = 0x33, .coal = grouped_pte(0, 0x3, 0) & MCMGPU_PTE_COAL_MASK,
-		.pec = { .start_vpn = 0x100, .end_vpn = 0x101, .g = 1, .nmap = 2,
-			 .map = { 0, 1 }, .valid = 1 },
-		.writable = 1,
-	};
 	struct mcmgpu_barre_stats st = { 0 };
-	u32 order[2];
 
-	sent_n = 0;
-	bd_init(&d, 2, replies, record_request, NULL, NULL);
-	ASSERT_EQ(0, bd_fbarre(&d, &cfg, 0x1000, NULL));
-	bd_phase(&d, &acc[0], 1, order);
-	bd_run(&d, 100);
-	ASSERT_EQ(1, sent_n);
-	r.tag = sent_tag[0];
-	r.arrive = 500;
-	ASSERT_EQ(0, bd_deliver(&d, &r));
-	bd_run(&d, 1000);		/* the filter messages are there by 532 */
-	ASSERT_TRUE(bd_done(&d));
-	bd_phase(&d, &acc[1], 1, order);
-	bd_run(&d, d.now + 1);
-	EXPECT_EQ(1, d.fb.stats.remote_requests);
-	EXPECT_EQ(1, d.fb.stats.remote_hits);
-	EXPECT_EQ(1, sent_n);
-	bd_shootdown(&d);
-	bd_run(&d, d.now + 1000);
-	ASSERT_EQ(2, sent_n);
-	bd_export_stats(&d, &st);
+	shootdown_setup(_metadata, 1);
+	EXPECT_EQ(1, sd_dev.fb.stats.remote_requests);
+	EXPECT_EQ(1, sd_dev.fb.stats.remote_hits);
+	shootdown_then_answer(_metadata, &st);
 	EXPECT_EQ(0, st.remote_hits);
 	EXPECT_EQ(0, st.remote_requests);
-	EXPECT_EQ(2, st.ats_requests_sent);
-	EXPECT_BARRE_DEVICE_IDENTITIES(&st);
-	r.tag = sent_tag[1];
-	r.arrive = d.now + 10;
-	r.pfn = 0x1033;
-	ASSERT_EQ(0, bd_deliver(&d, &r));
-	bd_run(&d, d.now + 1000);
-	EXPECT_TRUE(bd_done(&d));
-	bd_export_stats(&d, &st);
-	EXPECT_BARRE_DEVICE_IDENTITIES(&st);
 }
 
 /* ---- Randomized replays ----------------------------------------------- */
