@@ -160,7 +160,9 @@ def is_path(tok):
         if first in TOPLEVEL:
             return True
         return tok.endswith(EXTS)
-    return tok.endswith(EXTS) and re.match(r"^[\w.*?\[\]<>-]+$", tok)
+    # A bare name: a stem, then the extension (".c" alone is no file).
+    return tok.endswith(EXTS) and re.match(r"^[\w*?\[\]<>-][\w.*?\[\]<>-]*$",
+                                           tok)
 
 
 def placeholders(tok):
@@ -211,13 +213,15 @@ TOKEN = re.compile(r"[^\s`'\"=(),;|]+")
 
 
 def check_code(path, line, code, targets, cmds):
-    toks = [m.group(0) for m in TOKEN.finditer(code)]
-    for i, raw in enumerate(toks):
-        tok = raw.rstrip(".:")
+    for raw in TOKEN.finditer(code):
+        tok = raw.group(0).rstrip(".:")
         if tok.startswith(("/", "~", "$", "-", "http")):
             continue
         if is_path(tok):
             check_path(path, line, tok)
+    # Commands: words as the shell splits them (quotes aside).
+    toks = [t.strip("'\"()") for t in code.split()]
+    for i, tok in enumerate(toks):
         if tok == "make":
             for t in toks[i + 1:]:
                 if t.startswith("-"):
