@@ -20,7 +20,8 @@ fenced blocks):
 - every `make TARGET` names a target of the Makefile;
 - every `mcmgpu COMMAND [SUBCOMMAND]` names a command of the tool (and a
   subcommand of a mechanism), from `build/tools/mcmgpu --help`, which is
-  built with `make -s tools` when missing.
+  built with `make -s tools` when missing. A fenced block marked ```text
+  is a picture: its paths are checked, its words are not commands.
 
 Not checked: absolute paths, ~/..., git-ignored build products (build/,
 results/, the extracted kernel headers), paths created at run time
@@ -212,13 +213,15 @@ def check_path(path, line, tok):
 TOKEN = re.compile(r"[^\s`'\"=(),;|]+")
 
 
-def check_code(path, line, code, targets, cmds):
+def check_code(path, line, code, targets, cmds, commands=True):
     for raw in TOKEN.finditer(code):
         tok = raw.group(0).rstrip(".:")
         if tok.startswith(("/", "~", "$", "-", "http")):
             continue
         if is_path(tok):
             check_path(path, line, tok)
+    if not commands:
+        return
     # Commands: words as the shell splits them (quotes aside).
     toks = [t.strip("'\"()") for t in code.split()]
     for i, tok in enumerate(toks):
@@ -248,14 +251,16 @@ def check_code(path, line, code, targets, cmds):
 def check_file(path, targets, cmds):
     with open(path) as f:
         lines = f.read().split("\n")
-    fence = False
+    fence, diagram = False, False
     prose = []  # (line number, text) outside fenced blocks
     for n, text in enumerate(lines, 1):
         if text.lstrip().startswith("```"):
             fence = not fence
+            diagram = fence and text.strip()[3:].strip() == "text"
             continue
         if fence:
-            check_code(path, n, text, targets, cmds)
+            # A ```text block is a picture: its words are not commands.
+            check_code(path, n, text, targets, cmds, commands=not diagram)
         else:
             prose.append((n, text))
     # Inline code may run over a line break: join each paragraph.
