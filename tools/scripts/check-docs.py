@@ -55,9 +55,18 @@ def err(path, line, msg):
 
 
 def git_files():
-    out = subprocess.run(["git", "-C", TOP, "ls-files", "-co",
-                          "--exclude-standard"], capture_output=True,
-                         text=True, check=True).stdout.split("\n")
+    try:
+        out = subprocess.run(["git", "-C", TOP, "ls-files", "-co",
+                              "--exclude-standard"], capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        # Not a git checkout: every file but the build products.
+        out = []
+        for d, subdirs, names in os.walk(TOP):
+            rel = os.path.relpath(d, TOP)
+            subdirs[:] = [s for s in subdirs if rel != "." or
+                          s not in (".git", "build", "results")]
+            out += [os.path.normpath(os.path.join(rel, n)) for n in names]
     files = [f for f in out if f and os.path.exists(os.path.join(TOP, f))]
     dirs = set()
     for f in files:
@@ -75,8 +84,11 @@ BASENAMES = {os.path.basename(f) for f in FILES}
 
 
 def ignored(rel):
-    return subprocess.run(["git", "-C", TOP, "check-ignore", "-q", rel],
-                          capture_output=True).returncode == 0
+    try:
+        return subprocess.run(["git", "-C", TOP, "check-ignore", "-q", rel],
+                              capture_output=True).returncode == 0
+    except OSError:
+        return False
 
 
 def make_targets():
