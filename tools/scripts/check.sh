@@ -27,6 +27,9 @@ lint() {
 	fi
 }
 
+# README.md and docs/: links resolve, named paths, make targets and tool
+# commands exist.
+lint docs python3 tools/scripts/check-docs.py --tool build/tools/mcmgpu
 lint checkpatch make -s checkpatch
 lint sparse make -s sparse
 # The 24 CPElide proxies: at most 8 arguments a kernel, within the model's
