@@ -2,10 +2,10 @@
 # functions and this file's dispatch:
 #   list_jobs              print the job list (emit JOB ARG... per job)
 #   run_job JOB ARG...     one job: runs in a scratch directory, writes its
-#                          results under $JOB_OUT (tools/scripts/job keeps
+#                          results under $JOB_OUT (tools/scripts/run-job keeps
 #                          them as results/raw/NAME/JOB.json)
 #   reduce RAW RESULTS     the report section from RAW (the jobs' files,
-#                          unpacked by tools/scripts/reduce.sh) alone
+#                          unpacked by the runners) alone
 # Jobs whose name starts with 'guest-' boot a guest; the runners start them
 # first because they are the long ones.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -14,7 +14,7 @@ exp_script=$(realpath "$0")
 exp_script=${exp_script#"$top"/}
 
 emit() {
-	printf 'tools/scripts/job %s' "$exp_script"
+	printf 'tools/scripts/run-job %s' "$exp_script"
 	printf ' %q' "$@"
 	printf '\n'
 }
