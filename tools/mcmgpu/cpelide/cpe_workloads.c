@@ -381,7 +381,7 @@ static void rnn_step(struct cpe_gen *g)
 	ALLOC_VAR("x", RNN_SEQ), ALLOC_VAR("hx", RNN_STATE), \
 	ALLOC_VAR("y", RNN_SEQ), ALLOC_VAR("gates", RNN_GATE_BYTES)
 
-#define RNN_GEMMS \
+#define RNN_GEMM_X \
 	KERNEL("gemm_x", RNN_M_GEMM, R("W", RNN_ROWS), R("x", RNN_X), \
 	       RW("gates", RNN_GATES_T0), RW("gates", RNN_GATES_T0 + 1), \
 	       RW("gates", RNN_GATES_T0 + 2), RW("gates", RNN_GATES_T0 + 3))
@@ -395,7 +395,7 @@ static const struct cpe_step rnn_gru_steps[] = {
 	RNN_ALLOCS,
 	WRITE("W"), WRITE("R"), WRITE("x"), WRITE("hx"),
 	LOOP(1 + 20),
-		RNN_GEMMS,
+		RNN_GEMM_X,
 		LOOP_VAR(RNN_T),
 			GEOM(rnn_step),
 			RNN_GEMM_H,
@@ -411,7 +411,7 @@ static const struct cpe_step rnn_lstm_steps[] = {
 	RNN_ALLOCS, ALLOC_VAR("cx", RNN_STATE), ALLOC_VAR("cs", RNN_SEQ),
 	WRITE("W"), WRITE("R"), WRITE("x"), WRITE("hx"), WRITE("cx"),
 	LOOP(1 + 20),
-		RNN_GEMMS,
+		RNN_GEMM_X,
 		LOOP_VAR(RNN_T),
 			GEOM(rnn_step),
 			RNN_GEMM_H,
