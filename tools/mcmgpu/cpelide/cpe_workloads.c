@@ -12,6 +12,10 @@
  * kernels per iteration and iterations, each argument's object, mode and
  * partition, passes and why, what was scaled down and why) is in
  * WORKLOADS.md next to this file; keep the two in step.
+ *
+ * Each workload names, in enums with its prefix, its range sets (from 0),
+ * its kernels' chiplet sets (from M_OWN) and the values its table takes
+ * from the geometry (sizes, loop counts, passes; from 0).
  */
 #include <string.h>
 
