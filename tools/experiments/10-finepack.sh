@@ -30,12 +30,7 @@ run_job() {
 		for s in $sizes; do
 			"$tool" finepack gen lines --store "$s" --count 64 -o "traces/lines-$s.bin"
 		done
-		"$top/tools/vm-run" --no-build --mem 2G --out "$JOB_OUT" -- sh -c '
-			out=$1; shift; mkdir -p "$out/device"
-			for t in "$@"; do
-				mcmgpu finepack replay --json "$t" \
-					>"$out/device/$(basename "$t" .bin).json" || exit 1
-			done' sh "$JOB_OUT" traces/lines-*.bin ;;
+		guest_replays --mem 2G -- traces/lines-*.bin <<<'%.json finepack replay --json' ;;
 	guest-*)
 		local traces=()
 		for w in "$@"; do
@@ -45,18 +40,15 @@ run_job() {
 				>"$JOB_OUT/mix/$w.json"
 		done
 		# Every sub-header size and a verified replay, one boot for all.
-		"$top/tools/vm-run" --no-build --mem 2G --out "$JOB_OUT" -- sh -c '
-			out=$1; shift; mkdir -p "$out/device"
-			for t in "$@"; do
-				name=$(basename "$t" .bin)
-				for h in 2 3 4 5 6; do
-					mcmgpu finepack replay --json --subheader $h "$t" \
-						>"$out/device/$name-h$h.json" || exit 1
-				done
-				mcmgpu finepack replay --json --verify "$t" \
-					>"$out/device/$name-verify.json" || exit 1
-				echo "$name: replayed for h = 2..6 and verified"
-			done' sh "$JOB_OUT" "${traces[@]}" ;;
+		guest_replays --mem 2G -- "${traces[@]}" <<-'EOF'
+			%-h2.json finepack replay --json --subheader 2
+			%-h3.json finepack replay --json --subheader 3
+			%-h4.json finepack replay --json --subheader 4
+			%-h5.json finepack replay --json --subheader 5
+			%-h6.json finepack replay --json --subheader 6
+			%-verify.json finepack replay --json --verify
+		EOF
+		;;
 	host16-*)
 		w=$1
 		"$tool" finepack gen "$w" --chiplets 16 -o "traces/$w-g16.bin"

@@ -31,20 +31,15 @@ run_job() {
 			"$tool" cpelide gen "$w" --chiplets 4 -o "seq/$w.seq"
 			seqs+=("seq/$w.seq")
 		done
-		"$top/tools/vm-run" --no-build --out "$JOB_OUT" -- sh -c '
-			out=$1/device; shift; mkdir -p "$out"
-			for s in "$@"; do
-				name=$(basename "$s" .seq)
-				for p in baseline cpelide ideal hmg; do
-					mcmgpu cpelide replay --json --policy $p "$s" \
-						>"$out/$name-$p.json" || exit 1
-				done
-				for p in baseline cpelide; do
-					mcmgpu cpelide replay --json --policy $p --remote cache "$s" \
-						>"$out/$name-$p-cache.json" || exit 1
-				done
-				echo "$name: 4 policies, 2 caching remote data"
-			done' sh "$JOB_OUT" "${seqs[@]}" ;;
+		guest_replays -- "${seqs[@]}" <<-'EOF'
+			%-baseline.json cpelide replay --json --policy baseline
+			%-cpelide.json cpelide replay --json --policy cpelide
+			%-ideal.json cpelide replay --json --policy ideal
+			%-hmg.json cpelide replay --json --policy hmg
+			%-baseline-cache.json cpelide replay --json --policy baseline --remote cache
+			%-cpelide-cache.json cpelide replay --json --policy cpelide --remote cache
+		EOF
+		;;
 	host-*)
 		w=$1
 		for n in 2 6 7; do

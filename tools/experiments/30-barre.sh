@@ -38,16 +38,11 @@ run_job() {
 			"$tool" barre gen "$w" --chiplets 4 -o "trace/$w-4.trace"
 			traces+=("trace/$w-4.trace")
 		done
-		"$top/tools/vm-run" --no-build --timeout 1800 --out "$JOB_OUT" -- sh -c '
-			out=$1/device; shift; mkdir -p "$out"
-			for t in "$@"; do
-				name=$(basename "$t" .trace)
-				for b in off on; do
-					mcmgpu barre replay --json --shadow --barre $b "$t" \
-						>"$out/$name-$b.json" || exit 1
-				done
-				echo "$name: Barre off and on"
-			done' sh "$JOB_OUT" "${traces[@]}" ;;
+		guest_replays --timeout 1800 -- "${traces[@]}" <<-'EOF'
+			%-off.json barre replay --json --shadow --barre off
+			%-on.json barre replay --json --shadow --barre on
+		EOF
+		;;
 	host-*)
 		w=$1
 		for n in 2 4 8; do

@@ -48,16 +48,11 @@ run_job() {
 			"$tool" barre gen "$w" --chiplets 4 -o "trace/$w-4.trace"
 			traces+=("trace/$w-4.trace")
 		done
-		"$top/tools/vm-run" --no-build --timeout 1800 --out "$JOB_OUT" -- sh -c '
-			out=$1/device; shift; mkdir -p "$out"
-			for t in "$@"; do
-				name=$(basename "$t" .trace)
-				mcmgpu barre replay --json --mode barre "$t" \
-					>"$out/$name-barre.json" || exit 1
-				mcmgpu barre replay --json --mode fbarre --merge 2 "$t" \
-					>"$out/$name-merge2.json" || exit 1
-				echo "$name: Barre and F-Barre"
-			done' sh "$JOB_OUT" "${traces[@]}" ;;
+		guest_replays --timeout 1800 -- "${traces[@]}" <<-'EOF'
+			%-barre.json barre replay --json --mode barre
+			%-merge2.json barre replay --json --mode fbarre --merge 2
+		EOF
+		;;
 	host-*)
 		w=$1
 		for n in 2 4 8; do

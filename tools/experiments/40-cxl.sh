@@ -51,17 +51,12 @@ run_job() {
 			"$tool" cxl gen "$w" --records "$n" -o "trace/$w.trace"
 			traces+=("trace/$w.trace")
 		done
-		"$top/tools/vm-run" --no-build --timeout 1800 --prop cxl-media=znand \
-			--out "$JOB_OUT" -- sh -c '
-			out=$1/device; shift; mkdir -p "$out"
-			for t in "$@"; do
-				w=$(basename "$t" .trace)
-				mcmgpu cxl replay --json --sr off "$t" >"$out/$w-znand-off.json" &&
-				mcmgpu cxl replay --json --sr sr "$t" >"$out/$w-znand-sr.json" &&
-				mcmgpu cxl replay --json --sr sr --ds "$t" >"$out/$w-znand-sr-ds.json" ||
-					exit 1
-				echo "$w: SR off, SR, SR + DS"
-			done' sh "$JOB_OUT" "${traces[@]}" ;;
+		guest_replays --timeout 1800 --prop cxl-media=znand -- "${traces[@]}" <<-'EOF'
+			%-znand-off.json cxl replay --json --sr off
+			%-znand-sr.json cxl replay --json --sr sr
+			%-znand-sr-ds.json cxl replay --json --sr sr --ds
+		EOF
+		;;
 	host-*)
 		w=$2
 		"$tool" cxl gen "$w" --records "$1" -o "trace/$w.trace"

@@ -27,15 +27,10 @@ run_job() {
 	mkdir -p "$JOB_OUT/device" "$JOB_OUT/host" "$JOB_OUT/sweep"
 	case "$job" in
 	guest-*)
-		"$top/tools/vm-run" --no-build --timeout 1800 --out "$JOB_OUT" -- sh -c "
-			out=\$1/device; shift; mkdir -p \"\$out\"
-			for p in \"\$@\"; do
-				for c in $protocols; do
-					mcmgpu adsm run \$p --protocol \$c $common --json \
-						>\"\$out/\$p-\$c.json\" || exit 1
-				done
-				echo \"\$p: $protocols\"
-			done" sh "$JOB_OUT" "$@" ;;
+		# The pattern's name comes last: adsm run takes it anywhere.
+		for c in $protocols; do
+			echo "%-$c.json adsm run --protocol $c $common --json"
+		done | guest_replays --timeout 1800 -- "$@" ;;
 	host-*)
 		p=$1
 		for c in $protocols; do

@@ -4,8 +4,9 @@ device (equal to the host replays and to the notes' byte formulas), and the
 host sweeps beside the paper's Figs 7-12. Usage: RAW RESULTS."""
 import json
 import os
-import subprocess
 import sys
+
+from report import differences, gnuplot, head, load, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 PATS = ["pc", "iter", "stencil", "vadd", "multipass", "io"]
@@ -14,11 +15,6 @@ BLOCKS = ["4K", "8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", "2M",
           "4M", "8M", "16M", "32M"]
 MP_BLOCKS = ["128K", "256K", "512K", "1M", "2M", "4M", "8M", "16M", "32M"]
 VOLS = [64, 128, 192, 256, 384]
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def counters(r):
@@ -69,19 +65,20 @@ o = ["## ADSM/GMAC: one pointer, coherence by the driver\n",
 o.append("### Protocols against hand-written copies (Figs 7, 8)\n")
 o.append("Modeled time over the explicit-copy run (the paper's \"slow-down "
          "against CUDA\"), and bytes moved (H2D + D2H) over batch's:\n")
-o.append("| pattern | batch | lazy | rolling | bytes lazy / batch | bytes rolling / batch | faults lazy / rolling |")
-o.append("|---|---|---|---|---|---|---|")
+o += head("pattern", "batch", "lazy", "rolling", "bytes lazy / batch",
+          "bytes rolling / batch", "faults lazy / rolling")
 for p in PATS:
     e = dev[(p, "explicit")]["modeled_cycles"]
     b = dev[(p, "batch")]
     tot = lambda r: r["h2d_bytes"] + r["d2h_bytes"]
-    row = {c: dev[(p, c)]["modeled_cycles"] / e for c in ("batch", "lazy", "rolling")}
+    slow = {c: dev[(p, c)]["modeled_cycles"] / e for c in ("batch", "lazy", "rolling")}
     out["patterns"][p] = {c: {k: dev[(p, c)][k] for k in
                               ("h2d_bytes", "d2h_bytes", "faults", "modeled_cycles",
                                "h2d_eager")} for c in PROTOS}
-    o.append(f"| {p} | {row['batch']:.2f}× | {row['lazy']:.2f}× | {row['rolling']:.2f}× | "
-             f"{tot(dev[(p, 'lazy')]) / tot(b):.2f} | {tot(dev[(p, 'rolling')]) / tot(b):.2f} | "
-             f"{dev[(p, 'lazy')]['faults']} / {dev[(p, 'rolling')]['faults']} |")
+    o.append(row(p, *(f"{slow[c]:.2f}×" for c in ("batch", "lazy", "rolling")),
+                 f"{tot(dev[(p, 'lazy')]) / tot(b):.2f}",
+                 f"{tot(dev[(p, 'rolling')]) / tot(b):.2f}",
+                 f"{dev[(p, 'lazy')]['faults']} / {dev[(p, 'rolling')]['faults']}"))
 o.append("\nPaper: batch is always the slowest, up to 65.18× (pns) and 18.64× "
          "(rpes) on iterative codes; lazy and rolling run on par with CUDA; "
          "every lazy and rolling bar of Fig 8 is under 0.5 of batch.\n")
@@ -89,19 +86,18 @@ o.append("\nPaper: batch is always the slowest, up to 65.18× (pns) and 18.64× 
 # Fig 10: the fault handler's share is wall-clock time in the guest, so
 # make bench measures it; the report keeps the deterministic fault counts.
 o.append("### Faults under rolling (Fig 10's runs)\n")
-o.append("| pattern | protocol faults | hardware faults |")
-o.append("|---|---|---|")
+o += head("pattern", "protocol faults", "hardware faults")
 for p in PATS:
     r = dev[(p, "rolling")]
-    o.append(f"| {p} | {r['faults']} | {r['guest']['hw_faults']} |")
+    o.append(row(p, r["faults"], r["guest"]["hw_faults"]))
 o.append("\nThe time the fault handler takes is wall-clock time in a TCG guest, "
          "not a modeled figure, so `make bench` measures its share of each run "
          "(`results/bench.md`; paper: below 2 % always).\n")
 
 # Fig 11: block size on a vector add of 8 Mi elements.
 o.append("### Block size, vector add of 8 Mi elements (Fig 11)\n")
-o.append("| block | modeled time | transfers | protocol faults | eager H2D | link use (bytes / transfer cycle) |")
-o.append("|---|---|---|---|---|---|")
+o += head("block", "modeled time", "transfers", "protocol faults", "eager H2D",
+          "link use (bytes / transfer cycle)")
 fig11 = []
 for b in BLOCKS:
     r = load(f"{raw}/sweep/vadd-rolling-{b}.json")
@@ -109,13 +105,13 @@ for b in BLOCKS:
     eager = r["h2d_eager"] / r["h2d_bytes"]
     fig11.append((b, ms(r["modeled_cycles"]), bw))
     out["fig11"][b] = {k: r[k] for k in ("modeled_cycles", "transfers", "faults", "h2d_eager")}
-    o.append(f"| {b} | {ms(r['modeled_cycles']):.2f} ms | {r['transfers']} | {r['faults']} | "
-             f"{100 * eager:.0f} % | {bw:.2f} |")
+    o.append(row(b, f"{ms(r['modeled_cycles']):.2f} ms", r["transfers"], r["faults"],
+                 f"{100 * eager:.0f} %", f"{bw:.2f}"))
 for c in ("lazy", "batch", "explicit"):
     r = load(f"{raw}/sweep/vadd-{c}.json")
     out["fig11"][c] = r["modeled_cycles"]
-    o.append(f"| {c} | {ms(r['modeled_cycles']):.2f} ms | {r['transfers']} | {r['faults']} | — | "
-             f"{(r['h2d_bytes'] + r['d2h_bytes']) / r['xfer_cycles']:.2f} |")
+    o.append(row(c, f"{ms(r['modeled_cycles']):.2f} ms", r["transfers"], r["faults"], "—",
+                 f"{(r['h2d_bytes'] + r['d2h_bytes']) / r['xfer_cycles']:.2f}"))
 o.append("\nPaper: bandwidth rises with the block size and peaks at 32 MB; "
          "from 4 to 16 KB the time saved exceeds the bandwidth gain (faults "
          "and the block search); 64 KB is an anomaly of eager overlap.\n")
@@ -123,8 +119,7 @@ o.append("\nPaper: bandwidth rises with the block size and peaks at 32 MB; "
 # Fig 12: rolling size on a multi-pass input.
 o.append("### Rolling size, 4 passes over a 4 MiB input (Fig 12)\n")
 o.append("H2D bytes (in input sizes) and modeled time by block and rolling size:\n")
-o.append("| block | R = 1 | R = 2 | R = 4 | adaptive (R = 2) |")
-o.append("|---|---|---|---|---|")
+o += head("block", "R = 1", "R = 2", "R = 4", "adaptive (R = 2)")
 fig12 = {}
 for b in MP_BLOCKS:
     cells = []
@@ -134,7 +129,7 @@ for b in MP_BLOCKS:
         out["fig12"][f"{b}-r{rr}"] = {"h2d_bytes": r["h2d_bytes"],
                                       "modeled_cycles": r["modeled_cycles"]}
         cells.append(f"{r['h2d_bytes'] / r['size']:.0f}× S, {ms(r['modeled_cycles']):.2f} ms")
-    o.append(f"| {b} | " + " | ".join(cells) + " |")
+    o.append(row(b, *cells))
 crit = {}
 for rr in ("1", "2", "4"):
     for b in MP_BLOCKS:
@@ -153,15 +148,15 @@ o.append(f"\nThe input is sent once from a block of **{crit.get('1', '—')}** "
 # Fig 9: the stencil's volume.
 o.append("### 3-D stencil volume, lazy against rolling (Fig 9)\n")
 o.append("Modeled time of 8 steps with a point source injected each step:\n")
-o.append("| volume | lazy | rolling 4 KiB | 256 KiB | 1 MiB | 32 MiB | best rolling over lazy |")
-o.append("|---|---|---|---|---|---|---|")
+o += head("volume", "lazy", "rolling 4 KiB", "256 KiB", "1 MiB", "32 MiB",
+          "best rolling over lazy")
 for v in VOLS:
     lz = load(f"{raw}/sweep/stencil-{v}-lazy.json")["modeled_cycles"]
     rs = [load(f"{raw}/sweep/stencil-{v}-{b}.json")["modeled_cycles"]
           for b in ("4K", "256K", "1M", "32M")]
     out["fig9"][str(v)] = {"lazy": lz, "rolling": rs}
-    o.append(f"| {v}³ | {ms(lz):.1f} ms | " + " | ".join(f"{ms(x):.1f} ms" for x in rs)
-             + f" | {lz / min(rs):.1f}× |")
+    o.append(row(f"{v}³", f"{ms(lz):.1f} ms", *(f"{ms(x):.1f} ms" for x in rs),
+                 f"{lz / min(rs):.1f}×"))
 o.append("\nPaper: rolling's advantage grows with the volume (lazy moves the "
          "whole volume each step, rolling only the touched blocks); 32 MB "
          "blocks are slower than 256 KB and 1 MB.\n")
@@ -190,11 +185,8 @@ set ylabel "modeled ms"; unset y2label; unset y2tics; set logscale y
 plot "{raw}/fig12.dat" u 1:3:xtic(2) w lp t "R = 1", "" u 1:4 w lp t "R = 2", "" u 1:5 w lp t "R = 4"
 unset multiplot
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 o.append("![ADSM block and rolling size](figures/adsm_blocks.png)\n")
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "adsm_differences.md")) as f:
-    o.append(f.read())
-with open(f"{results}/sections/50-adsm.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+o.append(differences("adsm"))
+write_section(results, "50-adsm", o)

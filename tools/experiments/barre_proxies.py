@@ -1,6 +1,5 @@
 """What the Barre and F-Barre report sections share: the proxies' classes
-(`mcmgpu barre gen --list`: name, class, Table I's MPKI) and JSON loading."""
-import json
+(`mcmgpu barre gen --list`: name, class, Table I's MPKI)."""
 
 
 def read_classes(raw):
@@ -8,8 +7,3 @@ def read_classes(raw):
     classes = [line.split() for line in open(f"{raw}/classes.txt")]
     return ([c[0] for c in classes], {c[0]: c[1] for c in classes},
             {c[0]: float(c[2]) for c in classes})
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)

@@ -3,10 +3,10 @@
 the host-core sweeps, beside the paper's figures. Usage: RAW RESULTS."""
 import json
 import os
-import subprocess
 import sys
 
-from barre_proxies import load, read_classes
+from barre_proxies import read_classes
+from report import differences, gnuplot, head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 W, CLS, MPKI = read_classes(raw)
@@ -41,11 +41,6 @@ def ats_cut(off, on):
 
 def speed(off, on):
     return off["modeled_cycles"] / on["modeled_cycles"]
-
-
-def mean(xs):
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
 
 
 def pct(x):
@@ -113,7 +108,7 @@ set style fill solid 0.8 border -1; set boxwidth 0.9
 set xtics rotate by -45 scale 0; set ylabel "%"; set grid y; set key top right
 plot "{raw}/share.dat" u 2:xtic(1) t "coalesced share of ATS requests", "" u 3 t "walks saved", "" u 4 t "mean ATS time saved", 0 w l lc rgb "black" notitle
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 
 avg_share = mean(r["coalesced_share"] for r in rows.values())
 avg_ats = mean(r["ats_time_reduction"] for r in rows.values())
@@ -127,18 +122,19 @@ o = ["## Barre: coalescing page walks across chiplets\n",
      f"**{shadow} mismatches**. Device JSON equal to the host core's: "
      f"**{2 * len(W) - len(mismatch)} of {2 * len(W)}** replays"
      + (f" (differ: {', '.join(mismatch)})" if mismatch else "") + ".\n",
-     "| workload | class (MPKI) | ATS per access | walks off → on | coalesced | "
-     "walks saved (bound 75 %) | mean ATS cycles off → on | modeled speedup |",
-     "|---|---|---|---|---|---|---|---|"]
+     *head("workload", "class (MPKI)", "ATS per access", "walks off → on",
+           "coalesced", "walks saved (bound 75 %)", "mean ATS cycles off → on",
+           "modeled speedup")]
 for w in W:
     r = rows[w]
-    o.append(f"| {w} | {CLS[w]} ({MPKI[w]:g}) | {r['misses_per_access']:.3f} | "
-             f"{r['walks_off']} → {r['walks_on']} | {100 * r['coalesced_share']:.1f} % | "
-             f"{100 * r['walk_reduction']:.1f} % | {r['mean_ats_off']:.0f} → "
-             f"{r['mean_ats_on']:.0f} ({pct(-r['ats_time_reduction'])}) | "
-             f"{r['speedup']:.3f}× |")
-o.append(f"| **mean** | | | | **{100 * avg_share:.1f} %** (paper 58 %) | | "
-         f"**{pct(-avg_ats)}** (paper −12.6 %) | |\n")
+    o.append(row(w, f"{CLS[w]} ({MPKI[w]:g})", f"{r['misses_per_access']:.3f}",
+                 f"{r['walks_off']} → {r['walks_on']}",
+                 f"{100 * r['coalesced_share']:.1f} %",
+                 f"{100 * r['walk_reduction']:.1f} %",
+                 f"{r['mean_ats_off']:.0f} → {r['mean_ats_on']:.0f} "
+                 f"({pct(-r['ats_time_reduction'])})", f"{r['speedup']:.3f}×"))
+o.append(row("**mean**", None, None, None, f"**{100 * avg_share:.1f} %** (paper 58 %)",
+             None, f"**{pct(-avg_ats)}** (paper −12.6 %)", None) + "\n")
 o.append("![Barre per workload](figures/barre_workloads.png)\n")
 o.append("Sweeps on the host core (equal to the device by the check above), "
          "means over the ten proxies. Our columns are plain Barre against "
@@ -158,38 +154,36 @@ def trend(xs):
             "falls" if all(b < a for a, b in zip(xs, xs[1:])) else "is not monotonic")
 
 
-o.append("| walkers | coalesced | mean ATS time | Barre on/off speedup (modeled cycles) |")
-o.append("|---|---|---|---|")
+o += head("walkers", "coalesced", "mean ATS time",
+          "Barre on/off speedup (modeled cycles)")
 for k, s in sweeps["walkers"].items():
-    o.append(f"| {k} | {100 * s['coalesced_share']:.1f} % | {pct(-s['ats_time_reduction'])} | "
-             f"{s['speedup']:.3f}× |")
+    o.append(row(k, f"{100 * s['coalesced_share']:.1f} %",
+                 pct(-s["ats_time_reduction"]), f"{s['speedup']:.3f}×"))
 o.append(f"\nWith more walkers our Barre speedup "
          f"{trend(s['speedup'] for s in sweeps['walkers'].values())}; the paper's "
          "F-Barre speedup over Least falls (2.12×, 1.86×, 1.51× at 8, 16, 32, "
          "Fig 23).\n")
-o.append("| chiplets | coalesced | mean ATS time | Barre on/off speedup (modeled cycles) |")
-o.append("|---|---|---|---|")
+o += head("chiplets", "coalesced", "mean ATS time",
+          "Barre on/off speedup (modeled cycles)")
 for n, s in sweeps["chiplets"].items():
-    o.append(f"| {n} | {100 * s['coalesced_share']:.1f} % | {pct(-s['ats_time_reduction'])} | "
-             f"{s['speedup']:.3f}× |")
+    o.append(row(n, f"{100 * s['coalesced_share']:.1f} %",
+                 pct(-s["ats_time_reduction"]), f"{s['speedup']:.3f}×"))
 o.append(f"\nWith more chiplets our Barre speedup "
          f"{trend(s['speedup'] for s in sweeps['chiplets'].values())}; the paper's "
          "F-Barre speedup over Least rises (1.54×, 1.86×, 2.04× at 2, 4, 8, "
          "Fig 20).\n")
-o.append("| mapping | coalesced | Barre on/off speedup (modeled cycles) |")
-o.append("|---|---|---|")
+o += head("mapping", "coalesced", "Barre on/off speedup (modeled cycles)")
 for p, s in sweeps["policy"].items():
-    o.append(f"| {p} | {100 * s['coalesced_share']:.1f} % | {s['speedup']:.3f}× |")
+    o.append(row(p, f"{100 * s['coalesced_share']:.1f} %", f"{s['speedup']:.3f}×"))
 o.append("\nThe paper's Fig 26 (Barre Chord over each mapping, whole "
          "application): round-robin 1.25×, kernel-wide chunking 1.48×, "
          "LASP 1.86×.")
-o.append("\n| pool fragmentation (1 GiB a chiplet, frames taken at random first) | pages in groups | fallback pages | coalesced |")
-o.append("|---|---|---|---|")
+o.append("")
+o += head("pool fragmentation (1 GiB a chiplet, frames taken at random first)",
+          "pages in groups", "fallback pages", "coalesced")
 for f_, s in sweeps["fragment"].items():
-    o.append(f"| {f_} % | {100 * s['grouped_share']:.1f} % | "
-             f"{100 * s['fallback_share']:.1f} % | {100 * s['coalesced_share']:.1f} % |")
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "barre_differences.md")) as f:
-    o.append("\n" + f.read())
-with open(f"{results}/sections/30-barre.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+    o.append(row(f"{f_} %", f"{100 * s['grouped_share']:.1f} %",
+                 f"{100 * s['fallback_share']:.1f} %",
+                 f"{100 * s['coalesced_share']:.1f} %"))
+o.append("\n" + differences("barre"))
+write_section(results, "30-barre", o)

@@ -3,10 +3,11 @@
 Paper numbers are quoted from notes/cpelide.md (CPElide §V; §3.5 of the
 notes lists every per-workload number the paper's text gives)."""
 import json
-import math
 import os
-import subprocess
 import sys
+
+from report import (differences, gmean, gnuplot, head, load, mean, row,
+                    write_section)
 
 raw, results = sys.argv[1], sys.argv[2]
 classes = dict(line.split() for line in open(f"{raw}/classes.txt"))
@@ -40,11 +41,6 @@ PAPER_VS_HMG = {
 }
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
 dev = {w: {p: load(f"{raw}/device/{w}-{p}.json") for p in POL} for w in W}
 sweep = {n: {w: {p: load(f"{raw}/host/{w}-{n}-{p}.json")
                  for p in ("baseline", "cpelide", "hmg")} for w in W}
@@ -63,14 +59,6 @@ def flits(r):
 def hit_rate(r):
     n = r["l2_hits"] + r["l2_misses"]
     return r["l2_hits"] / n if n else 0.0
-
-
-def gmean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def amean(xs):
-    return sum(xs) / len(xs)
 
 
 def pct(x):
@@ -163,7 +151,7 @@ set style data linespoints; set xtics 2,1,7 rotate by 0; set xlabel "chiplets"
 set yrange [*:*]
 plot "{raw}/sweep.dat" u 1:2 w lp lw 2 pt 7 t "CPElide, all 24", "" u 1:3 w lp lw 2 pt 5 t "CPElide, moderate/high reuse (18)", "" u 1:4 w lp lw 2 pt 9 t "HMG, all 24", 1 w l lc rgb "black" notitle
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 
 o = ["## CPElide: eliding kernel-boundary L2 flushes and invalidations\n",
      "The device's global command processor keeps the Chiplet Coherence Table "
@@ -193,67 +181,60 @@ o = ["## CPElide: eliding kernel-boundary L2 flushes and invalidations\n",
      "Speedups are baseline cycles over policy cycles (CPElide vs HMG: HMG "
      "cycles over CPElide cycles). *Paper* columns quote §V of the paper; an "
      "empty cell means the text gives no number for that workload.\n",
-     "| workload | reuse | kernels | baseline L2 hit rate | CPElide vs baseline | paper | "
-     "HMG vs baseline | CPElide vs HMG | paper | ideal | L2 ops vs baseline | "
-     "traffic vs baseline | CPElide, remote cached | peak rows |",
-     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+     *head("workload", "reuse", "kernels", "baseline L2 hit rate",
+           "CPElide vs baseline", "paper", "HMG vs baseline", "CPElide vs HMG",
+           "paper", "ideal", "L2 ops vs baseline", "traffic vs baseline",
+           "CPElide, remote cached", "peak rows")]
 for w in W:
     c = dev[w]["cpelide"]
-    o.append(f"| {w} | {classes[w]} | {c['kernels']} | "
-             f"{hit_rate(dev[w]['baseline']):.2f} | {pct(sp[w])} | "
-             f"{PAPER_VS_BASE.get(w, '')} | {pct(sph[w])} | {pct(cvh[w])} | "
-             f"{PAPER_VS_HMG.get(w, '')} | {pct(spi[w])} | {100 * ops[w]:.0f}% | "
-             f"{100 * traffic[w]:.0f}% | {pct(spc[w])} | {c['table_peak_rows']} |")
+    o.append(row(w, classes[w], c["kernels"], f"{hit_rate(dev[w]['baseline']):.2f}",
+                 pct(sp[w]), PAPER_VS_BASE.get(w, ""), pct(sph[w]), pct(cvh[w]),
+                 PAPER_VS_HMG.get(w, ""), pct(spi[w]), f"{100 * ops[w]:.0f}%",
+                 f"{100 * traffic[w]:.0f}%", pct(spc[w]), c["table_peak_rows"]))
 
 
 def gm(d, ws):
-    return f"{pct(gmean([d[w] for w in ws]))}; {pct(amean([d[w] for w in ws]))}"
+    return f"{pct(gmean([d[w] for w in ws]))}; {pct(mean([d[w] for w in ws]))}"
 
 
 o.append("\n### Headline figures\n")
-o.append("| measure | paper | here (geomean; arithmetic mean) |")
-o.append("|---|---|---|")
-o.append(f"| CPElide over baseline, all 24 | +13% | {gm(sp, W)} |")
-o.append(f"| CPElide over baseline, moderate/high reuse (18) | +17% | {gm(sp, HIGH)} |")
-o.append(f"| CPElide over baseline, low reuse (6) | about 0 (no slowdown) | {gm(sp, LOW)} |")
-o.append(f"| CPElide over HMG, all 24 | +19% | {gm(cvh, W)} |")
-o.append(f"| CPElide over HMG, moderate/high reuse (18) | +20% | {gm(cvh, HIGH)} |")
-o.append(f"| baseline over HMG, low reuse (6) | +15% | "
-         f"{gm({w: 1 / sph[w] for w in LOW}, LOW)} |")
-o.append(f"| ideal (no L2 sync) over baseline | 54% lost to missing reuse (Fig. 2) | {gm(spi, W)} |")
-o.append(f"| network traffic (flits), CPElide vs baseline | -14% | "
-         f"{pct(gmean(list(traffic.values())))} |")
-o.append(f"| network traffic (flits), CPElide vs HMG | -17% | "
-         f"{pct(gmean(list(traffic_h.values())))} |")
-o.append(f"| L2-to-L3 flits, CPElide vs HMG (sum over workloads) | -37% | {pct(l2l3_vs_hmg)} |")
-o.append(f"| remote flits, HMG vs CPElide (sum) | +23% | {pct(remote_hmg)} |")
-o.append(f"| CPElide with remote data cached (first pass's model) over its baseline | "
-         f"— | {gm(spc, W)} |")
-o.append(f"| CPElide over baseline at 7 chiplets | +17% | {pct(sw_c[7])} |")
-o.append(f"| HMG over baseline at 7 chiplets | -6% | {pct(sw_h[7])} |")
-o.append(f"| peak table rows | at most 11 | {peak} |")
-o.append(f"| cycles the bandwidth bound added (baseline / CPElide / HMG) | — | "
-         f"{100 * bw['baseline']:.1f}% / {100 * bw['cpelide']:.1f}% / {100 * bw['hmg']:.1f}% |")
+o += head("measure", "paper", "here (geomean; arithmetic mean)")
+o += [row("CPElide over baseline, all 24", "+13%", gm(sp, W)),
+      row("CPElide over baseline, moderate/high reuse (18)", "+17%", gm(sp, HIGH)),
+      row("CPElide over baseline, low reuse (6)", "about 0 (no slowdown)", gm(sp, LOW)),
+      row("CPElide over HMG, all 24", "+19%", gm(cvh, W)),
+      row("CPElide over HMG, moderate/high reuse (18)", "+20%", gm(cvh, HIGH)),
+      row("baseline over HMG, low reuse (6)", "+15%",
+          gm({w: 1 / sph[w] for w in LOW}, LOW)),
+      row("ideal (no L2 sync) over baseline", "54% lost to missing reuse (Fig. 2)",
+          gm(spi, W)),
+      row("network traffic (flits), CPElide vs baseline", "-14%",
+          pct(gmean(list(traffic.values())))),
+      row("network traffic (flits), CPElide vs HMG", "-17%",
+          pct(gmean(list(traffic_h.values())))),
+      row("L2-to-L3 flits, CPElide vs HMG (sum over workloads)", "-37%",
+          pct(l2l3_vs_hmg)),
+      row("remote flits, HMG vs CPElide (sum)", "+23%", pct(remote_hmg)),
+      row("CPElide with remote data cached (first pass's model) over its baseline",
+          "—", gm(spc, W)),
+      row("CPElide over baseline at 7 chiplets", "+17%", pct(sw_c[7])),
+      row("HMG over baseline at 7 chiplets", "-6%", pct(sw_h[7])),
+      row("peak table rows", "at most 11", peak),
+      row("cycles the bandwidth bound added (baseline / CPElide / HMG)", "—",
+          " / ".join(f"{100 * bw[p]:.1f}%" for p in ("baseline", "cpelide", "hmg")))]
 o.append("\n![speedup](figures/cpelide_speedup.png)\n")
 o.append("![traffic](figures/cpelide_traffic.png)\n")
 o.append("### Chiplet sweep (host replays of the same core; 4 = the device run)\n")
-o.append("| chiplets | 2 | 4 | 6 | 7 |\n|---|---|---|---|---|")
-o.append("| CPElide over baseline, all 24 | " +
-         " | ".join(pct(sw_c[n]) for n in SWEEP) + " |")
-o.append("| CPElide over baseline, moderate/high | " +
-         " | ".join(pct(sw_ch[n]) for n in SWEEP) + " |")
-o.append("| HMG over baseline, all 24 | " +
-         " | ".join(pct(sw_h[n]) for n in SWEEP) + " |")
-o.append("| CPElide over HMG, all 24 | " +
-         " | ".join(pct(sw_cvh[n]) for n in SWEEP) + " |")
+o += head("chiplets", *SWEEP)
+for what, s in (("CPElide over baseline, all 24", sw_c),
+                ("CPElide over baseline, moderate/high", sw_ch),
+                ("HMG over baseline, all 24", sw_h), ("CPElide over HMG, all 24", sw_cvh)):
+    o.append(row(what, *(pct(s[n]) for n in SWEEP)))
 o.append("\nPaper: at 7 chiplets CPElide +17% over baseline and HMG 6% worse than "
          "baseline; CPElide's gain over HMG shrinks by 9% at 2 chiplets and grows "
          "by 1% and 2% at 6 and 7.\n")
 o.append("![chiplet sweep](figures/cpelide_chiplets.png)\n")
 # Where we still differ and why: written from these results, kept beside
 # this script so the report says it next to the numbers.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "cpelide_differences.md")) as f:
-    o.append(f.read())
-with open(f"{results}/sections/20-cpelide.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+o.append(differences("cpelide"))
+write_section(results, "20-cpelide", o)

@@ -4,8 +4,9 @@ the host core's, and the host sweeps beside the paper's Fig 9 numbers.
 Usage: RAW RESULTS."""
 import json
 import os
-import subprocess
 import sys
+
+from report import differences, gnuplot, head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 table = [l.split() for l in open(f"{raw}/workloads.txt")]
@@ -14,18 +15,8 @@ PAT = {t[0]: t[1] for t in table}
 CLS = {t[0]: t[2] for t in table}
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
 def host(w, name):
     return load(f"{raw}/host/{w}-{name}.json")
-
-
-def mean(xs):
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
 
 
 def hit(r):
@@ -78,14 +69,13 @@ o = ["## CXL-GPU: the GPU's own CXL root complex, speculative read and determini
 # Fig 9a: the DRAM endpoint against local GPU memory.
 paper_9a = {"compute": "2.3 %", "load": "19.7 %", "store": "6.8 %"}
 o.append("### DRAM endpoint vs local GPU memory (Fig 9a)\n")
-o.append("| workload | class | slower than local (80 ns controller) | "
-         "slower with the 250 ns controller | 250 ns / 80 ns | paper (class) |")
-o.append("|---|---|---|---|---|---|")
+o += head("workload", "class", "slower than local (80 ns controller)",
+          "slower with the 250 ns controller", "250 ns / 80 ns", "paper (class)")
 for w in W:
     loc, d80, d250 = (rt(host(w, n)) for n in ("dram-local", "dram", "dram-250"))
-    o.append(f"| {w} | {CLS[w]} | {100 * (d80 / loc - 1):+.0f} % | "
-             f"{100 * (d250 / loc - 1):+.0f} % | {d250 / d80:.2f}× | "
-             f"{paper_9a[CLS[w]]} |")
+    o.append(row(w, CLS[w], f"{100 * (d80 / loc - 1):+.0f} %",
+                 f"{100 * (d250 / loc - 1):+.0f} %", f"{d250 / d80:.2f}×",
+                 paper_9a[CLS[w]]))
 ratio = mean(rt(host(w, "dram-250")) / rt(host(w, "dram")) for w in W)
 o.append(f"\nThe 80 ns controller against the 250 ns one: **{ratio:.2f}×** on "
          "average (paper: 1.36× over the commercial prototype's controller).\n")
@@ -96,8 +86,8 @@ paper_hit = {"Seq": ("47.4", "88.4", ">99", "—"), "Around": ("31.2", "56", "57
 o.append("### Speculative read ablation, Z-NAND (Fig 9d)\n")
 o.append("SSD DRAM hit rate of the demand reads (data already in the SSD's "
          "DRAM when the read arrives), and the speedup over CXL without SR:\n")
-o.append("| pattern (workloads) | CXL | NAIVE | DYN | SR | always 1 KiB | paper CXL → NAIVE → DYN → SR |")
-o.append("|---|---|---|---|---|---|---|")
+o += head("pattern (workloads)", "CXL", "NAIVE", "DYN", "SR", "always 1 KiB",
+          "paper CXL → NAIVE → DYN → SR")
 pats = ["Seq", "Around", "Rand"]
 hits = {}
 for p in pats:
@@ -108,26 +98,22 @@ for p in pats:
         s = mean(rt(host(w, "znand-off")) / rt(host(w, n)) for w in ws)
         hits[(p, n)] = h
         cells.append(f"{100 * h:.1f} % ({s:.2f}×)")
-    o.append(f"| {p} ({', '.join(ws)}) | " + " | ".join(cells) + " | "
-             + " → ".join(paper_hit[p]) + " % |")
+    o.append(row(f"{p} ({', '.join(ws)})", *cells, " → ".join(paper_hit[p]) + " %"))
 
 o.append("\nThe same reads counted as found when their sector was in the "
          "DRAM *or already being filled* (a fill joined: the prefetch came, "
          "but too late to be a hit), which shows how much of each stream the "
          "MemSpecRds cover regardless of timing:\n")
-o.append("| pattern | CXL | NAIVE | DYN | SR | always 1 KiB |")
-o.append("|---|---|---|---|---|---|")
+o += head("pattern", "CXL", "NAIVE", "DYN", "SR", "always 1 KiB")
 for p in pats:
     ws = [w for w in W if PAT[w] == p]
-    o.append(f"| {p} | " + " | ".join(
-        f"{100 * mean(covered(host(w, n)) for w in ws):.1f} %"
-        for n in ("znand-off", "znand-naive", "znand-dyn", "znand-sr", "znand-max"))
-        + " |")
+    o.append(row(p, *(f"{100 * mean(covered(host(w, n)) for w in ws):.1f} %"
+                      for n in ("znand-off", "znand-naive", "znand-dyn", "znand-sr",
+                                "znand-max"))))
 
 # Fig 9b/c: SR gain by media.
 o.append("\n### SR gain by media (Fig 9b, 9c)\n")
-o.append("| workload | Optane | Z-NAND | NAND |")
-o.append("|---|---|---|---|")
+o += head("workload", "Optane", "Z-NAND", "NAND")
 gains = {m: [] for m in ("optane", "znand", "nand")}
 for w in W:
     cells = []
@@ -135,17 +121,15 @@ for w in W:
         g = rt(host(w, f"{m}-off")) / rt(host(w, f"{m}-sr"))
         gains[m].append(g)
         cells.append(f"{g:.2f}×")
-    o.append(f"| {w} | " + " | ".join(cells) + " |")
-o.append("| **mean** | " + " | ".join(f"**{mean(g):.2f}×**" for g in gains.values())
-         + " |")
-o.append("| paper | 7.1× | 8.8× (7.4× over all) | 10.1× |\n")
+    o.append(row(w, *cells))
+o.append(row("**mean**", *(f"**{mean(g):.2f}×**" for g in gains.values())))
+o.append(row("paper", "7.1×", "8.8× (7.4× over all)", "10.1×") + "\n")
 
 # DS with garbage collection.
 o.append("### Deterministic store, Z-NAND with garbage collection\n")
 o.append("DS alone over CXL (no SR), and DS added to SR over SR:\n")
-o.append("| workload | class | DS over CXL | SR + DS over SR | GC runs (SR) | "
-         "mean / max store latency, SR (µs) | with DS | stores staged |")
-o.append("|---|---|---|---|---|---|---|---|")
+o += head("workload", "class", "DS over CXL", "SR + DS over SR", "GC runs (SR)",
+          "mean / max store latency, SR (µs)", "with DS", "stores staged")
 ds, ds_alone = {}, {}
 for w in W:
     a, b = host(w, "znand-sr"), host(w, "znand-sr-ds")
@@ -153,13 +137,15 @@ for w in W:
     ds_alone[w] = rt(host(w, "znand-off")) / rt(host(w, "znand-off-ds"))
     sl = lambda r: (r["store_latency_ps"] / r["stores"] / 1e6 if r["stores"] else 0,
                     r["store_latency_max_ps"] / 1e6)
-    o.append(f"| {w} | {CLS[w]} | {ds_alone[w]:.2f}× | {ds[w]:.2f}× | {a['gc_runs']} | "
-             f"{sl(a)[0]:.2f} / {sl(a)[1]:.1f} | {sl(b)[0]:.2f} / {sl(b)[1]:.1f} | "
-             f"{b['ds_staged']} |")
+    o.append(row(w, CLS[w], f"{ds_alone[w]:.2f}×", f"{ds[w]:.2f}×", a["gc_runs"],
+                 f"{sl(a)[0]:.2f} / {sl(a)[1]:.1f}", f"{sl(b)[0]:.2f} / {sl(b)[1]:.1f}",
+                 b["ds_staged"]))
 for c, paper in (("compute", "+20.9 %"), ("load", "+8.7 %"), ("store", "+62.8 %")):
     ws = [w for w in W if CLS[w] == c]
-    o.append(f"| **{c}-intensive** | | **{100 * (mean(ds_alone[w] for w in ws) - 1):+.1f} %** | "
-             f"**{100 * (mean(ds[w] for w in ws) - 1):+.1f} %** | (paper, DS over SR: {paper}) | | | |")
+    o.append(row(f"**{c}-intensive**", None,
+                 f"**{100 * (mean(ds_alone[w] for w in ws) - 1):+.1f} %**",
+                 f"**{100 * (mean(ds[w] for w in ws) - 1):+.1f} %**",
+                 f"(paper, DS over SR: {paper})", None, None, None))
 o.append("\nPaper: DS gives up to 4× on bfs.\n")
 
 fig = f"{results}/figures"
@@ -178,11 +164,8 @@ set style fill solid 0.8 border -1; set boxwidth 0.9
 set ylabel "%"; set yrange [0:100]; set grid y; set key top right
 plot "{raw}/hits.dat" u 2:xtic(1) t "CXL", "" u 3 t "NAIVE", "" u 4 t "DYN", "" u 5 t "SR"
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 o.append("![SR hit rates](figures/cxl_sr_hits.png)\n")
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "cxl_differences.md")) as f:
-    o.append(f.read())
-with open(f"{results}/sections/40-cxl.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+o.append(differences("cxl"))
+write_section(results, "40-cxl", o)

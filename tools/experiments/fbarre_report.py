@@ -3,12 +3,12 @@
 workload, the filters, scheduling alone, message loss and chiplet count,
 beside the paper's numbers. Usage: RAW RESULTS."""
 import json
-import math
 import os
-import subprocess
 import sys
 
-from barre_proxies import load, read_classes
+from barre_proxies import read_classes
+from report import (differences, gmean, gnuplot, head, load, mean, row,
+                    write_section)
 
 raw, results = sys.argv[1], sys.argv[2]
 W, CLS, MPKI = read_classes(raw)
@@ -34,14 +34,9 @@ def speed(base, r):
     return ratio(base["modeled_cycles"], r["modeled_cycles"])
 
 
-def gmean(xs):
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 0.0
-
-
-def mean(xs):
-    xs = list(xs)
-    return sum(xs) / len(xs) if xs else 0.0
+def gmean_positive(xs):
+    """Of the speedups there are (a ratio with a zero is 0.0)."""
+    return gmean(x for x in xs if x > 0)
 
 
 def coal_share(r):
@@ -77,7 +72,7 @@ def agg(key, f=mean, only=None):
 
 
 def sweep(name, n=4, base="barre"):
-    return gmean(speed(host(w, base, n), host(w, name, n)) for w in W)
+    return gmean_positive(speed(host(w, base, n), host(w, name, n)) for w in W)
 
 
 def rate(name, hits, asked, n=4):
@@ -86,9 +81,9 @@ def rate(name, hits, asked, n=4):
 
 
 sweeps = {
-    "rows": {r: gmean(speed(host(w, "merge2"), host(w, c)) for w in W)
+    "rows": {r: gmean_positive(speed(host(w, "merge2"), host(w, c)) for w in W)
              for r, c in ((512, "rows512"), (1024, "rows1024"))},
-    "drop10": {"speedup_vs_no_loss": gmean(speed(host(w, "merge2"), host(w, "drop10"))
+    "drop10": {"speedup_vs_no_loss": gmean_positive(speed(host(w, "merge2"), host(w, "drop10"))
                                            for w in W),
                "remote_hit_rate": rate("drop10", "remote_hits", "remote_requests"),
                "inpackage_mismatches": sum(host(w, "drop10")["inpackage_mismatches"]
@@ -130,7 +125,7 @@ set ylabel "%"; set yrange [0:100]
 plot "{raw}/fbarre.dat" u 6:xtic(1) t "ATS requests saved vs Barre (= misses answered in the package)", "" u 7 t "coalesced share at the IOMMU, Barre", "" u 8 t "coalesced share at the IOMMU, F-Barre-2Merge"
 unset multiplot
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 
 o = ["## F-Barre: translation inside the package, merged groups, scheduling\n",
      "The ten proxies of the Barre section, 4 chiplets, as Barre and as "
@@ -141,50 +136,54 @@ o = ["## F-Barre: translation inside the package, merged groups, scheduling\n",
      f"walk on the host: **{inpkg_bad} mismatches**. The rest runs on the "
      "host core. Speedups are modeled cycles of the same trace, geometric "
      "means; shares are arithmetic means over the proxies.\n",
-     "| workload | class (MPKI) | ATS requests Barre → F-Barre | traffic saved | "
-     "IOMMU coalesced share Barre → F-Barre | misses answered in package | "
-     "remote hit rate | LCF true positives | speedup: sched / F-Barre / 2Merge / 4Merge |",
-     "|---|---|---|---|---|---|---|---|---|"]
+     *head("workload", "class (MPKI)", "ATS requests Barre → F-Barre",
+           "traffic saved", "IOMMU coalesced share Barre → F-Barre",
+           "misses answered in package", "remote hit rate", "LCF true positives",
+           "speedup: sched / F-Barre / 2Merge / 4Merge")]
+SPEEDUPS = ("speedup_sched", "speedup_nomerge", "speedup_merge2", "speedup_merge4")
 for w in W:
     r = rows[w]
     rh = f"{100 * r['remote_hit_rate']:.1f} % ({r['remote_requests']})" \
         if r["remote_requests"] else "– (0)"
     lt = f"{100 * r['lcf_tp_rate']:.1f} %" if r["lcf_hits"] else "–"
-    o.append(f"| {w} | {CLS[w]} ({MPKI[w]:g}) | {r['ats_barre']} → {r['ats_fbarre']} | "
-             f"{100 * r['traffic_cut']:.1f} % | {100 * r['coal_share_barre']:.1f} → "
-             f"{100 * r['coal_share_fbarre']:.1f} % | {100 * r['inpackage_share']:.1f} % | "
-             f"{rh} | {lt} | {r['speedup_sched']:.2f} / {r['speedup_nomerge']:.2f} / "
-             f"{r['speedup_merge2']:.2f} / {r['speedup_merge4']:.2f} |")
-o.append(f"| **mean** | | | **{100 * agg('traffic_cut'):.1f} %** (paper 53 %, up to 99 %) | "
-         f"**{100 * agg('coal_share_barre'):.1f} → {100 * agg('coal_share_fbarre'):.1f} %** "
-         f"(paper 58 → 32 %) | {100 * agg('inpackage_share'):.1f} % | "
-         f"**{100 * rem_all:.1f} %** (paper 75.3 %) | **{100 * lcf_all:.1f} %** "
-         f"(paper 98.4 %) | {agg('speedup_sched', gmean):.2f} / "
-         f"{agg('speedup_nomerge', gmean):.2f} / {agg('speedup_merge2', gmean):.2f} / "
-         f"{agg('speedup_merge4', gmean):.2f} |\n")
+    o.append(row(w, f"{CLS[w]} ({MPKI[w]:g})", f"{r['ats_barre']} → {r['ats_fbarre']}",
+                 f"{100 * r['traffic_cut']:.1f} %",
+                 f"{100 * r['coal_share_barre']:.1f} → {100 * r['coal_share_fbarre']:.1f} %",
+                 f"{100 * r['inpackage_share']:.1f} %", rh, lt,
+                 " / ".join(f"{r[k]:.2f}" for k in SPEEDUPS)))
+o.append(row("**mean**", None, None,
+             f"**{100 * agg('traffic_cut'):.1f} %** (paper 53 %, up to 99 %)",
+             f"**{100 * agg('coal_share_barre'):.1f} → "
+             f"{100 * agg('coal_share_fbarre'):.1f} %** (paper 58 → 32 %)",
+             f"{100 * agg('inpackage_share'):.1f} %",
+             f"**{100 * rem_all:.1f} %** (paper 75.3 %)",
+             f"**{100 * lcf_all:.1f} %** (paper 98.4 %)",
+             " / ".join(f"{agg(k, gmean_positive):.2f}" for k in SPEEDUPS)) + "\n")
 o.append("![F-Barre per workload](figures/fbarre_workloads.png)\n")
-n1, m2, m4 = (agg(k, gmean) for k in ("speedup_nomerge", "speedup_merge2",
+n1, m2, m4 = (agg(k, gmean_positive) for k in ("speedup_nomerge", "speedup_merge2",
                                       "speedup_merge4"))
-o.append("| comparison | measured | paper |")
-o.append("|---|---|---|")
-o.append(f"| F-Barre (no merge) over Barre | {n1:.2f}× | 1.24× (Fig 15) |")
-o.append(f"| 2Merge over no merge | {ratio(m2, n1):.2f}× | 1.34× (Fig 15) |")
-o.append(f"| 4Merge over no merge | {ratio(m4, n1):.2f}× | 1.53× (Fig 15) |")
-o.append(f"| scheduling alone over Barre | {agg('speedup_sched', gmean):.2f}× | 1.34× (Fig 18) |")
-o.append(f"| scheduling and peer sharing (2Merge) over Barre | {m2:.2f}× | 1.80× (Fig 18) |")
-o.append(f"| 512-row filters over 256 (2Merge) | {sweeps['rows'][512]:.3f}× | 1.03× (Fig 17b) |")
-o.append(f"| 1024-row filters over 256 (2Merge) | {sweeps['rows'][1024]:.3f}× | 1.06× (Fig 17b) |")
 d = sweeps["drop10"]
-o.append(f"| 10 % of filter messages lost (2Merge) | {d['speedup_vs_no_loss']:.3f}× of no loss, "
-         f"remote hit rate {100 * d['remote_hit_rate']:.1f} %, "
-         f"{d['inpackage_mismatches']} wrong translations | not studied |")
+o += head("comparison", "measured", "paper")
+o += [row("F-Barre (no merge) over Barre", f"{n1:.2f}×", "1.24× (Fig 15)"),
+      row("2Merge over no merge", f"{ratio(m2, n1):.2f}×", "1.34× (Fig 15)"),
+      row("4Merge over no merge", f"{ratio(m4, n1):.2f}×", "1.53× (Fig 15)"),
+      row("scheduling alone over Barre", f"{agg('speedup_sched', gmean_positive):.2f}×",
+          "1.34× (Fig 18)"),
+      row("scheduling and peer sharing (2Merge) over Barre", f"{m2:.2f}×",
+          "1.80× (Fig 18)"),
+      row("512-row filters over 256 (2Merge)", f"{sweeps['rows'][512]:.3f}×",
+          "1.03× (Fig 17b)"),
+      row("1024-row filters over 256 (2Merge)", f"{sweeps['rows'][1024]:.3f}×",
+          "1.06× (Fig 17b)"),
+      row("10 % of filter messages lost (2Merge)",
+          f"{d['speedup_vs_no_loss']:.3f}× of no loss, "
+          f"remote hit rate {100 * d['remote_hit_rate']:.1f} %, "
+          f"{d['inpackage_mismatches']} wrong translations", "not studied")]
 for n, s in sweeps["chiplets"].items():
     what = "F-Barre (no merge: expansion is for 4 chiplets at most)" if n == 8 \
         else "F-Barre-2Merge"
     paper = {2: "1.54×", 4: "1.86×", 8: "2.04×"}[n]
-    o.append(f"| {n} chiplets, {what} over Barre | {s:.2f}× | {paper} (Fig 20, baseline unstated) |")
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "fbarre_differences.md")) as f:
-    o.append("\n" + f.read())
-with open(f"{results}/sections/35-fbarre.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+    o.append(row(f"{n} chiplets, {what} over Barre", f"{s:.2f}×",
+                 f"{paper} (Fig 20, baseline unstated)"))
+o.append("\n" + differences("fbarre"))
+write_section(results, "35-fbarre", o)

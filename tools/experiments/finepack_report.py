@@ -3,10 +3,10 @@
 section and gnuplot figures. Paper numbers are quoted from
 notes/finepack.md (FinePack §VI)."""
 import json
-import math
 import os
-import subprocess
 import sys
+
+from report import gmean, gnuplot, head, load, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 WORKLOADS = ["jacobi", "diffusion", "eqwp", "pagerank", "sssp", "hit", "als", "ct"]
@@ -16,20 +16,11 @@ LIKE = {"jacobi": "Jacobi", "diffusion": "Diffusion", "eqwp": "EQWP",
 SIZES = [1, 2, 4, 8, 16, 32, 64, 128]
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
 def run(w, h):
     return load(f"{raw}/device/{w}-h{h}.json")
 
 
 BUCKETS = (4, 8, 16, 32, 64, 128)
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 analytic = {r["store"]: r for r in load(f"{raw}/analytic.json")["rows"]}
@@ -118,15 +109,15 @@ with open(f"{raw}/speedup.dat", "w") as f:
 with open(f"{raw}/bandwidth.dat", "w") as f:
     for i, (link, name) in enumerate(LINKS[:3]):
         f.write(f"{i} \"{name.split(' (')[0]}\" " +
-                f"{geomean([perf(main[w], link)['finepack_over_p2p'] for w in WORKLOADS]):.4f} "
-                f"{geomean([perf(main[w], link)['finepack_over_dma'] for w in WORKLOADS]):.4f} " +
-                " ".join(f"{geomean([perf(main[w], link)[k] for w in WORKLOADS]):.4f}"
+                f"{gmean([perf(main[w], link)['finepack_over_p2p'] for w in WORKLOADS]):.4f} "
+                f"{gmean([perf(main[w], link)['finepack_over_dma'] for w in WORKLOADS]):.4f} " +
+                " ".join(f"{gmean([perf(main[w], link)[k] for w in WORKLOADS]):.4f}"
                          for k in ("speedup_p2p", "speedup_dma", "speedup_finepack")) + "\n")
 with open(f"{raw}/subheader_perf.dat", "w") as f:
     for h in range(2, 7):
         f.write(f"{h} " + " ".join(
             f"{summary['subheader_performance'][w][h]:.4f}" for w in WORKLOADS) +
-            f" {geomean([summary['subheader_performance'][w][h] for w in WORKLOADS]):.4f}\n")
+            f" {gmean([summary['subheader_performance'][w][h] for w in WORKLOADS]):.4f}\n")
 
 gp = f"""
 set terminal pngcairo size 900,540 font ",11"
@@ -177,7 +168,7 @@ plot """ + ", ".join(
     f'"{raw}/subheader_perf.dat" u 1:{i + 2} w lp lw 1 t "{LIKE[w]}-like"'
     for i, w in enumerate(WORKLOADS)) + f', "{raw}/subheader_perf.dat" u 1:{len(WORKLOADS) + 2} w lp lw 3 lc rgb "black" t "geomean"' + """
 """
-subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+gnuplot(gp)
 
 sp = [main[w]["stores_per_packet"] for w in WORKLOADS]
 r_p2p = [main[w]["reduction"] for w in WORKLOADS]
@@ -202,52 +193,54 @@ o.append("Each chiplet keeps one remote write queue partition per destination "
 o.append("### Efficiency against store size\n")
 o.append("One store per 128 B line, 64 stores, chiplet 0 to 1 "
          "(`gen lines --store S --count 64`).\n")
-o.append("| store B | plain P2P | FinePack analytic | FinePack measured | gain analytic | gain measured |")
-o.append("|---|---|---|---|---|---|")
+o += head("store B", "plain P2P", "FinePack analytic", "FinePack measured",
+          "gain analytic", "gain measured")
 for s in SIZES:
-    o.append(f"| {s} | {100 * analytic[s]['plain28']:.1f}% | "
-             f"{100 * analytic[s]['fp28_cap64']:.1f}% | {100 * lines[s]['efficiency']:.1f}% | "
-             f"{analytic[s]['gain28_cap64']:.2f}x | {lines[s]['reduction']:.2f}x |")
+    o.append(row(s, f"{100 * analytic[s]['plain28']:.1f}%",
+                 f"{100 * analytic[s]['fp28_cap64']:.1f}%",
+                 f"{100 * lines[s]['efficiency']:.1f}%",
+                 f"{analytic[s]['gain28_cap64']:.2f}x", f"{lines[s]['reduction']:.2f}x"))
 o.append(f"\nPaper: about 3x better efficiency for small stores (abstract); the "
          f"notes' model gives 3.39x at 4 B with the 64-entry cap. Measured here: "
          f"**{lines[4]['reduction']:.2f}x at 4 B**.\n")
 o.append("![efficiency](figures/finepack_efficiency.png)\n")
 o.append("### Workloads (h = 5 B, O = 28 B)\n")
-o.append("| workload | stores | packets | stores/packet | sub-packets/packet | FinePack eff. | plain / FP | write comb. / FP | DMA regions / FP | DMA hull / FP | main flush reason | verify |")
-o.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+o += head("workload", "stores", "packets", "stores/packet", "sub-packets/packet",
+          "FinePack eff.", "plain / FP", "write comb. / FP", "DMA regions / FP",
+          "DMA hull / FP", "main flush reason", "verify")
 for w in WORKLOADS:
     m = main[w]
     fl = max(m["flushes"], key=lambda k: m["flushes"][k])
     v = verify.get(w)
     vs = (f"{v['mismatched_bytes']} of {v['checked_bytes']} B differ" if v
           else "host core")
-    o.append(f"| {LIKE[w]}-like | {m['stores']} | {m['packets']} | "
-             f"{m['stores_per_packet']:.1f} | {m['subpackets_per_packet']:.1f} | "
-             f"{100 * m['efficiency']:.1f}% | "
-             f"{m['reduction']:.2f}x | {m['reduction_vs_wc']:.2f}x | "
-             f"{m['reduction_vs_dma']:.2f}x | "
-             f"{m['dma_hull']['wire_bytes'] / m['wire_bytes']['total']:.2f}x | {fl} | {vs} |")
-o.append(f"\n| measure | paper | here |")
-o.append("|---|---|---|")
+    o.append(row(f"{LIKE[w]}-like", m["stores"], m["packets"],
+                 f"{m['stores_per_packet']:.1f}", f"{m['subpackets_per_packet']:.1f}",
+                 f"{100 * m['efficiency']:.1f}%", f"{m['reduction']:.2f}x",
+                 f"{m['reduction_vs_wc']:.2f}x", f"{m['reduction_vs_dma']:.2f}x",
+                 f"{m['dma_hull']['wire_bytes'] / m['wire_bytes']['total']:.2f}x",
+                 fl, vs))
+o.append("")
+o += head("measure", "paper", "here")
 sub = [main[w]["subpackets_per_packet"] for w in WORKLOADS]
-o.append(f"| stores per packet, mean | 42 | {sum(sp) / len(sp):.1f} (store "
-         f"records: coalesced warp stores) |")
-o.append(f"| sub-packets per packet, mean | (42, if the paper counts "
-         f"sub-packets) | {sum(sub) / len(sub):.1f} |")
-o.append(f"| P2P / FinePack wire bytes | 2.7x | {geomean(r_p2p):.2f}x geomean, "
-         f"{tot['plain_wire_bytes'] / tot['wire']:.2f}x over all bytes |")
 r_hull = [main[w]["dma_hull"]["wire_bytes"] / main[w]["wire_bytes"]["total"]
           for w in WORKLOADS]
-o.append(f"| DMA / FinePack wire bytes | 1.3x | {geomean(r_dma):.2f}x geomean "
-         f"(the declared regions); {geomean(r_hull):.2f}x with DMA of the "
-         f"written hulls |")
-o.append(f"| write combining / FinePack wire bytes | 1.32x (FinePack sends 24 % "
-         f"less) | {geomean(r_wc):.2f}x geomean |")
-t1 = {k: geomean([main[w]["table1"][k] for w in WORKLOADS])
+t1 = {k: gmean([main[w]["table1"][k] for w in WORKLOADS])
       for k in ("reduction", "reduction_vs_dma", "reduction_vs_wc")}
-o.append(f"| the three with Table I's 26 B per TLP | 2.7x, 1.3x, 1.32x | "
-         f"{t1['reduction']:.2f}x, {t1['reduction_vs_dma']:.2f}x, "
-         f"{t1['reduction_vs_wc']:.2f}x |")
+o += [row("stores per packet, mean", 42,
+          f"{sum(sp) / len(sp):.1f} (store records: coalesced warp stores)"),
+      row("sub-packets per packet, mean", "(42, if the paper counts sub-packets)",
+          f"{sum(sub) / len(sub):.1f}"),
+      row("P2P / FinePack wire bytes", "2.7x", f"{gmean(r_p2p):.2f}x geomean, "
+          f"{tot['plain_wire_bytes'] / tot['wire']:.2f}x over all bytes"),
+      row("DMA / FinePack wire bytes", "1.3x", f"{gmean(r_dma):.2f}x geomean "
+          f"(the declared regions); {gmean(r_hull):.2f}x with DMA of the "
+          "written hulls"),
+      row("write combining / FinePack wire bytes", "1.32x (FinePack sends 24 % less)",
+          f"{gmean(r_wc):.2f}x geomean"),
+      row("the three with Table I's 26 B per TLP", "2.7x, 1.3x, 1.32x",
+          f"{t1['reduction']:.2f}x, {t1['reduction_vs_dma']:.2f}x, "
+          f"{t1['reduction_vs_wc']:.2f}x")]
 o.append("\nWrite combining alone (the paper does not define it; our "
          "decision): the same queues and flush triggers, but each contiguous "
          "run of a flushed 128 B line goes out as its own plain MWr TLP, so "
@@ -317,24 +310,26 @@ o.append("The core prices every kernel on four links (per direction: PCIe 4 "
          "in `WORKLOADS.md`; one GPU runs all chiplets' compute with no "
          "communication. Everything is integer picoseconds in the shared "
          "core, so the device's times equal the host's.\n")
-o.append("| workload (4 GPUs, PCIe 4) | compute alone | P2P | DMA | FinePack | FinePack / P2P | FinePack / DMA | FinePack / write comb. | FinePack bound by |")
-o.append("|---|---|---|---|---|---|---|---|---|")
+o += head("workload (4 GPUs, PCIe 4)", "compute alone", "P2P", "DMA", "FinePack",
+          "FinePack / P2P", "FinePack / DMA", "FinePack / write comb.",
+          "FinePack bound by")
 for w in WORKLOADS:
     x = pf[w]
-    o.append(f"| {LIKE[w]}-like | {x['speedup_infinite']:.2f}x | "
-             f"{x['speedup_p2p']:.2f}x | {x['speedup_dma']:.2f}x | "
-             f"{x['speedup_finepack']:.2f}x | {x['finepack_over_p2p']:.2f}x | "
-             f"{x['finepack_over_dma']:.2f}x | {x['finepack_over_wc']:.2f}x | "
-             f"{bound(main[w])} |")
-gm = {k: geomean([pf[w][k] for w in WORKLOADS]) for k in pf[WORKLOADS[0]]}
-o.append(f"\n| measure (geomean) | paper | here |")
-o.append("|---|---|---|")
-o.append(f"| speedup over 1 GPU, infinite bandwidth | 3.4x (average) | {gm['speedup_infinite']:.2f}x |")
-o.append(f"| speedup over 1 GPU, FinePack | 2.4x | {gm['speedup_finepack']:.2f}x |")
-o.append(f"| speedup over 1 GPU, DMA | about 1.7x (2.4 / 1.4) | {gm['speedup_dma']:.2f}x |")
-o.append(f"| speedup over 1 GPU, P2P | about 0.8x (2.4 / 3) | {gm['speedup_p2p']:.2f}x |")
-o.append(f"| FinePack over DMA | 1.4x | {gm['finepack_over_dma']:.2f}x |")
-o.append(f"| FinePack over P2P | 3x | {gm['finepack_over_p2p']:.2f}x |")
+    o.append(row(f"{LIKE[w]}-like", *(f"{x[k]:.2f}x" for k in (
+        "speedup_infinite", "speedup_p2p", "speedup_dma", "speedup_finepack",
+        "finepack_over_p2p", "finepack_over_dma", "finepack_over_wc")),
+        bound(main[w])))
+gm = {k: gmean([pf[w][k] for w in WORKLOADS]) for k in pf[WORKLOADS[0]]}
+o.append("")
+o += head("measure (geomean)", "paper", "here")
+for what, paper, k in (
+        ("speedup over 1 GPU, infinite bandwidth", "3.4x (average)", "speedup_infinite"),
+        ("speedup over 1 GPU, FinePack", "2.4x", "speedup_finepack"),
+        ("speedup over 1 GPU, DMA", "about 1.7x (2.4 / 1.4)", "speedup_dma"),
+        ("speedup over 1 GPU, P2P", "about 0.8x (2.4 / 3)", "speedup_p2p"),
+        ("FinePack over DMA", "1.4x", "finepack_over_dma"),
+        ("FinePack over P2P", "3x", "finepack_over_p2p")):
+    o.append(row(what, paper, f"{gm[k]:.2f}x"))
 o.append("\n![speedup](figures/finepack_speedup.png)\n")
 o.append("Where we differ, why: our compute is each proxy's compulsory "
          "memory traffic on a roofline, and the stores of P2P and FinePack "
@@ -350,16 +345,13 @@ o.append("Where we differ, why: our compute is each proxy's compulsory "
          "dominate (the 3-D halos with their small domains, the "
          "transposes), FinePack's byte savings become time savings.\n")
 o.append("#### Bandwidth sensitivity (Fig 13)\n")
-o.append("| link | FinePack / P2P (geomean) | FinePack / DMA (geomean) | speedup over 1 GPU: P2P | DMA | FinePack |")
-o.append("|---|---|---|---|---|---|")
+o += head("link", "FinePack / P2P (geomean)", "FinePack / DMA (geomean)",
+          "speedup over 1 GPU: P2P", "DMA", "FinePack")
 for link, name in LINKS:
-    o.append(f"| {name} | "
-             f"{geomean([perf(main[w], link)['finepack_over_p2p'] for w in WORKLOADS]):.2f}x | "
-             f"{geomean([perf(main[w], link)['finepack_over_dma'] for w in WORKLOADS]):.2f}x | "
-             f"{geomean([perf(main[w], link)['speedup_p2p'] for w in WORKLOADS]):.2f}x | "
-             f"{geomean([perf(main[w], link)['speedup_dma'] for w in WORKLOADS]):.2f}x | "
-             f"{geomean([perf(main[w], link)['speedup_finepack'] for w in WORKLOADS]):.2f}x |")
-bw = {link: {k: geomean([perf(main[w], link)[k] for w in WORKLOADS])
+    o.append(row(name, *(f"{gmean([perf(main[w], link)[k] for w in WORKLOADS]):.2f}x"
+                         for k in ("finepack_over_p2p", "finepack_over_dma",
+                                   "speedup_p2p", "speedup_dma", "speedup_finepack"))))
+bw = {link: {k: gmean([perf(main[w], link)[k] for w in WORKLOADS])
              for k in ("speedup_p2p", "speedup_dma", "speedup_finepack")}
       for link, _ in LINKS[:3]}
 rising = all(bw[a][k] < bw[b][k] for a, b in zip(list(bw), list(bw)[1:])
@@ -379,15 +371,12 @@ o.append("#### 16 GPUs on PCIe 6 (§VI-B)\n")
 o.append("Traces generated for 16 GPUs (`gen --chiplets 16`) and replayed on "
          "the host core (`replay --host --chiplets 16`): the core takes up "
          "to 16 GPUs; the device stays at its 8-chiplet property limit.\n")
-o.append("| workload | FinePack / P2P | FinePack / DMA | FinePack speedup over 1 GPU |")
-o.append("|---|---|---|---|")
+o += head("workload", "FinePack / P2P", "FinePack / DMA", "FinePack speedup over 1 GPU")
+G16 = ("finepack_over_p2p", "finepack_over_dma", "speedup_finepack")
 for w in WORKLOADS:
-    o.append(f"| {LIKE[w]}-like | {pf16[w]['finepack_over_p2p']:.2f}x | "
-             f"{pf16[w]['finepack_over_dma']:.2f}x | {pf16[w]['speedup_finepack']:.2f}x |")
-o.append(f"| geomean (paper: 3x, 1.9x) | "
-         f"{geomean([pf16[w]['finepack_over_p2p'] for w in WORKLOADS]):.2f}x | "
-         f"{geomean([pf16[w]['finepack_over_dma'] for w in WORKLOADS]):.2f}x | "
-         f"{geomean([pf16[w]['speedup_finepack'] for w in WORKLOADS]):.2f}x |")
+    o.append(row(f"{LIKE[w]}-like", *(f"{pf16[w][k]:.2f}x" for k in G16)))
+o.append(row("geomean (paper: 3x, 1.9x)",
+             *(f"{gmean([pf16[w][k] for w in WORKLOADS]):.2f}x" for k in G16)))
 o.append("")
 o.append("### Store sizes per proxy\n")
 o.append("Share of store records (L1-coalesced warp stores) by size; the "
@@ -397,17 +386,15 @@ o.append("Share of store records (L1-coalesced warp stores) by size; the "
          "application, which we could not read from the text. The one "
          "number it states (§I) is that on average over 63 % of the P2P "
          "transfers carry less than 32 B; the last column is ours.\n")
-o.append("| workload | " + " | ".join(f"<= {k} B" if k < 128 else "> 64 B"
-                                      for k in BUCKETS) + " | < 32 B |")
-o.append("|---|" + "---|" * (len(BUCKETS) + 1))
+o += head("workload", *(f"<= {k} B" if k < 128 else "> 64 B" for k in BUCKETS),
+          "< 32 B")
 for w in WORKLOADS:
-    o.append(f"| {LIKE[w]}-like | " +
-             " | ".join(f"{100 * mix[w][k]:.0f} %" for k in BUCKETS) +
-             f" | {100 * mix[w].get('under32', float('nan')):.0f} % |")
+    o.append(row(f"{LIKE[w]}-like", *(f"{100 * mix[w][k]:.0f} %" for k in BUCKETS),
+                 f"{100 * mix[w].get('under32', float('nan')):.0f} %"))
 u32 = [mix[w].get("under32", float("nan")) for w in WORKLOADS]
-o.append(f"| mean (paper: over 63 %) | " + " | ".join(
+o.append(row("mean (paper: over 63 %)", *(
     f"{100 * sum(mix[w][k] for w in WORKLOADS) / len(WORKLOADS):.0f} %"
-    for k in BUCKETS) + f" | {100 * sum(u32) / len(u32):.0f} % |")
+    for k in BUCKETS), f"{100 * sum(u32) / len(u32):.0f} %"))
 small = [LIKE[w] for w in WORKLOADS if mix[w].get("under32", 0) >= 0.5]
 large = [LIKE[w] for w in WORKLOADS if mix[w].get("under32", 0) < 0.5]
 o.append("\nOur records are warp stores after L1 coalescing, as the paper's "
@@ -417,12 +404,11 @@ o.append("\nOur records are warp stores after L1 coalescing, as the paper's "
          "spans its irregular applications.")
 o.append("")
 o.append("### Sub-header sweep\n")
-o.append("| workload | " + " | ".join(f"h={h}" for h in range(2, 7)) + " | best |")
-o.append("|---|" + "---|" * 6)
+o += head("workload", *(f"h={h}" for h in range(2, 7)), "best")
 for w in WORKLOADS:
-    o.append(f"| {LIKE[w]}-like | " +
-             " | ".join(f"{sweep[w][h]['reduction']:.2f}x" for h in range(2, 7)) +
-             f" | h={best_h[w]} |")
+    o.append(row(f"{LIKE[w]}-like",
+                 *(f"{sweep[w][h]['reduction']:.2f}x" for h in range(2, 7)),
+                 f"h={best_h[w]}"))
 peak45 = sum(1 for w in WORKLOADS if best_h[w] in (4, 5))
 at3 = [LIKE[w] for w in WORKLOADS if best_h[w] == 3]
 o.append(f"\nPaper: performance rises up to 4 B, is flat at 5 B and falls beyond. "
@@ -439,13 +425,11 @@ o.append("![sub-header sweep](figures/finepack_subheader.png)\n")
 sp_perf = summary["subheader_performance"]
 o.append("As modeled performance on PCIe 4 (the paper's Fig 12 measures "
          "performance), relative to h = 5 B:\n")
-o.append("| workload | " + " | ".join(f"h={h}" for h in range(2, 7)) + " |")
-o.append("|---|" + "---|" * 5)
+o += head("workload", *(f"h={h}" for h in range(2, 7)))
 for w in WORKLOADS:
-    o.append(f"| {LIKE[w]}-like | " +
-             " | ".join(f"{sp_perf[w][h]:.3f}" for h in range(2, 7)) + " |")
-o.append("| geomean | " + " | ".join(
-    f"{geomean([sp_perf[w][h] for w in WORKLOADS]):.3f}" for h in range(2, 7)) + " |")
+    o.append(row(f"{LIKE[w]}-like", *(f"{sp_perf[w][h]:.3f}" for h in range(2, 7))))
+o.append(row("geomean", *(f"{gmean([sp_perf[w][h] for w in WORKLOADS]):.3f}"
+                          for h in range(2, 7))))
 o.append("\nWhere compute hides the link, the sub-header does not matter "
          "(1.000); where the link binds, performance follows the bytes.\n")
 o.append("![sub-header performance](figures/finepack_subheader_perf.png)\n")
@@ -457,5 +441,4 @@ o.append("Per workload, bars are normalised to the scheme with the most wire "
          "(DMA of the written hulls; DMA of the declared regions copies exactly "
          "what the application replicates).\n")
 o.append("![breakdown](figures/finepack_breakdown.png)\n")
-with open(f"{results}/sections/10-finepack.md", "w") as f:
-    f.write("\n".join(o) + "\n")
+write_section(results, "10-finepack", o)

@@ -1,20 +1,22 @@
+# shellcheck shell=bash
 # Sourced by every tools/experiments/NN-NAME.sh. An experiment is three
 # functions and this file's dispatch:
 #   list_jobs              print the job list (emit JOB ARG... per job)
 #   run_job JOB ARG...     one job: runs in a scratch directory, writes its
-#                          results under $JOB_OUT (tools/scripts/job keeps
+#                          results under $JOB_OUT (tools/scripts/run-job keeps
 #                          them as results/raw/NAME/JOB.json)
 #   reduce RAW RESULTS     the report section from RAW (the jobs' files,
-#                          unpacked by tools/scripts/reduce.sh) alone
+#                          unpacked by the runners) alone
 # Jobs whose name starts with 'guest-' boot a guest; the runners start them
 # first because they are the long ones.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck disable=SC2034  # the experiment scripts' tool
 tool=$top/build/tools/mcmgpu
 exp_script=$(realpath "$0")
 exp_script=${exp_script#"$top"/}
 
 emit() {
-	printf 'tools/scripts/job %s' "$exp_script"
+	printf 'tools/scripts/run-job %s' "$exp_script"
 	printf ' %q' "$@"
 	printf '\n'
 }
@@ -37,6 +39,36 @@ dispatch() {
 		echo "(make run and tools/scripts/run-experiments.sh run experiments)" >&2
 		exit 2 ;;
 	esac
+}
+
+# Boots one guest that replays every INPUT (a file or a name) once per line
+# of stdin, 'OUT ARG...': runs 'mcmgpu ARG... INPUT' into $JOB_OUT/device/OUT,
+# where a % in OUT stands for INPUT's name without directory and extension.
+# The options before -- are vm-run's (--mem, --timeout, --prop ...).
+#   guest_replays [VM_RUN_OPTION...] -- INPUT... <<EOF
+#   %-on.json barre replay --json --barre on
+#   EOF
+guest_replays() {
+	local vm=() replays
+	while [ "$1" != -- ]; do
+		vm+=("$1")
+		shift
+	done
+	shift
+	replays=$(cat)
+	# shellcheck disable=SC2016  # the script expands in the guest
+	"$top/tools/vm-run" --no-build "${vm[@]}" --out "$JOB_OUT" -- sh -c '
+		out=$1/device replays=$2
+		shift 2
+		mkdir -p "$out"
+		for input in "$@"; do
+			name=${input##*/}
+			name=${name%.*}
+			echo "$replays" | while read -r file args; do
+				mcmgpu $args "$input" >"$out/${file%%\%*}$name${file#*\%}" || exit 1
+			done || exit 1
+			echo "replayed $name"
+		done' sh "$JOB_OUT" "$replays" "$@" </dev/null
 }
 
 # The name of the guest job that replays the workloads given.

@@ -4,7 +4,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
-. "$top/tools/scripts/jobs-lib.sh"
+. "$top/tools/scripts/runner-lib.sh"
 
 usage() {
 	cat <<'USAGE'
@@ -103,7 +103,7 @@ echo "$total jobs in $# experiment(s), $((total - pending)) done already;" \
 # logged as done); a log that does not match the list and the results (a
 # new list, a result deleted by hand) is started anew.
 joblog=$results/jobs/joblog
-python3 "$top/tools/scripts/jobs.py" joblog-ok "$jobs" "$joblog" "$results" ||
+python3 "$top/tools/scripts/job_results.py" joblog-ok "$jobs" "$joblog" "$results" ||
 	rm -f "$joblog"
 
 # Interrupted: finished jobs keep their results; no half report.
@@ -118,7 +118,7 @@ declare -A est
 left=0
 while read -r name secs; do
 	est[$name]=$secs
-done < <(python3 "$top/tools/scripts/jobs.py" estimates "$jobs" "$results/jobs/durations")
+done < <(python3 "$top/tools/scripts/job_results.py" estimates "$jobs" "$results/jobs/durations")
 for name in $(missing_jobs "$jobs"); do
 	left=$((left + est[$name]))
 done

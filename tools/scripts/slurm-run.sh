@@ -4,7 +4,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd -P)
 results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
-. "$top/tools/scripts/jobs-lib.sh"
+. "$top/tools/scripts/runner-lib.sh"
 
 usage() {
 	cat <<'USAGE'
@@ -90,7 +90,7 @@ missing_jobs "$results/jobs/run.jobs" >"$pending.names"
 python3 - "$results/jobs/run.jobs" "$pending.names" "$top/tools/scripts" >"$pending" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[3])
-from jobs import job_name
+from job_results import job_name
 want = set(open(sys.argv[2]).read().split())
 for line in open(sys.argv[1]):
     if line.strip() and job_name(line) in want:

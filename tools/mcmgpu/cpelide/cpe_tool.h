@@ -21,14 +21,22 @@ int cpe_cmd_bench(int argc, char **argv);
 int cpe_launch(int fd, const struct mcmgpu_cpe_record *r,
 	       struct mcmgpu_cpe_launch_result *res);
 
-/* Generators (cpe_workloads.c): a workload's sequence for n chiplets. */
+/* Workloads (cpe_workloads.c): step tables and their geometry (cpe_steps.h). */
+struct cpe_gen;
+struct cpe_step;
+
 struct cpe_app {
 	const char *name;
-	void (*emit)(FILE *f, unsigned int n);
 	bool low_reuse;		/* the paper's low-reuse group (Table II) */
+	const struct cpe_step *steps;
+	unsigned long long param[4];	/* of workloads that share a table */
+	size_t priv_size;	/* bytes of the geometry's own state */
 };
 
 extern const struct cpe_app cpe_apps[];
 extern const size_t cpe_napps;
+
+/* Writes a workload's launch sequence for n chiplets (cpe_steps.c). */
+void cpe_app_emit(const struct cpe_app *app, FILE *f, unsigned int n);
 
 #endif /* CPE_TOOL_H */

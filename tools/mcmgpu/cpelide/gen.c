@@ -53,7 +53,7 @@ int cpe_cmd_gen(int argc, char **argv)
 	}
 	fprintf(f, "# %s-like launch sequence, %u chiplets (mcmgpu cpelide gen)\n",
 		name, co.chiplets);
-	cpe_apps[i].emit(f, co.chiplets);
+	cpe_app_emit(&cpe_apps[i], f, co.chiplets);
 	if (fclose(f)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		return 1;

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Experiment job results: one JSON file per job (tools/scripts/job).
+"""Experiment job results: one JSON file per job (tools/scripts/run-job).
 
-  jobs.py bundle NAME OUTDIR DEST CMD...   OUTDIR's files -> DEST (atomic)
-  jobs.py unpack RAWDIR BUNDLE...          bundles -> RAWDIR/<path>
-  jobs.py missing JOBLIST RESULTS          names of the jobs without a result
-  jobs.py order JOBLIST DURATIONS          the list, longest expected first
-  jobs.py estimates JOBLIST DURATIONS      NAME SECONDS expected, a line a job
-  jobs.py joblog-ok JOBLIST JOBLOG RESULTS exit 1 if GNU parallel's job log
-                                           calls a job done that has no result
+  job_results.py bundle NAME OUTDIR DEST CMD...   OUTDIR's files -> DEST (atomic)
+  job_results.py unpack RAWDIR BUNDLE...          bundles -> RAWDIR/<path>
+  job_results.py missing JOBLIST RESULTS          jobs of the list without a result
+  job_results.py order JOBLIST DURATIONS          the list, longest expected first
+  job_results.py estimates JOBLIST DURATIONS      NAME SECONDS expected, a line a job
+  job_results.py joblog-ok JOBLIST JOBLOG RESULTS exit 1 if GNU parallel's job
+                                                  log calls a job done that has
+                                                  no result
 
 A bundle is {"job": NAME, "command": CMD, "files": {PATH: CONTENT}}: JSON
 files are kept parsed, text files as strings. It holds no time stamps, so
@@ -19,7 +20,7 @@ import sys
 
 
 def die(msg):
-    sys.exit(f"jobs.py: {msg}")
+    sys.exit(f"job_results.py: {msg}")
 
 
 def bundle(name, outdir, dest, cmd):
@@ -75,7 +76,7 @@ def unpack(rawdir, bundles):
 
 
 def job_name(line):
-    """EXP/JOB of a job list line: tools/scripts/job SCRIPT JOB ARG..."""
+    """EXP/JOB of a job list line: tools/scripts/run-job SCRIPT JOB ARG..."""
     words = shlex.split(line)
     exp = os.path.basename(words[1])[:-len(".sh")]
     if exp[:2].isdigit() and exp[2:3] == "-":
@@ -98,7 +99,7 @@ GUEST_GUESS, HOST_GUESS = 60, 5
 
 def estimates(joblist, durations):
     """NAME -> expected seconds: the last measured run (DURATIONS holds
-    'NAME SECONDS' lines that tools/scripts/job appends), else a guess."""
+    'NAME SECONDS' lines that tools/scripts/run-job appends), else a guess."""
     known = {}
     if os.path.exists(durations):
         with open(durations) as f:
@@ -146,7 +147,7 @@ def joblog_ok(joblist, joblog, results):
 
 def main():
     if len(sys.argv) < 2:
-        die("usage: jobs.py bundle|unpack|missing ...")
+        die("usage: job_results.py bundle|unpack|missing ...")
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "bundle" and len(args) >= 3:
         bundle(args[0], args[1], args[2], args[3:])

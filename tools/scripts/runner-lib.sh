@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # $top and $results come from the runner
 # What the local runner (run-experiments.sh) and the Slurm runner
 # (slurm-run.sh) share: choosing experiments, writing their job lists,
 # forgetting results a new build made stale, reducing and the report.
@@ -53,8 +54,8 @@ build_identity() {
 	local kernel f
 	kernel=/boot/vmlinuz-$("$top/tools/scripts/kver.sh" 2>/dev/null)
 	for f in "$top/build/tools/mcmgpu" "$top/build/initramfs.cpio.gz" "$qemu" \
-		"$kernel" "$top/tools/vm-run" "$top/tools/scripts/job" \
-		"$top/tools/scripts/jobs.py" "$top/tools/experiments/lib.sh" \
+		"$kernel" "$top/tools/vm-run" "$top/tools/scripts/run-job" \
+		"$top/tools/scripts/job_results.py" "$top/tools/experiments/lib.sh" \
 		"$top/tools/experiments/finepack_mix.py"; do
 		if [ -e "$f" ]; then sha256sum <"$f"; else echo "missing $f"; fi
 	done
@@ -90,14 +91,14 @@ prepare_jobs() {
 		fi
 		cat "$list" >>"$results/jobs/run.jobs.new"
 	done
-	python3 "$top/tools/scripts/jobs.py" order "$results/jobs/run.jobs.new" \
+	python3 "$top/tools/scripts/job_results.py" order "$results/jobs/run.jobs.new" \
 		"$results/jobs/durations" >"$results/jobs/run.jobs"
 	rm -f "$results/jobs/run.jobs.new"
 }
 
 # The jobs of LIST without a result yet, by name.
 missing_jobs() {
-	python3 "$top/tools/scripts/jobs.py" missing "$1" "$results"
+	python3 "$top/tools/scripts/job_results.py" missing "$1" "$results"
 }
 
 # Reduce each experiment whose jobs all have results; for the others, a
@@ -114,13 +115,14 @@ reduce_experiments() {
 				echo
 				echo "These jobs have no result (see results/logs/$name/):"
 				echo
+				# shellcheck disable=SC2086  # one line per job name
 				printf -- '- %s\n' $miss
 			} >"$results/sections/$(basename "$e" .sh).md"
 			rc=1
 			continue
 		fi
 		raw=$(mktemp -d)
-		if python3 "$top/tools/scripts/jobs.py" unpack "$raw" "$results/raw/$name/"*.json &&
+		if python3 "$top/tools/scripts/job_results.py" unpack "$raw" "$results/raw/$name/"*.json &&
 			(cd "$results" && bash "$e" reduce "$raw" "$results"); then
 			echo "reduced $name"
 		else

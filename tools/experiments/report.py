@@ -1,0 +1,50 @@
+"""What the experiments' report scripts (*_report.py) share: reading the
+jobs' JSON, means, Markdown tables, gnuplot figures and writing the
+section with the experiment's differences from the paper."""
+import json
+import math
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def mean(xs):
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def gmean(xs):
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else 0.0
+
+
+def row(*cells):
+    """A Markdown table row; None is a blank cell."""
+    return "|" + "|".join(" " if c is None else f" {c} " for c in cells) + "|"
+
+
+def head(*columns):
+    """A Markdown table's header row and its rule."""
+    return [row(*columns), "|" + "---|" * len(columns)]
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def differences(name):
+    """The text of NAME_differences.md next to the report scripts."""
+    with open(os.path.join(HERE, f"{name}_differences.md")) as f:
+        return f.read()
+
+
+def write_section(results, stem, lines):
+    """results/sections/STEM.md: the lines, one a line."""
+    with open(f"{results}/sections/{stem}.md", "w") as f:
+        f.write("\n".join(lines) + "\n")
