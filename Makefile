@@ -30,7 +30,8 @@ DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
 CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c tools/mcmgpu/adsm/adsm_patterns.c \
 	tools/mcmgpu/adsm/adsm_host.c
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
-# User-space libraries of the tool that host tests exercise too.
+# User-space libraries of the tool that host tests exercise too (a host test
+# may also include a tool source, so host tests depend on all of them).
 TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
 	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c tools/mcmgpu/cxl/cxl_trace.c
 # libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
@@ -92,7 +93,7 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 
