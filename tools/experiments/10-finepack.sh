@@ -3,7 +3,7 @@
 # sub-header size (with a verified replay) and the wire-byte breakdown,
 # replayed on the device, a few workloads a guest boot; the 16-GPU PCIe 6
 # study on the host core (the device stays at its chiplet limit);
-# tools/mcmgpu/finepack/WORKLOADS.md derives the proxies.
+# docs/finepack.md derives the proxies.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Barre: the ten workload proxies (tools/mcmgpu/barre/WORKLOADS.md) at 4
+# Barre: the ten workload proxies (docs/barre.md) at 4
 # chiplets replayed through the device (chiplet TLBs, ATS to
 # barre_iommu.ko, shadow walk on) with Barre off and on, a few proxies a
 # guest boot; the same replays on the host core must give the same JSON.

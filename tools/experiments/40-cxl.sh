@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CXL-GPU: the six workload traces (tools/mcmgpu/cxl/WORKLOADS.md) replayed
+# CXL-GPU: the six workload traces (docs/cxl.md) replayed
 # through the root ports' queue logic and the endpoints: on the device (a
 # guest with Z-NAND endpoints, the layout gpu_rc.ko commits at probe; a few
 # traces a guest boot) for SR off/on and DS, which must equal the host

@@ -113,7 +113,7 @@ gnuplot(gp)
 avg_share = mean(r["coalesced_share"] for r in rows.values())
 avg_ats = mean(r["ats_time_reduction"] for r in rows.values())
 o = ["## Barre: coalescing page walks across chiplets\n",
-     "Each proxy (`tools/mcmgpu/barre/WORKLOADS.md`) runs 4096 accesses a "
+     "Each proxy (`docs/barre.md`) runs 4096 accesses a "
      "chiplet on 4 chiplets through the device: per chiplet an L1 (64) and "
      "L2 (512, 16-way) TLB with 16 MSHRs, misses as ATS requests to "
      "`barre_iommu.ko` (48-entry PW-queue, 16 walkers of 500 cycles, PCIe 150 "

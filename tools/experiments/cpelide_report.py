@@ -173,7 +173,7 @@ o = ["## CPElide: eliding kernel-boundary L2 flushes and invalidations\n",
      "crossbar port (768 GB/s) or HBM stack (256 GB/s) needs. A version-per-"
      "word oracle checks every read. The 24 sequences come from `mcmgpu "
      "cpelide gen`, whose derivation from each application is in "
-     "`tools/mcmgpu/cpelide/WORKLOADS.md`; they were replayed on the device "
+     "`docs/cpelide.md`; they were replayed on the device "
      "in the guest (`mcmgpu cpelide replay --json --policy P`).\n",
      f"Oracle violations over every baseline, CPElide and HMG replay (device at "
      f"4 chiplets, both remote modes; host at 2, 6 and 7): **{violations}**.\n",

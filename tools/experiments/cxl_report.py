@@ -58,7 +58,7 @@ o = ["## CXL-GPU: the GPU's own CXL root complex, speculative read and determini
      "own CXL parsers and commits the paper's layout at probe (one 1-way "
      "region per root port); `cxl_test` checks every ways x granularity "
      "address by address through the device. The replays below run the "
-     "traces of `tools/mcmgpu/cxl/WORKLOADS.md` "
+     "traces of `docs/cxl.md` "
      f"({load(f'{raw}/device/{W[0]}-znand-off.json')['loads'] + load(f'{raw}/device/{W[0]}-znand-off.json')['stores']} "
      "lines and more each) through 4 root ports (32-entry SR and memory "
      "queues) to 256 MiB endpoints, in virtual time. Device replays "

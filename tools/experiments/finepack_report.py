@@ -186,7 +186,7 @@ o.append("Each chiplet keeps one remote write queue partition per destination "
          "which the destination's de-packetizer writes into its memory. "
          "Defaults: h = 5 B (1 GiB window), O = 28 B per TLP, 4 chiplets. "
          "Traces come from `mcmgpu finepack gen` (derivations in "
-         "`tools/mcmgpu/finepack/WORKLOADS.md`); every replay below ran on the "
+         "`docs/finepack.md`); every replay below ran on the "
          "device in the guest (`mcmgpu finepack replay --json`), each workload "
          "also once with `--verify` (bytes in the destination memories equal an "
          "in-order plain application).\n")
@@ -307,7 +307,7 @@ o.append("The core prices every kernel on four links (per direction: PCIe 4 "
          "atomics go out during the kernel in every scheme. Compute per "
          "kernel comes from each proxy's `compute` records: its local work "
          "on a GV100 roofline (900 GB/s, 15.7 TFLOP/s), derived per proxy "
-         "in `WORKLOADS.md`; one GPU runs all chiplets' compute with no "
+         "in `docs/finepack.md`; one GPU runs all chiplets' compute with no "
          "communication. Everything is integer picoseconds in the shared "
          "core, so the device's times equal the host's.\n")
 o += head("workload (4 GPUs, PCIe 4)", "compute alone", "P2P", "DMA", "FinePack",
@@ -380,7 +380,7 @@ o.append(row("geomean (paper: 3x, 1.9x)",
 o.append("")
 o.append("### Store sizes per proxy\n")
 o.append("Share of store records (L1-coalesced warp stores) by size; the "
-         "derivation of each proxy is in `tools/mcmgpu/finepack/WORKLOADS.md`. "
+         "derivation of each proxy is in `docs/finepack.md`. "
          "The paper (§III) says per-thread stores are 1-8 B and that "
          "irregular applications coalesce poorly; its Fig 4 gives the mix per "
          "application, which we could not read from the text. The one "

@@ -4,6 +4,7 @@ section with the experiment's differences from the paper."""
 import json
 import math
 import os
+import re
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,9 +40,16 @@ def gnuplot(script):
 
 
 def differences(name):
-    """The text of NAME_differences.md next to the report scripts."""
-    with open(os.path.join(HERE, f"{name}_differences.md")) as f:
-        return f.read()
+    """The "Differences from the paper" section of docs/NAME.md, its links
+    made relative to results/ (one text, kept with the mechanism's docs)."""
+    with open(os.path.join(HERE, "..", "..", "docs", f"{name}.md")) as f:
+        text = f.read()
+    start = text.index("\n## Differences from the paper\n")
+    body = text[start:].split("\n", 2)[2]
+    end = body.find("\n## ")
+    body = body[:end + 1] if end >= 0 else body
+    body = re.sub(r"\]\((?![a-z]+:|#)([^)]*)\)", r"](../docs/\1)", body)
+    return "**Where we differ from the paper, and why:**\n" + body.strip("\n") + "\n"
 
 
 def write_section(results, stem, lines):
