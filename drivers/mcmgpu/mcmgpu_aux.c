@@ -57,7 +57,7 @@ static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
 	mdev->iommu = iommu;
 	/* A reloaded IOMMU starts empty: the live objects register again. */
 	if (iommu)
-		mcmgpu_mem_pec_restore(mdev, iommu);
+		mcmgpu_engines_iommu_bind(mdev, iommu);
 	up_write(&mdev->iommu_lock);
 }
 
