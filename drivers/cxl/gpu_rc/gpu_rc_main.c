@@ -30,37 +30,6 @@ static bool default_layout = true;
 module_param(default_layout, bool, 0444);
 MODULE_PARM_DESC(default_layout, "Map every endpoint at probe (default: yes)");
 
-static void gpu_rc_irq(struct mcmgpu_aux_dev *aux, u32 events)
-{
-	struct gpu_rc *rc = dev_get_drvdata(&aux->adev.dev);
-
-	mcmgpu_aux_ping_irq(&rc->ping, events);
-}
-
-static ssize_t ping_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	struct gpu_rc *rc = dev_get_drvdata(dev);
-
-	return mcmgpu_aux_ping_show(&rc->ping, buf);
-}
-
-static ssize_t ping_store(struct device *dev, struct device_attribute *attr,
-			  const char *buf, size_t count)
-{
-	struct gpu_rc *rc = dev_get_drvdata(dev);
-	int ret = mcmgpu_aux_ping(rc->aux, &rc->ping);
-
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(ping);
-
-static struct attribute *gpu_rc_attrs[] = {
-	&dev_attr_ping.attr,
-	NULL
-};
-ATTRIBUTE_GROUPS(gpu_rc);
-
 /* ---- /dev/mcmgpu_cxlN -------------------------------------------------- */
 
 static void gpu_rc_free(struct kref *ref)
@@ -420,7 +389,6 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	rc->pdev = to_pci_dev(adev->dev.parent);
 	mutex_init(&rc->lock);
 	mutex_init(&rc->replay_lock);
-	mcmgpu_aux_ping_init(&rc->ping);
 	dev_set_drvdata(&adev->dev, rc);
 	ret = gpu_rc_discover(rc);
 	if (ret)
@@ -446,7 +414,6 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	/* Unsafe: mcmgpu_aux_debugfs.h, not debugfs's proxy, keeps rc. */
 	debugfs_create_file_unsafe("decoders", 0444, rc->debugfs, rc,
 				   &decoders_fops);
-	aux->ops->set_irq_handler(aux, gpu_rc_irq);
 	dev_info(&adev->dev, "GPU CXL root complex: %u root ports, window 0x%llx+0x%llx, %u regions mapped\n",
 		 rc->ports, rc->window_base, rc->window_size, rc->regions);
 	kfree(req);
@@ -460,10 +427,8 @@ fail:
 
 static void gpu_rc_remove(struct auxiliary_device *adev)
 {
-	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
 	struct gpu_rc *rc = dev_get_drvdata(&adev->dev);
 
-	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(rc->debugfs);
 	misc_deregister(&rc->misc);
 	/* Wait for running ioctls; files still open get ENODEV from now on. */
@@ -490,7 +455,6 @@ static struct auxiliary_driver gpu_rc_driver = {
 	.probe = gpu_rc_probe,
 	.remove = gpu_rc_remove,
 	.id_table = gpu_rc_ids,
-	.driver.dev_groups = gpu_rc_groups,
 };
 module_auxiliary_driver(gpu_rc_driver);
 
