@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """The call graph of a kernel module's files, which must have no cycle.
 
-Usage: file-graph.py [--print] MODULE.mod...
+Usage: file-graph.py [--print] [--includes DIR]... MODULE.mod...
 
 Each MODULE.mod (written by Kbuild next to the module) lists the module's
 object files. An object depends on another when one of its undefined
 symbols (nm) is defined there; a symbol from outside the module (the
 kernel, another module) is no edge. A cycle fails with the files in it and
 the symbols that close it, so the layering stays: the core at the bottom,
-the mechanisms above it, the module's entry at the top. --print also
-prints the edges.
+the mechanisms above it, the module's entry at the top. --includes also
+checks the #include "..." graph of the sources under DIR (a header named
+by its file name, as the -I paths find it). --print prints the edges.
 """
+import os
+import re
 import subprocess
 import sys
 
@@ -76,21 +79,49 @@ def cycles(edges):
     return found
 
 
+def include_graph(dirs):
+    """{source: {header it includes: ["#include"]}} under dirs."""
+    paths = {}
+    for top in dirs:
+        for root, _, files in os.walk(top):
+            for f in files:
+                if f.endswith((".c", ".h")):
+                    paths.setdefault(f, os.path.join(root, f))
+    edges = {p: {} for p in paths.values()}
+    for p in paths.values():
+        with open(p, errors="replace") as f:
+            for m in re.finditer(r'^#\s*include\s+"([^"]+)"', f.read(), re.M):
+                h = paths.get(os.path.basename(m.group(1)))
+                if h is not None and h != p:
+                    edges[p][h] = ["#include"]
+    return edges
+
+
 def name(obj):
     return obj.rsplit("/", 1)[-1]
 
 
 def main(argv):
-    show = "--print" in argv
-    mods = [a for a in argv if a != "--print"]
-    if not mods:
+    show, mods, dirs = False, [], []
+    args = iter(argv)
+    for a in args:
+        if a == "--print":
+            show = True
+        elif a == "--includes":
+            dirs.append(next(args, ""))
+        else:
+            mods.append(a)
+    if not mods and not dirs:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    status = 0
+    graphs = []
     for mod in mods:
         with open(mod) as f:
-            objs = f.read().split()
-        edges = graph(objs)
+            graphs.append((mod, graph(f.read().split())))
+    if dirs:
+        graphs.append((" ".join(dirs) + " (includes)", include_graph(dirs)))
+    status = 0
+    for mod, edges in graphs:
         if show:
             for o in sorted(edges):
                 for d in sorted(edges[o]):
@@ -98,7 +129,7 @@ def main(argv):
         for comp in cycles(edges):
             status = 1
             members = set(comp)
-            print(f"{mod}: files that call each other in a cycle:")
+            print(f"{mod}: files in a cycle:")
             for o in comp:
                 for d in sorted(edges[o]):
                     if d in members:

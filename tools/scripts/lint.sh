@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static checks of the kernel code: checkpatch --strict, sparse, and the
-# call graph of each module's files (no cycle: tools/scripts/file-graph.py).
+# call and include graphs of the modules' files (no cycle: file-graph.py).
 # Exceptions to checkpatch are listed in README.md ("Style exceptions") and
 # passed as --ignore here, each with its reason there.
 set -euo pipefail
@@ -37,7 +37,7 @@ file-graph)
 	mapfile -t mods < <(git ls-files 'drivers/*Kbuild' | xargs -n1 dirname |
 		while read -r d; do ls "$d"/*.mod 2>/dev/null; done)
 	[ ${#mods[@]} -gt 0 ] || { echo "lint.sh: no module built" >&2; exit 1; }
-	python3 tools/scripts/file-graph.py "${mods[@]}"
+	python3 tools/scripts/file-graph.py --includes drivers --includes uapi "${mods[@]}"
 	;;
 *)
 	echo "lint.sh: unknown check '$1'" >&2
