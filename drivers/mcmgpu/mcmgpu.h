@@ -15,10 +15,13 @@
 
 #include "mcmgpu_hw.h"
 #include "mcmgpu_aux.h"
+#include "mcmgpu_ioctl_desc.h"
 #include "gpu_alloc.h"
 
 #define MCMGPU_RING_ENTRIES	256
 #define MCMGPU_BOUNCE_SIZE	SZ_1M
+
+struct mcmgpu_engine;
 
 enum mcmgpu_aux_kind {
 	MCMGPU_AUX_IOMMU,
@@ -33,6 +36,9 @@ struct mcmgpu_device {
 	int id;
 	char name[16];
 	struct miscdevice misc;
+	/* What the device is made of, in order (mcmgpu_main.c). */
+	const struct mcmgpu_engine *const *engines;
+	unsigned int nr_engines;
 
 	u32 hw_version;
 	u32 features;
@@ -162,7 +168,72 @@ struct mcmgpu_xfer {
 	bool progress;		/* the call already had an effect */
 };
 
+/*
+ * A mechanism of the driver, mirroring the device's MCMGPUEngine
+ * (qemu-device/mcmgpu_engine.h): its ioctls and its hooks into the
+ * device's, the files' and the GPU memory objects' lifetimes. Every hook
+ * is optional; they run in the order of mdev->engines.
+ */
+struct mcmgpu_alloc;
+struct vm_area_struct;
+
+struct mcmgpu_engine {
+	const char *name;
+	const struct mcmgpu_ioctl_desc *ioctls;
+	unsigned int nr_ioctls;
+	/*
+	 * The device: at probe once its identity is read; at its last
+	 * reference, even when its dev_init did not run or failed.
+	 */
+	int (*dev_init)(struct mcmgpu_device *mdev);
+	void (*dev_fini)(struct mcmgpu_device *mdev);
+	/* A file: opened; before its context is destroyed; after. */
+	void (*file_open)(struct mcmgpu_file *mf);
+	void (*file_quiesce)(struct mcmgpu_file *mf);
+	void (*file_release)(struct mcmgpu_file *mf);
+	/* mmap() of the file: the first engine that has the hook maps. */
+	int (*mmap)(struct mcmgpu_file *mf, struct vm_area_struct *vma);
+	/*
+	 * A GPU memory object (mcmgpu_mem.c), mf->lock held: made by ALLOC
+	 * (the engine's part of the request; it may set outputs in a);
+	 * obj_busy refuses a FREE with EBUSY; freed, before its frames go.
+	 */
+	int (*obj_alloc)(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
+			 struct mcmgpu_alloc *a);
+	bool (*obj_busy)(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+	void (*obj_free)(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+	/* An IOMMU binds: mdev->iommu_lock is held for write. */
+	void (*iommu_bind)(struct mcmgpu_device *mdev,
+			   struct mcmgpu_iommu *iommu);
+};
+
+extern const struct mcmgpu_engine mcmgpu_dma_engine;
+extern const struct mcmgpu_engine mcmgpu_finepack_engine;
+extern const struct mcmgpu_engine mcmgpu_cpelide_engine;
+extern const struct mcmgpu_engine mcmgpu_mem_engine;
+extern const struct mcmgpu_engine mcmgpu_barre_engine;
+extern const struct mcmgpu_engine mcmgpu_adsm_engine;
+
+/* The device and its engines (mcmgpu_engine.c). */
+struct mcmgpu_device *mcmgpu_device_create(struct pci_dev *pdev,
+					   const struct mcmgpu_engine *const *engines,
+					   unsigned int nr_engines);
 void mcmgpu_device_put(struct mcmgpu_device *mdev);
+int mcmgpu_engines_dev_init(struct mcmgpu_device *mdev);
+const struct mcmgpu_ioctl_desc *
+mcmgpu_engines_ioctl(struct mcmgpu_device *mdev, unsigned int cmd);
+void mcmgpu_engines_file_open(struct mcmgpu_file *mf);
+void mcmgpu_engines_file_quiesce(struct mcmgpu_file *mf);
+void mcmgpu_engines_file_release(struct mcmgpu_file *mf);
+int mcmgpu_engines_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);
+int mcmgpu_engines_obj_alloc(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
+			     struct mcmgpu_alloc *a);
+bool mcmgpu_engines_obj_busy(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+void mcmgpu_engines_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
+void mcmgpu_engines_iommu_bind(struct mcmgpu_device *mdev,
+			       struct mcmgpu_iommu *iommu);
+
+/* The command ring (mcmgpu_ring.c). */
 int mcmgpu_ring_init(struct mcmgpu_device *mdev);
 void mcmgpu_ring_stop(struct mcmgpu_device *mdev, u32 how);
 int mcmgpu_cmd_begin(struct mcmgpu_device *mdev, enum mcmgpu_wait wait,
@@ -172,7 +243,17 @@ int mcmgpu_submit_locked(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c);
 int mcmgpu_submit(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c);
 int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 		       const struct mcmgpu_xfer *x);
-int mcmgpu_status_errno(u32 status);
+irqreturn_t mcmgpu_irq(int irq, void *data);
+
+/* The auxiliary devices and the bound IOMMU (mcmgpu_aux.c). */
+int mcmgpu_aux_create(struct mcmgpu_device *mdev);
+void mcmgpu_aux_destroy(struct mcmgpu_device *mdev);
+struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
+void mcmgpu_iommu_put(struct mcmgpu_device *mdev);
+
+/* /dev/mcmgpuN (mcmgpu_chardev.c). */
+int mcmgpu_chardev_register(struct mcmgpu_device *mdev);
+void mcmgpu_chardev_unregister(struct mcmgpu_device *mdev);
 
 /*
  * A user buffer's pages, pinned and DMA-mapped, with the little-endian
@@ -193,54 +274,11 @@ int mcmgpu_user_pages_get(struct mcmgpu_user_pages *up, struct device *dev,
 			  unsigned long uaddr, u64 len, bool device_writes);
 /* Unmaps, unpins (marking the pages dirty if asked) and frees. */
 void mcmgpu_user_pages_put(struct mcmgpu_user_pages *up, bool dirty);
-irqreturn_t mcmgpu_irq(int irq, void *data);
 
-int mcmgpu_aux_create(struct mcmgpu_device *mdev);
-void mcmgpu_aux_destroy(struct mcmgpu_device *mdev);
-
-int mcmgpu_chardev_register(struct mcmgpu_device *mdev);
-void mcmgpu_chardev_unregister(struct mcmgpu_device *mdev);
-
-/* Extensible ioctl arguments: see uapi/mcmgpu_ioctl.h. */
-struct mcmgpu_ioctl_desc {
-	unsigned int nr;
-	const char *name;
-	u32 size;		/* the kernel's struct */
-	u32 size_ver0;		/* the smallest accepted */
-	/* arg: the kernel copy, zero-extended; copied back if copy_out. */
-	int (*handler)(struct mcmgpu_file *mf, void *arg, u32 usize);
-	bool copy_out;
-};
-
-int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_mem_init(struct mcmgpu_device *mdev);
-void mcmgpu_mem_fini(struct mcmgpu_device *mdev);
-void mcmgpu_file_mem_open(struct mcmgpu_file *mf);
-void mcmgpu_file_mem_release(struct mcmgpu_file *mf);
-void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
-			    struct mcmgpu_iommu *iommu);
-int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize);
+/* The file's GPU address space, made with its first object (mcmgpu_mem.c). */
 int mcmgpu_mem_space(struct mcmgpu_file *mf);
-struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
 
-int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes);
-void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
-bool mcmgpu_adsm_busy(struct mcmgpu_file *mf);
-u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o);
-int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma);
-void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf);
-void mcmgpu_adsm_release(struct mcmgpu_file *mf);
+/* MCMGPU_IOCTL_LAUNCH with MCMGPU_LAUNCH_F_ADSM (mcmgpu_adsm.c). */
 int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln);
-int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize);
-int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize);
-void mcmgpu_iommu_put(struct mcmgpu_device *mdev);
 
 #endif /* MCMGPU_DRV_H */

@@ -331,7 +331,7 @@ static struct mcmgpu_adsm *mcmgpu_adsm_of(struct mcmgpu_file *mf)
  * The file's release, before its context goes: a kernel launched without
  * a sync and the evictions finish under the context they were made for.
  */
-void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf)
+static void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf)
 {
 	struct mcmgpu_adsm *a = mf->adsm;
 
@@ -341,8 +341,11 @@ void mcmgpu_adsm_quiesce(struct mcmgpu_file *mf)
 	flush_work(&a->evict_work);
 }
 
-/* The file's release: its VMAs are gone, so nothing faults any more. */
-void mcmgpu_adsm_release(struct mcmgpu_file *mf)
+/*
+ * The file's release: its VMAs are gone, so nothing faults any more; its
+ * objects went before (mem's release, engines in order).
+ */
+static void mcmgpu_adsm_release(struct mcmgpu_file *mf)
 {
 	struct mcmgpu_adsm *a = mf->adsm;
 
@@ -364,7 +367,8 @@ void mcmgpu_adsm_release(struct mcmgpu_file *mf)
  * whole pages): shadow pages and their list, then the protocol's state.
  * The object's GPU PTEs are writable.
  */
-int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o, u64 bytes)
+static int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
+			     u64 bytes)
 {
 	struct device *dev = &mf->mdev->pdev->dev;
 	struct mcmgpu_adsm *a = mcmgpu_adsm_get(mf);
@@ -445,12 +449,26 @@ put:
 	return ret;
 }
 
+/* ALLOC with MCMGPU_ALLOC_F_SHARED (mf->lock held): the object's CPU side. */
+static int mcmgpu_adsm_obj_alloc(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
+				 struct mcmgpu_alloc *al)
+{
+	int ret;
+
+	if (!(al->flags & MCMGPU_ALLOC_F_SHARED))
+		return 0;
+	ret = mcmgpu_adsm_share(mf, o, al->bytes);
+	if (!ret)
+		al->mmap_offset = o->shared->mmap_offset;
+	return ret;
+}
+
 /*
  * FREE (mf->lock held) while the file's kernel runs: the kernel may use
  * any of the file's objects (its page table is the file's), and its work
  * item may not have submitted it yet, so the object must stay.
  */
-bool mcmgpu_adsm_busy(struct mcmgpu_file *mf)
+static bool mcmgpu_adsm_busy(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 {
 	struct mcmgpu_adsm *a = mf->adsm;
 	bool busy;
@@ -464,16 +482,11 @@ bool mcmgpu_adsm_busy(struct mcmgpu_file *mf)
 	return busy;
 }
 
-u64 mcmgpu_adsm_mmap_offset(struct mcmgpu_obj *o)
-{
-	return o->shared ? o->shared->mmap_offset : 0;
-}
-
 /*
  * FREE of a shared object (mf->lock held), before its GPU side goes: no
  * eviction of it may be in flight, no CPU mapping may stay.
  */
-void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
+static void mcmgpu_adsm_unshare(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 {
 	struct mcmgpu_shared *sh = o->shared;
 	struct mcmgpu_adsm *a;
@@ -738,7 +751,7 @@ static const struct vm_operations_struct mcmgpu_adsm_vm_ops = {
  * under mmap_lock: the object is found under the adsm lock, not mf->lock
  * (an ioctl holds mf->lock across user copies, which take mmap_lock).
  */
-int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
+static int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
 {
 	/* Pairs with the release in mcmgpu_adsm_get(): a whole state. */
 	struct mcmgpu_adsm *a = smp_load_acquire(&mf->adsm);
@@ -911,8 +924,9 @@ int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln)
 	return mcmgpu_adsm_sync_unlock(a, ln->result_ptr, ln->result_size);
 }
 
-int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_adsm_sync(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_adsm_sync *sy = arg;
 	struct mcmgpu_adsm_kernel_result res = { };
 	struct mcmgpu_adsm *a;
@@ -932,8 +946,9 @@ int mcmgpu_ioctl_adsm_sync(struct mcmgpu_file *mf, void *arg, u32 usize)
 
 /* ---- configuration, counters, states, explicit copies -------------------- */
 
-int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_adsm_config(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_adsm_config *cf = arg;
 	struct mcmgpu_adsm *a;
 	u32 shift;
@@ -975,8 +990,9 @@ int mcmgpu_ioctl_adsm_config(struct mcmgpu_file *mf, void *arg, u32 usize)
 	return ret;
 }
 
-int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_adsm_stats(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_adsm_stats *st = arg;
 	struct mcmgpu_adsm *a;
 
@@ -993,8 +1009,9 @@ int mcmgpu_ioctl_adsm_stats(struct mcmgpu_file *mf, void *arg, u32 usize)
 	return 0;
 }
 
-int mcmgpu_ioctl_adsm_query(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_adsm_query(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_adsm_query *q = arg;
 	struct mcmgpu_shared *sh;
 	struct mcmgpu_obj *o;
@@ -1057,8 +1074,9 @@ static int mcmgpu_adsm_wait_quiet(struct mcmgpu_adsm *a)
  * object keeps its protocol's states (adsm_copy_begin()): its Dirty units
  * go first, and a copy to the GPU invalidates the CPU's copy.
  */
-int mcmgpu_ioctl_adsm_copy(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_adsm_copy(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_adsm_copy *cp = arg;
 	bool to_gpu = !(cp->flags & MCMGPU_ADSM_COPY_FROM_GPU);
 	struct device *dev = &mf->mdev->pdev->dev;
@@ -1134,3 +1152,33 @@ put:
 		mcmgpu_shared_put(sh);
 	return ret;
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_adsm_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ADSM_CONFIG, MCMGPU_ADSM_CONFIG_SIZE_VER0,
+			 mcmgpu_ioctl_adsm_config, 0),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ADSM_SYNC, MCMGPU_ADSM_SYNC_SIZE_VER0,
+			 mcmgpu_ioctl_adsm_sync, 0),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ADSM_STATS, MCMGPU_ADSM_STATS_SIZE_VER0,
+			 mcmgpu_ioctl_adsm_stats, MCMGPU_IOCTL_OUT),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ADSM_QUERY, MCMGPU_ADSM_QUERY_SIZE_VER0,
+			 mcmgpu_ioctl_adsm_query, MCMGPU_IOCTL_OUT),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ADSM_COPY, MCMGPU_ADSM_COPY_SIZE_VER0,
+			 mcmgpu_ioctl_adsm_copy, 0),
+};
+
+/*
+ * After mem's engine: a shared object is one of mem's objects, so its
+ * CPU side comes after its GPU side and goes before (obj_free), and the
+ * file's ADSM state outlives the objects at release.
+ */
+const struct mcmgpu_engine mcmgpu_adsm_engine = {
+	.name = "adsm",
+	.ioctls = mcmgpu_adsm_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_adsm_ioctls),
+	.file_quiesce = mcmgpu_adsm_quiesce,
+	.file_release = mcmgpu_adsm_release,
+	.mmap = mcmgpu_adsm_mmap,
+	.obj_alloc = mcmgpu_adsm_obj_alloc,
+	.obj_busy = mcmgpu_adsm_busy,
+	.obj_free = mcmgpu_adsm_unshare,
+};

@@ -2,13 +2,35 @@
 /*
  * The auxiliary devices of mcmgpu.ko and the API their drivers use
  * (include/mcmgpu_aux.h): each owns a BAR0 register window and an MSI-X
- * vector, and submits commands through the device's ring.
+ * vector, and submits commands through the device's ring. The glue every
+ * aux device has is here, once: its vector's handler and the round-trip
+ * test on it, the "ping" attribute (writing 1 submits MCMGPU_OP_PING for
+ * the device's own window and waits for the interrupt on its own vector;
+ * reading gives "pings P irqs I").
  */
+#include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/jiffies.h>
 #include <linux/slab.h>
 
 #include "mcmgpu.h"
+
+/* mcmgpu.ko's side of an aux device. */
+struct mcmgpu_aux {
+	struct mcmgpu_aux_dev dev;
+	struct mutex ping_lock;	/* one ping at a time */
+	struct completion ping_irq;
+	atomic_t pings;
+	atomic_t irqs;
+};
+
+static struct mcmgpu_aux *to_mcmgpu_aux(struct device *dev)
+{
+	return container_of(to_mcmgpu_aux_dev(to_auxiliary_dev(dev)),
+			    struct mcmgpu_aux, dev);
+}
 
 struct mcmgpu_aux_info {
 	const char *name;	/* auxiliary device name */
@@ -40,14 +62,6 @@ static int mcmgpu_aux_submit(struct mcmgpu_aux_dev *aux,
 	return ret;
 }
 
-static void mcmgpu_aux_set_irq_handler(struct mcmgpu_aux_dev *aux,
-				       mcmgpu_aux_irq_fn fn)
-{
-	WRITE_ONCE(aux->irq_fn, fn);
-	if (!fn)
-		synchronize_irq(aux->irq);
-}
-
 static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
 				 struct mcmgpu_iommu *iommu)
 {
@@ -57,7 +71,7 @@ static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
 	mdev->iommu = iommu;
 	/* A reloaded IOMMU starts empty: the live objects register again. */
 	if (iommu)
-		mcmgpu_mem_pec_restore(mdev, iommu);
+		mcmgpu_engines_iommu_bind(mdev, iommu);
 	up_write(&mdev->iommu_lock);
 }
 
@@ -78,29 +92,73 @@ void mcmgpu_iommu_put(struct mcmgpu_device *mdev)
 
 static const struct mcmgpu_aux_ops mcmgpu_aux_ops = {
 	.submit = mcmgpu_aux_submit,
-	.set_irq_handler = mcmgpu_aux_set_irq_handler,
 	.set_iommu = mcmgpu_aux_set_iommu,
 };
 
-/* A window's vector: acknowledge its events, hand them to its driver. */
+/* A window's vector: acknowledge its events; a ping's ends its wait. */
 static irqreturn_t mcmgpu_aux_irq(int irq, void *data)
 {
-	struct mcmgpu_aux_dev *aux = data;
-	u32 events = readl(aux->window + MCMGPU_WIN_IRQ_STATUS);
-	mcmgpu_aux_irq_fn fn;
+	struct mcmgpu_aux *ma = data;
+	u32 events = readl(ma->dev.window + MCMGPU_WIN_IRQ_STATUS);
 
 	if (!events)
 		return IRQ_NONE;
-	writel(events, aux->window + MCMGPU_WIN_IRQ_STATUS);
-	fn = READ_ONCE(aux->irq_fn);
-	if (fn)
-		fn(aux, events);
+	writel(events, ma->dev.window + MCMGPU_WIN_IRQ_STATUS);
+	if (events & MCMGPU_WIN_IRQ_PING) {
+		atomic_inc(&ma->irqs);
+		complete(&ma->ping_irq);
+	}
 	return IRQ_HANDLED;
 }
 
+static ssize_t ping_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct mcmgpu_aux *ma = to_mcmgpu_aux(dev);
+
+	return sysfs_emit(buf, "pings %d irqs %d\n", atomic_read(&ma->pings),
+			  atomic_read(&ma->irqs));
+}
+
+/*
+ * The attribute goes with the aux device, before its IRQ and the parent's
+ * ring: kernfs waits for a store in progress and answers later ones (an
+ * open file's too) ENODEV.
+ */
+static ssize_t ping_store(struct device *dev, struct device_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct mcmgpu_aux *ma = to_mcmgpu_aux(dev);
+	struct mcmgpu_aux_cmd cmd = {
+		.opcode = MCMGPU_OP_PING,
+		.args = { ma->dev.window_index },
+	};
+	int ret;
+
+	mutex_lock(&ma->ping_lock);
+	reinit_completion(&ma->ping_irq);
+	ret = mcmgpu_aux_submit(&ma->dev, &cmd);
+	if (!ret && cmd.status != MCMGPU_CMPL_OK)
+		ret = -EIO;
+	if (!ret) {
+		atomic_inc(&ma->pings);
+		if (!wait_for_completion_timeout(&ma->ping_irq, HZ))
+			ret = -ETIMEDOUT;
+	}
+	mutex_unlock(&ma->ping_lock);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(ping);
+
+static struct attribute *mcmgpu_aux_attrs[] = {
+	&dev_attr_ping.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(mcmgpu_aux);
+
 static void mcmgpu_aux_release(struct device *dev)
 {
-	kfree(to_mcmgpu_aux_dev(to_auxiliary_dev(dev)));
+	kfree(to_mcmgpu_aux(dev));
 }
 
 void mcmgpu_aux_destroy(struct mcmgpu_device *mdev)
@@ -112,10 +170,10 @@ void mcmgpu_aux_destroy(struct mcmgpu_device *mdev)
 		aux = mdev->aux[i];
 		if (!aux)
 			continue;
-		/* The driver unbinds first, so no callback is left. */
+		/* The driver unbinds first, and the ping attribute goes. */
 		auxiliary_device_delete(&aux->adev);
 		writel(0, aux->window + MCMGPU_WIN_IRQ_MASK);
-		free_irq(aux->irq, aux);
+		free_irq(aux->irq, to_mcmgpu_aux(&aux->adev.dev));
 		auxiliary_device_uninit(&aux->adev);
 		mdev->aux[i] = NULL;
 	}
@@ -125,11 +183,15 @@ static int mcmgpu_aux_add(struct mcmgpu_device *mdev, int i)
 {
 	const struct mcmgpu_aux_info *info = &mcmgpu_aux_info[i];
 	struct mcmgpu_aux_dev *aux;
+	struct mcmgpu_aux *ma;
 	int ret;
 
-	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
-	if (!aux)
+	ma = kzalloc(sizeof(*ma), GFP_KERNEL);
+	if (!ma)
 		return -ENOMEM;
+	mutex_init(&ma->ping_lock);
+	init_completion(&ma->ping_irq);
+	aux = &ma->dev;
 	aux->ops = &mcmgpu_aux_ops;
 	aux->window = mdev->regs + MCMGPU_WINDOW(info->window);
 	aux->window_index = info->window;
@@ -142,23 +204,24 @@ static int mcmgpu_aux_add(struct mcmgpu_device *mdev, int i)
 	aux->adev.id = mdev->id;
 	aux->adev.dev.parent = &mdev->pdev->dev;
 	aux->adev.dev.release = mcmgpu_aux_release;
-	ret = request_irq(aux->irq, mcmgpu_aux_irq, 0, info->irq_name, aux);
+	aux->adev.dev.groups = mcmgpu_aux_groups;
+	ret = request_irq(aux->irq, mcmgpu_aux_irq, 0, info->irq_name, ma);
 	if (ret) {
-		kfree(aux);
+		kfree(ma);
 		return ret;
 	}
 	writel(~0U, aux->window + MCMGPU_WIN_IRQ_MASK);
 	ret = auxiliary_device_init(&aux->adev);
 	if (ret) {
 		writel(0, aux->window + MCMGPU_WIN_IRQ_MASK);
-		free_irq(aux->irq, aux);
-		kfree(aux);
+		free_irq(aux->irq, ma);
+		kfree(ma);
 		return ret;
 	}
 	ret = auxiliary_device_add(&aux->adev);
 	if (ret) {
 		writel(0, aux->window + MCMGPU_WIN_IRQ_MASK);
-		free_irq(aux->irq, aux);
+		free_irq(aux->irq, ma);
 		auxiliary_device_uninit(&aux->adev);
 		return ret;
 	}

@@ -15,23 +15,6 @@
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
 
-static int mcmgpu_barre_errno(u32 status)
-{
-	switch (status) {
-	case MCMGPU_CMPL_BAD_TRACE:
-		return -EINVAL;
-	case MCMGPU_CMPL_BAD_ATS_RESPONSE:
-		return -EPROTO;
-	case MCMGPU_CMPL_ATS_DISABLED:
-		return -ENODEV;
-	case MCMGPU_CMPL_NO_TRACE:	/* the device lost the phase (migration) */
-		return -EBADFD;
-	default:
-		return mcmgpu_status_errno(status);
-	}
-}
-
-/* One BARRE_RUN command; res gets the device's result. */
 /* One BARRE_RUN command; reset (with RESET) carries F-Barre's knobs. */
 static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 			    u16 flags, u32 nresp,
@@ -70,7 +53,7 @@ static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 		res->error.what[sizeof(res->error.what) - 1] = '\0';
 		dev_dbg(&mdev->pdev->dev, "BARRE_RUN: status %u: %s (%llu)\n",
 			c.status, res->error.what, res->error.index);
-		ret = mcmgpu_barre_errno(c.status);
+		ret = mcmgpu_status_errno(c.status);
 	}
 	return ret;
 }
@@ -107,7 +90,7 @@ static int mcmgpu_barre_load(struct mcmgpu_file *mf, u64 uptr, u64 count)
 				dev_dbg(&mf->mdev->pdev->dev,
 					"BARRE_LOAD: access %llu refused\n",
 					done + c.result);
-			ret = mcmgpu_barre_errno(c.status);
+			ret = mcmgpu_status_errno(c.status);
 		}
 		if (ret)
 			return ret;
@@ -158,8 +141,9 @@ static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
 	}
 }
 
-int mcmgpu_ioctl_barre_run(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_barre_run(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_barre_run *br = arg;
 	struct mcmgpu_barre_run_result *res;
@@ -247,8 +231,9 @@ free:
 	return ret;
 }
 
-int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_pte_query(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_pte_query *q = arg;
 	u64 __user *out = u64_to_user_ptr(q->ptes_ptr);
 	struct mcmgpu_obj *o;
@@ -276,3 +261,16 @@ int mcmgpu_ioctl_pte_query(struct mcmgpu_file *mf, void *arg, u32 usize)
 	mutex_unlock(&mf->lock);
 	return ret;
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_barre_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_BARRE_RUN, MCMGPU_BARRE_RUN_SIZE_VER0,
+			 mcmgpu_ioctl_barre_run, 0),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_PTE_QUERY, MCMGPU_PTE_QUERY_SIZE_VER0,
+			 mcmgpu_ioctl_pte_query, 0),
+};
+
+const struct mcmgpu_engine mcmgpu_barre_engine = {
+	.name = "barre",
+	.ioctls = mcmgpu_barre_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_barre_ioctls),
+};

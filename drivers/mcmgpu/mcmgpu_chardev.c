@@ -1,88 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/mcmgpuN: the user-space ABI of uapi/mcmgpu_ioctl.h. Each open file
- * has its own device context. Ioctls are dispatched through one table;
- * each mechanism's handlers live in its own file and check every argument
- * before the device sees it, so users get a precise errno.
+ * has its own device context. Ioctls are dispatched through the engines'
+ * tables (mcmgpu_engine.c); each mechanism's handlers live in its own file
+ * and check every argument before the device sees it, so users get a
+ * precise errno.
  */
 #include <linux/fs.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
-#include "mcmgpu_finepack.h"
-#include "mcmgpu_cpelide.h"
-#include "mcmgpu_adsm.h"
 
 /* Traces and launch records reach the device as user space wrote them. */
 #ifdef __BIG_ENDIAN
 #error "mcmgpu: the device reads mechanism structures as little-endian"
 #endif
-
-static int mcmgpu_ioctl_get_info(struct mcmgpu_file *mf, void *arg,
-				 u32 usize);
-
-/* Every ioctl; a mechanism adds its lines here. */
-static const struct mcmgpu_ioctl_desc mcmgpu_ioctls[] = {
-	{ _IOC_NR(MCMGPU_IOCTL_GET_INFO), "GET_INFO",
-	  sizeof(struct mcmgpu_info), MCMGPU_INFO_SIZE_VER0,
-	  mcmgpu_ioctl_get_info, true },
-	{ _IOC_NR(MCMGPU_IOCTL_DMA), "DMA",
-	  sizeof(struct mcmgpu_dma), MCMGPU_DMA_SIZE_VER0,
-	  mcmgpu_ioctl_dma, false },
-	{ _IOC_NR(MCMGPU_IOCTL_FINEPACK_REPLAY), "FINEPACK_REPLAY",
-	  sizeof(struct mcmgpu_finepack_replay),
-	  MCMGPU_FINEPACK_REPLAY_SIZE_VER0, mcmgpu_ioctl_finepack, false },
-	{ _IOC_NR(MCMGPU_IOCTL_LAUNCH), "LAUNCH",
-	  sizeof(struct mcmgpu_launch), MCMGPU_LAUNCH_SIZE_VER0,
-	  mcmgpu_ioctl_launch, false },
-	{ _IOC_NR(MCMGPU_IOCTL_ALLOC), "ALLOC",
-	  sizeof(struct mcmgpu_alloc), MCMGPU_ALLOC_SIZE_VER0,
-	  mcmgpu_ioctl_alloc, true },
-	{ _IOC_NR(MCMGPU_IOCTL_FREE), "FREE",
-	  sizeof(struct mcmgpu_free), MCMGPU_FREE_SIZE_VER0,
-	  mcmgpu_ioctl_free, false },
-	{ _IOC_NR(MCMGPU_IOCTL_BARRE_RUN), "BARRE_RUN",
-	  sizeof(struct mcmgpu_barre_run), MCMGPU_BARRE_RUN_SIZE_VER0,
-	  mcmgpu_ioctl_barre_run, false },
-	{ _IOC_NR(MCMGPU_IOCTL_PTE_QUERY), "PTE_QUERY",
-	  sizeof(struct mcmgpu_pte_query), MCMGPU_PTE_QUERY_SIZE_VER0,
-	  mcmgpu_ioctl_pte_query, false },
-	{ _IOC_NR(MCMGPU_IOCTL_ADSM_CONFIG), "ADSM_CONFIG",
-	  sizeof(struct mcmgpu_adsm_config), MCMGPU_ADSM_CONFIG_SIZE_VER0,
-	  mcmgpu_ioctl_adsm_config, false },
-	{ _IOC_NR(MCMGPU_IOCTL_ADSM_SYNC), "ADSM_SYNC",
-	  sizeof(struct mcmgpu_adsm_sync), MCMGPU_ADSM_SYNC_SIZE_VER0,
-	  mcmgpu_ioctl_adsm_sync, false },
-	{ _IOC_NR(MCMGPU_IOCTL_ADSM_STATS), "ADSM_STATS",
-	  sizeof(struct mcmgpu_adsm_stats), MCMGPU_ADSM_STATS_SIZE_VER0,
-	  mcmgpu_ioctl_adsm_stats, true },
-	{ _IOC_NR(MCMGPU_IOCTL_ADSM_QUERY), "ADSM_QUERY",
-	  sizeof(struct mcmgpu_adsm_query), MCMGPU_ADSM_QUERY_SIZE_VER0,
-	  mcmgpu_ioctl_adsm_query, true },
-	{ _IOC_NR(MCMGPU_IOCTL_ADSM_COPY), "ADSM_COPY",
-	  sizeof(struct mcmgpu_adsm_copy), MCMGPU_ADSM_COPY_SIZE_VER0,
-	  mcmgpu_ioctl_adsm_copy, false },
-};
-
-/* The largest argument struct of the table, for the on-stack copy. */
-#define MCMGPU_IOCTL_MAX_SIZE	256
-
-/* Device statuses every mechanism shares; mechanisms map their own first. */
-int mcmgpu_status_errno(u32 status)
-{
-	switch (status) {
-	case MCMGPU_CMPL_OK:
-		return 0;
-	case MCMGPU_CMPL_NO_MEMORY:
-		return -ENOMEM;
-	case MCMGPU_CMPL_NO_CONTEXT:
-		return -ENOSPC;
-	default:
-		return -EIO;
-	}
-}
 
 static struct mcmgpu_device *misc_to_mdev(struct file *file)
 {
@@ -145,8 +78,8 @@ static int mcmgpu_open(struct inode *inode, struct file *file)
 	}
 	mf->ctx = c.result;
 	mf->barre_need_reset = true;
-	mcmgpu_file_mem_open(mf);
 	mf->mapping = file->f_mapping;
+	mcmgpu_engines_file_open(mf);
 	file->private_data = mf;
 	return 0;
 }
@@ -162,7 +95,7 @@ static int mcmgpu_release(struct inode *inode, struct file *file)
 		.wait = MCMGPU_WAIT_UNINTERRUPTIBLE,
 	};
 
-	mcmgpu_adsm_quiesce(mf);
+	mcmgpu_engines_file_quiesce(mf);
 	down_read(&mdev->remove_lock);
 	/* After removal the device was reset: its contexts are gone. */
 	if (!mdev->removed &&
@@ -174,15 +107,15 @@ static int mcmgpu_release(struct inode *inode, struct file *file)
 		set_bit(mf->ctx, mdev->orphans);
 	}
 	up_read(&mdev->remove_lock);
-	mcmgpu_file_mem_release(mf);
+	mcmgpu_engines_file_release(mf);
 	mcmgpu_device_put(mdev);
 	kfree(mf);
 	return 0;
 }
 
-static int mcmgpu_ioctl_get_info(struct mcmgpu_file *mf, void *arg,
-				 u32 usize)
+static int mcmgpu_ioctl_get_info(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_info *info = arg;
 
@@ -205,32 +138,18 @@ static int mcmgpu_ioctl_get_info(struct mcmgpu_file *mf, void *arg,
 	return 0;
 }
 
-static const struct mcmgpu_ioctl_desc *mcmgpu_ioctl_find(unsigned int cmd)
-{
-	unsigned int i;
+/* The device's own ioctls; the engines have the others. */
+static const struct mcmgpu_ioctl_desc mcmgpu_core_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_GET_INFO, MCMGPU_INFO_SIZE_VER0,
+			 mcmgpu_ioctl_get_info, MCMGPU_IOCTL_OUT),
+};
 
-	/* The size in the command number is ignored: the struct says it. */
-	if (_IOC_TYPE(cmd) != MCMGPU_IOCTL_MAGIC)
-		return NULL;
-	for (i = 0; i < ARRAY_SIZE(mcmgpu_ioctls); i++)
-		if (mcmgpu_ioctls[i].nr == _IOC_NR(cmd))
-			return &mcmgpu_ioctls[i];
-	return NULL;
-}
-
-/*
- * Copy an extensible argument in (size first, unknown tail zero), run the
- * handler, and copy back as many bytes as the caller's struct has.
- */
 static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct mcmgpu_file *mf = file->private_data;
 	struct mcmgpu_device *mdev = mf->mdev;
-	const struct mcmgpu_ioctl_desc *d = mcmgpu_ioctl_find(cmd);
-	void __user *uarg = (void __user *)arg;
-	u8 karg[MCMGPU_IOCTL_MAX_SIZE] __aligned(8);
-	u32 usize;
+	const struct mcmgpu_ioctl_desc *d;
 	long ret;
 
 	/*
@@ -238,26 +157,19 @@ static long mcmgpu_ioctl(struct file *file, unsigned int cmd,
 	 * argument (remove_lock may be held across user copies).
 	 */
 	down_read(&mdev->remove_lock);
-	if (mdev->removed)
+	if (mdev->removed) {
 		ret = -ENODEV;
-	else if (!d)
-		ret = -ENOTTY;
-	else if (get_user(usize, (u32 __user *)uarg))
-		ret = -EFAULT;
-	else if (usize < d->size_ver0)
-		ret = -EINVAL;
-	else
-		ret = copy_struct_from_user(karg, d->size, uarg, usize);
-	if (!ret)
-		ret = d->handler(mf, karg, usize);
+	} else {
+		d = mcmgpu_ioctl_lookup(mcmgpu_core_ioctls,
+					ARRAY_SIZE(mcmgpu_core_ioctls), cmd);
+		ret = mcmgpu_ioctl_call(d ?: mcmgpu_engines_ioctl(mdev, cmd),
+					mf, arg);
+	}
 	up_read(&mdev->remove_lock);
-	if (!ret && d->copy_out &&
-	    copy_to_user(uarg, karg, min_t(u32, usize, d->size)))
-		ret = -EFAULT;
 	return ret;
 }
 
-/* ADSM's shared objects (mcmgpu_adsm.c); nothing else maps. */
+/* The engine that maps (ADSM's shared objects, mcmgpu_adsm.c). */
 static int mcmgpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct mcmgpu_file *mf = file->private_data;
@@ -270,7 +182,7 @@ static int mcmgpu_mmap(struct file *file, struct vm_area_struct *vma)
 	 */
 	if (!down_read_trylock(&mdev->remove_lock))
 		return -ENODEV;
-	ret = mdev->removed ? -ENODEV : mcmgpu_adsm_mmap(mf, vma);
+	ret = mdev->removed ? -ENODEV : mcmgpu_engines_mmap(mf, vma);
 	up_read(&mdev->remove_lock);
 	return ret;
 }
@@ -287,11 +199,6 @@ static const struct file_operations mcmgpu_fops = {
 
 int mcmgpu_chardev_register(struct mcmgpu_device *mdev)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(mcmgpu_ioctls); i++)
-		if (WARN_ON(mcmgpu_ioctls[i].size > MCMGPU_IOCTL_MAX_SIZE))
-			return -EINVAL;
 	snprintf(mdev->name, sizeof(mdev->name), "mcmgpu%d", mdev->id);
 	mdev->misc.minor = MISC_DYNAMIC_MINOR;
 	mdev->misc.name = mdev->name;

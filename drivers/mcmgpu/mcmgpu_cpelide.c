@@ -8,18 +8,9 @@
 #include "mcmgpu_ioctl.h"
 #include "mcmgpu_cpelide.h"
 
-static int mcmgpu_cpe_errno(u32 status)
+static int mcmgpu_ioctl_launch(void *file, void *arg, u32 usize)
 {
-	switch (status) {
-	case MCMGPU_CMPL_BAD_LAUNCH:
-		return -EINVAL;
-	default:
-		return mcmgpu_status_errno(status);
-	}
-}
-
-int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize)
-{
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_launch *ln = arg;
 	struct mcmgpu_cmd c = {
 		.opcode = MCMGPU_OP_CP_LAUNCH,
@@ -47,5 +38,16 @@ int mcmgpu_ioctl_launch(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (!ln->record_ptr || !ln->result_ptr)
 		return -EFAULT;
 	ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
-	return ret ? ret : mcmgpu_cpe_errno(c.status);
+	return ret ? ret : mcmgpu_status_errno(c.status);
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_cpelide_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_LAUNCH, MCMGPU_LAUNCH_SIZE_VER0,
+			 mcmgpu_ioctl_launch, 0),
+};
+
+const struct mcmgpu_engine mcmgpu_cpelide_engine = {
+	.name = "cpelide",
+	.ioctls = mcmgpu_cpelide_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_cpelide_ioctls),
+};

@@ -10,18 +10,9 @@
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
 
-static int mcmgpu_dma_errno(u32 status)
+static int mcmgpu_ioctl_dma(void *file, void *arg, u32 usize)
 {
-	switch (status) {
-	case MCMGPU_CMPL_BAD_GPU_ADDR:
-		return -ERANGE;
-	default:
-		return mcmgpu_status_errno(status);
-	}
-}
-
-int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize)
-{
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_dma *dma = arg;
 	u8 __user *uptr;
@@ -62,13 +53,24 @@ int mcmgpu_ioctl_dma(struct mcmgpu_file *mf, void *arg, u32 usize)
 			return -EINTR;
 		ret = mcmgpu_submit_xfer(mdev, &c, &x);
 		if (!ret)
-			ret = mcmgpu_dma_errno(c.status);
+			ret = mcmgpu_status_errno(c.status);
 		if (ret)
 			return ret;
 		cond_resched();
 	}
 	return 0;
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_dma_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_DMA, MCMGPU_DMA_SIZE_VER0,
+			 mcmgpu_ioctl_dma, 0),
+};
+
+const struct mcmgpu_engine mcmgpu_dma_engine = {
+	.name = "dma",
+	.ioctls = mcmgpu_dma_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_dma_ioctls),
+};
 
 int mcmgpu_user_pages_get(struct mcmgpu_user_pages *up, struct device *dev,
 			  unsigned long uaddr, u64 len, bool device_writes)

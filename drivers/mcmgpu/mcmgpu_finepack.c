@@ -11,16 +11,6 @@
 #include "mcmgpu_ioctl.h"
 #include "mcmgpu_finepack.h"
 
-static int mcmgpu_fp_errno(u32 status)
-{
-	switch (status) {
-	case MCMGPU_CMPL_BAD_TRACE:
-		return -EINVAL;
-	default:
-		return mcmgpu_status_errno(status);
-	}
-}
-
 /*
  * Traces this long go to the device from the caller's own pages, pinned
  * and listed, in one command per MCMGPU_DMA_MAX_LEN: no bounce copy,
@@ -55,7 +45,7 @@ static int mcmgpu_fp_upload_pinned(struct mcmgpu_file *mf,
 
 		ret = mcmgpu_submit(mf->mdev, &c);
 		if (!ret)
-			ret = mcmgpu_fp_errno(c.status);
+			ret = mcmgpu_status_errno(c.status);
 		if (ret)
 			break;
 	}
@@ -86,15 +76,16 @@ static int mcmgpu_fp_upload(struct mcmgpu_file *mf,
 			return -EINTR;
 		ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
 		if (!ret)
-			ret = mcmgpu_fp_errno(c.status);
+			ret = mcmgpu_status_errno(c.status);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_finepack(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_finepack_replay *rp = arg;
 	struct mcmgpu_cmd c = {
 		.opcode = MCMGPU_OP_FINEPACK_RUN,
@@ -133,7 +124,18 @@ int mcmgpu_ioctl_finepack(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (!ret)
 		ret = mcmgpu_submit_xfer(mf->mdev, &c, &x);
 	if (!ret)
-		ret = mcmgpu_fp_errno(c.status);
+		ret = mcmgpu_status_errno(c.status);
 	mutex_unlock(&mf->lock);
 	return ret;
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_finepack_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_FINEPACK_REPLAY,
+			 MCMGPU_FINEPACK_REPLAY_SIZE_VER0, mcmgpu_ioctl_finepack, 0),
+};
+
+const struct mcmgpu_engine mcmgpu_finepack_engine = {
+	.name = "finepack",
+	.ioctls = mcmgpu_finepack_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_finepack_ioctls),
+};

@@ -3,32 +3,32 @@
  * mcmgpu PCI driver: binds the emulated multi-chiplet GPU, sets up the
  * command ring and MSI-X, exposes /dev/mcmgpuN and creates the auxiliary
  * devices the Barre IOMMU and the CXL root-complex drivers bind to.
+ *
+ * The top of the driver's files: the one place that names every engine.
+ * The core below (mcmgpu_engine.c, mcmgpu_ring.c, mcmgpu_chardev.c,
+ * mcmgpu_aux.c) reaches a mechanism only through its engine, and
+ * tools/scripts/file-graph.py checks that no file calls back up.
  */
 #include <linux/dma-mapping.h>
-#include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
-#include <linux/slab.h>
 
 #include "mcmgpu.h"
 
-static DEFINE_IDA(mcmgpu_ida);
-
-static void mcmgpu_device_release(struct kref *ref)
-{
-	struct mcmgpu_device *mdev = container_of(ref, struct mcmgpu_device, ref);
-
-	ida_free(&mcmgpu_ida, mdev->id);
-	mcmgpu_mem_fini(mdev);
-	kfree(mdev);
-}
-
-void mcmgpu_device_put(struct mcmgpu_device *mdev)
-{
-	kref_put(&mdev->ref, mcmgpu_device_release);
-}
+/*
+ * The device's mechanisms; adding one is its file and a line here. Order
+ * matters: a hook runs engine by engine, and ADSM's objects are mem's.
+ */
+static const struct mcmgpu_engine *const mcmgpu_engines[] = {
+	&mcmgpu_dma_engine,
+	&mcmgpu_finepack_engine,
+	&mcmgpu_cpelide_engine,
+	&mcmgpu_mem_engine,
+	&mcmgpu_barre_engine,
+	&mcmgpu_adsm_engine,
+};
 
 static void mcmgpu_put_action(void *data)
 {
@@ -75,7 +75,7 @@ static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 			MCMGPU_BAR_VRAM);
 		return -ENODEV;
 	}
-	return mcmgpu_mem_init(mdev);
+	return mcmgpu_engines_dev_init(mdev);
 }
 
 static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -84,25 +84,10 @@ static int mcmgpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct mcmgpu_device *mdev;
 	int ret;
 
-	mdev = kzalloc(sizeof(*mdev), GFP_KERNEL);
-	if (!mdev)
-		return -ENOMEM;
-	kref_init(&mdev->ref);
-	mutex_init(&mdev->cmd_lock);
-	mutex_init(&mdev->orphan_lock);
-	init_rwsem(&mdev->remove_lock);
-	init_rwsem(&mdev->iommu_lock);
-	mutex_init(&mdev->files_lock);
-	INIT_LIST_HEAD(&mdev->files);
-	mutex_init(&mdev->barre_lock);
-	init_waitqueue_head(&mdev->cmpl_wait);
-	mdev->pdev = pdev;
-	mdev->id = ida_alloc(&mcmgpu_ida, GFP_KERNEL);
-	if (mdev->id < 0) {
-		ret = mdev->id;
-		kfree(mdev);
-		return ret;
-	}
+	mdev = mcmgpu_device_create(pdev, mcmgpu_engines,
+				    ARRAY_SIZE(mcmgpu_engines));
+	if (IS_ERR(mdev))
+		return PTR_ERR(mdev);
 	/* Runs after every devm resource below is released, IRQ included. */
 	ret = devm_add_action_or_reset(dev, mcmgpu_put_action, mdev);
 	if (ret)

@@ -13,7 +13,7 @@
 #include "mcmgpu.h"
 #include "mcmgpu_ioctl.h"
 
-int mcmgpu_mem_init(struct mcmgpu_device *mdev)
+static int mcmgpu_mem_init(struct mcmgpu_device *mdev)
 {
 	u32 frames = mdev->vram_per_chiplet >> MCMGPU_PAGE_SHIFT;
 
@@ -26,7 +26,7 @@ int mcmgpu_mem_init(struct mcmgpu_device *mdev)
 	return 0;
 }
 
-void mcmgpu_mem_fini(struct mcmgpu_device *mdev)
+static void mcmgpu_mem_fini(struct mcmgpu_device *mdev)
 {
 	kvfree(mdev->pool_bits);
 	mdev->pool_bits = NULL;
@@ -59,7 +59,7 @@ static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
 
-	mcmgpu_adsm_unshare(mf, o);
+	mcmgpu_engines_obj_free(mf, o);
 	mutex_lock(&mdev->mem_lock);
 	ga_free(&mdev->pools, mf->as, &o->obj);
 	mutex_unlock(&mdev->mem_lock);
@@ -86,8 +86,9 @@ int mcmgpu_mem_space(struct mcmgpu_file *mf)
 	return 0;
 }
 
-int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_alloc *a = arg;
 	struct ga_alloc_req req = { };
@@ -134,8 +135,10 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	if (ret)
 		goto unlock;
 	ret = xa_alloc(&mf->objects, &handle, o, xa_limit_31b, GFP_KERNEL);
-	if (!ret && a->flags & MCMGPU_ALLOC_F_SHARED) {
-		ret = mcmgpu_adsm_share(mf, o, a->bytes);
+	if (!ret) {
+		/* The engines' parts of it (ADSM's CPU side, its mmap offset). */
+		a->mmap_offset = 0;
+		ret = mcmgpu_engines_obj_alloc(mf, o, a);
 		if (ret)
 			xa_erase(&mf->objects, handle);
 	}
@@ -168,7 +171,6 @@ int mcmgpu_ioctl_alloc(struct mcmgpu_file *mf, void *arg, u32 usize)
 	a->grouped_pages = o->obj.grouped_pages;
 	a->fallback_pages = o->obj.fallback_pages;
 	a->merged_groups = o->obj.merged_groups;
-	a->mmap_offset = mcmgpu_adsm_mmap_offset(o);
 	return 0;
 
 unlock:
@@ -183,8 +185,9 @@ unlock:
  * then every TLB of the context (waited for). If the shootdown fails the
  * object stays, and a later FREE (or the file's release) retries.
  */
-int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
+static int mcmgpu_ioctl_free(void *file, void *arg, u32 usize)
 {
+	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_free *f = arg;
 	struct mcmgpu_cmd c = {
@@ -202,7 +205,7 @@ int mcmgpu_ioctl_free(struct mcmgpu_file *mf, void *arg, u32 usize)
 		ret = -ENOENT;
 		goto unlock;
 	}
-	if (mcmgpu_adsm_busy(mf)) {
+	if (mcmgpu_engines_obj_busy(mf, o)) {
 		ret = -EBUSY;
 		goto unlock;
 	}
@@ -229,7 +232,7 @@ unlock:
 }
 
 /* The open file joins those whose PEC entries an IOMMU binding gets. */
-void mcmgpu_file_mem_open(struct mcmgpu_file *mf)
+static void mcmgpu_mem_file_open(struct mcmgpu_file *mf)
 {
 	mutex_lock(&mf->mdev->files_lock);
 	list_add_tail(&mf->node, &mf->mdev->files);
@@ -242,8 +245,8 @@ void mcmgpu_file_mem_open(struct mcmgpu_file *mf)
  * IOMMU's module. Under iommu_lock for write, so no ALLOC or FREE is
  * between its copy and the IOMMU.
  */
-void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
-			    struct mcmgpu_iommu *iommu)
+static void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
+				   struct mcmgpu_iommu *iommu)
 {
 	struct mcmgpu_file *mf;
 	u32 i;
@@ -264,7 +267,7 @@ void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
  * The file's objects and address space, at its release: its context (and
  * so its TLBs) is destroyed already; the IOMMU forgets its PASID.
  */
-void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
+static void mcmgpu_mem_file_release(struct mcmgpu_file *mf)
 {
 	struct mcmgpu_iommu *iommu;
 	struct mcmgpu_obj *o;
@@ -282,9 +285,26 @@ void mcmgpu_file_mem_release(struct mcmgpu_file *mf)
 	xa_for_each(&mf->objects, handle, o)
 		mcmgpu_obj_free(mf, o);
 	xa_destroy(&mf->objects);
-	mcmgpu_adsm_release(mf);
 	if (mf->as) {
 		ga_space_destroy(mf->as);
 		kfree(mf->as);
 	}
 }
+
+static const struct mcmgpu_ioctl_desc mcmgpu_mem_ioctls[] = {
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_ALLOC, MCMGPU_ALLOC_SIZE_VER0,
+			 mcmgpu_ioctl_alloc, MCMGPU_IOCTL_OUT),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_FREE, MCMGPU_FREE_SIZE_VER0,
+			 mcmgpu_ioctl_free, 0),
+};
+
+const struct mcmgpu_engine mcmgpu_mem_engine = {
+	.name = "mem",
+	.ioctls = mcmgpu_mem_ioctls,
+	.nr_ioctls = ARRAY_SIZE(mcmgpu_mem_ioctls),
+	.dev_init = mcmgpu_mem_init,
+	.dev_fini = mcmgpu_mem_fini,
+	.file_open = mcmgpu_mem_file_open,
+	.file_release = mcmgpu_mem_file_release,
+	.iommu_bind = mcmgpu_mem_pec_restore,
+};

@@ -781,6 +781,75 @@ TEST_F(cxl, hostile_ioctls)
 	EXPECT_EQ(0, dpa);
 }
 
+/*
+ * How the descriptor table copies each ioctl's struct (gpu_rc.ko through
+ * mcmgpu.ko's dispatcher): the number is matched whole, size included;
+ * SETUP writes back only its error, on success too; a REPLAY that
+ * succeeds writes back nothing; DECODE comes back whole; TEARDOWN needs
+ * no argument.
+ */
+TEST_F(cxl, ioctl_table_copies_what_each_ioctl_says)
+{
+	struct mcmgpu_cxl_setup req = { .nregions = 1 };
+	struct mcmgpu_cxl_record rec = { 0, MCMGPU_CXL_REC_LOAD, 0 };
+	struct mcmgpu_cxl_sim_result res;
+	struct mcmgpu_cxl_replay rp = {
+		.records_ptr = (uintptr_t)&rec, .count = 1,
+		.result_ptr = (uintptr_t)&res,
+		.config = { .sr_mode = MCMGPU_CXL_SR_FULL, .ctrl_ns = 80 },
+	};
+	struct mcmgpu_cxl_decode dec = { .hpa = MCMGPU_CXL_WINDOW_BASE };
+	struct mcmgpu_cxl_info info;
+
+	/* INFO's nr with another size or direction is no ioctl of ours. */
+	EXPECT_EQ(-1, ioctl(self->fd, _IOR(MCMGPU_CXL_IOCTL_MAGIC, 0x00,
+					   uint64_t), &info));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, _IOC(_IOC_WRITE, MCMGPU_CXL_IOCTL_MAGIC,
+					   0x00, sizeof(info)), &info));
+	EXPECT_EQ(ENOTTY, errno);
+
+	/* A good layout: the error goes back emptied, the regions as given. */
+	req.region[0] = (struct mcmgpu_cxl_region){
+		.base = MCMGPU_CXL_WINDOW_BASE,
+		.size = self->info.port[0].capacity, .ways = 1,
+		.granularity = 256, .ports = { 0 },
+	};
+	memset(req.error, 'x', sizeof(req.error));
+	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
+	EXPECT_EQ('\0', req.error[0]);
+	EXPECT_EQ(self->info.port[0].capacity, req.region[0].size);
+	/* A bad one: named in the error. */
+	req.region[0].ways = 0;
+	EXPECT_EQ(-EINVAL, setup(self->fd, &req));
+	EXPECT_NE(NULL, strstr(req.error, "ways")) TH_LOG("%s", req.error);
+
+	/* The decode of a mapped address comes back whole. */
+	req.region[0].ways = 1;
+	ASSERT_EQ(0, setup(self->fd, &req));
+	dec.port = 99;
+	dec.dpa = ~0ULL;
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_DECODE, &dec));
+	EXPECT_EQ(0, dec.port);
+	EXPECT_EQ(0, dec.dpa);
+	EXPECT_EQ(MCMGPU_CXL_WINDOW_BASE, dec.hpa);
+	dec.reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_CXL_IOCTL_DECODE, &dec));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* A replay that succeeds leaves the caller's error bytes alone. */
+	memset(&rp.error, 0x5a, sizeof(rp.error));
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_REPLAY, &rp));
+	EXPECT_EQ(1, res.loads);
+	EXPECT_EQ(0x5a, ((uint8_t *)&rp.error)[0]);
+	EXPECT_EQ(0x5a, ((uint8_t *)&rp.error)[sizeof(rp.error) - 1]);
+
+	/* TEARDOWN takes no argument; INFO then sees no region. */
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN, 0));
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_INFO, &info));
+	EXPECT_EQ(0, info.regions);
+}
+
 /* Locked decoders ignore writes until a reset (a module reload here). */
 TEST_F(cxl, lock_on_commit)
 {

@@ -117,6 +117,37 @@ TEST_F(dev, get_info_extensible_size)
 	EXPECT_EQ(ENOTTY, errno);
 }
 
+/*
+ * Size first: the struct says its size, so the number's size and
+ * direction bits do not matter (the dispatcher matches type and nr); an
+ * ioctl that returns its struct returns as many bytes as the caller's.
+ */
+TEST_F(dev, size_first_ioctls_ignore_the_numbers_size)
+{
+	static const unsigned int dirs[] = {
+		_IOC_NONE, _IOC_READ, _IOC_WRITE, _IOC_READ | _IOC_WRITE,
+	};
+	struct {
+		struct mcmgpu_info info;
+		uint8_t canary[8];
+	} out;
+	unsigned int d;
+
+	for (d = 0; d < 4; d++) {
+		unsigned long nr = _IOC(dirs[d], MCMGPU_IOCTL_MAGIC,
+					_IOC_NR(MCMGPU_IOCTL_GET_INFO), 8 * d);
+
+		memset(&out, 0xa5, sizeof(out));
+		out.info.size = MCMGPU_INFO_SIZE_VER0;
+		out.info.flags = 0;
+		ASSERT_EQ(0, ioctl(self->fd, nr, &out)) TH_LOG("dir %u", d);
+		EXPECT_EQ(MCMGPU_INFO_SIZE_VER0, out.info.size);
+		EXPECT_EQ(self->info.chiplets, out.info.chiplets);
+		/* Past the caller's size nothing is written. */
+		EXPECT_EQ(0xa5, ((uint8_t *)&out)[MCMGPU_INFO_SIZE_VER0]);
+	}
+}
+
 TEST_F(dev, dma_roundtrip_every_chiplet)
 {
 	uint64_t vram = self->info.vram_per_chiplet;

@@ -32,6 +32,7 @@ lint() {
 lint docs python3 tools/scripts/check-docs.py --tool build/tools/mcmgpu
 lint checkpatch make -s checkpatch
 lint sparse make -s sparse
+lint "driver file graph" bash tools/scripts/lint.sh file-graph
 # The 24 CPElide proxies: at most 8 arguments a kernel, within the model's
 # memory, and a clean oracle under baseline, cpelide and hmg (host core).
 # libFuzzer on the parsers and checkers (selftests/fuzz/), 20 s each.

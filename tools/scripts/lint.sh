@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Static checks of the kernel code: checkpatch --strict and sparse.
+# Static checks of the kernel code: checkpatch --strict, sparse, and the
+# call and include graphs of the modules' files (no cycle: file-graph.py).
 # Exceptions to checkpatch are listed in README.md ("Style exceptions") and
 # passed as --ignore here, each with its reason there.
 set -euo pipefail
@@ -28,6 +29,15 @@ sparse)
 	out=$(make -s -C "$kdir" M="$top" CONFIG_DEBUG_INFO_BTF_MODULES= C=2 CHECK="sparse -Wno-decl" modules 2>&1)
 	echo "$out"
 	! echo "$out" | grep -E 'warning:|error:'
+	;;
+file-graph)
+	# From the objects of a fresh build: each Kbuild .mod lists a module's.
+	kdir=/usr/src/linux-headers-$(tools/scripts/kver.sh)
+	make -s -C "$kdir" M="$top" CONFIG_DEBUG_INFO_BTF_MODULES= modules
+	mapfile -t mods < <(git ls-files 'drivers/*Kbuild' | xargs -n1 dirname |
+		while read -r d; do ls "$d"/*.mod 2>/dev/null; done)
+	[ ${#mods[@]} -gt 0 ] || { echo "lint.sh: no module built" >&2; exit 1; }
+	python3 tools/scripts/file-graph.py --includes drivers --includes uapi "${mods[@]}"
 	;;
 *)
 	echo "lint.sh: unknown check '$1'" >&2

@@ -16,7 +16,6 @@
 #include <linux/rwsem.h>
 
 #include "mcmgpu_aux.h"
-#include "mcmgpu_aux_ping.h"
 #include "mcmgpu_cxl.h"
 
 /* One component register block, mapped, with its HDM capability. */
@@ -41,7 +40,6 @@ struct gpu_rc {
 	bool removed;		/* unbound: no register, no aux call */
 	struct mcmgpu_aux_dev *aux;
 	struct pci_dev *pdev;
-	struct mcmgpu_aux_ping ping;
 	struct mutex lock;	/* the decoders and the layout below */
 	struct mutex replay_lock;	/* the device holds one trace */
 	struct gpu_rc_block hb;

@@ -20,6 +20,7 @@
 #include "cxl.h"
 #include "gpu_rc.h"
 #include "mcmgpu_aux_debugfs.h"
+#include "mcmgpu_ioctl_desc.h"
 
 static bool lock;
 module_param(lock, bool, 0444);
@@ -29,37 +30,6 @@ static bool default_layout = true;
 module_param(default_layout, bool, 0444);
 MODULE_PARM_DESC(default_layout, "Map every endpoint at probe (default: yes)");
 
-static void gpu_rc_irq(struct mcmgpu_aux_dev *aux, u32 events)
-{
-	struct gpu_rc *rc = dev_get_drvdata(&aux->adev.dev);
-
-	mcmgpu_aux_ping_irq(&rc->ping, events);
-}
-
-static ssize_t ping_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	struct gpu_rc *rc = dev_get_drvdata(dev);
-
-	return mcmgpu_aux_ping_show(&rc->ping, buf);
-}
-
-static ssize_t ping_store(struct device *dev, struct device_attribute *attr,
-			  const char *buf, size_t count)
-{
-	struct gpu_rc *rc = dev_get_drvdata(dev);
-	int ret = mcmgpu_aux_ping(rc->aux, &rc->ping);
-
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(ping);
-
-static struct attribute *gpu_rc_attrs[] = {
-	&dev_attr_ping.attr,
-	NULL
-};
-ATTRIBUTE_GROUPS(gpu_rc);
-
 /* ---- /dev/mcmgpu_cxlN -------------------------------------------------- */
 
 static void gpu_rc_free(struct kref *ref)
@@ -67,11 +37,13 @@ static void gpu_rc_free(struct kref *ref)
 	kfree(container_of(ref, struct gpu_rc, ref));
 }
 
-static void gpu_rc_info(struct gpu_rc *rc, struct mcmgpu_cxl_info *info)
+static int gpu_rc_ioctl_info(void *owner, void *arg, u32 usize)
 {
+	struct mcmgpu_cxl_info *info = arg;
+	struct gpu_rc *rc = owner;
 	unsigned int p;
 
-	memset(info, 0, sizeof(*info));
+	mutex_lock(&rc->lock);
 	info->ports = rc->ports;
 	info->regions = rc->regions;
 	info->hb_decoders = rc->hb.decoders;
@@ -86,6 +58,8 @@ static void gpu_rc_info(struct gpu_rc *rc, struct mcmgpu_cxl_info *info)
 		info->port[p].decoders = rc->port[p].committed;
 		info->port[p].capacity = rc->port[p].capacity;
 	}
+	mutex_unlock(&rc->lock);
+	return 0;
 }
 
 static void gpu_rc_read_decoder(const struct gpu_rc_block *blk, unsigned int n,
@@ -114,14 +88,12 @@ static void gpu_rc_read_decoder(const struct gpu_rc_block *blk, unsigned int n,
 	d->locked = d->committed && (d->ctrl & CXL_HDM_DECODER0_CTRL_LOCK);
 }
 
-static long gpu_rc_ioctl_decoders(struct gpu_rc *rc, void __user *uarg)
+static int gpu_rc_ioctl_decoders(void *owner, void *arg, u32 usize)
 {
-	struct mcmgpu_cxl_decoders *all = kzalloc(sizeof(*all), GFP_KERNEL);
+	struct mcmgpu_cxl_decoders *all = arg;
+	struct gpu_rc *rc = owner;
 	unsigned int p, n;
-	long ret = 0;
 
-	if (!all)
-		return -ENOMEM;
 	mutex_lock(&rc->lock);
 	for (n = 0; n < rc->hb.decoders && n < MCMGPU_CXL_HB_DECODERS; n++)
 		gpu_rc_read_decoder(&rc->hb, n, true, &all->hb[n]);
@@ -131,17 +103,18 @@ static long gpu_rc_ioctl_decoders(struct gpu_rc *rc, void __user *uarg)
 			gpu_rc_read_decoder(&rc->port[p].blk, n, false,
 					    &all->ep[p][n]);
 	mutex_unlock(&rc->lock);
-	if (copy_to_user(uarg, all, sizeof(*all)))
-		ret = -EFAULT;
-	kfree(all);
-	return ret;
+	return 0;
 }
 
 /* The device's own decode of hpa, through its probe registers. */
-static void gpu_rc_probe_decode(struct gpu_rc *rc, struct mcmgpu_cxl_decode *dec)
+static int gpu_rc_ioctl_decode(void *owner, void *arg, u32 usize)
 {
+	struct mcmgpu_cxl_decode *dec = arg;
+	struct gpu_rc *rc = owner;
 	void __iomem *w = rc->aux->window;
 
+	if (dec->reserved)
+		return -EINVAL;
 	mutex_lock(&rc->lock);
 	writel(lower_32_bits(dec->hpa), w + MCMGPU_CXL_REG_PROBE_HPA_LO);
 	writel(upper_32_bits(dec->hpa), w + MCMGPU_CXL_REG_PROBE_HPA_HI);
@@ -149,69 +122,50 @@ static void gpu_rc_probe_decode(struct gpu_rc *rc, struct mcmgpu_cxl_decode *dec
 	dec->dpa = readl(w + MCMGPU_CXL_REG_PROBE_DPA_LO) |
 		(u64)readl(w + MCMGPU_CXL_REG_PROBE_DPA_HI) << 32;
 	mutex_unlock(&rc->lock);
+	return 0;
 }
 
-static long gpu_rc_ioctl_setup(struct gpu_rc *rc, void __user *uarg)
+static int gpu_rc_ioctl_setup(void *owner, void *arg, u32 usize)
 {
-	struct mcmgpu_cxl_setup *req;
-	long ret;
+	struct mcmgpu_cxl_setup *req = arg;
+	struct gpu_rc *rc = owner;
+	int ret;
 
-	req = memdup_user(uarg, sizeof(*req));
-	if (IS_ERR(req))
-		return PTR_ERR(req);
 	memset(req->error, 0, sizeof(req->error));
 	mutex_lock(&rc->lock);
 	ret = gpu_rc_setup(rc, req, req->error, sizeof(req->error));
 	mutex_unlock(&rc->lock);
 	if (ret)
 		dev_dbg(&rc->aux->adev.dev, "setup: %s\n", req->error);
-	if (copy_to_user(uarg + offsetof(struct mcmgpu_cxl_setup, error),
-			 req->error, sizeof(req->error)))
-		ret = -EFAULT;
-	kfree(req);
 	return ret;
 }
 
-static int gpu_rc_replay_errno(u32 status)
-{
-	switch (status) {
-	case MCMGPU_CMPL_OK:
-		return 0;
-	case MCMGPU_CMPL_NO_MEMORY:
-		return -ENOMEM;
-	case MCMGPU_CMPL_BAD_TRACE:
-	case MCMGPU_CMPL_BAD_LENGTH:
-	case MCMGPU_CMPL_BAD_RESERVED:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
-
-/* Records go to the device a bounce buffer at a time, then one replay. */
-static long gpu_rc_ioctl_replay(struct gpu_rc *rc, void __user *uarg)
+/*
+ * Records go to the device a bounce buffer at a time, then one replay. A
+ * refused record is named in req->error, which goes back on a failure.
+ */
+static int gpu_rc_ioctl_replay(void *owner, void *arg, u32 usize)
 {
 	const size_t chunk = MCMGPU_CXL_LOAD_MAX * sizeof(struct mcmgpu_cxl_record);
+	struct gpu_rc *rc = owner;
 	struct device *dma = rc->aux->adev.dev.parent;
 	struct mcmgpu_cxl_replay_out *res;
+	struct mcmgpu_cxl_replay *req = arg;
 	struct mcmgpu_aux_cmd cmd = { };
-	struct mcmgpu_cxl_replay req;
 	dma_addr_t bus;
 	u64 done = 0;
 	void *buf;
-	long ret;
+	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (!req.count || req.count > MCMGPU_CXL_MAX_RECORDS)
+	if (!req->count || req->count > MCMGPU_CXL_MAX_RECORDS)
 		return -EINVAL;
 	buf = dma_alloc_coherent(dma, chunk + PAGE_SIZE, &bus, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	mutex_lock(&rc->replay_lock);
-	while (done < req.count) {
-		u64 n = min_t(u64, req.count - done, MCMGPU_CXL_LOAD_MAX);
-		const void __user *from = u64_to_user_ptr(req.records_ptr) +
+	while (done < req->count) {
+		u64 n = min_t(u64, req->count - done, MCMGPU_CXL_LOAD_MAX);
+		const void __user *from = u64_to_user_ptr(req->records_ptr) +
 			done * sizeof(struct mcmgpu_cxl_record);
 
 		if (copy_from_user(buf, from, n * sizeof(struct mcmgpu_cxl_record))) {
@@ -225,27 +179,25 @@ static long gpu_rc_ioctl_replay(struct gpu_rc *rc, void __user *uarg)
 		};
 		ret = rc->aux->ops->submit(rc->aux, &cmd);
 		if (!ret)
-			ret = gpu_rc_replay_errno(cmd.status);
+			ret = mcmgpu_status_errno(cmd.status);
 		if (ret)
 			goto out;
 		done += n;
 	}
 	/* The configuration, then the answer, in the buffer's last page. */
-	memcpy(buf + chunk, &req.config, sizeof(req.config));
-	res = buf + chunk + sizeof(req.config);
+	memcpy(buf + chunk, &req->config, sizeof(req->config));
+	res = buf + chunk + sizeof(req->config);
 	memset(res, 0, sizeof(*res));
 	cmd = (struct mcmgpu_aux_cmd) {
 		.opcode = MCMGPU_OP_CXL_REPLAY,
-		.args = { bus + chunk, bus + chunk + sizeof(req.config) },
+		.args = { bus + chunk, bus + chunk + sizeof(req->config) },
 	};
 	ret = rc->aux->ops->submit(rc->aux, &cmd);
 	if (!ret)
-		ret = gpu_rc_replay_errno(cmd.status);
-	if (cmd.status == MCMGPU_CMPL_BAD_TRACE &&
-	    copy_to_user(uarg + offsetof(struct mcmgpu_cxl_replay, error),
-			 &res->error, sizeof(res->error)))
-		ret = -EFAULT;
-	if (!ret && copy_to_user(u64_to_user_ptr(req.result_ptr), &res->result,
+		ret = mcmgpu_status_errno(cmd.status);
+	if (cmd.status == MCMGPU_CMPL_BAD_TRACE)
+		req->error = res->error;
+	if (!ret && copy_to_user(u64_to_user_ptr(req->result_ptr), &res->result,
 				 sizeof(res->result)))
 		ret = -EFAULT;
 out:
@@ -254,41 +206,43 @@ out:
 	return ret;
 }
 
-static long gpu_rc_ioctl_locked(struct gpu_rc *rc, unsigned int cmd,
-				void __user *uarg)
+static int gpu_rc_ioctl_teardown(void *owner, void *arg, u32 usize)
 {
-	struct mcmgpu_cxl_decode dec;
-	struct mcmgpu_cxl_info info;
-	long ret;
+	struct gpu_rc *rc = owner;
+	int ret;
 
-	switch (cmd) {
-	case MCMGPU_CXL_IOCTL_INFO:
-		mutex_lock(&rc->lock);
-		gpu_rc_info(rc, &info);
-		mutex_unlock(&rc->lock);
-		return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
-	case MCMGPU_CXL_IOCTL_SETUP:
-		return gpu_rc_ioctl_setup(rc, uarg);
-	case MCMGPU_CXL_IOCTL_DECODE:
-		if (copy_from_user(&dec, uarg, sizeof(dec)))
-			return -EFAULT;
-		if (dec.reserved)
-			return -EINVAL;
-		gpu_rc_probe_decode(rc, &dec);
-		return copy_to_user(uarg, &dec, sizeof(dec)) ? -EFAULT : 0;
-	case MCMGPU_CXL_IOCTL_DECODERS:
-		return gpu_rc_ioctl_decoders(rc, uarg);
-	case MCMGPU_CXL_IOCTL_REPLAY:
-		return gpu_rc_ioctl_replay(rc, uarg);
-	case MCMGPU_CXL_IOCTL_TEARDOWN:
-		mutex_lock(&rc->lock);
-		ret = gpu_rc_teardown(rc);
-		mutex_unlock(&rc->lock);
-		return ret;
-	default:
-		return -ENOTTY;
-	}
+	mutex_lock(&rc->lock);
+	ret = gpu_rc_teardown(rc);
+	mutex_unlock(&rc->lock);
+	return ret;
 }
+
+static const struct mcmgpu_ioctl_desc gpu_rc_ioctls[] = {
+	MCMGPU_IOCTL_DEF_FIXED(MCMGPU_CXL_IOCTL_INFO, gpu_rc_ioctl_info,
+			       MCMGPU_IOCTL_OUT),
+	{	/* The error goes back whatever the outcome. */
+		.cmd = MCMGPU_CXL_IOCTL_SETUP,
+		.name = "MCMGPU_CXL_IOCTL_SETUP",
+		.handler = gpu_rc_ioctl_setup,
+		.flags = MCMGPU_IOCTL_OUT | MCMGPU_IOCTL_OUT_ERROR,
+		.out_off = offsetof(struct mcmgpu_cxl_setup, error),
+		.out_len = sizeof_field(struct mcmgpu_cxl_setup, error),
+	},
+	MCMGPU_IOCTL_DEF_FIXED(MCMGPU_CXL_IOCTL_DECODE, gpu_rc_ioctl_decode,
+			       MCMGPU_IOCTL_OUT),
+	MCMGPU_IOCTL_DEF_FIXED(MCMGPU_CXL_IOCTL_TEARDOWN, gpu_rc_ioctl_teardown,
+			       0),
+	{	/* Only the refused record comes back, and only on a failure. */
+		.cmd = MCMGPU_CXL_IOCTL_REPLAY,
+		.name = "MCMGPU_CXL_IOCTL_REPLAY",
+		.handler = gpu_rc_ioctl_replay,
+		.flags = MCMGPU_IOCTL_OUT_ERROR,
+		.out_off = offsetof(struct mcmgpu_cxl_replay, error),
+		.out_len = sizeof_field(struct mcmgpu_cxl_replay, error),
+	},
+	MCMGPU_IOCTL_DEF_FIXED(MCMGPU_CXL_IOCTL_DECODERS, gpu_rc_ioctl_decoders,
+			       MCMGPU_IOCTL_OUT),
+};
 
 static struct gpu_rc *file_to_rc(struct file *file)
 {
@@ -321,7 +275,9 @@ static long gpu_rc_ioctl(struct file *file, unsigned int cmd,
 
 	down_read(&rc->remove_lock);
 	ret = rc->removed ? -ENODEV :
-		gpu_rc_ioctl_locked(rc, cmd, (void __user *)arg);
+		mcmgpu_ioctl_call(mcmgpu_ioctl_lookup(gpu_rc_ioctls,
+						      ARRAY_SIZE(gpu_rc_ioctls),
+						      cmd), rc, arg);
 	up_read(&rc->remove_lock);
 	return ret;
 }
@@ -433,7 +389,6 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	rc->pdev = to_pci_dev(adev->dev.parent);
 	mutex_init(&rc->lock);
 	mutex_init(&rc->replay_lock);
-	mcmgpu_aux_ping_init(&rc->ping);
 	dev_set_drvdata(&adev->dev, rc);
 	ret = gpu_rc_discover(rc);
 	if (ret)
@@ -459,7 +414,6 @@ static int gpu_rc_probe(struct auxiliary_device *adev,
 	/* Unsafe: mcmgpu_aux_debugfs.h, not debugfs's proxy, keeps rc. */
 	debugfs_create_file_unsafe("decoders", 0444, rc->debugfs, rc,
 				   &decoders_fops);
-	aux->ops->set_irq_handler(aux, gpu_rc_irq);
 	dev_info(&adev->dev, "GPU CXL root complex: %u root ports, window 0x%llx+0x%llx, %u regions mapped\n",
 		 rc->ports, rc->window_base, rc->window_size, rc->regions);
 	kfree(req);
@@ -473,10 +427,8 @@ fail:
 
 static void gpu_rc_remove(struct auxiliary_device *adev)
 {
-	struct mcmgpu_aux_dev *aux = to_mcmgpu_aux_dev(adev);
 	struct gpu_rc *rc = dev_get_drvdata(&adev->dev);
 
-	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(rc->debugfs);
 	misc_deregister(&rc->misc);
 	/* Wait for running ioctls; files still open get ENODEV from now on. */
@@ -503,10 +455,10 @@ static struct auxiliary_driver gpu_rc_driver = {
 	.probe = gpu_rc_probe,
 	.remove = gpu_rc_remove,
 	.id_table = gpu_rc_ids,
-	.driver.dev_groups = gpu_rc_groups,
 };
 module_auxiliary_driver(gpu_rc_driver);
 
 MODULE_DESCRIPTION("GPU-side CXL root complex for the mcmgpu device");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(CXL);
+MODULE_IMPORT_NS(MCMGPU);

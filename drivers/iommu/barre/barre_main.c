@@ -8,8 +8,8 @@
  * are in debugfs: barre_iommu/<device>/stats.
  *
  * Files reachable after an unbind (mcmgpu's, or ours): the sysfs "ping"
- * attribute goes with the driver (kernfs answers an open one ENODEV); the
- * debugfs stats file holds a reference to the driver's state, which
+ * attribute goes with mcmgpu's aux device (mcmgpu_aux.c; kernfs answers
+ * an open one ENODEV); the debugfs stats file holds a reference to the driver's state, which
  * outlives the unbind, and answers ENODEV once the device has gone.
  * Neither touches the device then.
  */
@@ -29,7 +29,6 @@
 
 #include "mcmgpu_aux.h"
 #include "mcmgpu_aux_debugfs.h"
-#include "mcmgpu_aux_ping.h"
 #include "mcmgpu_barre.h"
 #include "barre_walk.h"
 
@@ -80,7 +79,6 @@ struct barre_iommu {
 	struct kref ref;	/* the binding's, and each open stats file's */
 	bool gone;		/* unbound: lock */
 	struct mcmgpu_aux_dev *aux;
-	struct mcmgpu_aux_ping ping;
 	struct mcmgpu_iommu iommu;
 	struct mcmgpu_ats_request *req;
 	struct mcmgpu_ats_response *resp;
@@ -458,37 +456,6 @@ static const struct file_operations barre_stats_fops = {
 	.release = barre_stats_release,
 };
 
-static void barre_iommu_irq(struct mcmgpu_aux_dev *aux, u32 events)
-{
-	struct barre_iommu *bi = dev_get_drvdata(&aux->adev.dev);
-
-	mcmgpu_aux_ping_irq(&bi->ping, events);
-}
-
-static ssize_t ping_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	struct barre_iommu *bi = dev_get_drvdata(dev);
-
-	return mcmgpu_aux_ping_show(&bi->ping, buf);
-}
-
-static ssize_t ping_store(struct device *dev, struct device_attribute *attr,
-			  const char *buf, size_t count)
-{
-	struct barre_iommu *bi = dev_get_drvdata(dev);
-	int ret = mcmgpu_aux_ping(bi->aux, &bi->ping);
-
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(ping);
-
-static struct attribute *barre_iommu_attrs[] = {
-	&dev_attr_ping.attr,
-	NULL
-};
-ATTRIBUTE_GROUPS(barre_iommu);
-
 static void barre_iommu_free_queues(struct barre_iommu *bi)
 {
 	struct device *dma = bi->aux->adev.dev.parent;
@@ -521,7 +488,6 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 		return ret;
 	}
 	bi->aux = aux;
-	mcmgpu_aux_ping_init(&bi->ping);
 	mutex_init(&bi->lock);
 	xa_init(&bi->spaces);
 	bi->req = dma_alloc_coherent(dma, MCMGPU_ATS_QUEUE_ENTRIES *
@@ -549,7 +515,6 @@ static int barre_iommu_probe(struct auxiliary_device *adev,
 	/* Unsafe: mcmgpu_aux_debugfs.h, not debugfs's proxy, keeps bi. */
 	debugfs_create_file_unsafe("stats", 0444, bi->debugfs, bi,
 				   &barre_stats_fops);
-	aux->ops->set_irq_handler(aux, barre_iommu_irq);
 	aux->ops->set_iommu(aux, &bi->iommu);
 	dev_info(&adev->dev, "Barre IOMMU bound: %u chiplets, window %u, vector %u, %u walkers\n",
 		 aux->chiplets, aux->window_index, aux->vector, walkers);
@@ -565,7 +530,6 @@ static void barre_iommu_remove(struct auxiliary_device *adev)
 
 	/* Waits for every caller: nothing serves after this. */
 	aux->ops->set_iommu(aux, NULL);
-	aux->ops->set_irq_handler(aux, NULL);
 	debugfs_remove_recursive(bi->debugfs);
 	/* Open stats files keep bi, and from now on answer ENODEV. */
 	mutex_lock(&bi->lock);
@@ -590,7 +554,6 @@ static struct auxiliary_driver barre_iommu_driver = {
 	.probe = barre_iommu_probe,
 	.remove = barre_iommu_remove,
 	.id_table = barre_iommu_ids,
-	.driver.dev_groups = barre_iommu_groups,
 };
 
 static int __init barre_iommu_init(void)

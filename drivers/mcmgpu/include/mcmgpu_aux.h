@@ -2,9 +2,11 @@
 /*
  * The interface mcmgpu.ko gives its auxiliary drivers: barre_iommu.ko on
  * "mcmgpu.iommu" and gpu_rc.ko on "mcmgpu.cxl_rc". Each gets the device
- * geometry, its own BAR0 register window (already mapped), its own MSI-X
- * vector with a callback, and a way to submit a device command and wait.
- * This is the only mcmgpu header they include.
+ * geometry, its own BAR0 register window (already mapped) and a way to
+ * submit a device command and wait. The window's MSI-X vector and the
+ * device's "ping" attribute are mcmgpu.ko's (mcmgpu_aux.c). Besides this,
+ * they include only mcmgpu_ioctl_desc.h (ioctl tables, errnos) and
+ * mcmgpu_aux_debugfs.h.
  */
 #ifndef MCMGPU_AUX_H
 #define MCMGPU_AUX_H
@@ -26,12 +28,6 @@ struct mcmgpu_aux_cmd {
 	u32 status;		/* out: MCMGPU_CMPL_* */
 	u64 result;		/* out */
 };
-
-/*
- * Called in hard-IRQ context with the window's MCMGPU_WIN_IRQ_* bits,
- * already acknowledged. Keep it short: wake a thread for real work.
- */
-typedef void (*mcmgpu_aux_irq_fn)(struct mcmgpu_aux_dev *aux, u32 events);
 
 struct mcmgpu_pec_entry;
 struct mcmgpu_barre_stats;
@@ -89,9 +85,6 @@ struct mcmgpu_aux_ops {
 	 * before it was submitted), -EINTR, -ETIMEDOUT, -EIO or -ENODEV.
 	 */
 	int (*submit)(struct mcmgpu_aux_dev *aux, struct mcmgpu_aux_cmd *cmd);
-	/* Install (or, with NULL, remove and wait out) the vector callback. */
-	void (*set_irq_handler)(struct mcmgpu_aux_dev *aux,
-				mcmgpu_aux_irq_fn fn);
 	/* Offer (or, with NULL, withdraw and wait out) the IOMMU. */
 	void (*set_iommu)(struct mcmgpu_aux_dev *aux,
 			  struct mcmgpu_iommu *iommu);
@@ -107,7 +100,6 @@ struct mcmgpu_aux_dev {
 	u32 chiplets;
 	u64 vram_per_chiplet;
 	void *parent;		/* mcmgpu.ko's own, opaque */
-	mcmgpu_aux_irq_fn irq_fn;	/* set through ops->set_irq_handler */
 };
 
 static inline struct mcmgpu_aux_dev *
