@@ -17,10 +17,6 @@ int cpe_cmd_replay(int argc, char **argv);
 int cpe_cmd_gen(int argc, char **argv);
 int cpe_cmd_bench(int argc, char **argv);
 
-/* One LAUNCH ioctl; 0 or -errno. */
-int cpe_launch(int fd, const struct mcmgpu_cpe_record *r,
-	       struct mcmgpu_cpe_launch_result *res);
-
 /* Generators (cpe_workloads.c): a workload's sequence for n chiplets. */
 struct cpe_app {
 	const char *name;

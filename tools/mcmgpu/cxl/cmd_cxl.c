@@ -19,6 +19,7 @@
 #include "cxl_hdm.h"
 #include "cxl_srds.h"
 #include "device.h"
+#include "cxl_replay.h"
 #include "cxl_tool.h"
 #include "cxl_trace.h"
 #include "file.h"
@@ -558,40 +559,24 @@ static void replay_run(struct srds_config *cfg, bool host, const char *device,
 		       const char *trace, struct mcmgpu_cxl_record *rec,
 		       uint64_t n, struct mcmgpu_cxl_sim_result *res)
 {
-	struct mcmgpu_record_error err;
-	void *mem;
+	struct cxl_backend b = { .ops = &cxl_host_ops, .fd = -1 };
+	struct replay_error e;
 
-	if (host) {
-		if (srds_check(cfg, rec, n, &err))
-			fatal("%s: record %llu: %s (0x%llx)", trace,
-			      (unsigned long long)err.index, err.what,
-			      (unsigned long long)err.value);
-		mem = malloc(srds_state_size(cfg));
-		if (!mem)
-			fatal("out of memory");
-		srds_run(cfg, mem, rec, n, res);
-		free(mem);
-	} else {
-		struct mcmgpu_cxl_replay req = {
-			.records_ptr = (uintptr_t)rec, .count = n,
-			.result_ptr = (uintptr_t)res, .config = cfg->sim,
-		};
-		int fd = cxl_open(device);
-
-		if (!n)
-			fatal("%s: no records", trace);
-		if (ioctl(fd, MCMGPU_CXL_IOCTL_REPLAY, &req)) {
-			int e = errno;
-
-			if (e == EINVAL && req.error.what[0])
-				fatal("%s: record %llu: %s (0x%llx)", trace,
-				      (unsigned long long)req.error.index,
-				      req.error.what,
-				      (unsigned long long)req.error.value);
-			fatal("cxl replay: %s", strerror(e));
-		}
-		close(fd);
+	if (!host) {
+		b.ops = &cxl_device_ops;
+		b.fd = cxl_open(device);
 	}
+	if (cxl_replay(&b, cfg, rec, n, res, &e)) {
+		if (e.kind == REPLAY_ERR_RECORD)
+			fatal("%s: record %llu: %s (0x%llx)", trace,
+			      (unsigned long long)e.rec.index, e.rec.what,
+			      (unsigned long long)e.rec.value);
+		if (e.kind == REPLAY_ERR_TRACE)
+			fatal("%s: %s", trace, e.rec.what);
+		fatal("%s", e.rec.what);
+	}
+	if (b.fd >= 0)
+		close(b.fd);
 }
 
 /*

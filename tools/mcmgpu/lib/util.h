@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "num.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* A mechanism's subcommands, in a table that ends with an empty entry. */
@@ -36,7 +38,5 @@ uint64_t parse_arg_range(const char *s, const char *what, uint64_t min,
 /* Whole-file I/O that prints its error; read_file's buffer is malloc'd. */
 void *read_file(const char *path, size_t *len);
 int write_file(const char *path, const void *buf, size_t len);
-uint64_t xorshift64(uint64_t *state);
-double now_seconds(void);
 
 #endif /* MCMGPU_TOOL_UTIL_H */
