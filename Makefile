@@ -10,7 +10,8 @@ LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
 KSFT        := $(BUILD)/linux-src
 CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device/model
 
-# The tool: main.c, lib/ and one directory per mechanism (core/ included).
+# The tool: main.c and the device commands beside it, lib/ (what the
+# commands and the tests share) and one directory per mechanism.
 TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c tools/mcmgpu/*/*.c)
 TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h tools/mcmgpu/*/*.h) $(wildcard uapi/*.h)
 TOOL_INC    := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(wildcard tools/mcmgpu/*/*.h)))))

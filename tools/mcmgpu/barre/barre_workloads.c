@@ -17,7 +17,7 @@
 
 #include "barre_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 #define PAGE		4096ULL
 #define LINE		128ULL		/* a warp's coalesced 32 x 4 B */

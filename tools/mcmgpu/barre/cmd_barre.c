@@ -18,7 +18,7 @@
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 #define BS(field) STAT(struct mcmgpu_barre_stats, field)
 

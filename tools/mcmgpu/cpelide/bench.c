@@ -10,7 +10,7 @@
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {

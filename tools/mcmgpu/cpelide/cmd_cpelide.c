@@ -16,7 +16,7 @@
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
 	[MCMGPU_CPE_POLICY_BASELINE] = "baseline",

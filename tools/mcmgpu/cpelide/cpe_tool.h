@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "mcmgpu_cpelide.h"
-#include "util.h"
+#include "cli.h"
 
 /* The subcommands of mcmgpu cpelide, for the mechanism table. */
 extern const struct subcommand cpe_commands[];

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cpe_tool.h"
-#include "util.h"
+#include "cli.h"
 
 #define MAXC		MCMGPU_MAX_CHIPLETS
 #define MAX_KARGS	8	/* the paper's maximum per kernel (§III-A) */

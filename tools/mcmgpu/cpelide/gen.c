@@ -5,7 +5,7 @@
 
 #include "cpe_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {

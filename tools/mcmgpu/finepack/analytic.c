@@ -6,7 +6,7 @@
 #include "fp_tool.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 /* The columns are named after O: 24 without ECRC, 28 with. */
 #define O24 MCMGPU_FP_OVERHEAD_NO_ECRC

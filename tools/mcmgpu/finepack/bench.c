@@ -11,7 +11,7 @@
 #include "fp_tool.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {

@@ -15,7 +15,7 @@
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 struct replay_opts {
 	struct common_opts co;

@@ -8,7 +8,7 @@
 
 #include "finepack.h"
 #include "fp_trace.h"
-#include "util.h"
+#include "cli.h"
 
 /* The subcommands of mcmgpu finepack, for the mechanism table. */
 extern const struct subcommand fp_commands[];

@@ -6,7 +6,7 @@
 
 #include "fp_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void gen_usage(FILE *f)
 {

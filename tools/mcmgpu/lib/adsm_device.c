@@ -16,7 +16,7 @@
 #include "device.h"
 #include "mcmgpu_barre.h"
 #include "mcmgpu_ioctl.h"
-#include "util.h"
+#include "cli.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000

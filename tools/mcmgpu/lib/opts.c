@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void __attribute__((noreturn))
 usage_exit(const struct common_opts *o, int status)

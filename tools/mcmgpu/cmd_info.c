@@ -19,7 +19,7 @@
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* What every command does at the command line (cli.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -6,7 +7,7 @@
 
 #include "file.h"
 #include "num.h"
-#include "util.h"
+#include "cli.h"
 
 static void __attribute__((noreturn))
 vdie(int status, const char *fmt, va_list ap)

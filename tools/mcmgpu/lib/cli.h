@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the mcmgpu subcommands. */
-#ifndef MCMGPU_TOOL_UTIL_H
-#define MCMGPU_TOOL_UTIL_H
+/*
+ * What every command does at the command line: its subcommand table and
+ * dispatch, the program's name in messages, usage errors (exit 2) and
+ * fatal ones (exit 1), option values, and whole files read or written
+ * with the error said. The options themselves: opts.h.
+ */
+#ifndef MCMGPU_TOOL_CLI_H
+#define MCMGPU_TOOL_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,4 +44,4 @@ uint64_t parse_arg_range(const char *s, const char *what, uint64_t min,
 void *read_file(const char *path, size_t *len);
 int write_file(const char *path, const void *buf, size_t len);
 
-#endif /* MCMGPU_TOOL_UTIL_H */
+#endif /* MCMGPU_TOOL_CLI_H */

@@ -12,7 +12,7 @@
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void dma_usage(FILE *f)
 {
