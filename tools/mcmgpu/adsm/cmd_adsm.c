@@ -115,39 +115,54 @@ static int adsm_cmd_run(int argc, char **argv)
 	struct adsm_outcome o;
 	struct timespec t0, t1;
 	struct adsm_device d;
+	enum { O_PROTOCOL = 256, O_SIZE, O_BLOCK, O_ROLLING, O_ITERATIONS,
+	       O_SEED };
+	static const struct option opts[] = {
+		{ "protocol", required_argument, NULL, O_PROTOCOL },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "block", required_argument, NULL, O_BLOCK },
+		{ "rolling", required_argument, NULL, O_ROLLING },
+		{ "iterations", required_argument, NULL, O_ITERATIONS },
+		{ "seed", required_argument, NULL, O_SEED },
+		OPTION_JSON, OPTION_HOST, OPTION_DEVICE, OPTION_CHIPLETS,
+		OPTION_HELP, { }
+	};
 	struct adsm_rt *rt;
-	int a, ret, v;
+	int c, ret, v;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON | ARG_HOST | ARG_DEVICE | ARG_CHIPLETS,
-			       argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--protocol") && a + 1 < argc) {
-			v = adsm_protocol_parse(argv[++a]);
+	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+		switch (c) {
+		case O_PROTOCOL:
+			v = adsm_protocol_parse(optarg);
 			if (v < 0)
 				die_usage("--protocol: '%s' is not batch, lazy, "
-					  "rolling or explicit", argv[a]);
+					  "rolling or explicit", optarg);
 			p.protocol = v;
-		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
-			p.size = parse_arg(argv[++a], "--size");
-		} else if (!strcmp(argv[a], "--block") && a + 1 < argc) {
-			p.block = parse_arg(argv[++a], "--block");
-		} else if (!strcmp(argv[a], "--rolling") && a + 1 < argc) {
-			p.rolling = parse_arg_range(argv[++a], "--rolling", 0,
+			break;
+		case O_SIZE:
+			p.size = parse_arg(optarg, "--size");
+			break;
+		case O_BLOCK:
+			p.block = parse_arg(optarg, "--block");
+			break;
+		case O_ROLLING:
+			p.rolling = parse_arg_range(optarg, "--rolling", 0,
 						    MCMGPU_ADSM_ROLLING_MAX);
-		} else if (!strcmp(argv[a], "--iterations") && a + 1 < argc) {
-			p.iterations = parse_arg_range(argv[++a], "--iterations",
-						       1, 100000);
-		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
-			p.seed = parse_arg(argv[++a], "--seed");
-		} else if (!pattern && argv[a][0] != '-') {
-			pattern = argv[a];
-		} else {
-			die_usage("adsm run: unexpected argument '%s'", argv[a]);
+			break;
+		case O_ITERATIONS:
+			p.iterations = parse_arg_range(optarg, "--iterations", 1,
+						       100000);
+			break;
+		case O_SEED:
+			p.seed = parse_arg(optarg, "--seed");
+			break;
 		}
 	}
-	if (!pattern)
+	if (optind + 1 < argc)
+		die_usage("adsm run: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("adsm run: which PATTERN?");
+	pattern = argv[optind];
 	v = adsm_pattern_parse(pattern);
 	if (v < 0)
 		die_usage("adsm run: no pattern '%s' (pc, iter, stencil, vadd, "
@@ -262,20 +277,23 @@ static int adsm_cmd_bench(int argc, char **argv)
 	       t_d2h_copy = 0, t;
 	struct adsm_buf o, sc;
 	struct adsm_device d;
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "repeat", required_argument, NULL, 'r' },
+		OPTION_JSON, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	uint8_t *buf, *anon;
-	int a;
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--size") && a + 1 < argc)
-			bytes = parse_arg_range(argv[++a], "--size", 1 << 20,
+	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+		if (c == 's')
+			bytes = parse_arg_range(optarg, "--size", 1 << 20,
 						MCMGPU_ADSM_MAX_OBJECT);
-		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-			repeat = parse_arg_range(argv[++a], "--repeat", 1, 100);
-		else
-			die_usage("adsm bench: unexpected argument '%s'", argv[a]);
+		else if (c == 'r')
+			repeat = parse_arg_range(optarg, "--repeat", 1, 100);
 	}
+	if (optind < argc)
+		die_usage("adsm bench: unexpected argument '%s'", argv[optind]);
 	bytes &= ~4095ULL;
 	buf = malloc(bytes);
 	if (!buf)

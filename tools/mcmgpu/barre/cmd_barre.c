@@ -216,9 +216,7 @@ int barre_cmd_replay(int argc, char **argv)
 	char err[256];
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-		if (common_opt(&co, c, optarg))
-			continue;
+	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
 		switch (c) {
 		case O_BARRE:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
@@ -464,36 +462,46 @@ int barre_cmd_bench(int argc, char **argv)
 	struct barre_trace t;
 	double t0, dt;
 	struct json j;
+	enum { O_ALLOC = 256, O_FILTER, O_REPEAT, O_MODE, O_MERGE };
+	static const struct option opts[] = {
+		{ "alloc", no_argument, NULL, O_ALLOC },
+		{ "filter", no_argument, NULL, O_FILTER },
+		{ "repeat", required_argument, NULL, O_REPEAT },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "merge", required_argument, NULL, O_MERGE },
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	char err[256];
-	int a, fd = -1, ret = 0;
+	int c, fd = -1, ret = 0;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--alloc"))
+	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+		switch (c) {
+		case O_ALLOC:
 			return bench_alloc();
-		if (!strcmp(argv[a], "--filter"))
+		case O_FILTER:
 			return bench_filter();
-		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
-		else if (!strcmp(argv[a], "--mode") && a + 1 < argc) {
-			mode = argv[++a];
+		case O_REPEAT:
+			repeat = parse_arg_range(optarg, "--repeat", 1, 1000);
+			break;
+		case O_MODE:
+			mode = optarg;
 			if (strcmp(mode, "barre") && strcmp(mode, "sched") &&
 			    strcmp(mode, "fbarre"))
 				die_usage("--mode: '%s' is not barre, sched or fbarre",
 					  mode);
-		} else if (!strcmp(argv[a], "--merge") && a + 1 < argc) {
-			cfg.merge = parse_arg_range(argv[++a], "--merge", 1, 4);
+			break;
+		case O_MERGE:
+			cfg.merge = parse_arg_range(optarg, "--merge", 1, 4);
 			if (cfg.merge == 3)
 				die_usage("--merge: 3 is not 1, 2 or 4");
+			break;
 		}
-		else if (!path && argv[a][0] != '-')
-			path = argv[a];
-		else
-			die_usage("barre bench: unexpected argument '%s'", argv[a]);
 	}
-	if (!path)
+	if (optind + 1 < argc)
+		die_usage("barre bench: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("barre bench: which TRACE?");
+	path = argv[optind];
 	cfg.sharing = !strcmp(mode, "fbarre");
 	cfg.sched_moves = strcmp(mode, "barre") ? MCMGPU_FBARRE_SCHED_MOVES : 0;
 	cfg.filter_rows = MCMGPU_FBARRE_FILTER_ROWS;

@@ -31,17 +31,18 @@ int cpe_cmd_bench(int argc, char **argv)
 	double t0, dt;
 	struct json j;
 	char msg[512];
-	int a, fd = -1;
+	static const struct option opts[] = {
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
+	int fd = -1;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (path || argv[a][0] == '-')
-			die_usage("cpelide bench: unexpected argument '%s'", argv[a]);
-		path = argv[a];
-	}
-	if (!path)
+	common_parse(&co, argc, argv, "d:h", opts);
+	if (optind + 1 < argc)
+		die_usage("cpelide bench: unexpected argument '%s'",
+			  argv[optind + 1]);
+	if (optind == argc)
 		die_usage("cpelide bench: SEQ expected");
+	path = argv[optind];
 	if (cpe_seq_load(path, co.chiplets, MCMGPU_CPE_POLICY_CPELIDE, &seq, msg,
 			 sizeof(msg))) {
 		fprintf(stderr, "%s: %s\n", prog, msg);

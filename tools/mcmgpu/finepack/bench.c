@@ -42,24 +42,25 @@ int fp_cmd_bench(int argc, char **argv)
 	struct json j;
 	size_t len;
 	char msg[512];
-	int a;
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "vram-per-chiplet", required_argument, NULL, 'm' },
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a)) {
-			continue;
-		} else if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
-			if (parse_u64(argv[++a], "--repeat", &repeat) || !repeat)
-				return 2;
-		} else if (!strcmp(argv[a], "--vram-per-chiplet") && a + 1 < argc) {
-			vram_arg = parse_arg(argv[++a], "--vram-per-chiplet");
-		} else if (!path && argv[a][0] != '-') {
-			path = argv[a];
-		} else {
-			die_usage("finepack bench: unexpected argument '%s'", argv[a]);
-		}
+	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+		if (c == 'r' && (parse_u64(optarg, "--repeat", &repeat) || !repeat))
+			return 2;
+		if (c == 'm')
+			vram_arg = parse_arg(optarg, "--vram-per-chiplet");
 	}
-	if (!path)
+	if (optind + 1 < argc)
+		die_usage("finepack bench: unexpected argument '%s'",
+			  argv[optind + 1]);
+	if (optind == argc)
 		die_usage("finepack bench: TRACE expected");
+	path = argv[optind];
 	if (vram_arg)
 		cfg.vram_per_chiplet = vram_arg;
 	trace = fp_trace_load(path, &len, msg, sizeof(msg));

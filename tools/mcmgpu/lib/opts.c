@@ -43,24 +43,15 @@ bool common_opt(struct common_opts *o, int c, const char *arg)
 	return false;
 }
 
-bool common_arg(struct common_opts *o, unsigned int which, int argc,
-		char **argv, int *a)
+int common_parse(struct common_opts *o, int argc, char **argv,
+		 const char *shortopts, const struct option *opts)
 {
-	const char *s = argv[*a];
-	bool has_value = *a + 1 < argc;
+	int c;
 
-	if (is_help(s))
-		usage_exit(o, 0);
-	if ((which & ARG_JSON) && !strcmp(s, "--json"))
-		return common_opt(o, OPT_JSON, NULL);
-	if ((which & ARG_HOST) && !strcmp(s, "--host"))
-		return common_opt(o, OPT_HOST, NULL);
-	if ((which & ARG_DEVICE) && has_value &&
-	    (!strcmp(s, "-d") || !strcmp(s, "--device")))
-		return common_opt(o, OPT_DEVICE, argv[++*a]);
-	if ((which & ARG_CHIPLETS) && has_value && !strcmp(s, "--chiplets"))
-		return common_opt(o, OPT_CHIPLETS, argv[++*a]);
-	return false;
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1)
+		if (!common_opt(o, c, optarg))
+			return c;
+	return -1;
 }
 
 const char *common_verb(const struct common_opts *o, int argc, char **argv)
