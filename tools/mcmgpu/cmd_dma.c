@@ -123,7 +123,7 @@ int cmd_dma(int argc, char **argv)
 
 	action = common_verb(&co, argc, argv);
 	argc--, argv++;
-	while ((o = common_parse(&co, argc, argv, "d:a:n:s:S:jh", opts)) != -1) {
+	while ((o = common_parse(&co, argc, argv, "d:a:n:s:S:jh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'a':
 			addr = parse_arg(optarg, "--gpu-addr");

@@ -237,7 +237,7 @@ int cmd_info(int argc, char **argv)
 	struct json j;
 	int found = 0;
 
-	common_parse(&co, argc, argv, "jh", opts);
+	common_parse(&co, argc, argv, "jh", opts, NULL);
 	if (optind < argc)
 		die_usage("info: unexpected argument '%s'", argv[optind]);
 

@@ -130,7 +130,7 @@ static int adsm_cmd_run(int argc, char **argv)
 	struct adsm_rt *rt;
 	int c, ret, v;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_PROTOCOL:
 			v = adsm_protocol_parse(optarg);
@@ -285,7 +285,7 @@ static int adsm_cmd_bench(int argc, char **argv)
 	uint8_t *buf, *anon;
 	int c;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		if (c == 's')
 			bytes = parse_arg_range(optarg, "--size", 1 << 20,
 						MCMGPU_ADSM_MAX_OBJECT);

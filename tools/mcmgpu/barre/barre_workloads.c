@@ -414,7 +414,7 @@ int barre_cmd_gen(int argc, char **argv)
 	size_t k;
 	int o;
 
-	while ((o = common_parse(&co, argc, argv, "o:h", opts)) != -1) {
+	while ((o = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (o) {
 		case O_LIST:
 			for (k = 0; k < ARRAY_SIZE(workloads); k++)

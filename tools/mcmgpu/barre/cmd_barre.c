@@ -216,7 +216,7 @@ int barre_cmd_replay(int argc, char **argv)
 	char err[256];
 	int c, ret;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_BARRE:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
@@ -474,7 +474,7 @@ int barre_cmd_bench(int argc, char **argv)
 	char err[256];
 	int c, fd = -1, ret = 0;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_ALLOC:
 			return bench_alloc();

@@ -36,7 +36,7 @@ int cpe_cmd_bench(int argc, char **argv)
 	};
 	int fd = -1;
 
-	common_parse(&co, argc, argv, "d:h", opts);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
 	if (optind + 1 < argc)
 		die_usage("cpelide bench: unexpected argument '%s'",
 			  argv[optind + 1]);

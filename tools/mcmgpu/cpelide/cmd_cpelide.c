@@ -163,7 +163,7 @@ int cpe_cmd_replay(int argc, char **argv)
 	char msg[512];
 	int c, fd = -1, ret;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			for (policy = 0; policy < MCMGPU_CPE_POLICIES; policy++)

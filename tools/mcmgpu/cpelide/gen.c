@@ -27,7 +27,7 @@ int cpe_cmd_gen(int argc, char **argv)
 	FILE *f;
 	int c;
 
-	while ((c = common_parse(&co, argc, argv, "o:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
 		if (c == 'l') {
 			for (i = 0; i < cpe_napps; i++)
 				printf("%s %s\n", cpe_apps[i].name,

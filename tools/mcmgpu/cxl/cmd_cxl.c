@@ -131,7 +131,7 @@ static int cxl_cmd_show(int argc, char **argv)
 
 	if (!dec)
 		fatal("out of memory");
-	common_parse(&co, argc, argv, "d:h", opts);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
 	if (optind < argc)
 		die_usage("cxl show: unexpected argument '%s'", argv[optind]);
 	fd = cxl_open(co.device);
@@ -317,7 +317,7 @@ static int cxl_cmd_setup(int argc, char **argv)
 
 	memset(&req, 0, sizeof(req));
 	fd = -1;
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_LOCK:
 			req.flags |= MCMGPU_CXL_SETUP_LOCK;
@@ -411,7 +411,7 @@ static int cxl_cmd_decode(int argc, char **argv)
 	struct json j;
 	int a, fd = -1, n = 0, hpas, unmapped = 0;
 
-	common_parse(&co, argc, argv, "d:h", opts);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
 	hpas = argc - optind;
 	if (!hpas)
 		die_usage("cxl decode: which HPA?");
@@ -474,7 +474,7 @@ static int cxl_cmd_teardown(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(teardown_usage, MCMGPU_MIN_CHIPLETS);
 	int fd;
 
-	common_parse(&co, argc, argv, "d:h", opts);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
 	if (optind < argc)
 		die_usage("cxl teardown: unexpected argument '%s'", argv[optind]);
 	fd = cxl_open(co.device);
@@ -696,7 +696,7 @@ static int cxl_cmd_replay(int argc, char **argv)
 	int c, m;
 
 	cfg.ports = 4;
-	while ((c = common_parse(&co, argc, argv, "d:h", replay_opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", replay_opts, NULL)) != -1) {
 		switch (c) {
 		case O_SR:
 			for (m = 0; m < MCMGPU_CXL_SR_MODES &&
@@ -862,7 +862,7 @@ static int cxl_cmd_bench(int argc, char **argv)
 	struct json j;
 	int c;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		if (c == O_DECODE)
 			decode = true;
 		else if (c == O_REPEAT)

@@ -379,7 +379,7 @@ int cxl_cmd_gen(int argc, char **argv)
 		fatal("out of memory");
 	g->budget = 1 << 20;
 	g->seed = 1;
-	while ((c = common_parse(&co, argc, argv, "o:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_LIST:
 			for (k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++)

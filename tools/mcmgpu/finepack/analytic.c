@@ -48,7 +48,7 @@ int fp_cmd_analytic(int argc, char **argv)
 	struct json j;
 	size_t i;
 
-	while (common_parse(&co, argc, argv, "h", opts) == 's')
+	while (common_parse(&co, argc, argv, "h", opts, NULL) == 's')
 		h = fp_parse_subheader(optarg);
 	if (optind < argc)
 		die_usage("finepack analytic: unexpected argument '%s'",

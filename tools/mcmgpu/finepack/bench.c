@@ -49,7 +49,7 @@ int fp_cmd_bench(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = common_parse(&co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		if (c == 'r' && (parse_u64(optarg, "--repeat", &repeat) || !repeat))
 			return 2;
 		if (c == 'm')

@@ -376,7 +376,7 @@ int fp_cmd_replay(int argc, char **argv)
 	int c;
 
 	o.co.max_chiplets = MCMGPU_FP_MAX_GPUS;	/* with --host */
-	while ((c = common_parse(&o.co, argc, argv, "d:h", opts)) != -1) {
+	while ((c = common_parse(&o.co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o.subheader = fp_parse_subheader(optarg);

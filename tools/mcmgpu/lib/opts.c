@@ -17,7 +17,11 @@ static bool is_help(const char *s)
 	return !strcmp(s, "--help") || !strcmp(s, "-h");
 }
 
-bool common_opt(struct common_opts *o, int c, const char *arg)
+/*
+ * Applies getopt's c if it is a common option; -h, --help and an unknown
+ * option exit through the usage (0 and 2), so does a bad value (2).
+ */
+static bool common_opt(struct common_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_HELP:
@@ -44,11 +48,11 @@ bool common_opt(struct common_opts *o, int c, const char *arg)
 }
 
 int common_parse(struct common_opts *o, int argc, char **argv,
-		 const char *shortopts, const struct option *opts)
+		 const char *shortopts, const struct option *opts, int *longindex)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, shortopts, opts, longindex)) != -1)
 		if (!common_opt(o, c, optarg))
 			return c;
 	return -1;

@@ -44,16 +44,13 @@ enum {
 #define OPTION_HELP	{ "help", no_argument, NULL, OPT_HELP }
 
 /*
- * Applies getopt's c if it is a common option; -h, --help and an unknown
- * option exit through the usage (0 and 2), so does a bad value (2).
- */
-bool common_opt(struct common_opts *o, int c, const char *arg);
-/*
- * The next option of argv (getopt_long with shortopts and opts) that is
- * not a common one, which it applies; -1 after the last.
+ * The next option of argv (getopt_long with shortopts, opts and
+ * longindex, which may be NULL) that is not a common one, which it
+ * applies: -h, --help and an unknown option exit through the usage (0
+ * and 2), so does a bad value (2). -1 after the last.
  */
 int common_parse(struct common_opts *o, int argc, char **argv,
-		 const char *shortopts, const struct option *opts);
+		 const char *shortopts, const struct option *opts, int *longindex);
 /* The ACTION or WORKLOAD before the options (or the help asked there). */
 const char *common_verb(const struct common_opts *o, int argc, char **argv);
 /* The one operand after the options; anything else is a usage error. */
