@@ -10,7 +10,8 @@ LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
 KSFT        := $(BUILD)/linux-src
 CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device/model
 
-# The tool: main.c, lib/ and one directory per mechanism (core/ included).
+# The tool: main.c and the device commands beside it, lib/ (what the
+# commands and the tests share) and one directory per mechanism.
 TOOL_SRCS   := $(wildcard tools/mcmgpu/*.c tools/mcmgpu/*/*.c)
 TOOL_HDRS   := $(wildcard tools/mcmgpu/*.h tools/mcmgpu/*/*.h) $(wildcard uapi/*.h)
 TOOL_INC    := $(addprefix -I,$(sort $(patsubst %/,%,$(dir $(wildcard tools/mcmgpu/*/*.h)))))
@@ -26,14 +27,18 @@ MODEL_HDRS  := $(wildcard $(MODEL_DIR)/*.h)
 DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c \
 	drivers/mcmgpu/adsm_protocol.c
 DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
-# Tool code that needs the cores: the host tests and fuzzers link it too.
-CORE_LIBS   := tools/mcmgpu/barre/barre_replay.c tools/mcmgpu/adsm/adsm_patterns.c \
-	tools/mcmgpu/adsm/adsm_host.c
+# The tool's library (tools/mcmgpu/lib/): the trace formats and parsers,
+# each mechanism's replay loop and its host backend (the cores here); the
+# host tests and fuzzers link it too. The device backends (*_device.c) and
+# the command-line helpers are the tool's alone.
+CORE_LIBS   := $(addprefix tools/mcmgpu/lib/,barre_trace.c barre_replay.c \
+	barre_host.c replay.c fp_replay.c fp_host.c cpe_replay.c cpe_host.c \
+	cxl_replay.c adsm_patterns.c adsm_host.c)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
-# User-space libraries of the tool that host tests exercise too (a host test
-# may also include a tool source, so host tests depend on all of them).
-TOOL_LIBS   := tools/mcmgpu/finepack/fp_trace.c tools/mcmgpu/cpelide/cpe_seq.c \
-	tools/mcmgpu/lib/file.c tools/mcmgpu/lib/num.c tools/mcmgpu/cxl/cxl_trace.c
+# The parts of it that need no model core (the guest selftests link them).
+# A host test may also include a tool source, so host tests depend on all.
+TOOL_LIBS   := $(addprefix tools/mcmgpu/lib/,fp_trace.c cpe_seq.c file.c \
+	num.c cxl_trace.c)
 # libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
 # user input. FUZZ_TIME: seconds per target for 'make fuzz'.
 FUZZERS     := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))

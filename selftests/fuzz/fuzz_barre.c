@@ -23,7 +23,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct barre_host_cfg cfg = { .frames = 256, .shadow = true };
+	struct barre_replay_cfg cfg = { .frames = 256, .shadow = true };
 	struct mcmgpu_barre_stats st;
 	struct barre_trace t;
 	char err[256];

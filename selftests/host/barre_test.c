@@ -1111,7 +1111,7 @@ TEST(trace_names_and_rounded_bytes)
 		"alloc 2 4096 policy=rr\n"
 		"access 0 1 8191 w\naccess 1 2 4095\naccess 2 1 0\n"
 		"free 2\nalloc 3 8192 policy=kwc\naccess 3 3 8000\n";
-	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
+	struct barre_replay_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
 				      .walkers = 16, .shadow = true };
 	struct mcmgpu_barre_stats a, b;
 	struct barre_trace t;
@@ -1185,7 +1185,7 @@ TEST(host_replay_invariants)
 {
 	char *text = stream_trace(4, 4096, 64), err[256];
 	struct mcmgpu_barre_stats on, again, off;
-	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 4096, .barre = true,
+	struct barre_replay_cfg cfg = { .chiplets = 4, .frames = 4096, .barre = true,
 				      .walkers = 1, .shadow = true };
 	struct barre_trace t;
 
@@ -1224,7 +1224,7 @@ TEST(host_replay_dump_pt_and_errors)
 		"alloc 8 12288 policy=rr\n"
 		"access 0 7 0\n"
 		"free 8\n";
-	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
+	struct barre_replay_cfg cfg = { .chiplets = 4, .frames = 256, .barre = true,
 				      .walkers = 16 };
 	struct mcmgpu_barre_stats st;
 	struct barre_trace t;

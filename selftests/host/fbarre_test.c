@@ -437,7 +437,7 @@ TEST(random_replays_translate_in_package_as_the_walk)
 	int iter;
 
 	for (iter = 0; iter < 12; iter++) {
-		struct barre_host_cfg cfg = {
+		struct barre_replay_cfg cfg = {
 			.chiplets = iter % 3 == 2 ? 2 : 4, .frames = 4096,
 			.barre = true, .walkers = 1 + iter % 16, .shadow = true,
 			.sharing = true, .sched_moves = 1 + iter % 4,
@@ -480,7 +480,7 @@ TEST(sharing_off_changes_nothing)
 {
 	u64 seed = 11;
 	char err[256], *text = random_trace(&seed, 4);
-	struct barre_host_cfg cfg = { .chiplets = 4, .frames = 4096,
+	struct barre_replay_cfg cfg = { .chiplets = 4, .frames = 4096,
 				      .barre = true, .walkers = 16 };
 	struct mcmgpu_barre_stats st;
 	struct barre_trace t = { 0 };

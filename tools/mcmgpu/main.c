@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mcmgpu: user-space front end of the mcmgpu device. The commands every
- * mechanism builds on live in core/, each mechanism in its own directory
- * with its subcommands; this table names them all.
+ * mcmgpu: user-space front end of the mcmgpu device. The commands on the
+ * device itself sit beside this file (cmd_info.c, cmd_dma.c), each
+ * mechanism's in its own directory, and what they share (trace formats,
+ * replays over the host and device backends, the command line) in lib/;
+ * this table names them all.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "adsm_tool.h"
 #include "barre_tool.h"
-#include "core.h"
+#include "commands.h"
 #include "cpe_tool.h"
 #include "cxl_tool.h"
 #include "fp_tool.h"
-#include "util.h"
+#include "cli.h"
 
 const char *prog = "mcmgpu";
 
 static const struct command {
 	const char *name, *summary;
-	int (*run)(int argc, char **argv);	/* a core command */
+	int (*run)(int argc, char **argv);	/* a command on the device itself */
 	const struct subcommand *sub;		/* a mechanism's subcommands */
 } commands[] = {
 	{ "info", "find mcmgpu devices and show their geometry", cmd_info, NULL },

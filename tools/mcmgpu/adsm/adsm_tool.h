@@ -3,7 +3,7 @@
 #ifndef ADSM_TOOL_H
 #define ADSM_TOOL_H
 
-#include "util.h"
+#include "cli.h"
 
 extern const struct subcommand adsm_commands[];
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,240 +18,7 @@
 #include "adsm_tool.h"
 #include "device.h"
 #include "json.h"
-#include "mcmgpu_barre.h"
-#include "mcmgpu_ioctl.h"
 #include "opts.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-/* ---- the device runtime --------------------------------------------------- */
-
-struct dev_rt {
-	struct adsm_rt rt;
-	int fd;
-	uint64_t other_va;	/* objects mapped away from their GPU VA */
-};
-
-static struct dev_rt *dev(struct adsm_rt *rt)
-{
-	return (struct dev_rt *)rt;
-}
-
-static int dev_err(struct adsm_rt *rt, const char *what)
-{
-	int e = errno;
-
-	snprintf(rt->err, sizeof(rt->err), "%s: %s", what, strerror(e));
-	return -e;
-}
-
-static int dev_alloc(struct adsm_rt *rt, uint64_t bytes, struct adsm_buf *b)
-{
-	bool shared = rt->protocol != ADSM_EXPLICIT;
-	/* A shared object keeps its true size; a plain one has whole pages. */
-	struct mcmgpu_alloc a = {
-		.size = sizeof(a), .policy = MCMGPU_ALLOC_CHUNK,
-		.bytes = shared ? bytes : (bytes + 4095) & ~4095ULL,
-		.g = 1, .flags = shared ? MCMGPU_ALLOC_F_SHARED :
-				 MCMGPU_ALLOC_F_WRITE,
-	};
-	void *p;
-
-	if (ioctl(dev(rt)->fd, MCMGPU_IOCTL_ALLOC, &a))
-		return dev_err(rt, "ALLOC");
-	b->gpu_va = a.gpu_va;
-	b->bytes = bytes;
-	b->handle = a.handle;
-	b->priv = b;
-	if (!shared) {
-		if (posix_memalign(&p, 4096, bytes))
-			return -ENOMEM;
-		memset(p, 0, bytes);
-		b->cpu = p;
-		return 0;
-	}
-	/* One pointer: the CPU maps it where the GPU has it (ADSM §4.2). */
-	p = mmap((void *)(uintptr_t)a.gpu_va, bytes, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED_NOREPLACE, dev(rt)->fd, a.mmap_offset);
-	if (p != MAP_FAILED && (uintptr_t)p != a.gpu_va) {
-		munmap(p, bytes);	/* an old kernel took it as a hint */
-		p = MAP_FAILED;
-		errno = EEXIST;
-	}
-	if (p == MAP_FAILED && errno == EEXIST) {
-		/* Taken: anywhere, and the GPU VA stays what kernels use. */
-		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 dev(rt)->fd, a.mmap_offset);
-		dev(rt)->other_va++;
-	}
-	if (p == MAP_FAILED)
-		return dev_err(rt, "mmap");
-	b->cpu = p;
-	return 0;
-}
-
-static int dev_free(struct adsm_rt *rt, struct adsm_buf *b)
-{
-	struct mcmgpu_free f = { .size = sizeof(f), .handle = b->handle };
-
-	if (rt->protocol == ADSM_EXPLICIT)
-		free(b->cpu);
-	else if (b->cpu)
-		munmap(b->cpu, b->bytes);
-	b->cpu = NULL;
-	b->priv = NULL;
-	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_FREE, &f) ? dev_err(rt, "FREE") : 0;
-}
-
-/*
- * The CPU's loads and stores go in address order, a page at a time: a
- * large memcpy() stores its head and tail last (glibc), which would touch
- * an evicted block again and move bytes no sequential program moves.
- */
-static void copy_in_order(uint8_t *dst, const uint8_t *src, uint64_t len,
-			  uintptr_t addr)
-{
-	while (len) {
-		uint64_t n = 4096 - addr % 4096;
-
-		n = n < len ? n : len;
-		memcpy(dst, src, n);
-		dst += n;
-		src += n;
-		addr += n;
-		len -= n;
-	}
-}
-
-static int dev_cpu_write(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
-			 const void *src, uint64_t len)
-{
-	(void)rt;
-	copy_in_order(b->cpu + off, src, len, (uintptr_t)(b->cpu + off));
-	return 0;
-}
-
-static int dev_cpu_read(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
-			void *dst, uint64_t len)
-{
-	(void)rt;
-	copy_in_order(dst, b->cpu + off, len, (uintptr_t)(b->cpu + off));
-	return 0;
-}
-
-static int dev_copy(struct adsm_rt *rt, struct adsm_buf *b, uint64_t off,
-		    uint64_t len, bool to_gpu)
-{
-	struct mcmgpu_adsm_copy c = {
-		.size = sizeof(c), .handle = b->handle, .offset = off,
-		.length = len, .user_ptr = (uintptr_t)(b->cpu + off),
-		.flags = to_gpu ? 0 : MCMGPU_ADSM_COPY_FROM_GPU,
-	};
-
-	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_COPY, &c) ?
-	       dev_err(rt, "ADSM_COPY") : 0;
-}
-
-static int dev_launch(struct adsm_rt *rt, const struct mcmgpu_adsm_kernel *k)
-{
-	struct mcmgpu_launch ln = {
-		.size = sizeof(ln), .flags = MCMGPU_LAUNCH_F_ADSM,
-		.record_ptr = (uintptr_t)k, .record_size = sizeof(*k),
-	};
-
-	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_LAUNCH, &ln) ?
-	       dev_err(rt, "LAUNCH") : 0;
-}
-
-static int dev_sync(struct adsm_rt *rt, struct mcmgpu_adsm_kernel_result *res)
-{
-	struct mcmgpu_adsm_sync s = {
-		.size = sizeof(s), .result_ptr = (uintptr_t)res,
-		.result_size = sizeof(*res),
-	};
-
-	memset(res, 0, sizeof(*res));
-	if (!ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_SYNC, &s))
-		return 0;
-	if (errno == EIO) {
-		snprintf(rt->err, sizeof(rt->err), "the kernel failed: %s (0x%llx)",
-			 res->error.what, (unsigned long long)res->error.value);
-		return -EIO;
-	}
-	return dev_err(rt, "ADSM_SYNC");
-}
-
-static int dev_file_read(struct adsm_rt *rt, int fd, struct adsm_buf *b,
-			 uint64_t off, uint64_t len)
-{
-	/* One read(2) across many blocks: the kernel takes the faults. */
-	ssize_t n = read(fd, b->cpu + off, len);
-
-	if (n < 0)
-		return dev_err(rt, "read");
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static int dev_file_write(struct adsm_rt *rt, int fd, struct adsm_buf *b,
-			  uint64_t off, uint64_t len)
-{
-	ssize_t n = write(fd, b->cpu + off, len);
-
-	if (n < 0)
-		return dev_err(rt, "write");
-	return n == (ssize_t)len ? 0 : -EIO;
-}
-
-static int dev_stats(struct adsm_rt *rt, struct mcmgpu_adsm_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(dev(rt)->fd, MCMGPU_IOCTL_ADSM_STATS, st) ?
-	       dev_err(rt, "ADSM_STATS") : 0;
-}
-
-static const struct adsm_rt_ops dev_rt_ops = {
-	.alloc = dev_alloc,
-	.free = dev_free,
-	.cpu_write = dev_cpu_write,
-	.cpu_read = dev_cpu_read,
-	.copy = dev_copy,
-	.launch = dev_launch,
-	.sync = dev_sync,
-	.file_read = dev_file_read,
-	.file_write = dev_file_write,
-	.stats = dev_stats,
-};
-
-/* A fresh file of the device, its protocol set before any object. */
-static int dev_open(struct dev_rt *d, const char *device,
-		    const struct adsm_params *p)
-{
-	struct mcmgpu_adsm_config cf = {
-		.size = sizeof(cf),
-		.protocol = p->protocol == ADSM_EXPLICIT ? MCMGPU_ADSM_BATCH :
-			    p->protocol,
-		.block_bytes = p->block, .rolling = p->rolling,
-	};
-
-	memset(d, 0, sizeof(*d));
-	d->rt.ops = &dev_rt_ops;
-	d->rt.protocol = p->protocol;
-	d->fd = open_device(device);
-	if (d->fd < 0)
-		return -errno;
-	if (ioctl(d->fd, MCMGPU_IOCTL_ADSM_CONFIG, &cf)) {
-		int e = errno;
-
-		fprintf(stderr, "%s: ADSM_CONFIG: %s%s\n", prog, strerror(e),
-			e == EOPNOTSUPP ? " (the device has no ADSM engine)" : "");
-		close(d->fd);
-		return -e;
-	}
-	return 0;
-}
 
 /* ---- mcmgpu adsm run ------------------------------------------------------ */
 
@@ -348,40 +114,55 @@ static int adsm_cmd_run(int argc, char **argv)
 	const char *pattern = NULL, *why;
 	struct adsm_outcome o;
 	struct timespec t0, t1;
-	struct dev_rt d;
+	struct adsm_device d;
+	enum { O_PROTOCOL = 256, O_SIZE, O_BLOCK, O_ROLLING, O_ITERATIONS,
+	       O_SEED };
+	static const struct option opts[] = {
+		{ "protocol", required_argument, NULL, O_PROTOCOL },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "block", required_argument, NULL, O_BLOCK },
+		{ "rolling", required_argument, NULL, O_ROLLING },
+		{ "iterations", required_argument, NULL, O_ITERATIONS },
+		{ "seed", required_argument, NULL, O_SEED },
+		OPTION_JSON, OPTION_HOST, OPTION_DEVICE, OPTION_CHIPLETS,
+		OPTION_HELP, { }
+	};
 	struct adsm_rt *rt;
-	int a, ret, v;
+	int c, ret, v;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON | ARG_HOST | ARG_DEVICE | ARG_CHIPLETS,
-			       argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--protocol") && a + 1 < argc) {
-			v = adsm_protocol_parse(argv[++a]);
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_PROTOCOL:
+			v = adsm_protocol_parse(optarg);
 			if (v < 0)
 				die_usage("--protocol: '%s' is not batch, lazy, "
-					  "rolling or explicit", argv[a]);
+					  "rolling or explicit", optarg);
 			p.protocol = v;
-		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
-			p.size = parse_arg(argv[++a], "--size");
-		} else if (!strcmp(argv[a], "--block") && a + 1 < argc) {
-			p.block = parse_arg(argv[++a], "--block");
-		} else if (!strcmp(argv[a], "--rolling") && a + 1 < argc) {
-			p.rolling = parse_arg_range(argv[++a], "--rolling", 0,
+			break;
+		case O_SIZE:
+			p.size = parse_arg(optarg, "--size");
+			break;
+		case O_BLOCK:
+			p.block = parse_arg(optarg, "--block");
+			break;
+		case O_ROLLING:
+			p.rolling = parse_arg_range(optarg, "--rolling", 0,
 						    MCMGPU_ADSM_ROLLING_MAX);
-		} else if (!strcmp(argv[a], "--iterations") && a + 1 < argc) {
-			p.iterations = parse_arg_range(argv[++a], "--iterations",
-						       1, 100000);
-		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
-			p.seed = parse_arg(argv[++a], "--seed");
-		} else if (!pattern && argv[a][0] != '-') {
-			pattern = argv[a];
-		} else {
-			die_usage("adsm run: unexpected argument '%s'", argv[a]);
+			break;
+		case O_ITERATIONS:
+			p.iterations = parse_arg_range(optarg, "--iterations", 1,
+						       100000);
+			break;
+		case O_SEED:
+			p.seed = parse_arg(optarg, "--seed");
+			break;
 		}
 	}
-	if (!pattern)
+	if (optind + 1 < argc)
+		die_usage("adsm run: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("adsm run: which PATTERN?");
+	pattern = argv[optind];
 	v = adsm_pattern_parse(pattern);
 	if (v < 0)
 		die_usage("adsm run: no pattern '%s' (pc, iter, stencil, vadd, "
@@ -398,7 +179,7 @@ static int adsm_cmd_run(int argc, char **argv)
 		if (co.chiplets_given)
 			die_usage("adsm run: --chiplets is for --host (the "
 				  "device has its own)");
-		ret = dev_open(&d, co.device, &p);
+		ret = adsm_device_open(&d, co.device, &p);
 		if (ret)
 			return 1;
 		rt = &d.rt;
@@ -448,21 +229,13 @@ static void bench_usage(FILE *f)
 		"  -d, --device DEV, --json\n");
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static double best(double a, double b)
 {
 	return a < b || b == 0 ? a : b;
 }
 
 /* One file with a protocol: a shared object of bytes and a scratch one. */
-static void bench_open(struct dev_rt *d, const char *device, uint32_t protocol,
+static void bench_open(struct adsm_device *d, const char *device, uint32_t protocol,
 		       uint64_t block, uint32_t rolling, uint64_t bytes,
 		       struct adsm_buf *obj, struct adsm_buf *scratch)
 {
@@ -470,28 +243,29 @@ static void bench_open(struct dev_rt *d, const char *device, uint32_t protocol,
 		.protocol = protocol, .block = block, .rolling = rolling,
 	};
 
-	if (dev_open(d, device, &p))
+	if (adsm_device_open(d, device, &p))
 		exit(1);
-	if (dev_alloc(&d->rt, bytes, obj) || dev_alloc(&d->rt, 4096, scratch))
+	if (d->rt.ops->alloc(&d->rt, bytes, obj) ||
+	    d->rt.ops->alloc(&d->rt, 4096, scratch))
 		fatal("adsm bench: %s", d->rt.err);
 }
 
-static void bench_close(struct dev_rt *d, struct adsm_buf *obj,
+static void bench_close(struct adsm_device *d, struct adsm_buf *obj,
 			struct adsm_buf *scratch)
 {
-	dev_free(&d->rt, obj);
-	dev_free(&d->rt, scratch);
+	d->rt.ops->free(&d->rt, obj);
+	d->rt.ops->free(&d->rt, scratch);
 	close(d->fd);
 }
 
-static void bench_launch(struct dev_rt *d, struct adsm_buf *scratch)
+static void bench_launch(struct adsm_device *d, struct adsm_buf *scratch)
 {
 	struct mcmgpu_adsm_kernel k = {
 		.kernel = MCMGPU_ADSM_K_FILL, .n = 1, .va = { scratch->gpu_va },
 	};
 	struct mcmgpu_adsm_kernel_result res;
 
-	if (dev_launch(&d->rt, &k) || dev_sync(&d->rt, &res))
+	if (d->rt.ops->launch(&d->rt, &k) || d->rt.ops->sync(&d->rt, &res))
 		fatal("adsm bench: %s", d->rt.err);
 }
 
@@ -502,21 +276,24 @@ static int adsm_cmd_bench(int argc, char **argv)
 	double t_fault = 0, t_anon = 0, t_h2d = 0, t_h2d_copy = 0, t_d2h = 0,
 	       t_d2h_copy = 0, t;
 	struct adsm_buf o, sc;
-	struct dev_rt d;
+	struct adsm_device d;
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "repeat", required_argument, NULL, 'r' },
+		OPTION_JSON, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	uint8_t *buf, *anon;
-	int a;
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--size") && a + 1 < argc)
-			bytes = parse_arg_range(argv[++a], "--size", 1 << 20,
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		if (c == 's')
+			bytes = parse_arg_range(optarg, "--size", 1 << 20,
 						MCMGPU_ADSM_MAX_OBJECT);
-		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-			repeat = parse_arg_range(argv[++a], "--repeat", 1, 100);
-		else
-			die_usage("adsm bench: unexpected argument '%s'", argv[a]);
+		else if (c == 'r')
+			repeat = parse_arg_range(optarg, "--repeat", 1, 100);
 	}
+	if (optind < argc)
+		die_usage("adsm bench: unexpected argument '%s'", argv[optind]);
 	bytes &= ~4095ULL;
 	buf = malloc(bytes);
 	if (!buf)
@@ -526,46 +303,46 @@ static int adsm_cmd_bench(int argc, char **argv)
 		/* Protocol faults: a write to each Read-only 4 KiB block. */
 		bench_open(&d, co.device, MCMGPU_ADSM_ROLLING, 4096,
 			   MCMGPU_ADSM_ROLLING_MAX, bytes, &o, &sc);
-		t = now_s();
+		t = now_seconds();
 		for (i = 0; i < bytes; i += 4096)
 			o.cpu[i] = 1;
-		t_fault = best(now_s() - t, t_fault);
+		t_fault = best(now_seconds() - t, t_fault);
 		bench_close(&d, &o, &sc);
 		anon = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (anon == MAP_FAILED)
 			fatal("mmap: %s", strerror(errno));
-		t = now_s();
+		t = now_seconds();
 		for (i = 0; i < bytes; i += 4096)
 			anon[i] = 1;
-		t_anon = best(now_s() - t, t_anon);
+		t_anon = best(now_seconds() - t, t_anon);
 		munmap(anon, bytes);
 
 		/* Bytes through a lazy mapping: stores, the launch's flush... */
 		bench_open(&d, co.device, MCMGPU_ADSM_LAZY, 0, 0, bytes, &o, &sc);
-		t = now_s();
-		copy_in_order(o.cpu, buf, bytes, (uintptr_t)o.cpu);
+		t = now_seconds();
+		adsm_copy_in_order(o.cpu, buf, bytes, (uintptr_t)o.cpu);
 		bench_launch(&d, &sc);
-		t_h2d = best(now_s() - t, t_h2d);
+		t_h2d = best(now_seconds() - t, t_h2d);
 		/* ... and the fetch on the first touch after it. */
-		t = now_s();
-		copy_in_order(buf, o.cpu, bytes, (uintptr_t)o.cpu);
-		t_d2h = best(now_s() - t, t_d2h);
+		t = now_seconds();
+		adsm_copy_in_order(buf, o.cpu, bytes, (uintptr_t)o.cpu);
+		t_d2h = best(now_seconds() - t, t_d2h);
 		bench_close(&d, &o, &sc);
 
 		/* The same bytes by hand: a private buffer and two copies. */
 		bench_open(&d, co.device, ADSM_EXPLICIT, 0, 0, bytes, &o, &sc);
-		t = now_s();
+		t = now_seconds();
 		memcpy(o.cpu, buf, bytes);
-		if (dev_copy(&d.rt, &o, 0, bytes, true))
+		if (d.rt.ops->copy(&d.rt, &o, 0, bytes, true))
 			fatal("adsm bench: %s", d.rt.err);
 		bench_launch(&d, &sc);
-		t_h2d_copy = best(now_s() - t, t_h2d_copy);
-		t = now_s();
-		if (dev_copy(&d.rt, &o, 0, bytes, false))
+		t_h2d_copy = best(now_seconds() - t, t_h2d_copy);
+		t = now_seconds();
+		if (d.rt.ops->copy(&d.rt, &o, 0, bytes, false))
 			fatal("adsm bench: %s", d.rt.err);
 		memcpy(buf, o.cpu, bytes);
-		t_d2h_copy = best(now_s() - t, t_d2h_copy);
+		t_d2h_copy = best(now_seconds() - t, t_d2h_copy);
 		bench_close(&d, &o, &sc);
 	}
 	free(buf);

@@ -3,7 +3,7 @@
 #ifndef BARRE_TOOL_H
 #define BARRE_TOOL_H
 
-#include "util.h"
+#include "cli.h"
 
 /* The subcommands of mcmgpu barre, for the mechanism table. */
 extern const struct subcommand barre_commands[];

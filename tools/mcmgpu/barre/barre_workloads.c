@@ -17,7 +17,7 @@
 
 #include "barre_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 #define PAGE		4096ULL
 #define LINE		128ULL		/* a warp's coalesced 32 x 4 B */
@@ -401,37 +401,48 @@ int barre_cmd_gen(int argc, char **argv)
 	const struct barre_workload *w = NULL;
 	const char *name = NULL, *path = NULL;
 	struct gen g = { 0 };
+	enum { O_LIST = 256, O_ACCESSES, O_WARPS, O_SIZE, O_SEED };
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, O_LIST },
+		{ "accesses", required_argument, NULL, O_ACCESSES },
+		{ "warps", required_argument, NULL, O_WARPS },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "seed", required_argument, NULL, O_SEED },
+		OPTION_CHIPLETS, OPTION_HELP, { }
+	};
 	unsigned int c;
 	size_t k;
-	int a;
+	int o;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_CHIPLETS, argc, argv, &a)) {
-			continue;
-		} else if (!strcmp(argv[a], "--list")) {
+	while ((o = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_LIST:
 			for (k = 0; k < ARRAY_SIZE(workloads); k++)
 				printf("%s %s %g\n", workloads[k].name,
 				       workloads[k].cls, workloads[k].mpki);
 			return 0;
-		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
-			path = argv[++a];
-		} else if (!strcmp(argv[a], "--accesses") && a + 1 < argc) {
-			accesses = parse_arg_range(argv[++a], "--accesses", 1,
-						   1ULL << 24);
-		} else if (!strcmp(argv[a], "--warps") && a + 1 < argc) {
-			warps = parse_arg_range(argv[++a], "--warps", 1, 1024);
-		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
-			size = parse_arg_range(argv[++a], "--size", 64, 16384);
-		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
-			seed = parse_arg(argv[++a], "--seed");
-		} else if (!name && argv[a][0] != '-') {
-			name = argv[a];
-		} else {
-			die_usage("barre gen: unexpected argument '%s'", argv[a]);
+		case 'o':
+			path = optarg;
+			break;
+		case O_ACCESSES:
+			accesses = parse_arg_range(optarg, "--accesses", 1, 1ULL << 24);
+			break;
+		case O_WARPS:
+			warps = parse_arg_range(optarg, "--warps", 1, 1024);
+			break;
+		case O_SIZE:
+			size = parse_arg_range(optarg, "--size", 64, 16384);
+			break;
+		case O_SEED:
+			seed = parse_arg(optarg, "--seed");
+			break;
 		}
 	}
-	if (!name)
+	if (optind + 1 < argc)
+		die_usage("barre gen: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("barre gen: which WORKLOAD? (--list)");
+	name = argv[optind];
 	for (k = 0; k < ARRAY_SIZE(workloads); k++)
 		if (!strcmp(workloads[k].name, name))
 			w = &workloads[k];

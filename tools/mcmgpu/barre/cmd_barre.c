@@ -2,13 +2,10 @@
 /*
  * mcmgpu barre replay: replay a Barre trace (allocations and per-chiplet
  * accesses) through the chiplets' TLBs and the IOMMU's walkers with PEC.
- * --host runs the three cores here in the epoch-synchronous loop; without
- * it the same trace goes through the ioctls: ALLOC and FREE, one
- * BARRE_RUN per phase (the device's TLBs, ATS to barre_iommu.ko), and the
- * same counters come back.
+ * The replay is lib/barre_replay.c's, on the host backend (--host) or the
+ * device's; this file reads the options and prints the counters.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -17,12 +14,11 @@
 #include "barre_replay.h"
 #include "barre_tool.h"
 #include "device.h"
-#include "../../../drivers/mcmgpu/gpu_alloc.h"
 #include "fbarre.h"
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 #define BS(field) STAT(struct mcmgpu_barre_stats, field)
 
@@ -87,201 +83,8 @@ static const struct stat_table barre_table = STAT_TABLE(barre_rows,
 	"{grouped_pages} of {pages} pages, shadow mismatches "
 	"{shadow_mismatches}\n");
 
-/* The device's replay of t: the ioctls in trace order (barre_replay_host's twin). */
-struct dev_obj {
-	uint32_t handle;
-	uint64_t va, pages;
-	bool live;
-};
-
-static int dev_fail(char *err, size_t n, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-static int dev_free(int fd, struct dev_obj *o)
-{
-	struct mcmgpu_free f = { .size = sizeof(f), .handle = o->handle };
-
-	o->live = false;
-	return ioctl(fd, MCMGPU_IOCTL_FREE, &f) ? -errno : 0;
-}
-
-static int dev_dump(int fd, FILE *f, const struct dev_obj *o, const char *id,
-		    uint64_t frames)
-{
-	uint64_t *pte = malloc(o->pages * sizeof(*pte)), i;
-	struct mcmgpu_pte_query q = {
-		.size = sizeof(q), .handle = o->handle, .count = o->pages,
-		.ptes_ptr = (uintptr_t)pte,
-	};
-
-	if (!pte)
-		return -ENOMEM;
-	if (ioctl(fd, MCMGPU_IOCTL_PTE_QUERY, &q)) {
-		free(pte);
-		return -errno;
-	}
-	for (i = 0; i < o->pages; i++)
-		fprintf(f, "%s 0x%llx 0x%llx %llu 0x%02llx %llu\n", id,
-			(unsigned long long)((o->va >> 12) + i),
-			(unsigned long long)MCMGPU_PTE_PFN(pte[i]),
-			(unsigned long long)(MCMGPU_PTE_PFN(pte[i]) / frames),
-			(unsigned long long)MCMGPU_PTE_COAL_BITMAP(pte[i]),
-			(unsigned long long)MCMGPU_PTE_COAL_POS(pte[i]));
-	free(pte);
-	return 0;
-}
-
-static int barre_replay_device(int fd, const struct barre_trace *t,
-			       const struct barre_host_cfg *cfg,
-			       struct mcmgpu_barre_stats *st, char *err,
-			       size_t errlen)
-{
-	struct dev_obj *obj = calloc(t->max_id + 1, sizeof(*obj));
-	struct mcmgpu_barre_access *acc = malloc((t->n + 1) * sizeof(*acc));
-	struct ga_pools limits = { .chiplets = cfg->chiplets,
-				   .frames = cfg->frames };
-	struct mcmgpu_barre_stats alloc_st = { 0 };
-	struct mcmgpu_barre_run run = {
-		.size = sizeof(run), .flags = MCMGPU_BARRE_RUN_F_RESET |
-		(cfg->shadow ? MCMGPU_BARRE_RUN_F_SHADOW : 0),
-		.walkers = cfg->walkers,
-		.fbarre_flags = cfg->sharing ? MCMGPU_BARRE_FBARRE_F_SHARING : 0,
-		.filter_rows = cfg->filter_rows, .drop_ppm = cfg->drop_ppm,
-		.merge = cfg->merge, .sched_moves = cfg->sched_moves,
-	};
-	size_t i = 0, j;
-	int ret = 0;
-
-	memset(st, 0, sizeof(*st));
-	err[0] = '\0';
-	if (!obj || !acc) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
-		ret = dev_fail(err, errlen, -errno, "BARRE_RUN reset: %s%s",
-			       strerror(errno), errno == ENODEV ?
-			       " (is barre_iommu.ko loaded?)" : "");
-		goto out;
-	}
-	while (i < t->n && !ret) {
-		const struct barre_rec *r = &t->rec[i];
-
-		if (r->type == BARRE_REC_ACCESS) {
-			size_t n = 0;
-
-			for (j = i; j < t->n && t->rec[j].type == BARRE_REC_ACCESS; j++) {
-				const struct barre_rec *a = &t->rec[j];
-				const struct dev_obj *o = &obj[a->id];
-
-				ret = barre_access_check(a, cfg->chiplets, o->pages, err,
-							 errlen);
-				if (ret)
-					break;
-				acc[n++] = (struct mcmgpu_barre_access){
-					.va = o->va + a->bytes, .chiplet = a->chiplet,
-					.write = a->write,
-				};
-			}
-			if (ret)
-				break;
-			run = (struct mcmgpu_barre_run){
-				.size = sizeof(run), .accesses_ptr = (uintptr_t)acc,
-				.count = n,
-			};
-			if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
-				ret = dev_fail(err, errlen, -errno, "line %u: BARRE_RUN: %s",
-					       r->line, strerror(errno));
-				break;
-			}
-			i = j;
-			continue;
-		}
-		if (r->type == BARRE_REC_ALLOC) {
-			struct ga_alloc_req req = {
-				.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
-				.nmap = r->nmap, .merge = cfg->barre ? cfg->merge : 1,
-			};
-			struct mcmgpu_alloc a = {
-				.size = sizeof(a), .bytes = r->bytes, .policy = r->policy,
-				.g = r->g, .nmap = r->nmap,
-				.flags = MCMGPU_ALLOC_F_WRITE |
-					 (cfg->barre ? MCMGPU_ALLOC_F_BARRE : 0),
-				.merge = cfg->barre ? cfg->merge : 0,
-			};
-			const char *field;
-
-			memcpy(req.map, r->map, sizeof(req.map));
-			memcpy(a.map, r->map, sizeof(a.map));
-			if (ga_alloc_check(&limits, &req, &field)) {
-				ret = dev_fail(err, errlen, -EINVAL, "line %u: alloc: bad %s",
-					       r->line, field);
-				break;
-			}
-			if (ioctl(fd, MCMGPU_IOCTL_ALLOC, &a)) {
-				ret = dev_fail(err, errlen, -errno, "line %u: alloc: %s",
-					       r->line, errno == ENOMEM ?
-					       "out of GPU memory" : errno == ENOSPC ?
-					       "no virtual space" : strerror(errno));
-				break;
-			}
-			obj[r->id] = (struct dev_obj){ a.handle, a.gpu_va, a.pages, true };
-			alloc_st.objects++;
-			alloc_st.pages += a.pages;
-			alloc_st.groups += a.groups;
-			alloc_st.grouped_pages += a.grouped_pages;
-			alloc_st.fallback_pages += a.fallback_pages;
-			alloc_st.merged_groups += a.merged_groups;
-		} else {
-			ret = dev_free(fd, &obj[r->id]);
-			if (ret)
-				dev_fail(err, errlen, ret, "line %u: free: %s", r->line,
-					 strerror(-ret));
-		}
-		i++;
-	}
-	for (j = 0; !ret && cfg->dump_pt && j < t->max_id; j++)
-		if (obj[j].live) {
-			ret = dev_dump(fd, cfg->dump_pt, &obj[j], t->names[j],
-				       cfg->frames);
-			if (ret)
-				dev_fail(err, errlen, ret, "PTE_QUERY: %s", strerror(-ret));
-		}
-	for (j = 0; j < t->max_id; j++)
-		if (obj[j].live && dev_free(fd, &obj[j]) && !ret)
-			ret = dev_fail(err, errlen, -errno, "FREE: %s", strerror(errno));
-	if (ret)
-		goto out;
-	run = (struct mcmgpu_barre_run){
-		.size = sizeof(run), .stats_ptr = (uintptr_t)st,
-		.stats_size = sizeof(*st),
-	};
-	if (ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, &run)) {
-		ret = dev_fail(err, errlen, -errno, "BARRE_RUN stats: %s",
-			       strerror(errno));
-		goto out;
-	}
-	st->objects = alloc_st.objects;
-	st->pages = alloc_st.pages;
-	st->groups = alloc_st.groups;
-	st->grouped_pages = alloc_st.grouped_pages;
-	st->fallback_pages = alloc_st.fallback_pages;
-	st->merged_groups = alloc_st.merged_groups;
-out:
-	free(acc);
-	free(obj);
-	return ret;
-}
-
 /* The device's chiplets and frames into cfg: its fd, or -1 (said why). */
-static int open_for_replay(const char *dev, struct barre_host_cfg *cfg)
+static int open_for_replay(const char *dev, struct barre_replay_cfg *cfg)
 {
 	struct mcmgpu_info info;
 	int fd = open_device(dev);
@@ -397,7 +200,7 @@ int barre_cmd_replay(int argc, char **argv)
 		{ }
 	};
 	struct common_opts co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS);
-	struct barre_host_cfg cfg = { .barre = true,
+	struct barre_replay_cfg cfg = { .barre = true,
 				      .walkers = MCMGPU_BARRE_WALKERS,
 				      .fragment_seed = 1, .merge = 1,
 				      .filter_rows = MCMGPU_FBARRE_FILTER_ROWS };
@@ -408,13 +211,12 @@ int barre_cmd_replay(int argc, char **argv)
 	int fd = -1;
 	struct mcmgpu_barre_stats st;
 	const char *path, *dump = NULL;
+	struct barre_backend backend;
 	struct barre_trace t;
 	char err[256];
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-		if (common_opt(&co, c, optarg))
-			continue;
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_BARRE:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
@@ -514,8 +316,10 @@ int barre_cmd_replay(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = co.host ? barre_replay_host(&t, &cfg, &st, err, sizeof(err)) :
-		barre_replay_device(fd, &t, &cfg, &st, err, sizeof(err));
+	backend = (struct barre_backend){
+		.ops = co.host ? &barre_host_ops : &barre_device_ops, .fd = fd,
+	};
+	ret = barre_replay(&backend, &t, &cfg, &st, err, sizeof(err));
 	barre_trace_free(&t);
 	if (fd >= 0)
 		close(fd);
@@ -648,45 +452,56 @@ static int bench_filter(void)
 int barre_cmd_bench(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
-	struct barre_host_cfg cfg = { .barre = true, .walkers = MCMGPU_BARRE_WALKERS,
+	struct barre_replay_cfg cfg = { .barre = true, .walkers = MCMGPU_BARRE_WALKERS,
 				      .chiplets = MCMGPU_DEFAULT_CHIPLETS,
 				      .frames = MCMGPU_DEFAULT_VRAM_PER_CHIPLET / 4096 };
 	struct mcmgpu_barre_stats st;
 	const char *path = NULL, *mode = "barre";
 	unsigned int repeat = 3, r;
+	struct barre_backend backend;
 	struct barre_trace t;
 	double t0, dt;
 	struct json j;
+	enum { O_ALLOC = 256, O_FILTER, O_REPEAT, O_MODE, O_MERGE };
+	static const struct option opts[] = {
+		{ "alloc", no_argument, NULL, O_ALLOC },
+		{ "filter", no_argument, NULL, O_FILTER },
+		{ "repeat", required_argument, NULL, O_REPEAT },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "merge", required_argument, NULL, O_MERGE },
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	char err[256];
-	int a, fd = -1, ret = 0;
+	int c, fd = -1, ret = 0;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--alloc"))
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_ALLOC:
 			return bench_alloc();
-		if (!strcmp(argv[a], "--filter"))
+		case O_FILTER:
 			return bench_filter();
-		if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
-		else if (!strcmp(argv[a], "--mode") && a + 1 < argc) {
-			mode = argv[++a];
+		case O_REPEAT:
+			repeat = parse_arg_range(optarg, "--repeat", 1, 1000);
+			break;
+		case O_MODE:
+			mode = optarg;
 			if (strcmp(mode, "barre") && strcmp(mode, "sched") &&
 			    strcmp(mode, "fbarre"))
 				die_usage("--mode: '%s' is not barre, sched or fbarre",
 					  mode);
-		} else if (!strcmp(argv[a], "--merge") && a + 1 < argc) {
-			cfg.merge = parse_arg_range(argv[++a], "--merge", 1, 4);
+			break;
+		case O_MERGE:
+			cfg.merge = parse_arg_range(optarg, "--merge", 1, 4);
 			if (cfg.merge == 3)
 				die_usage("--merge: 3 is not 1, 2 or 4");
+			break;
 		}
-		else if (!path && argv[a][0] != '-')
-			path = argv[a];
-		else
-			die_usage("barre bench: unexpected argument '%s'", argv[a]);
 	}
-	if (!path)
+	if (optind + 1 < argc)
+		die_usage("barre bench: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("barre bench: which TRACE?");
+	path = argv[optind];
 	cfg.sharing = !strcmp(mode, "fbarre");
 	cfg.sched_moves = strcmp(mode, "barre") ? MCMGPU_FBARRE_SCHED_MOVES : 0;
 	cfg.filter_rows = MCMGPU_FBARRE_FILTER_ROWS;
@@ -700,10 +515,12 @@ int barre_cmd_bench(int argc, char **argv)
 			close(fd);
 		return 1;
 	}
+	backend = (struct barre_backend){
+		.ops = co.host ? &barre_host_ops : &barre_device_ops, .fd = fd,
+	};
 	t0 = now_seconds();
 	for (r = 0; r < repeat && !ret; r++)
-		ret = co.host ? barre_replay_host(&t, &cfg, &st, err, sizeof(err)) :
-			barre_replay_device(fd, &t, &cfg, &st, err, sizeof(err));
+		ret = barre_replay(&backend, &t, &cfg, &st, err, sizeof(err));
 	dt = now_seconds() - t0;
 	barre_trace_free(&t);
 	if (fd >= 0)

@@ -4,13 +4,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpe_seq.h"
+#include "cpe_replay.h"
 #include "cpe_tool.h"
 #include "cpelide.h"
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {
@@ -24,26 +24,25 @@ int cpe_cmd_bench(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(usage, 1);
 	struct cpe_seq seq = { 0 };
-	struct mcmgpu_cpe_launch_result res;
-	struct cpe_config cfg;
-	struct cpe_model *m;
+	struct mcmgpu_cpe_stats stats;
+	struct replay_error err;
+	struct cpe_backend backend;
 	const char *path = NULL;
 	double t0, dt;
 	struct json j;
 	char msg[512];
-	void *arena;
-	size_t i;
-	int a, fd = -1, ret;
+	static const struct option opts[] = {
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
+	int fd = -1;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (path || argv[a][0] == '-')
-			die_usage("cpelide bench: unexpected argument '%s'", argv[a]);
-		path = argv[a];
-	}
-	if (!path)
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
+	if (optind + 1 < argc)
+		die_usage("cpelide bench: unexpected argument '%s'",
+			  argv[optind + 1]);
+	if (optind == argc)
 		die_usage("cpelide bench: SEQ expected");
+	path = argv[optind];
 	if (cpe_seq_load(path, co.chiplets, MCMGPU_CPE_POLICY_CPELIDE, &seq, msg,
 			 sizeof(msg))) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
@@ -54,26 +53,13 @@ int cpe_cmd_bench(int argc, char **argv)
 		if (fd < 0)
 			return 1;
 	}
-	cpe_config_defaults(&cfg, co.chiplets, MCMGPU_CPE_POLICY_CPELIDE,
-			    seq.mem_bytes);
-	m = calloc(1, sizeof(*m));
-	arena = co.host ? calloc(1, cpe_arena_bytes(&cfg)) : NULL;
-	if (!m || (co.host && !arena))
-		return 1;
+	backend = (struct cpe_backend){
+		.ops = co.host ? &cpe_host_ops : &cpe_device_ops, .fd = fd,
+	};
 	t0 = now_seconds();
-	if (co.host) {
-		cpe_model_init(m, &cfg, arena);
-		for (i = 1; i < seq.n; i++)
-			cpe_model_record(m, &seq.rec[i]);
-		cpe_model_finish(m);
-	} else {
-		for (i = 0; i < seq.n; i++) {
-			ret = cpe_launch(fd, &seq.rec[i], &res);
-			if (ret) {
-				fprintf(stderr, "%s: LAUNCH: %s\n", prog, strerror(-ret));
-				return 1;
-			}
-		}
+	if (cpe_replay(&backend, &seq, &stats, &err)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, err.rec.what);
+		return 1;
 	}
 	dt = now_seconds() - t0;
 	json_begin(&j, stdout);
@@ -82,8 +68,6 @@ int cpe_cmd_bench(int argc, char **argv)
 	json_double(&j, "seconds", 6, dt);
 	json_double(&j, "launches_per_s", 1, seq.n / dt);
 	json_end(&j);
-	free(arena);
-	free(m);
 	cpe_seq_free(&seq);
 	if (fd >= 0)
 		close(fd);

@@ -2,23 +2,21 @@
 /*
  * mcmgpu cpelide replay: replay a launch sequence through the device's
  * global command processor (one launch ioctl per record) or through the
- * same model core on the host.
+ * same model core on the host: lib/cpe_replay.c's loop on either backend.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cpe_seq.h"
+#include "cpe_replay.h"
 #include "cpe_tool.h"
 #include "cpelide.h"
 #include "device.h"
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 static const char * const policy_names[MCMGPU_CPE_POLICIES] = {
 	[MCMGPU_CPE_POLICY_BASELINE] = "baseline",
@@ -96,92 +94,20 @@ static void print_stats(const struct mcmgpu_cpe_stats *s,
 	json_end(&j);
 }
 
-static void record_error(const char *path, unsigned int line, unsigned int arg,
-			 const char *what, unsigned long long value)
+static void replay_error(const char *path, const struct replay_error *e)
 {
-	fprintf(stderr, "%s: %s: line %u: ", prog, path, line);
-	if (arg)
-		fprintf(stderr, "argument %u: ", arg);
-	fprintf(stderr, "%s (value %llu)\n", what, value);
-}
-
-/* Same records, same order, same core: host and device counters match. */
-static int replay_host(struct cpe_seq *seq, const char *path,
-		       struct mcmgpu_cpe_stats *out)
-{
-	struct cpe_model *m = calloc(1, sizeof(*m));
-	const struct mcmgpu_cpe_record *reset = &seq->rec[0];
-	struct cpe_config cfg;
-	struct cpe_error err;
-	void *arena = NULL;
-	const char *why;
-	size_t i;
-	int ret = 1;
-
-	cpe_config_of_reset(&cfg, reset);
-	if (!cpe_config_valid(&cfg, &why)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, why);
-		goto out;
+	if (e->kind == REPLAY_ERR_TRACE) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, e->rec.what);
+	} else if (e->kind == REPLAY_ERR_CALL) {
+		fprintf(stderr, "%s: %s\n", prog, e->rec.what);
+	} else {
+		fprintf(stderr, "%s: %s: line %u: ", prog, path, e->line);
+		if (e->rec.index)
+			fprintf(stderr, "argument %llu: ",
+				(unsigned long long)e->rec.index);
+		fprintf(stderr, "%s (value %llu)\n", e->rec.what,
+			(unsigned long long)e->rec.value);
 	}
-	arena = calloc(1, cpe_arena_bytes(&cfg));
-	if (!m || !arena) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		goto out;
-	}
-	cpe_model_init(m, &cfg, arena);
-	for (i = 1; i < seq->n; i++) {
-		if (cpe_record_check(m, &seq->rec[i], &err)) {
-			record_error(path, seq->line[i], err.arg, err.what, err.value);
-			goto out;
-		}
-		cpe_model_record(m, &seq->rec[i]);
-	}
-	cpe_model_finish(m);
-	*out = m->stats;
-	ret = 0;
-out:
-	free(arena);
-	free(m);
-	return ret;
-}
-
-int cpe_launch(int fd, const struct mcmgpu_cpe_record *r,
-	       struct mcmgpu_cpe_launch_result *res)
-{
-	struct mcmgpu_launch ln = {
-		.size = sizeof(ln), .record_ptr = (uintptr_t)r,
-		.record_size = sizeof(*r), .result_ptr = (uintptr_t)res,
-		.result_size = sizeof(*res),
-	};
-
-	memset(res, 0, sizeof(*res));
-	return ioctl(fd, MCMGPU_IOCTL_LAUNCH, &ln) ? -errno : 0;
-}
-
-static int replay_device(struct cpe_seq *seq, const char *path, int fd,
-			 struct mcmgpu_cpe_stats *out)
-{
-	struct mcmgpu_cpe_launch_result res;
-	struct mcmgpu_cpe_record end = { .type = MCMGPU_CPE_REC_END };
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < seq->n && !ret; i++)
-		ret = cpe_launch(fd, &seq->rec[i], &res);
-	if (!ret && seq->rec[seq->n - 1].type != MCMGPU_CPE_REC_END)
-		ret = cpe_launch(fd, &end, &res);
-	if (ret == -EINVAL && res.error.what[0]) {
-		res.error.what[sizeof(res.error.what) - 1] = '\0';
-		record_error(path, i ? seq->line[i - 1] : 0, res.error.index,
-			     res.error.what, res.error.value);
-		return 1;
-	}
-	if (ret) {
-		fprintf(stderr, "%s: LAUNCH: %s\n", prog, strerror(-ret));
-		return 1;
-	}
-	*out = res.stats;
-	return 0;
 }
 
 static void replay_usage(FILE *f)
@@ -229,15 +155,15 @@ int cpe_cmd_replay(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(replay_usage, 1);
 	unsigned int policy = MCMGPU_CPE_POLICY_CPELIDE, flags = 0;
 	struct cpe_seq seq = { 0 };
+	struct cpe_backend backend;
+	struct replay_error err;
 	struct mcmgpu_cpe_stats stats;
 	struct mcmgpu_info info;
 	const char *path;
 	char msg[512];
 	int c, fd = -1, ret;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-		if (common_opt(&co, c, optarg))
-			continue;
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			for (policy = 0; policy < MCMGPU_CPE_POLICIES; policy++)
@@ -271,9 +197,13 @@ int cpe_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	seq.rec[0].flags = flags;
-	ret = co.host ? replay_host(&seq, path, &stats) :
-			replay_device(&seq, path, fd, &stats);
-	if (!ret) {
+	backend = (struct cpe_backend){
+		.ops = co.host ? &cpe_host_ops : &cpe_device_ops, .fd = fd,
+	};
+	ret = cpe_replay(&backend, &seq, &stats, &err) ? 1 : 0;
+	if (ret) {
+		replay_error(path, &err);
+	} else {
 		print_stats(&stats, &co, policy, flags);
 		if (stats.oracle_violations && policy != MCMGPU_CPE_POLICY_IDEAL) {
 			fprintf(stderr, "%s: %llu coherence oracle violations\n", prog,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "mcmgpu_cpelide.h"
-#include "util.h"
+#include "cli.h"
 
 /* The subcommands of mcmgpu cpelide, for the mechanism table. */
 extern const struct subcommand cpe_commands[];
@@ -16,10 +16,6 @@ extern const struct subcommand cpe_commands[];
 int cpe_cmd_replay(int argc, char **argv);
 int cpe_cmd_gen(int argc, char **argv);
 int cpe_cmd_bench(int argc, char **argv);
-
-/* One LAUNCH ioctl; 0 or -errno. */
-int cpe_launch(int fd, const struct mcmgpu_cpe_record *r,
-	       struct mcmgpu_cpe_launch_result *res);
 
 /* Workloads (cpe_workloads.c): step tables and their geometry (cpe_steps.h). */
 struct cpe_gen;

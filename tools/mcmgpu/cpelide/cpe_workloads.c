@@ -21,7 +21,7 @@
 
 #include "cpe_steps.h"
 #include "cpe_tool.h"
-#include "util.h"
+#include "cli.h"
 
 /*
  * Rows split by work-groups of `per` rows each (G of them, in chunks):

@@ -5,7 +5,7 @@
 
 #include "cpe_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {
@@ -19,26 +19,28 @@ int cpe_cmd_gen(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(usage, 1);
 	const char *name = NULL, *path = NULL;
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		OPTION_CHIPLETS, OPTION_HELP, { }
+	};
 	size_t i;
 	FILE *f;
-	int a;
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_CHIPLETS, argc, argv, &a)) {
-			continue;
-		} else if (!strcmp(argv[a], "--list")) {
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'l') {
 			for (i = 0; i < cpe_napps; i++)
 				printf("%s %s\n", cpe_apps[i].name,
 				       cpe_apps[i].low_reuse ? "low" : "moderate-high");
 			return 0;
-		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
-			path = argv[++a];
-		} else if (!name && argv[a][0] != '-') {
-			name = argv[a];
-		} else {
-			die_usage("cpelide gen: unexpected argument '%s'", argv[a]);
 		}
+		if (c == 'o')
+			path = optarg;
 	}
+	if (optind + 1 < argc)
+		die_usage("cpelide gen: unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc)
+		name = argv[optind];
 	if (!name || !path)
 		die_usage("cpelide gen: WORKLOAD and -o FILE are required");
 	for (i = 0; i < cpe_napps; i++)

@@ -19,6 +19,7 @@
 #include "cxl_hdm.h"
 #include "cxl_srds.h"
 #include "device.h"
+#include "cxl_replay.h"
 #include "cxl_tool.h"
 #include "cxl_trace.h"
 #include "file.h"
@@ -121,15 +122,18 @@ static int cxl_cmd_show(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(show_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_decoders *dec = calloc(1, sizeof(*dec));
 	struct mcmgpu_cxl_info info;
+	static const struct option opts[] = {
+		OPTION_JSON, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	struct json j;
 	unsigned int p, n;
-	int a, fd;
+	int fd;
 
 	if (!dec)
 		fatal("out of memory");
-	for (a = 1; a < argc; a++)
-		if (!common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
-			die_usage("cxl show: unexpected argument '%s'", argv[a]);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
+	if (optind < argc)
+		die_usage("cxl show: unexpected argument '%s'", argv[optind]);
 	fd = cxl_open(co.device);
 	cxl_get_info(fd, &info);
 	if (ioctl(fd, MCMGPU_CXL_IOCTL_DECODERS, dec))
@@ -297,33 +301,37 @@ static void layout_interleave(unsigned int ports, const uint64_t *capacity,
 
 static int cxl_cmd_setup(int argc, char **argv)
 {
+	enum { O_LOCK = 256, O_WAYS, O_GRAN };
+	static const struct option opts[] = {
+		{ "lock", no_argument, NULL, O_LOCK },
+		{ "ways", required_argument, NULL, O_WAYS },
+		{ "granularity", required_argument, NULL, O_GRAN },
+		OPTION_DEVICE, OPTION_HELP, { }
+	};
 	struct common_opts co = COMMON_OPTS(setup_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_setup req;
 	struct mcmgpu_cxl_info info;
 	uint64_t ways = 0, gran = 256;
 	bool gran_set = false;
-	int a, fd;
+	int a, c, fd;
 
 	memset(&req, 0, sizeof(req));
 	fd = -1;
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--lock")) {
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_LOCK:
 			req.flags |= MCMGPU_CXL_SETUP_LOCK;
-			continue;
-		}
-		if (!strcmp(argv[a], "--ways") && a + 1 < argc) {
-			ways = parse_arg_range(argv[++a], "--ways", 1, 64);
-			continue;
-		}
-		if (!strcmp(argv[a], "--granularity") && a + 1 < argc) {
-			gran = parse_arg_range(argv[++a], "--granularity", 1, 1U << 30);
+			break;
+		case O_WAYS:
+			ways = parse_arg_range(optarg, "--ways", 1, 64);
+			break;
+		case O_GRAN:
+			gran = parse_arg_range(optarg, "--granularity", 1, 1U << 30);
 			gran_set = true;
-			continue;
+			break;
 		}
-		if (argv[a][0] == '-' && argv[a][1] != '\0')
-			die_usage("cxl setup: unknown option '%s'", argv[a]);
+	}
+	for (a = optind; a < argc; a++) {
 		if (fd < 0) {
 			fd = cxl_open(co.device);
 			cxl_get_info(fd, &info);
@@ -397,15 +405,14 @@ static int cxl_cmd_decode(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(decode_usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_cxl_decode dec;
 	struct mcmgpu_cxl_info info;
+	static const struct option opts[] = {
+		OPTION_JSON, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	struct json j;
-	int a, fd = -1, n = 0, hpas = 0, unmapped = 0;
+	int a, fd = -1, n = 0, hpas, unmapped = 0;
 
-	for (a = 1; a < argc; a++) {
-		if (argv[a][0] != '-')
-			hpas++;
-		else if (!common_arg(&co, ARG_JSON | ARG_DEVICE, argc, argv, &a))
-			die_usage("cxl decode: unknown option '%s'", argv[a]);
-	}
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
+	hpas = argc - optind;
 	if (!hpas)
 		die_usage("cxl decode: which HPA?");
 	fd = cxl_open(co.device);
@@ -415,11 +422,7 @@ static int cxl_cmd_decode(int argc, char **argv)
 		if (hpas > 1)
 			json_open(&j, "decode", '[');
 	}
-	for (a = 1; a < argc; a++) {
-		if (argv[a][0] == '-') {
-			a += !strcmp(argv[a], "-d") || !strcmp(argv[a], "--device");
-			continue;
-		}
+	for (a = optind; a < argc; a++) {
 		memset(&dec, 0, sizeof(dec));
 		if (argv[a][0] == '+')
 			dec.hpa = info.window_base + parse_arg(argv[a] + 1, "HPA offset");
@@ -467,12 +470,13 @@ static void teardown_usage(FILE *f)
 
 static int cxl_cmd_teardown(int argc, char **argv)
 {
+	static const struct option opts[] = { OPTION_DEVICE, OPTION_HELP, { } };
 	struct common_opts co = COMMON_OPTS(teardown_usage, MCMGPU_MIN_CHIPLETS);
-	int a, fd;
+	int fd;
 
-	for (a = 1; a < argc; a++)
-		if (!common_arg(&co, ARG_DEVICE, argc, argv, &a))
-			die_usage("cxl teardown: unexpected argument '%s'", argv[a]);
+	common_parse(&co, argc, argv, "d:h", opts, NULL);
+	if (optind < argc)
+		die_usage("cxl teardown: unexpected argument '%s'", argv[optind]);
 	fd = cxl_open(co.device);
 	if (ioctl(fd, MCMGPU_CXL_IOCTL_TEARDOWN))
 		fatal("cxl teardown: %s", strerror(errno));
@@ -558,40 +562,24 @@ static void replay_run(struct srds_config *cfg, bool host, const char *device,
 		       const char *trace, struct mcmgpu_cxl_record *rec,
 		       uint64_t n, struct mcmgpu_cxl_sim_result *res)
 {
-	struct mcmgpu_record_error err;
-	void *mem;
+	struct cxl_backend b = { .ops = &cxl_host_ops, .fd = -1 };
+	struct replay_error e;
 
-	if (host) {
-		if (srds_check(cfg, rec, n, &err))
-			fatal("%s: record %llu: %s (0x%llx)", trace,
-			      (unsigned long long)err.index, err.what,
-			      (unsigned long long)err.value);
-		mem = malloc(srds_state_size(cfg));
-		if (!mem)
-			fatal("out of memory");
-		srds_run(cfg, mem, rec, n, res);
-		free(mem);
-	} else {
-		struct mcmgpu_cxl_replay req = {
-			.records_ptr = (uintptr_t)rec, .count = n,
-			.result_ptr = (uintptr_t)res, .config = cfg->sim,
-		};
-		int fd = cxl_open(device);
-
-		if (!n)
-			fatal("%s: no records", trace);
-		if (ioctl(fd, MCMGPU_CXL_IOCTL_REPLAY, &req)) {
-			int e = errno;
-
-			if (e == EINVAL && req.error.what[0])
-				fatal("%s: record %llu: %s (0x%llx)", trace,
-				      (unsigned long long)req.error.index,
-				      req.error.what,
-				      (unsigned long long)req.error.value);
-			fatal("cxl replay: %s", strerror(e));
-		}
-		close(fd);
+	if (!host) {
+		b.ops = &cxl_device_ops;
+		b.fd = cxl_open(device);
 	}
+	if (cxl_replay(&b, cfg, rec, n, res, &e)) {
+		if (e.kind == REPLAY_ERR_RECORD)
+			fatal("%s: record %llu: %s (0x%llx)", trace,
+			      (unsigned long long)e.rec.index, e.rec.what,
+			      (unsigned long long)e.rec.value);
+		if (e.kind == REPLAY_ERR_TRACE)
+			fatal("%s: %s", trace, e.rec.what);
+		fatal("%s", e.rec.what);
+	}
+	if (b.fd >= 0)
+		close(b.fd);
 }
 
 /*
@@ -671,6 +659,27 @@ static void replay_usage(FILE *f)
 		"The trace's offsets count from the CXL window's base.\n");
 }
 
+enum {
+	O_SR = 256, O_DS, O_NO_GC, O_LOCAL, O_CTRL_NS, O_PORTS, O_MEDIA,
+	O_CAPACITY, O_WAYS, O_GRAN, O_REGION,
+};
+
+static const struct option replay_opts[] = {
+	{ "sr", required_argument, NULL, O_SR },
+	{ "ds", optional_argument, NULL, O_DS },
+	{ "no-gc", no_argument, NULL, O_NO_GC },
+	{ "local", no_argument, NULL, O_LOCAL },
+	{ "ctrl-ns", required_argument, NULL, O_CTRL_NS },
+	{ "ports", required_argument, NULL, O_PORTS },
+	{ "media", required_argument, NULL, O_MEDIA },
+	{ "capacity", required_argument, NULL, O_CAPACITY },
+	{ "ways", required_argument, NULL, O_WAYS },
+	{ "granularity", required_argument, NULL, O_GRAN },
+	{ "region", required_argument, NULL, O_REGION },
+	OPTION_JSON, OPTION_HOST, OPTION_DEVICE, OPTION_HELP,
+	{ }
+};
+
 static int cxl_cmd_replay(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS);
@@ -684,66 +693,75 @@ static int cxl_cmd_replay(int argc, char **argv)
 	struct cxl_hdm_tree tree;
 	uint64_t n, gran = 256;
 	unsigned int ways = 0;
-	int a, m;
+	int c, m;
 
 	cfg.ports = 4;
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON | ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--sr") && a + 1 < argc) {
-			a++;
+	while ((c = common_parse(&co, argc, argv, "d:h", replay_opts, NULL)) != -1) {
+		switch (c) {
+		case O_SR:
 			for (m = 0; m < MCMGPU_CXL_SR_MODES &&
-			     strcmp(argv[a], sr_names[m]); m++)
+			     strcmp(optarg, sr_names[m]); m++)
 				;
 			if (m == MCMGPU_CXL_SR_MODES)
 				die_usage("--sr: '%s' is not off, naive, dyn, sr or max",
-					  argv[a]);
+					  optarg);
 			cfg.sim.sr_mode = m;
-		} else if (!strcmp(argv[a], "--ds")) {
-			cfg.sim.ds = 1;
-			if (a + 1 < argc && (!strcmp(argv[a + 1], "on") ||
-					     !strcmp(argv[a + 1], "off")))
-				cfg.sim.ds = !strcmp(argv[++a], "on");
-		} else if (!strcmp(argv[a], "--no-gc")) {
+			break;
+		case O_DS:
+			/* --ds, --ds on|off, --ds=on|off */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "on") || !strcmp(argv[optind], "off")))
+				optarg = argv[optind++];
+			if (optarg && strcmp(optarg, "on") && strcmp(optarg, "off"))
+				die_usage("--ds: '%s' is not on or off", optarg);
+			cfg.sim.ds = !optarg || !strcmp(optarg, "on");
+			break;
+		case O_NO_GC:
 			cfg.sim.gc = 0;
-		} else if (!strcmp(argv[a], "--local")) {
+			break;
+		case O_LOCAL:
 			cfg.sim.local = 1;
-		} else if (!strcmp(argv[a], "--ctrl-ns") && a + 1 < argc) {
-			cfg.sim.ctrl_ns = parse_arg_range(argv[++a], "--ctrl-ns", 1,
-							  100000);
-		} else if (!strcmp(argv[a], "--ports") && a + 1 < argc) {
+			break;
+		case O_CTRL_NS:
+			cfg.sim.ctrl_ns = parse_arg_range(optarg, "--ctrl-ns", 1, 100000);
+			break;
+		case O_PORTS:
 			ports_given = true;
-			cfg.ports = parse_arg_range(argv[++a], "--ports", 1,
+			cfg.ports = parse_arg_range(optarg, "--ports", 1,
 						    MCMGPU_CXL_MAX_PORTS);
 			if (cfg.ports & (cfg.ports - 1))
 				die_usage("--ports: %u is not 1, 2, 4 or 8", cfg.ports);
-		} else if (!strcmp(argv[a], "--media") && a + 1 < argc) {
-			media = argv[++a];
+			break;
+		case O_MEDIA:
+			media = optarg;
 			media_given = true;
-		} else if (!strcmp(argv[a], "--capacity") && a + 1 < argc) {
-			capacity = argv[++a];
+			break;
+		case O_CAPACITY:
+			capacity = optarg;
 			capacity_given = true;
-		} else if (!strcmp(argv[a], "--ways") && a + 1 < argc) {
-			ways = parse_arg_range(argv[++a], "--ways", 1, 64);
-		} else if (!strcmp(argv[a], "--granularity") && a + 1 < argc) {
-			gran = parse_arg_range(argv[++a], "--granularity", 1,
-					       1U << 30);
-		} else if (!strcmp(argv[a], "--region") && a + 1 < argc) {
+			break;
+		case O_WAYS:
+			ways = parse_arg_range(optarg, "--ways", 1, 64);
+			break;
+		case O_GRAN:
+			gran = parse_arg_range(optarg, "--granularity", 1, 1U << 30);
+			break;
+		case O_REGION:
 			if (layout.nregions == MCMGPU_CXL_MAX_REGIONS)
 				die_usage("cxl replay: at most %d regions",
 					  MCMGPU_CXL_MAX_REGIONS);
-			parse_region(argv[++a], MCMGPU_CXL_WINDOW_BASE,
+			parse_region(optarg, MCMGPU_CXL_WINDOW_BASE,
 				     &layout.region[layout.nregions],
 				     layout.nregions);
 			layout.nregions++;
-		} else if (!trace && argv[a][0] != '-') {
-			trace = argv[a];
-		} else {
-			die_usage("cxl replay: unexpected argument '%s'", argv[a]);
+			break;
 		}
 	}
-	if (!trace)
+	if (optind + 1 < argc)
+		die_usage("cxl replay: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("cxl replay: which TRACE?");
+	trace = argv[optind];
 	if (!co.host && (media_given || capacity_given || ports_given))
 		die_usage("cxl replay: --ports, --media and --capacity are for "
 			  "--host (the device's endpoints are its properties)");
@@ -831,26 +849,31 @@ static int cxl_cmd_bench(int argc, char **argv)
 {
 	struct common_opts co = COMMON_OPTS(bench_usage, MCMGPU_MIN_CHIPLETS);
 	uint64_t repeat = 3, count = 200000, i, n = 0, sink = 0;
+	enum { O_DECODE = 256, O_REPEAT, O_COUNT };
+	static const struct option opts[] = {
+		{ "decode", no_argument, NULL, O_DECODE },
+		{ "repeat", required_argument, NULL, O_REPEAT },
+		{ "count", required_argument, NULL, O_COUNT },
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
 	const char *trace = NULL;
 	bool decode = false;
 	double t0, t;
 	struct json j;
-	int a;
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a))
-			continue;
-		if (!strcmp(argv[a], "--decode"))
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		if (c == O_DECODE)
 			decode = true;
-		else if (!strcmp(argv[a], "--repeat") && a + 1 < argc)
-			repeat = parse_arg_range(argv[++a], "--repeat", 1, 1000);
-		else if (!strcmp(argv[a], "--count") && a + 1 < argc)
-			count = parse_arg_range(argv[++a], "--count", 1, 1ULL << 30);
-		else if (!trace && argv[a][0] != '-')
-			trace = argv[a];
-		else
-			die_usage("cxl bench: unexpected argument '%s'", argv[a]);
+		else if (c == O_REPEAT)
+			repeat = parse_arg_range(optarg, "--repeat", 1, 1000);
+		else if (c == O_COUNT)
+			count = parse_arg_range(optarg, "--count", 1, 1ULL << 30);
 	}
+	if (optind + 1 < argc)
+		die_usage("cxl bench: unexpected argument '%s'", argv[optind + 1]);
+	if (optind < argc)
+		trace = argv[optind];
 	if (decode == !!trace)
 		die_usage("cxl bench: a TRACE or --decode");
 	if (!decode) {

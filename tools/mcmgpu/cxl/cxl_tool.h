@@ -3,7 +3,7 @@
 #ifndef CXL_TOOL_H
 #define CXL_TOOL_H
 
-#include "util.h"
+#include "cli.h"
 
 extern const struct subcommand cxl_commands[];
 

@@ -363,41 +363,51 @@ int cxl_cmd_gen(int argc, char **argv)
 	const char *name = NULL, *path = NULL;
 	uint64_t size = 0;
 	struct gen *g;
+	enum { O_LIST = 256, O_RECORDS, O_SIZE, O_SEED };
+	static const struct option opts[] = {
+		{ "list", no_argument, NULL, O_LIST },
+		{ "records", required_argument, NULL, O_RECORDS },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "seed", required_argument, NULL, O_SEED },
+		OPTION_HELP, { }
+	};
 	size_t k;
-	int a;
+	int c;
 
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		fatal("out of memory");
 	g->budget = 1 << 20;
 	g->seed = 1;
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, 0, argc, argv, &a)) {
-			continue;
-		} else if (!strcmp(argv[a], "--list")) {
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_LIST:
 			for (k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++)
 				printf("%s %s %s %.1f %.1f\n", workloads[k].name,
 				       workloads[k].pattern, workloads[k].cls,
 				       workloads[k].compute, workloads[k].load);
 			free(g);
 			return 0;
-		} else if (!strcmp(argv[a], "-o") && a + 1 < argc) {
-			path = argv[++a];
-		} else if (!strcmp(argv[a], "--records") && a + 1 < argc) {
-			g->budget = parse_arg_range(argv[++a], "--records", 1,
+		case 'o':
+			path = optarg;
+			break;
+		case O_RECORDS:
+			g->budget = parse_arg_range(optarg, "--records", 1,
 						    MCMGPU_CXL_MAX_RECORDS);
-		} else if (!strcmp(argv[a], "--size") && a + 1 < argc) {
-			size = parse_arg_range(argv[++a], "--size", 64, 1ULL << 26);
-		} else if (!strcmp(argv[a], "--seed") && a + 1 < argc) {
-			g->seed = parse_arg(argv[++a], "--seed") | 1;
-		} else if (!name && argv[a][0] != '-') {
-			name = argv[a];
-		} else {
-			die_usage("cxl gen: unexpected argument '%s'", argv[a]);
+			break;
+		case O_SIZE:
+			size = parse_arg_range(optarg, "--size", 64, 1ULL << 26);
+			break;
+		case O_SEED:
+			g->seed = parse_arg(optarg, "--seed") | 1;
+			break;
 		}
 	}
-	if (!name)
+	if (optind + 1 < argc)
+		die_usage("cxl gen: unexpected argument '%s'", argv[optind + 1]);
+	if (optind == argc)
 		die_usage("cxl gen: which WORKLOAD? (--list)");
+	name = argv[optind];
 	for (k = 0; k < sizeof(workloads) / sizeof(workloads[0]); k++)
 		if (!strcmp(workloads[k].name, name))
 			w = &workloads[k];

@@ -6,7 +6,7 @@
 #include "fp_tool.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 /* The columns are named after O: 24 without ECRC, 28 with. */
 #define O24 MCMGPU_FP_OVERHEAD_NO_ECRC
@@ -41,17 +41,18 @@ int fp_cmd_analytic(int argc, char **argv)
 	static const uint32_t sizes[] = { 1, 2, 4, 8, 16, 32, 40, 64, 128 };
 	struct common_opts co = COMMON_OPTS(usage, MCMGPU_MIN_CHIPLETS);
 	uint32_t h = MCMGPU_FP_SUBHEADER_DEFAULT;
+	static const struct option opts[] = {
+		{ "subheader", required_argument, NULL, 's' },
+		OPTION_JSON, OPTION_HELP, { }
+	};
 	struct json j;
 	size_t i;
-	int a;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_JSON, argc, argv, &a))
-			continue;
-		if (strcmp(argv[a], "--subheader") || a + 1 == argc)
-			die_usage("finepack analytic: unexpected argument '%s'", argv[a]);
-		h = fp_parse_subheader(argv[++a]);
-	}
+	while (common_parse(&co, argc, argv, "h", opts, NULL) == 's')
+		h = fp_parse_subheader(optarg);
+	if (optind < argc)
+		die_usage("finepack analytic: unexpected argument '%s'",
+			  argv[optind]);
 	if (co.json) {
 		json_begin(&j, stdout);
 		json_u64(&j, "subheader", h);

@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "fp_replay.h"
 #include "fp_tool.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void usage(FILE *f)
 {
@@ -31,9 +32,9 @@ int fp_cmd_bench(int argc, char **argv)
 	};
 	struct common_opts co = COMMON_OPTS(usage, MCMGPU_MIN_CHIPLETS);
 	struct mcmgpu_fp_replay_result res;
+	struct fp_backend backend = { .ops = &fp_host_ops, .fd = -1 };
 	struct fp_trace_view view;
-	struct fp_host host = { 0 };
-	struct fp_error err;
+	struct replay_error err;
 	const char *path = NULL;
 	double t0, t_replay, t_copy;
 	uint64_t repeat = 3, r, vram_arg = 0;
@@ -41,24 +42,25 @@ int fp_cmd_bench(int argc, char **argv)
 	struct json j;
 	size_t len;
 	char msg[512];
-	int a, fd = -1;
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "vram-per-chiplet", required_argument, NULL, 'm' },
+		OPTION_HOST, OPTION_DEVICE, OPTION_HELP, { }
+	};
+	int c;
 
-	for (a = 1; a < argc; a++) {
-		if (common_arg(&co, ARG_HOST | ARG_DEVICE, argc, argv, &a)) {
-			continue;
-		} else if (!strcmp(argv[a], "--repeat") && a + 1 < argc) {
-			if (parse_u64(argv[++a], "--repeat", &repeat) || !repeat)
-				return 2;
-		} else if (!strcmp(argv[a], "--vram-per-chiplet") && a + 1 < argc) {
-			vram_arg = parse_arg(argv[++a], "--vram-per-chiplet");
-		} else if (!path && argv[a][0] != '-') {
-			path = argv[a];
-		} else {
-			die_usage("finepack bench: unexpected argument '%s'", argv[a]);
-		}
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		if (c == 'r' && (parse_u64(optarg, "--repeat", &repeat) || !repeat))
+			return 2;
+		if (c == 'm')
+			vram_arg = parse_arg(optarg, "--vram-per-chiplet");
 	}
-	if (!path)
+	if (optind + 1 < argc)
+		die_usage("finepack bench: unexpected argument '%s'",
+			  argv[optind + 1]);
+	if (optind == argc)
 		die_usage("finepack bench: TRACE expected");
+	path = argv[optind];
 	if (vram_arg)
 		cfg.vram_per_chiplet = vram_arg;
 	trace = fp_trace_load(path, &len, msg, sizeof(msg));
@@ -66,37 +68,32 @@ int fp_cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		return 1;
 	}
-	if (fp_trace_check(trace, len, &cfg, &view, &err)) {
-		fprintf(stderr, "%s: %s: record %" PRIu64 ": %s\n", prog, path,
-			err.record, err.what);
+	if (fp_replay_check(trace, len, &cfg, &view, &err)) {
+		fprintf(stderr, "%s: %s: record %llu: %s\n", prog, path,
+			(unsigned long long)err.rec.index, err.rec.what);
 		return 1;
 	}
 	if (!co.host) {
-		fd = open_device(co.device);
-		if (fd < 0)
+		backend.ops = &fp_device_ops;
+		backend.fd = open_device(co.device);
+		if (backend.fd < 0)
 			return 1;
 	}
-	if (co.host && fp_host_open(&host, &cfg)) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+	backend.cfg = cfg;
+	if (backend.ops->open(&backend, &err)) {
+		fprintf(stderr, "%s: %s\n", prog, err.rec.what);
 		return 1;
 	}
 	/*
 	 * One replay first, not timed, on either path: it faults in the
 	 * memory the trace touches, which the device's memory already is.
 	 */
-	if (co.host)
-		fp_host_replay(&host, &view, &res.stats);
-	else if (fp_device_run(fd, trace, len, cfg.subheader, cfg.overhead,
-			       &res))
-		fatal("FINEPACK_REPLAY: %s", strerror(errno));
-	t0 = now_seconds();
-	for (r = 0; r < repeat; r++) {
-		if (co.host) {
-			fp_host_replay(&host, &view, &res.stats);
-		} else if (fp_device_run(fd, trace, len, cfg.subheader,
-					 cfg.overhead, &res)) {
-			fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
-				strerror(errno));
+	t0 = 0;
+	for (r = 0; r <= repeat; r++) {
+		if (r == 1)
+			t0 = now_seconds();
+		if (backend.ops->run(&backend, trace, len, &view, &res, &err)) {
+			fprintf(stderr, "%s: %s\n", prog, err.rec.what);
 			return 1;
 		}
 	}
@@ -121,10 +118,10 @@ int fp_cmd_bench(int argc, char **argv)
 	json_double(&j, "memcpy_stores_per_s", 0, view.hdr->nrecords * repeat / t_copy);
 	json_double(&j, "replay_over_memcpy", 6, t_copy / t_replay);
 	json_end(&j);
-	fp_host_close(&host);
+	backend.ops->close(&backend);
 	free(copy);
 	free(trace);
-	if (fd >= 0)
-		close(fd);
+	if (backend.fd >= 0)
+		close(backend.fd);
 	return 0;
 }

@@ -7,16 +7,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "device.h"
+#include "fp_replay.h"
 #include "fp_tool.h"
 #include "json.h"
 #include "opts.h"
 #include "stats.h"
-#include "util.h"
+#include "cli.h"
 
 struct replay_opts {
 	struct common_opts co;
@@ -194,14 +193,9 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 	"{time_pcie4.infinite_ps}; FinePack {time_pcie4.finepack_over_p2p} "
 	"faster than P2P, {time_pcie4.finepack_over_dma} than DMA\n");
 
-struct verify_result {
-	bool done;
-	__u64 checked_bytes, mismatched_bytes;
-};
-
 static const struct stat_row verify_rows[] = {
-	STAT(struct verify_result, checked_bytes),
-	STAT(struct verify_result, mismatched_bytes),
+	STAT(struct fp_verify, checked_bytes),
+	STAT(struct fp_verify, mismatched_bytes),
 };
 
 static const struct stat_table verify_table = STAT_TABLE(verify_rows,
@@ -209,7 +203,7 @@ static const struct stat_table verify_table = STAT_TABLE(verify_rows,
 
 static void print_report(const struct mcmgpu_fp_stats *s,
 			 const struct replay_opts *o,
-			 const struct verify_result *v)
+			 const struct fp_verify *v)
 {
 	struct fp_report r = {
 		.chiplets = o->co.chiplets, .subheader = o->subheader,
@@ -265,198 +259,22 @@ static void print_report(const struct mcmgpu_fp_stats *s,
 	json_end(&j);
 }
 
-/* Destination memory access for --verify, on the device or on the host. */
-struct memory {
-	int fd;			/* device, or -1 for host */
-	uint8_t *host;
-	uint64_t vram;
-};
-
-static int mem_read(struct memory *m, uint32_t dst, uint64_t lo, uint64_t len,
-		    uint8_t *out)
-{
-	uint64_t gpu = dst * m->vram + lo;
-
-	if (m->fd < 0) {
-		memcpy(out, m->host + gpu, len);
-		return 0;
-	}
-	return dma_transfer(m->fd, true, out, gpu, len);
-}
-
-static void host_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
-{
-	struct memory *m = ctx;
-
-	fp_copy(m->host + dst * m->vram + addr, data, len);
-}
-
-/*
- * Large zeroed buffers in huge pages where the kernel gives them (the
- * model's memory and written-bytes bitmap are touched at random: 4 KiB
- * pages would cost a TLB miss and a fault per page).
- */
-static void *big_zalloc(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, len, MADV_HUGEPAGE);
-	return p;
-}
-
-int fp_host_open(struct fp_host *h, const struct fp_config *cfg)
-{
-	h->cfg = *cfg;
-	h->mem_len = (size_t)cfg->chiplets * cfg->vram_per_chiplet;
-	h->written_len = fp_bitmap_bytes(cfg);
-	h->model = calloc(1, sizeof(*h->model));
-	h->mem = big_zalloc(h->mem_len);
-	h->written = big_zalloc(h->written_len);
-	if (!h->model || !h->mem || !h->written) {
-		fp_host_close(h);
-		return -1;
-	}
-	return 0;
-}
-
-void fp_host_close(struct fp_host *h)
-{
-	free(h->model);
-	if (h->mem)
-		munmap(h->mem, h->mem_len);
-	if (h->written)
-		munmap(h->written, h->written_len);
-	h->model = NULL;
-	h->mem = h->written = NULL;
-}
-
-/*
- * The bitmap is zero again after every run (each ends with a kernel end,
- * which clears what the kernel set), so runs reuse it; so is the memory,
- * which keeps what earlier runs delivered, as a device's does.
- */
-void fp_host_replay(struct fp_host *h, const struct fp_trace_view *view,
-		    struct mcmgpu_fp_stats *out)
-{
-	struct memory ctx = { .fd = -1, .host = h->mem,
-			      .vram = h->cfg.vram_per_chiplet };
-	struct fp_sink sink = { .ctx = &ctx, .write = host_write };
-
-	fp_model_init(h->model, &h->cfg, &sink, h->written);
-	fp_model_run(h->model, view);
-	*out = h->model->stats;
-}
-
-struct verify_state {
-	uint64_t lo[MCMGPU_FP_MAX_GPUS], hi[MCMGPU_FP_MAX_GPUS];
-	uint8_t *golden[MCMGPU_FP_MAX_GPUS];
-};
-
-/* Snapshot the written hull of each destination and apply in order. */
-static int verify_prepare(struct verify_state *vs, struct memory *m,
-			  const struct fp_trace_view *view, uint32_t chiplets)
-{
-	uint64_t i;
-	uint32_t d;
-
-	for (d = 0; d < MCMGPU_FP_MAX_GPUS; d++) {
-		vs->lo[d] = UINT64_MAX;
-		vs->hi[d] = 0;
-		vs->golden[d] = NULL;
-	}
-	for (i = 0; i < view->hdr->nrecords; i++) {
-		const struct mcmgpu_fp_trace_record *r = &view->rec[i];
-
-		if (r->type != MCMGPU_FP_REC_STORE && r->type != MCMGPU_FP_REC_ATOMIC)
-			continue;
-		if (r->addr < vs->lo[r->dst])
-			vs->lo[r->dst] = r->addr;
-		if (r->addr + r->len > vs->hi[r->dst])
-			vs->hi[r->dst] = r->addr + r->len;
-	}
-	for (d = 0; d < chiplets; d++) {
-		if (vs->hi[d] <= vs->lo[d])
-			continue;
-		vs->golden[d] = malloc(vs->hi[d] - vs->lo[d]);
-		if (!vs->golden[d]) {
-			fprintf(stderr, "%s: --verify: out of memory\n", prog);
-			return -1;
-		}
-		if (mem_read(m, d, vs->lo[d], vs->hi[d] - vs->lo[d], vs->golden[d]))
-			return -1;
-	}
-	for (i = 0; i < view->hdr->nrecords; i++) {
-		const struct mcmgpu_fp_trace_record *r = &view->rec[i];
-
-		if (r->type == MCMGPU_FP_REC_STORE || r->type == MCMGPU_FP_REC_ATOMIC)
-			memcpy(vs->golden[r->dst] + (r->addr - vs->lo[r->dst]),
-			       view->data + r->data_off, r->len);
-	}
-	return 0;
-}
-
-static int verify_finish(struct verify_state *vs, struct memory *m,
-			 uint32_t chiplets, struct verify_result *v)
-{
-	uint64_t i, len;
-	uint8_t *after;
-	uint32_t d;
-	int ret = 0;
-
-	v->done = true;
-	for (d = 0; d < chiplets; d++) {
-		if (!vs->golden[d])
-			continue;
-		len = vs->hi[d] - vs->lo[d];
-		after = malloc(len);
-		if (!after || mem_read(m, d, vs->lo[d], len, after)) {
-			free(after);
-			ret = -1;
-			break;
-		}
-		for (i = 0; i < len; i++)
-			v->mismatched_bytes += after[i] != vs->golden[d][i];
-		v->checked_bytes += len;
-		free(after);
-	}
-	for (d = 0; d < MCMGPU_FP_MAX_GPUS; d++)
-		free(vs->golden[d]);
-	return ret;
-}
-
 uint32_t fp_parse_subheader(const char *arg)
 {
 	return parse_arg_range(arg, "--subheader", MCMGPU_FP_SUBHEADER_MIN,
 			       MCMGPU_FP_SUBHEADER_MAX);
 }
 
-int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
-		  uint32_t overhead, struct mcmgpu_fp_replay_result *res)
-{
-	struct mcmgpu_finepack_replay rp = {
-		.size = sizeof(rp), .trace_ptr = (uintptr_t)trace,
-		.trace_len = len, .subheader = subheader,
-		.overhead = overhead, .result_ptr = (uintptr_t)res,
-		.result_size = sizeof(*res),
-	};
-
-	return ioctl(fd, MCMGPU_IOCTL_FINEPACK_REPLAY, &rp) ? -1 : 0;
-}
-
 static int replay(const char *path, struct replay_opts *o)
 {
-	struct fp_config cfg = { 0 };
-	struct verify_state vs = { 0 };
-	struct verify_result v = { 0 };
+	struct fp_config cfg = {
+		.chiplets = o->co.chiplets, .subheader = o->subheader,
+		.overhead = o->overhead, .vram_per_chiplet = o->vram,
+	};
+	struct fp_backend backend = { .ops = &fp_host_ops, .fd = -1 };
 	struct mcmgpu_fp_replay_result res;
-	struct memory mem = { .fd = -1 };
-	struct fp_host host = { 0 };
-	struct fp_trace_view view;
-	struct fp_error err;
-	struct mcmgpu_info info;
+	struct replay_error err;
+	struct fp_verify v;
 	uint8_t *trace;
 	size_t len;
 	char msg[512];
@@ -468,54 +286,22 @@ static int replay(const char *path, struct replay_opts *o)
 		return 1;
 	}
 	if (!o->co.host) {
-		mem.fd = open_device(o->co.device);
-		if (mem.fd < 0 || get_info(mem.fd, &info))
+		backend.ops = &fp_device_ops;
+		backend.fd = open_device(o->co.device);
+		if (backend.fd < 0)
 			goto out;
-		o->co.chiplets = info.chiplets;
-		o->vram = info.vram_per_chiplet;
 	}
-	cfg.chiplets = o->co.chiplets;
-	cfg.subheader = o->subheader;
-	cfg.overhead = o->overhead;
-	cfg.vram_per_chiplet = o->vram;
-	mem.vram = o->vram;
-	/*
-	 * The host checks first only when it runs the core itself or needs the
-	 * records for --verify; the device validates on its own.
-	 */
-	if ((o->co.host || o->verify) &&
-	    fp_trace_check(trace, len, &cfg, &view, &err)) {
-		fprintf(stderr, "%s: %s: record %" PRIu64 ": %s (value %" PRIu64 ")\n",
-			prog, path, err.record, err.what, err.value);
+	if (fp_replay(&backend, trace, len, &cfg, o->verify, &res, &v, &err)) {
+		if (err.kind == REPLAY_ERR_RECORD)
+			fprintf(stderr, "%s: %s: record %llu: %s (value %llu)\n",
+				prog, path, (unsigned long long)err.rec.index,
+				err.rec.what, (unsigned long long)err.rec.value);
+		else if (err.rec.what[0])
+			fprintf(stderr, "%s: %s\n", prog, err.rec.what);
 		goto out;
 	}
-	if (o->co.host) {
-		if (fp_host_open(&host, &cfg)) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			goto out;
-		}
-		mem.host = host.mem;
-	}
-	if (o->verify && verify_prepare(&vs, &mem, &view, o->co.chiplets))
-		goto out;
-
-	memset(&res, 0, sizeof(res));
-	if (o->co.host) {
-		fp_host_replay(&host, &view, &res.stats);
-	} else if (fp_device_run(mem.fd, trace, len, o->subheader, o->overhead,
-				 &res)) {
-		if (errno == EINVAL && res.error.what[0])
-			fprintf(stderr, "%s: %s: record %llu: %.*s (value %llu)\n",
-				prog, path, (unsigned long long)res.error.index,
-				(int)sizeof(res.error.what), res.error.what,
-				(unsigned long long)res.error.value);
-		else
-			fprintf(stderr, "%s: FINEPACK_REPLAY: %s\n", prog,
-				strerror(errno));
-		goto out;
-	}
-	if (o->verify && verify_finish(&vs, &mem, o->co.chiplets, &v))
-		goto out;
+	o->co.chiplets = cfg.chiplets;
+	o->vram = cfg.vram_per_chiplet;
 	if (o->dma == DMA_REGION && !res.stats.regions) {
 		fprintf(stderr, "%s: %s: --dma region: the trace declares no "
 			"region (add 'region SRC DST ADDR LEN' records)\n", prog,
@@ -526,11 +312,11 @@ static int replay(const char *path, struct replay_opts *o)
 	ret = v.mismatched_bytes || res.stats.decode_errors ? 1 : 0;
 	if (v.mismatched_bytes)
 		fprintf(stderr, "%s: verify: %llu bytes differ from in-order "
-			"plain application\n", prog, v.mismatched_bytes);
+			"plain application\n", prog,
+			(unsigned long long)v.mismatched_bytes);
 out:
-	if (mem.fd >= 0)
-		close(mem.fd);
-	fp_host_close(&host);
+	if (backend.fd >= 0)
+		close(backend.fd);
 	free(trace);
 	return ret;
 }
@@ -590,9 +376,7 @@ int fp_cmd_replay(int argc, char **argv)
 	int c;
 
 	o.co.max_chiplets = MCMGPU_FP_MAX_GPUS;	/* with --host */
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
-		if (common_opt(&o.co, c, optarg))
-			continue;
+	while ((c = common_parse(&o.co, argc, argv, "d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o.subheader = fp_parse_subheader(optarg);

@@ -8,7 +8,7 @@
 
 #include "finepack.h"
 #include "fp_trace.h"
-#include "util.h"
+#include "cli.h"
 
 /* The subcommands of mcmgpu finepack, for the mechanism table. */
 extern const struct subcommand fp_commands[];
@@ -19,26 +19,8 @@ int fp_cmd_gen(int argc, char **argv);
 int fp_cmd_analytic(int argc, char **argv);
 int fp_cmd_bench(int argc, char **argv);
 
-/* The FinePack core on the host: its model, memory and bitmap. */
-struct fp_host {
-	struct fp_config cfg;
-	struct fp_model *model;
-	uint8_t *mem;		/* chiplets x vram_per_chiplet, zeroed */
-	void *written;
-	size_t mem_len, written_len;
-};
-
-/* 0, or -1 (out of memory) with h closed. */
-int fp_host_open(struct fp_host *h, const struct fp_config *cfg);
-/* Runs a checked trace through the core into h->mem; runs may repeat. */
-void fp_host_replay(struct fp_host *h, const struct fp_trace_view *view,
-		    struct mcmgpu_fp_stats *out);
-void fp_host_close(struct fp_host *h);
 /* --subheader H: MCMGPU_FP_SUBHEADER_MIN..MAX, or exit 2. */
 uint32_t fp_parse_subheader(const char *arg);
-/* FINEPACK_REPLAY of a whole trace; -1 with errno as the ioctl left it. */
-int fp_device_run(int fd, const void *trace, size_t len, uint32_t subheader,
-		  uint32_t overhead, struct mcmgpu_fp_replay_result *res);
 
 /* Generators (fp_workloads.c) */
 enum fp_gen_kind {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "fp_tool.h"
-#include "util.h"
+#include "cli.h"
 
 /* Chiplets come from --chiplets. */
 const struct fp_preset fp_presets[] = {

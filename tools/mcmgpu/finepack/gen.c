@@ -6,7 +6,7 @@
 
 #include "fp_tool.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void gen_usage(FILE *f)
 {
@@ -123,9 +123,7 @@ int fp_cmd_gen(int argc, char **argv)
 	co.max_chiplets = MCMGPU_FP_MAX_GPUS;
 	workload(common_verb(&co, argc, argv), &p);
 	argc--, argv++;
-	while ((c = getopt_long(argc, argv, "o:h", opts, &idx)) != -1) {
-		if (common_opt(&co, c, optarg))
-			continue;
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, &idx)) != -1) {
 		if (c == 'o') {
 			out = optarg;
 			continue;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "device.h"
-#include "util.h"
+#include "cli.h"
 
 /* The char device of the PCI function SLOT (sysfs name), if bound. */
 int chardev_of_slot(const char *slot, char *path, size_t n)

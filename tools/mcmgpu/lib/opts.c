@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void __attribute__((noreturn))
 usage_exit(const struct common_opts *o, int status)
@@ -17,7 +17,11 @@ static bool is_help(const char *s)
 	return !strcmp(s, "--help") || !strcmp(s, "-h");
 }
 
-bool common_opt(struct common_opts *o, int c, const char *arg)
+/*
+ * Applies getopt's c if it is a common option; -h, --help and an unknown
+ * option exit through the usage (0 and 2), so does a bad value (2).
+ */
+static bool common_opt(struct common_opts *o, int c, const char *arg)
 {
 	switch (c) {
 	case OPT_HELP:
@@ -43,24 +47,15 @@ bool common_opt(struct common_opts *o, int c, const char *arg)
 	return false;
 }
 
-bool common_arg(struct common_opts *o, unsigned int which, int argc,
-		char **argv, int *a)
+int common_parse(struct common_opts *o, int argc, char **argv,
+		 const char *shortopts, const struct option *opts, int *longindex)
 {
-	const char *s = argv[*a];
-	bool has_value = *a + 1 < argc;
+	int c;
 
-	if (is_help(s))
-		usage_exit(o, 0);
-	if ((which & ARG_JSON) && !strcmp(s, "--json"))
-		return common_opt(o, OPT_JSON, NULL);
-	if ((which & ARG_HOST) && !strcmp(s, "--host"))
-		return common_opt(o, OPT_HOST, NULL);
-	if ((which & ARG_DEVICE) && has_value &&
-	    (!strcmp(s, "-d") || !strcmp(s, "--device")))
-		return common_opt(o, OPT_DEVICE, argv[++*a]);
-	if ((which & ARG_CHIPLETS) && has_value && !strcmp(s, "--chiplets"))
-		return common_opt(o, OPT_CHIPLETS, argv[++*a]);
-	return false;
+	while ((c = getopt_long(argc, argv, shortopts, opts, longindex)) != -1)
+		if (!common_opt(o, c, optarg))
+			return c;
+	return -1;
 }
 
 const char *common_verb(const struct common_opts *o, int argc, char **argv)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The options several subcommands share (--json, --host, -d/--device,
- * --chiplets, and -h/--help with the subcommand's usage), parsed here so
- * that they mean and check the same everywhere. A subcommand lists the
- * ones it has in its getopt table with the OPTION_* entries and passes
- * every option to common_opt() first; hand-parsed argument lists use
- * common_arg().
+ * Options, declared one way: every command has a getopt_long table of
+ * its options, the ones several commands share (--json, --host,
+ * -d/--device, --chiplets, -h/--help with the command's usage) as the
+ * OPTION_* entries, parsed here so that they mean and check the same
+ * everywhere. The loop: while ((c = common_parse(...)) != -1), a switch
+ * on the command's own; then its operands from argv[optind].
  */
 #ifndef MCMGPU_TOOL_OPTS_H
 #define MCMGPU_TOOL_OPTS_H
@@ -43,20 +43,14 @@ enum {
 #define OPTION_CHIPLETS	{ "chiplets", required_argument, NULL, OPT_CHIPLETS }
 #define OPTION_HELP	{ "help", no_argument, NULL, OPT_HELP }
 
-/* The same four for common_arg(), which is told which ones it may take. */
-#define ARG_JSON	(1U << 0)
-#define ARG_HOST	(1U << 1)
-#define ARG_DEVICE	(1U << 2)
-#define ARG_CHIPLETS	(1U << 3)
-
 /*
- * Applies getopt's c if it is a common option; -h, --help and an unknown
- * option exit through the usage (0 and 2), so does a bad value (2).
+ * The next option of argv (getopt_long with shortopts, opts and
+ * longindex, which may be NULL) that is not a common one, which it
+ * applies: -h, --help and an unknown option exit through the usage (0
+ * and 2), so does a bad value (2). -1 after the last.
  */
-bool common_opt(struct common_opts *o, int c, const char *arg);
-/* Consumes argv[*a] (and its value) if it is -h, --help or one in which. */
-bool common_arg(struct common_opts *o, unsigned int which, int argc,
-		char **argv, int *a);
+int common_parse(struct common_opts *o, int argc, char **argv,
+		 const char *shortopts, const struct option *opts, int *longindex);
 /* The ACTION or WORKLOAD before the options (or the help asked there). */
 const char *common_verb(const struct common_opts *o, int argc, char **argv);
 /* The one operand after the options; anything else is a usage error. */

@@ -12,7 +12,7 @@
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 static void dma_usage(FILE *f)
 {
@@ -123,9 +123,7 @@ int cmd_dma(int argc, char **argv)
 
 	action = common_verb(&co, argc, argv);
 	argc--, argv++;
-	while ((o = getopt_long(argc, argv, "d:a:n:s:S:jh", opts, NULL)) != -1) {
-		if (common_opt(&co, o, optarg))
-			continue;
+	while ((o = common_parse(&co, argc, argv, "d:a:n:s:S:jh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'a':
 			addr = parse_arg(optarg, "--gpu-addr");

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+/* What every command does at the command line (cli.h). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "file.h"
 #include "num.h"
-#include "util.h"
+#include "cli.h"
 
 static void __attribute__((noreturn))
 vdie(int status, const char *fmt, va_list ap)
@@ -103,23 +103,4 @@ int run_subcommand(const char *group, const struct subcommand *cmds,
 			return c->run(argc - 1, argv + 1);
 	die_usage("%s: unknown command '%s'", group, argv[1]);
 	return 2;
-}
-
-uint64_t xorshift64(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
-double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -2,8 +2,8 @@
 /*
  * ADSM runs: the access patterns of notes/adsm.md §4.5 written once over a
  * small runtime, which is either the device (objects mmapped from
- * /dev/mcmgpuN, the driver's protocols, the device's kernels: cmd_adsm.c)
- * or the host replay (the same protocol and kernel cores on plain memory:
+ * /dev/mcmgpuN, the driver's protocols, the device's kernels:
+ * adsm_device.c) or the host replay (the same protocol and kernel cores on plain memory:
  * adsm_host.c). Both report the same counters for the same run; the
  * expected bytes of each pattern are computed here from the protocols'
  * rules, independently of the cores.
@@ -106,5 +106,20 @@ void adsm_expected(const struct adsm_params *p, uint64_t *h2d, uint64_t *d2h,
 struct adsm_rt *adsm_host_new(uint32_t protocol, uint64_t block,
 			      uint32_t rolling, uint32_t chiplets);
 void adsm_host_free(struct adsm_rt *rt);
+
+/* The device's runtime (adsm_device.c), on one open file of it. */
+struct adsm_device {
+	struct adsm_rt rt;
+	int fd;
+	uint64_t other_va;	/* objects mapped away from their GPU VA */
+};
+
+extern const struct adsm_rt_ops adsm_device_ops;
+/* A fresh file of the device, its protocol set before any object; -errno. */
+int adsm_device_open(struct adsm_device *d, const char *device,
+		     const struct adsm_params *p);
+/* memcpy in address order, a page at a time, as a CPU's program stores. */
+void adsm_copy_in_order(uint8_t *dst, const uint8_t *src, uint64_t len,
+			uintptr_t addr);
 
 #endif /* MCMGPU_TOOL_ADSM_RT_H */

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the mcmgpu subcommands. */
-#ifndef MCMGPU_TOOL_UTIL_H
-#define MCMGPU_TOOL_UTIL_H
+/*
+ * What every command does at the command line: its subcommand table and
+ * dispatch, the program's name in messages, usage errors (exit 2) and
+ * fatal ones (exit 1), option values, and whole files read or written
+ * with the error said. The options themselves: opts.h.
+ */
+#ifndef MCMGPU_TOOL_CLI_H
+#define MCMGPU_TOOL_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "num.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,7 +43,5 @@ uint64_t parse_arg_range(const char *s, const char *what, uint64_t min,
 /* Whole-file I/O that prints its error; read_file's buffer is malloc'd. */
 void *read_file(const char *path, size_t *len);
 int write_file(const char *path, const void *buf, size_t len);
-uint64_t xorshift64(uint64_t *state);
-double now_seconds(void);
 
-#endif /* MCMGPU_TOOL_UTIL_H */
+#endif /* MCMGPU_TOOL_CLI_H */

@@ -19,7 +19,7 @@
 #include "device.h"
 #include "json.h"
 #include "opts.h"
-#include "util.h"
+#include "cli.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
 
@@ -235,10 +235,9 @@ int cmd_info(int argc, char **argv)
 	struct pci_access *pacc;
 	struct pci_dev *p;
 	struct json j;
-	int found = 0, o;
+	int found = 0;
 
-	while ((o = getopt_long(argc, argv, "jh", opts, NULL)) != -1)
-		common_opt(&co, o, optarg);
+	common_parse(&co, argc, argv, "jh", opts, NULL);
 	if (optind < argc)
 		die_usage("info: unexpected argument '%s'", argv[optind]);
 
