@@ -72,6 +72,18 @@ static const MCMGPUEngine mcmgpu_core_engine = {
     .window = -1,
 };
 
+/*
+ * The window barre_iommu.ko binds to, with its own MSI-X vector: the
+ * common registers only (ident, events, ping). Barre's ATS requests and
+ * answers travel in the Barre engine's commands, not here.
+ */
+static const MCMGPUEngine mcmgpu_iommu_engine = {
+    .name = "iommu",
+    .not_migrated = "no state besides the window's common registers",
+    .window = MCMGPU_WINDOW_IOMMU,
+    .window_ident = 0x554d4f49,     /* "IOMU", little-endian */
+};
+
 static const MCMGPUEngine *const mcmgpu_engines[] = {
     &mcmgpu_core_engine,
     &mcmgpu_dma_engine,
