@@ -302,7 +302,7 @@ static uint32_t cxl_hdm_cap(CXLBlock *b)
     uint32_t cap = cxl_hdm_count_enc(b->hdm.decoders) |
                    MCMGPU_HDM_CAP_A11TO8 | MCMGPU_HDM_CAP_A14TO12;
 
-    return cap | (b->hdm.targets << MCMGPU_HDM_CAP_TARGETS_SHIFT);
+    return cap | FIELD_PREP(MCMGPU_HDM_CAP_TARGETS_MASK, b->hdm.targets);
 }
 
 static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
