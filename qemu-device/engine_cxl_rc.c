@@ -31,6 +31,7 @@
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/pcie_regs.h"
+#include "hw/cxl/cxl.h"
 #include "trace.h"
 #include "mcmgpu_engine.h"
 #include "mcmgpu_cxl.h"
@@ -235,7 +236,8 @@ static void cxl_commit_resolve(CXLBlock *b, unsigned n)
 
     b->commit_due[n] = -1;
     if (why) {
-        b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_ERROR;
+        b->hdm.d[n].ctrl = FIELD_DP32(b->hdm.d[n].ctrl,
+                                      CXL_HDM_DECODER0_CTRL, ERR, 1);
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL %s%d decoder %u not "
                       "committed: %s\n", b->port < 0 ? "host bridge" :
                       "endpoint ", b->port < 0 ? 0 : b->port, n, why);
@@ -297,162 +299,199 @@ static void cxl_commit_start(CXLBlock *b, unsigned n)
     cxl_commit_arm(rc);
 }
 
-static uint32_t cxl_hdm_cap(CXLBlock *b)
-{
-    uint32_t cap = cxl_hdm_count_enc(b->hdm.decoders) |
-                   MCMGPU_HDM_CAP_A11TO8 | MCMGPU_HDM_CAP_A14TO12;
+/*
+ * The HDM Decoder Capability Structure (spec §8.2.4.20) by 32-bit word
+ * from its start, under the spec's names as QEMU defines them
+ * (hw/cxl/cxl_component.h), taken relative to its first register since
+ * QEMU places the structure elsewhere: Capability, Global Control, then
+ * decoder n's words at CXL_HDM_DEC_WORD(n) + CXL_DEC_REG(BASE_LO ...
+ * TARGET_LIST_HI), the model's struct cxl_hdm_decoder seen as registers.
+ */
+#define CXL_HDM_REG(r)      (R_CXL_HDM_DECODER_##r - \
+                             R_CXL_HDM_DECODER_CAPABILITY)
+#define CXL_DEC_REG(r)      (R_CXL_HDM_DECODER0_##r - \
+                             R_CXL_HDM_DECODER0_BASE_LO)
+#define CXL_DEC_WORDS       (0x20 / 4)
+#define CXL_HDM_DEC_WORD(n) (R_CXL_HDM_DECODER0_BASE_LO - \
+                             R_CXL_HDM_DECODER_CAPABILITY + \
+                             (n) * CXL_DEC_WORDS)
+#define CXL_DEC_CTRL(f)     R_CXL_HDM_DECODER0_CTRL_##f##_MASK
 
-    return cap | FIELD_PREP(MCMGPU_HDM_CAP_TARGETS_MASK, b->hdm.targets);
+/* The RsvdP bits 27:0 of a 256 MiB-aligned address's low word. */
+#define CXL_DEC_ADDR_LO     R_CXL_HDM_DECODER0_BASE_LO_L_MASK
+
+/*
+ * What a write to each decoder register changes ([0] the host bridge's,
+ * [1] an endpoint's), unless the decoder is locked or has Commit set:
+ * the rest is RO or RsvdP. An endpoint's Target Range Type is RO (its
+ * media is host-only coherent) and its TARGET_LIST words are the DPA Skip.
+ */
+static const uint32_t cxl_dec_wmask[2][CXL_DEC_WORDS] = {
+    {
+        [CXL_DEC_REG(BASE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(BASE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(SIZE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(SIZE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(CTRL)] = CXL_DEC_CTRL(IG) | CXL_DEC_CTRL(IW) |
+                              CXL_DEC_CTRL(LOCK_ON_COMMIT) |
+                              CXL_DEC_CTRL(COMMIT) | CXL_DEC_CTRL(TYPE),
+        [CXL_DEC_REG(TARGET_LIST_LO)] = UINT32_MAX,
+        [CXL_DEC_REG(TARGET_LIST_HI)] = UINT32_MAX,
+    }, {
+        [CXL_DEC_REG(BASE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(BASE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(SIZE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(SIZE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(CTRL)] = CXL_DEC_CTRL(IG) | CXL_DEC_CTRL(IW) |
+                              CXL_DEC_CTRL(LOCK_ON_COMMIT) |
+                              CXL_DEC_CTRL(COMMIT),
+        [CXL_DEC_REG(TARGET_LIST_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(TARGET_LIST_HI)] = UINT32_MAX,
+    },
+};
+
+static uint32_t cxl_hdm_wmask(CXLBlock *b, unsigned word)
+{
+    bool ep = b->port >= 0;
+
+    if (word >= CXL_HDM_DEC_WORD(0)) {
+        return cxl_dec_wmask[ep][(word - CXL_HDM_DEC_WORD(0)) % CXL_DEC_WORDS];
+    }
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL) && ep) {
+        return R_CXL_HDM_DECODER_GLOBAL_CONTROL_HDM_DECODER_ENABLE_MASK;
+    }
+    return 0;
+}
+
+/* Decoder d's registers, as the words the guest sees, and back. */
+static void cxl_dec_get_regs(const struct cxl_hdm_decoder *d, uint32_t *r)
+{
+    r[CXL_DEC_REG(BASE_LO)] = d->base;
+    r[CXL_DEC_REG(BASE_HI)] = d->base >> 32;
+    r[CXL_DEC_REG(SIZE_LO)] = d->size;
+    r[CXL_DEC_REG(SIZE_HI)] = d->size >> 32;
+    r[CXL_DEC_REG(CTRL)] = d->ctrl;
+    r[CXL_DEC_REG(TARGET_LIST_LO)] = d->target;
+    r[CXL_DEC_REG(TARGET_LIST_HI)] = d->target >> 32;
+    r[CXL_DEC_WORDS - 1] = 0;
+}
+
+static void cxl_dec_set_regs(struct cxl_hdm_decoder *d, const uint32_t *r)
+{
+    d->base = deposit64(r[CXL_DEC_REG(BASE_LO)], 32, 32,
+                        r[CXL_DEC_REG(BASE_HI)]);
+    d->size = deposit64(r[CXL_DEC_REG(SIZE_LO)], 32, 32,
+                        r[CXL_DEC_REG(SIZE_HI)]);
+    d->ctrl = r[CXL_DEC_REG(CTRL)];
+    d->target = deposit64(r[CXL_DEC_REG(TARGET_LIST_LO)], 32, 32,
+                          r[CXL_DEC_REG(TARGET_LIST_HI)]);
 }
 
 static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
 {
-    const struct cxl_hdm_decoder *d;
-    unsigned n;
+    uint32_t r[CXL_DEC_WORDS], cap = 0;
+    unsigned word = off / 4;
 
-    if (off == MCMGPU_HDM_CAP) {
-        return cxl_hdm_cap(b);
+    if (word == CXL_HDM_REG(CAPABILITY)) {
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, DECODER_COUNT,
+                         cxl_hdm_count_enc(b->hdm.decoders));
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, TARGET_COUNT,
+                         b->hdm.targets);
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, INTERLEAVE_256B, 1);
+        return FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, INTERLEAVE_4K, 1);
     }
-    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL)) {
         return b->hdm.global_ctrl;
     }
-    if (off < MCMGPU_HDM_DECODER(0) ||
-        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (word < CXL_HDM_DEC_WORD(0)) {
         return 0;
     }
-    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
-    d = &b->hdm.d[n];
-    switch ((off - MCMGPU_HDM_DECODER(0)) % 0x20) {
-    case MCMGPU_HDM_BASE_LO:
-        return d->base;
-    case MCMGPU_HDM_BASE_HI:
-        return d->base >> 32;
-    case MCMGPU_HDM_SIZE_LO:
-        return d->size;
-    case MCMGPU_HDM_SIZE_HI:
-        return d->size >> 32;
-    case MCMGPU_HDM_CTRL:
-        return d->ctrl;
-    case MCMGPU_HDM_TARGET_LO:
-        return d->target;
-    case MCMGPU_HDM_TARGET_HI:
-        return d->target >> 32;
-    default:
-        return 0;
-    }
+    word -= CXL_HDM_DEC_WORD(0);
+    cxl_dec_get_regs(&b->hdm.d[word / CXL_DEC_WORDS], r);
+    return r[word % CXL_DEC_WORDS];
 }
 
-static void cxl_hdm_set64(uint64_t *reg, bool hi, uint32_t val)
-{
-    *reg = deposit64(*reg, hi ? 32 : 0, 32, val);
-}
-
-/* Control: RWL fields IG, IW, Lock On Commit, Commit (and type on the HB). */
-static void cxl_hdm_ctrl_write(CXLBlock *b, unsigned n, uint32_t val)
+/*
+ * Control's side effects: Commit 0→1 starts the commit check, 1→0
+ * uncommits. An unlocked decoder may drop Commit in any order, as the
+ * spec has it (Linux resets newest first, but that is software's rule);
+ * the ones above keep the DPA bases they latched at their commit.
+ */
+static void cxl_dec_ctrl_written(CXLBlock *b, unsigned n, uint32_t old)
 {
     struct cxl_hdm_decoder *d = &b->hdm.d[n];
-    uint32_t rwl = MCMGPU_HDM_CTRL_IG_MASK | MCMGPU_HDM_CTRL_IW_MASK |
-                   MCMGPU_HDM_CTRL_LOCK | MCMGPU_HDM_CTRL_COMMIT;
-    bool was = d->ctrl & MCMGPU_HDM_CTRL_COMMIT;
-    bool now = val & MCMGPU_HDM_CTRL_COMMIT;
+    bool was = FIELD_EX32(old, CXL_HDM_DECODER0_CTRL, COMMIT);
+    bool now = FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMIT);
 
-    if (b->port < 0) {
-        rwl |= MCMGPU_HDM_CTRL_HOSTONLY;
-    }
-    if (was && now) {
-        if ((val ^ d->ctrl) & rwl) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u control "
-                          "changed while Commit is set: ignored\n", n);
-        }
-        return;
-    }
-    /*
-     * An unlocked decoder may drop Commit in any order, as the spec has
-     * it (Linux resets newest first, but that is software's rule); the
-     * ones above keep the DPA bases they latched at their commit.
-     */
-    d->ctrl = (d->ctrl & ~rwl) | (val & rwl);
-    if (was) {
-        d->ctrl &= ~(MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR);
-    } else if (now) {
+    if (was && !now) {
+        d->ctrl = FIELD_DP32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMITTED, 0);
+        d->ctrl = FIELD_DP32(d->ctrl, CXL_HDM_DECODER0_CTRL, ERR, 0);
+    } else if (!was && now) {
         cxl_commit_start(b, n);
     }
 }
 
+/*
+ * A decoder's registers are RWL: a locked decoder takes no write until a
+ * reset, one with Commit set only the write that clears it (which also
+ * cancels a commit check in progress, so a driver that timed out can roll
+ * back; the spec leaves writes during the check undefined).
+ */
+static bool cxl_dec_writable(CXLBlock *b, unsigned n, unsigned reg,
+                             uint32_t val)
+{
+    const struct cxl_hdm_decoder *d = &b->hdm.d[n];
+
+    if (FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, LOCK_ON_COMMIT) &&
+        FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMITTED)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is locked: "
+                      "write ignored\n", n);
+        return false;
+    }
+    if (!FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMIT)) {
+        return true;
+    }
+    if (reg != CXL_DEC_REG(CTRL) ||
+        FIELD_EX32(val, CXL_HDM_DECODER0_CTRL, COMMIT)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u %s: write "
+                      "ignored\n", n, b->commit_due[n] >= 0 ?
+                      "is being checked for commit" : "has Commit set");
+        return false;
+    }
+    if (b->commit_due[n] >= 0) {
+        b->commit_due[n] = -1;
+        trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
+        cxl_commit_arm(b->rc);
+    }
+    return true;
+}
+
 static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
 {
-    struct cxl_hdm_decoder *d;
-    unsigned n, reg;
+    uint32_t r[CXL_DEC_WORDS], mask = cxl_hdm_wmask(b, off / 4), old;
+    unsigned word = off / 4, n, reg;
 
-    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
-        if (b->port >= 0) {
-            b->hdm.global_ctrl = val & MCMGPU_HDM_GLOBAL_ENABLE;
-        }
-        return;
-    }
-    if (off < MCMGPU_HDM_DECODER(0) ||
-        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (!mask) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL write to read-only HDM "
                       "register 0x%" HWADDR_PRIx "\n", off);
         return;
     }
-    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
-    reg = (off - MCMGPU_HDM_DECODER(0)) % 0x20;
-    d = &b->hdm.d[n];
-    if ((d->ctrl & MCMGPU_HDM_CTRL_LOCK) &&
-        (d->ctrl & MCMGPU_HDM_CTRL_COMMITTED)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is locked: "
-                      "write ignored\n", n);
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL)) {
+        b->hdm.global_ctrl = (b->hdm.global_ctrl & ~mask) | (val & mask);
         return;
     }
-    if (b->commit_due[n] >= 0) {
-        /*
-         * The spec leaves writes during the check undefined; clearing
-         * Commit cancels it, so a driver that timed out can roll back.
-         */
-        if (reg == MCMGPU_HDM_CTRL && !(val & MCMGPU_HDM_CTRL_COMMIT)) {
-            b->commit_due[n] = -1;
-            trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
-            cxl_commit_arm(b->rc);
-            cxl_hdm_ctrl_write(b, n, val);
-            return;
-        }
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is being "
-                      "checked for commit: write ignored\n", n);
+    word -= CXL_HDM_DEC_WORD(0);
+    n = word / CXL_DEC_WORDS;
+    reg = word % CXL_DEC_WORDS;
+    if (!cxl_dec_writable(b, n, reg, val)) {
         return;
     }
-    if (reg == MCMGPU_HDM_CTRL) {
-        cxl_hdm_ctrl_write(b, n, val);
-        return;
-    }
-    if (d->ctrl & MCMGPU_HDM_CTRL_COMMIT) {
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u reprogrammed "
-                      "while Commit is set: ignored\n", n);
-        return;
-    }
-    switch (reg) {
-    case MCMGPU_HDM_BASE_LO:
-    case MCMGPU_HDM_BASE_HI:
-        cxl_hdm_set64(&d->base, reg == MCMGPU_HDM_BASE_HI,
-                      reg == MCMGPU_HDM_BASE_HI ? val :
-                      val & MCMGPU_HDM_ADDR_LO_MASK);
-        break;
-    case MCMGPU_HDM_SIZE_LO:
-    case MCMGPU_HDM_SIZE_HI:
-        cxl_hdm_set64(&d->size, reg == MCMGPU_HDM_SIZE_HI,
-                      reg == MCMGPU_HDM_SIZE_HI ? val :
-                      val & MCMGPU_HDM_ADDR_LO_MASK);
-        break;
-    case MCMGPU_HDM_TARGET_LO:
-    case MCMGPU_HDM_TARGET_HI:
-        /* The HB's target list; an endpoint's DPA skip (27:0 RsvdP). */
-        if (b->port >= 0 && reg == MCMGPU_HDM_TARGET_LO) {
-            val &= MCMGPU_HDM_ADDR_LO_MASK;
-        }
-        cxl_hdm_set64(&d->target, reg == MCMGPU_HDM_TARGET_HI, val);
-        break;
-    default:
-        break;  /* reserved */
+    cxl_dec_get_regs(&b->hdm.d[n], r);
+    old = r[reg];
+    r[reg] = (old & ~mask) | (val & mask);
+    cxl_dec_set_regs(&b->hdm.d[n], r);
+    if (reg == CXL_DEC_REG(CTRL)) {
+        cxl_dec_ctrl_written(b, n, old);
     }
 }
 
@@ -480,10 +519,17 @@ static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
 
     if (off == MCMGPU_CXL_CM_OFFSET) {
         /* Capability array: CXL 1, cache/mem 1, one capability after it. */
-        val = MCMGPU_CXL_CAP_ID_ARRAY | 1 << 16 | 1 << 20 | 1 << 24;
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, ID,
+                         MCMGPU_CXL_CAP_ID_ARRAY);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, VERSION, 1);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, CACHE_MEM_VERSION, 1);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, ARRAY_SIZE, 1);
     } else if (off == MCMGPU_CXL_CM_OFFSET + 4) {
-        val = MCMGPU_CXL_CAP_ID_HDM | 1 << 16 |
-              (uint32_t)MCMGPU_CXL_HDM_OFFSET << 20;
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, ID,
+                         MCMGPU_CXL_CAP_ID_HDM);
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, VERSION, 1);
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, PTR,
+                         MCMGPU_CXL_HDM_OFFSET);
     } else if (off >= CXL_HDM_BASE &&
                off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
         val = cxl_hdm_read(b, off - CXL_HDM_BASE);
@@ -896,7 +942,8 @@ static void cxl_rc_reset_state(CXLRC *rc)
         for (p = 0; p < CXL_HDM_MAX_DECODERS; p++) {
             b->commit_due[p] = -1;
             /* Type-3 expanders are host-only coherent (HDM-H). */
-            b->hdm.d[p].ctrl = hb ? 0 : MCMGPU_HDM_CTRL_HOSTONLY;
+            b->hdm.d[p].ctrl = FIELD_DP32(0, CXL_HDM_DECODER0_CTRL, TYPE,
+                                          !hb);
         }
     }
     for (p = 0; p < rc->ports; p++) {
