@@ -868,6 +868,44 @@ static bool cxl_parse_capacity(const char *v, unsigned p, void *out)
 }
 
 /*
+ * The fields of the DVSECs we build (spec §8.1.3, §8.1.9), by their
+ * offsets from the DVSEC's start, the layout of QEMU's CXLDVSECDevice
+ * and CXLDVSECRegisterLocator (hw/cxl/cxl_pci.h).
+ */
+REG32(CXL_DVSEC_HEADER1, PCIE_DVSEC_HEADER1_OFFSET)
+    FIELD(CXL_DVSEC_HEADER1, VENDOR_ID, 0, 16)
+    FIELD(CXL_DVSEC_HEADER1, REVISION, 16, 4)
+    FIELD(CXL_DVSEC_HEADER1, LENGTH, 20, 12)
+REG16(CXL_DVSEC_CAP, offsetof(CXLDVSECDevice, cap))
+    FIELD(CXL_DVSEC_CAP, IO_CAPABLE, 1, 1)
+    FIELD(CXL_DVSEC_CAP, MEM_CAPABLE, 2, 1)
+    FIELD(CXL_DVSEC_CAP, HDM_COUNT, 4, 2)
+REG16(CXL_DVSEC_CTRL, offsetof(CXLDVSECDevice, ctrl))
+    FIELD(CXL_DVSEC_CTRL, IO_ENABLE, 1, 1)
+    FIELD(CXL_DVSEC_CTRL, MEM_ENABLE, 2, 1)
+REG32(CXL_DVSEC_RANGE1_SIZE_HI, offsetof(CXLDVSECDevice, range1_size_hi))
+REG32(CXL_DVSEC_RANGE1_SIZE_LO, offsetof(CXLDVSECDevice, range1_size_lo))
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_INFO_VALID, 0, 1)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_ACTIVE, 1, 1)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEDIA_TYPE, 2, 3)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_CLASS, 5, 3)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_SIZE_LOW, 28, 4)
+REG32(CXL_REGLOC_BLOCK0_LO, offsetof(CXLDVSECRegisterLocator, reg0_base_lo))
+REG32(CXL_REGLOC_BLOCK0_HI, offsetof(CXLDVSECRegisterLocator, reg0_base_hi))
+
+#define CXL_MEDIA_NON_VOLATILE  1       /* Media_Type, Memory_Class */
+
+/* DVSEC header 1: the CXL vendor, revision and length. */
+static uint32_t cxl_dvsec_header1(unsigned revision, unsigned len)
+{
+    uint32_t h = 0;
+
+    h = FIELD_DP32(h, CXL_DVSEC_HEADER1, VENDOR_ID, MCMGPU_CXL_DVSEC_VENDOR);
+    h = FIELD_DP32(h, CXL_DVSEC_HEADER1, REVISION, revision);
+    return FIELD_DP32(h, CXL_DVSEC_HEADER1, LENGTH, len);
+}
+
+/*
  * The endpoint's config space as the GPU's firmware reads it over the
  * link: a CXL memory device with the PCIe DVSEC for CXL devices giving
  * its capacity and media class (spec §8.1.3; lspci decodes it).
@@ -875,9 +913,11 @@ static bool cxl_parse_capacity(const char *v, unsigned p, void *out)
 static void cxl_ep_config(CXLEndpoint *ep)
 {
     uint8_t *c = ep->config;
-    uint16_t dvsec = PCI_CFG_SPACE_SIZE;
-    uint32_t size_lo;
-    bool volatile_mem = ep->media == MCMGPU_CXL_MEDIA_DRAM;
+    uint8_t *dvsec = c + PCI_CFG_SPACE_SIZE;
+    uint16_t cap = 0, ctrl = 0;
+    uint32_t size_lo = 0;
+    unsigned media = ep->media == MCMGPU_CXL_MEDIA_DRAM ? 0 :
+                     CXL_MEDIA_NON_VOLATILE;
 
     memset(c, 0, sizeof(ep->config));
     pci_set_word(c + PCI_VENDOR_ID, MCMGPU_PCI_VENDOR_ID);
@@ -888,42 +928,58 @@ static void cxl_ep_config(CXLEndpoint *ep)
     c[PCI_CAPABILITY_LIST] = 0x40;
     /* PCIe capability v2, an endpoint on a x8 32 GT/s link (Table 10a). */
     c[0x40 + PCI_CAP_LIST_ID] = PCI_CAP_ID_EXP;
-    pci_set_word(c + 0x40 + PCI_EXP_FLAGS, 2 | PCI_EXP_TYPE_ENDPOINT << 4);
+    pci_set_word(c + 0x40 + PCI_EXP_FLAGS, PCI_EXP_FLAGS_VER2 |
+                 PCI_EXP_TYPE_ENDPOINT << PCI_EXP_FLAGS_TYPE_SHIFT);
     pci_set_long(c + 0x40 + PCI_EXP_LNKCAP, PCI_EXP_LNKCAP_SLS_32_0GB |
                  QEMU_PCI_EXP_LNKCAP_MLW(8));
     pci_set_word(c + 0x40 + PCI_EXP_LNKSTA, PCI_EXP_LNKSTA_CLS_32_0GB |
                  PCI_EXP_LNKSTA_NLW_X8);
-    /* DVSEC for CXL devices: IO and Mem capable, one HDM range. */
-    pci_set_long(c + dvsec, PCI_EXT_CAP_ID_DVSEC | 1 << 16);
-    pci_set_long(c + dvsec + 4, MCMGPU_CXL_DVSEC_VENDOR | 1 << 16 |
-                 0x38 << 20);
-    pci_set_word(c + dvsec + 8, MCMGPU_CXL_DVSEC_DEVICE);
-    pci_set_word(c + dvsec + 0x0a, 1 << 1 | 1 << 2 | 1 << 4);
-    pci_set_word(c + dvsec + 0x0c, 1 << 1 | 1 << 2);
+    /* DVSEC for CXL devices: IO and Mem capable and on, one HDM range. */
+    pci_set_long(dvsec, PCI_EXT_CAP(PCI_EXT_CAP_ID_DVSEC, 1, 0));
+    pci_set_long(dvsec + A_CXL_DVSEC_HEADER1,
+                 cxl_dvsec_header1(PCIE_CXL2_DEVICE_DVSEC_REVID,
+                                   PCIE_CXL_DEVICE_DVSEC_LENGTH));
+    pci_set_word(dvsec + PCIE_DVSEC_ID_OFFSET, MCMGPU_CXL_DVSEC_DEVICE);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, IO_CAPABLE, 1);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, MEM_CAPABLE, 1);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, HDM_COUNT, 1);
+    pci_set_word(dvsec + A_CXL_DVSEC_CAP, cap);
+    ctrl = FIELD_DP16(ctrl, CXL_DVSEC_CTRL, IO_ENABLE, 1);
+    ctrl = FIELD_DP16(ctrl, CXL_DVSEC_CTRL, MEM_ENABLE, 1);
+    pci_set_word(dvsec + A_CXL_DVSEC_CTRL, ctrl);
     /* Range 1: valid, active; media and class volatile or persistent. */
-    size_lo = (uint32_t)ep->capacity & MCMGPU_HDM_ADDR_LO_MASK;
-    size_lo |= 1 << 0 | 1 << 1;
-    size_lo |= volatile_mem ? 0 : (1 << 2 | 1 << 5);
-    pci_set_long(c + dvsec + 0x18, ep->capacity >> 32);
-    pci_set_long(c + dvsec + 0x1c, size_lo);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO,
+                         MEMORY_INFO_VALID, 1);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_ACTIVE, 1);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEDIA_TYPE, media);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_CLASS,
+                         media);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_SIZE_LOW,
+                         extract64(ep->capacity, 28, 4));
+    pci_set_long(dvsec + A_CXL_DVSEC_RANGE1_SIZE_HI, ep->capacity >> 32);
+    pci_set_long(dvsec + A_CXL_DVSEC_RANGE1_SIZE_LO, size_lo);
 }
 
 /* The Register Locator in the GPU's config space: every block in BAR0. */
 static void cxl_register_locator(CXLRC *rc, PCIDevice *pdev)
 {
     uint16_t off = MCMGPU_CXL_REGLOC_OFFSET;
-    uint16_t len = 0x0c + 8 * (1 + rc->ports);
+    uint16_t len = A_CXL_REGLOC_BLOCK0_LO + 8 * (1 + rc->ports);
+    uint8_t *entry;
     unsigned k;
 
     pcie_add_capability(pdev, PCI_EXT_CAP_ID_DVSEC, 1, off, len);
-    pci_set_long(pdev->config + off + 4, MCMGPU_CXL_DVSEC_VENDOR |
-                 (uint32_t)len << 20);
-    pci_set_word(pdev->config + off + 8, MCMGPU_CXL_DVSEC_REGLOC);
+    pci_set_long(pdev->config + off + A_CXL_DVSEC_HEADER1,
+                 cxl_dvsec_header1(REG_LOC_DVSEC_REVID, len));
+    pci_set_word(pdev->config + off + PCIE_DVSEC_ID_OFFSET,
+                 MCMGPU_CXL_DVSEC_REGLOC);
     for (k = 0; k <= rc->ports; k++) {
-        /* BIR 0, Block Identifier 1 (component registers), offset. */
-        pci_set_long(pdev->config + off + 0x0c + 8 * k,
-                     MCMGPU_BAR_REGS | 1 << 8 | MCMGPU_CXL_BLOCK(k));
-        pci_set_long(pdev->config + off + 0x10 + 8 * k, 0);
+        /* BAR0 (our MCMGPU_BAR_REGS), component registers, offset. */
+        entry = pdev->config + off + 8 * k;
+        pci_set_long(entry + A_CXL_REGLOC_BLOCK0_LO,
+                     MCMGPU_BAR_REGS | RBI_COMPONENT_REG |
+                     MCMGPU_CXL_BLOCK(k));
+        pci_set_long(entry + A_CXL_REGLOC_BLOCK0_HI, 0);
     }
 }
 
