@@ -387,6 +387,13 @@ static void cxl_dec_set_regs(struct cxl_hdm_decoder *d, const uint32_t *r)
                           r[CXL_DEC_REG(TARGET_LIST_HI)]);
 }
 
+/* Whether block offset off falls in the HDM structure of b's decoders. */
+static bool cxl_hdm_holds(CXLBlock *b, hwaddr off)
+{
+    return off >= CXL_HDM_BASE &&
+           off < CXL_HDM_BASE + CXL_HDM_DEC_WORD(b->hdm.decoders) * 4;
+}
+
 static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
 {
     uint32_t r[CXL_DEC_WORDS], cap = 0;
@@ -530,8 +537,7 @@ static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
         val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, VERSION, 1);
         val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, PTR,
                          MCMGPU_CXL_HDM_OFFSET);
-    } else if (off >= CXL_HDM_BASE &&
-               off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    } else if (cxl_hdm_holds(b, off)) {
         val = cxl_hdm_read(b, off - CXL_HDM_BASE);
     } else if (ep && off >= MCMGPU_CXL_EP_CONFIG &&
                off < MCMGPU_CXL_EP_CONFIG + MCMGPU_CXL_EP_CONFIG_SIZE) {
@@ -575,8 +581,7 @@ static void cxl_block_write(void *opaque, hwaddr off, uint64_t val,
     CXLBlock *b = opaque;
     CXLEndpoint *ep = b->port < 0 ? NULL : &b->rc->ep[b->port];
 
-    if (off >= CXL_HDM_BASE &&
-        off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (cxl_hdm_holds(b, off)) {
         cxl_hdm_write(b, off - CXL_HDM_BASE, val);
         cxl_publish(b->rc);
     } else if (ep && off == MCMGPU_CXL_EP_DPA_LO) {
