@@ -81,7 +81,6 @@
 #define MCMGPU_HDM_CTRL			0x10
 #define MCMGPU_HDM_TARGET_LO		0x14	/* HB: target list; EP: DPA skip */
 #define MCMGPU_HDM_TARGET_HI		0x18
-#define MCMGPU_HDM_STRUCT_SIZE(n)	(0x10 + (n) * 0x20)
 
 #define MCMGPU_HDM_GLOBAL_ENABLE	(1U << 1)	/* EP: decode by HDM */
 #define MCMGPU_HDM_CTRL_IG_MASK		0x0000000fU
