@@ -317,7 +317,7 @@ static void cxl_commit_start(CXLBlock *b, unsigned n)
                              (n) * CXL_DEC_WORDS)
 #define CXL_DEC_CTRL(f)     R_CXL_HDM_DECODER0_CTRL_##f##_MASK
 
-/* The RsvdP bits 27:0 of a 256 MiB-aligned address's low word. */
+/* A 256 MiB-aligned address's low word: bits 31:28, 27:0 RsvdP. */
 #define CXL_DEC_ADDR_LO     R_CXL_HDM_DECODER0_BASE_LO_L_MASK
 
 /*
