@@ -31,6 +31,7 @@
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/pcie_regs.h"
+#include "hw/cxl/cxl.h"
 #include "trace.h"
 #include "mcmgpu_engine.h"
 #include "mcmgpu_cxl.h"
@@ -235,7 +236,8 @@ static void cxl_commit_resolve(CXLBlock *b, unsigned n)
 
     b->commit_due[n] = -1;
     if (why) {
-        b->hdm.d[n].ctrl |= MCMGPU_HDM_CTRL_ERROR;
+        b->hdm.d[n].ctrl = FIELD_DP32(b->hdm.d[n].ctrl,
+                                      CXL_HDM_DECODER0_CTRL, ERR, 1);
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL %s%d decoder %u not "
                       "committed: %s\n", b->port < 0 ? "host bridge" :
                       "endpoint ", b->port < 0 ? 0 : b->port, n, why);
@@ -297,162 +299,206 @@ static void cxl_commit_start(CXLBlock *b, unsigned n)
     cxl_commit_arm(rc);
 }
 
-static uint32_t cxl_hdm_cap(CXLBlock *b)
-{
-    uint32_t cap = cxl_hdm_count_enc(b->hdm.decoders) |
-                   MCMGPU_HDM_CAP_A11TO8 | MCMGPU_HDM_CAP_A14TO12;
+/*
+ * The HDM Decoder Capability Structure (spec §8.2.4.20) by 32-bit word
+ * from its start, under the spec's names as QEMU defines them
+ * (hw/cxl/cxl_component.h), taken relative to its first register since
+ * QEMU places the structure elsewhere: Capability, Global Control, then
+ * decoder n's words at CXL_HDM_DEC_WORD(n) + CXL_DEC_REG(BASE_LO ...
+ * TARGET_LIST_HI), the model's struct cxl_hdm_decoder seen as registers.
+ */
+#define CXL_HDM_REG(r)      (R_CXL_HDM_DECODER_##r - \
+                             R_CXL_HDM_DECODER_CAPABILITY)
+#define CXL_DEC_REG(r)      (R_CXL_HDM_DECODER0_##r - \
+                             R_CXL_HDM_DECODER0_BASE_LO)
+#define CXL_DEC_WORDS       (0x20 / 4)
+#define CXL_HDM_DEC_WORD(n) (R_CXL_HDM_DECODER0_BASE_LO - \
+                             R_CXL_HDM_DECODER_CAPABILITY + \
+                             (n) * CXL_DEC_WORDS)
+#define CXL_DEC_CTRL(f)     R_CXL_HDM_DECODER0_CTRL_##f##_MASK
 
-    return cap | (b->hdm.targets << MCMGPU_HDM_CAP_TARGETS_SHIFT);
+/* A 256 MiB-aligned address's low word: bits 31:28, 27:0 RsvdP. */
+#define CXL_DEC_ADDR_LO     R_CXL_HDM_DECODER0_BASE_LO_L_MASK
+
+/*
+ * What a write to each decoder register changes ([0] the host bridge's,
+ * [1] an endpoint's), unless the decoder is locked or has Commit set:
+ * the rest is RO or RsvdP. An endpoint's Target Range Type is RO (its
+ * media is host-only coherent) and its TARGET_LIST words are the DPA Skip.
+ */
+static const uint32_t cxl_dec_wmask[2][CXL_DEC_WORDS] = {
+    {
+        [CXL_DEC_REG(BASE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(BASE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(SIZE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(SIZE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(CTRL)] = CXL_DEC_CTRL(IG) | CXL_DEC_CTRL(IW) |
+                              CXL_DEC_CTRL(LOCK_ON_COMMIT) |
+                              CXL_DEC_CTRL(COMMIT) | CXL_DEC_CTRL(TYPE),
+        [CXL_DEC_REG(TARGET_LIST_LO)] = UINT32_MAX,
+        [CXL_DEC_REG(TARGET_LIST_HI)] = UINT32_MAX,
+    }, {
+        [CXL_DEC_REG(BASE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(BASE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(SIZE_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(SIZE_HI)] = UINT32_MAX,
+        [CXL_DEC_REG(CTRL)] = CXL_DEC_CTRL(IG) | CXL_DEC_CTRL(IW) |
+                              CXL_DEC_CTRL(LOCK_ON_COMMIT) |
+                              CXL_DEC_CTRL(COMMIT),
+        [CXL_DEC_REG(TARGET_LIST_LO)] = CXL_DEC_ADDR_LO,
+        [CXL_DEC_REG(TARGET_LIST_HI)] = UINT32_MAX,
+    },
+};
+
+static uint32_t cxl_hdm_wmask(CXLBlock *b, unsigned word)
+{
+    bool ep = b->port >= 0;
+
+    if (word >= CXL_HDM_DEC_WORD(0)) {
+        return cxl_dec_wmask[ep][(word - CXL_HDM_DEC_WORD(0)) % CXL_DEC_WORDS];
+    }
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL) && ep) {
+        return R_CXL_HDM_DECODER_GLOBAL_CONTROL_HDM_DECODER_ENABLE_MASK;
+    }
+    return 0;
+}
+
+/* Decoder d's registers, as the words the guest sees, and back. */
+static void cxl_dec_get_regs(const struct cxl_hdm_decoder *d, uint32_t *r)
+{
+    r[CXL_DEC_REG(BASE_LO)] = d->base;
+    r[CXL_DEC_REG(BASE_HI)] = d->base >> 32;
+    r[CXL_DEC_REG(SIZE_LO)] = d->size;
+    r[CXL_DEC_REG(SIZE_HI)] = d->size >> 32;
+    r[CXL_DEC_REG(CTRL)] = d->ctrl;
+    r[CXL_DEC_REG(TARGET_LIST_LO)] = d->target;
+    r[CXL_DEC_REG(TARGET_LIST_HI)] = d->target >> 32;
+    r[CXL_DEC_WORDS - 1] = 0;
+}
+
+static void cxl_dec_set_regs(struct cxl_hdm_decoder *d, const uint32_t *r)
+{
+    d->base = deposit64(r[CXL_DEC_REG(BASE_LO)], 32, 32,
+                        r[CXL_DEC_REG(BASE_HI)]);
+    d->size = deposit64(r[CXL_DEC_REG(SIZE_LO)], 32, 32,
+                        r[CXL_DEC_REG(SIZE_HI)]);
+    d->ctrl = r[CXL_DEC_REG(CTRL)];
+    d->target = deposit64(r[CXL_DEC_REG(TARGET_LIST_LO)], 32, 32,
+                          r[CXL_DEC_REG(TARGET_LIST_HI)]);
+}
+
+/* Whether block offset off falls in the HDM structure of b's decoders. */
+static bool cxl_hdm_holds(CXLBlock *b, hwaddr off)
+{
+    return off >= CXL_HDM_BASE &&
+           off < CXL_HDM_BASE + CXL_HDM_DEC_WORD(b->hdm.decoders) * 4;
 }
 
 static uint32_t cxl_hdm_read(CXLBlock *b, hwaddr off)
 {
-    const struct cxl_hdm_decoder *d;
-    unsigned n;
+    uint32_t r[CXL_DEC_WORDS], cap = 0;
+    unsigned word = off / 4;
 
-    if (off == MCMGPU_HDM_CAP) {
-        return cxl_hdm_cap(b);
+    if (word == CXL_HDM_REG(CAPABILITY)) {
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, DECODER_COUNT,
+                         cxl_hdm_count_enc(b->hdm.decoders));
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, TARGET_COUNT,
+                         b->hdm.targets);
+        cap = FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, INTERLEAVE_256B, 1);
+        return FIELD_DP32(cap, CXL_HDM_DECODER_CAPABILITY, INTERLEAVE_4K, 1);
     }
-    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL)) {
         return b->hdm.global_ctrl;
     }
-    if (off < MCMGPU_HDM_DECODER(0) ||
-        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (word < CXL_HDM_DEC_WORD(0)) {
         return 0;
     }
-    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
-    d = &b->hdm.d[n];
-    switch ((off - MCMGPU_HDM_DECODER(0)) % 0x20) {
-    case MCMGPU_HDM_BASE_LO:
-        return d->base;
-    case MCMGPU_HDM_BASE_HI:
-        return d->base >> 32;
-    case MCMGPU_HDM_SIZE_LO:
-        return d->size;
-    case MCMGPU_HDM_SIZE_HI:
-        return d->size >> 32;
-    case MCMGPU_HDM_CTRL:
-        return d->ctrl;
-    case MCMGPU_HDM_TARGET_LO:
-        return d->target;
-    case MCMGPU_HDM_TARGET_HI:
-        return d->target >> 32;
-    default:
-        return 0;
-    }
+    word -= CXL_HDM_DEC_WORD(0);
+    cxl_dec_get_regs(&b->hdm.d[word / CXL_DEC_WORDS], r);
+    return r[word % CXL_DEC_WORDS];
 }
 
-static void cxl_hdm_set64(uint64_t *reg, bool hi, uint32_t val)
-{
-    *reg = deposit64(*reg, hi ? 32 : 0, 32, val);
-}
-
-/* Control: RWL fields IG, IW, Lock On Commit, Commit (and type on the HB). */
-static void cxl_hdm_ctrl_write(CXLBlock *b, unsigned n, uint32_t val)
+/*
+ * Control's side effects: Commit 0→1 starts the commit check, 1→0
+ * uncommits. An unlocked decoder may drop Commit in any order, as the
+ * spec has it (Linux resets newest first, but that is software's rule);
+ * the ones above keep the DPA bases they latched at their commit.
+ */
+static void cxl_dec_ctrl_written(CXLBlock *b, unsigned n, uint32_t old)
 {
     struct cxl_hdm_decoder *d = &b->hdm.d[n];
-    uint32_t rwl = MCMGPU_HDM_CTRL_IG_MASK | MCMGPU_HDM_CTRL_IW_MASK |
-                   MCMGPU_HDM_CTRL_LOCK | MCMGPU_HDM_CTRL_COMMIT;
-    bool was = d->ctrl & MCMGPU_HDM_CTRL_COMMIT;
-    bool now = val & MCMGPU_HDM_CTRL_COMMIT;
+    bool was = FIELD_EX32(old, CXL_HDM_DECODER0_CTRL, COMMIT);
+    bool now = FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMIT);
 
-    if (b->port < 0) {
-        rwl |= MCMGPU_HDM_CTRL_HOSTONLY;
-    }
-    if (was && now) {
-        if ((val ^ d->ctrl) & rwl) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u control "
-                          "changed while Commit is set: ignored\n", n);
-        }
-        return;
-    }
-    /*
-     * An unlocked decoder may drop Commit in any order, as the spec has
-     * it (Linux resets newest first, but that is software's rule); the
-     * ones above keep the DPA bases they latched at their commit.
-     */
-    d->ctrl = (d->ctrl & ~rwl) | (val & rwl);
-    if (was) {
-        d->ctrl &= ~(MCMGPU_HDM_CTRL_COMMITTED | MCMGPU_HDM_CTRL_ERROR);
-    } else if (now) {
+    if (was && !now) {
+        d->ctrl = FIELD_DP32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMITTED, 0);
+        d->ctrl = FIELD_DP32(d->ctrl, CXL_HDM_DECODER0_CTRL, ERR, 0);
+    } else if (!was && now) {
         cxl_commit_start(b, n);
     }
 }
 
+/*
+ * A decoder's registers are RWL: a locked decoder takes no write until a
+ * reset, one with Commit set only the write that clears it (which also
+ * cancels a commit check in progress, so a driver that timed out can roll
+ * back; the spec leaves writes during the check undefined).
+ */
+static bool cxl_dec_writable(CXLBlock *b, unsigned n, unsigned reg,
+                             uint32_t val)
+{
+    const struct cxl_hdm_decoder *d = &b->hdm.d[n];
+
+    if (FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, LOCK_ON_COMMIT) &&
+        FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMITTED)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is locked: "
+                      "write ignored\n", n);
+        return false;
+    }
+    if (!FIELD_EX32(d->ctrl, CXL_HDM_DECODER0_CTRL, COMMIT)) {
+        return true;
+    }
+    if (reg != CXL_DEC_REG(CTRL) ||
+        FIELD_EX32(val, CXL_HDM_DECODER0_CTRL, COMMIT)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u %s: write "
+                      "ignored\n", n, b->commit_due[n] >= 0 ?
+                      "is being checked for commit" : "has Commit set");
+        return false;
+    }
+    if (b->commit_due[n] >= 0) {
+        b->commit_due[n] = -1;
+        trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
+        cxl_commit_arm(b->rc);
+    }
+    return true;
+}
+
 static void cxl_hdm_write(CXLBlock *b, hwaddr off, uint32_t val)
 {
-    struct cxl_hdm_decoder *d;
-    unsigned n, reg;
+    uint32_t r[CXL_DEC_WORDS], mask = cxl_hdm_wmask(b, off / 4), old;
+    unsigned word = off / 4, n, reg;
 
-    if (off == MCMGPU_HDM_GLOBAL_CTRL) {
-        if (b->port >= 0) {
-            b->hdm.global_ctrl = val & MCMGPU_HDM_GLOBAL_ENABLE;
-        }
-        return;
-    }
-    if (off < MCMGPU_HDM_DECODER(0) ||
-        off >= MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (!mask) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL write to read-only HDM "
                       "register 0x%" HWADDR_PRIx "\n", off);
         return;
     }
-    n = (off - MCMGPU_HDM_DECODER(0)) / 0x20;
-    reg = (off - MCMGPU_HDM_DECODER(0)) % 0x20;
-    d = &b->hdm.d[n];
-    if ((d->ctrl & MCMGPU_HDM_CTRL_LOCK) &&
-        (d->ctrl & MCMGPU_HDM_CTRL_COMMITTED)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is locked: "
-                      "write ignored\n", n);
+    if (word == CXL_HDM_REG(GLOBAL_CONTROL)) {
+        b->hdm.global_ctrl = (b->hdm.global_ctrl & ~mask) | (val & mask);
         return;
     }
-    if (b->commit_due[n] >= 0) {
-        /*
-         * The spec leaves writes during the check undefined; clearing
-         * Commit cancels it, so a driver that timed out can roll back.
-         */
-        if (reg == MCMGPU_HDM_CTRL && !(val & MCMGPU_HDM_CTRL_COMMIT)) {
-            b->commit_due[n] = -1;
-            trace_mcmgpu_cxl_commit(b->port, n, "cancelled");
-            cxl_commit_arm(b->rc);
-            cxl_hdm_ctrl_write(b, n, val);
-            return;
-        }
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u is being "
-                      "checked for commit: write ignored\n", n);
+    word -= CXL_HDM_DEC_WORD(0);
+    n = word / CXL_DEC_WORDS;
+    reg = word % CXL_DEC_WORDS;
+    if (!cxl_dec_writable(b, n, reg, val)) {
         return;
     }
-    if (reg == MCMGPU_HDM_CTRL) {
-        cxl_hdm_ctrl_write(b, n, val);
-        return;
-    }
-    if (d->ctrl & MCMGPU_HDM_CTRL_COMMIT) {
-        qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: CXL decoder %u reprogrammed "
-                      "while Commit is set: ignored\n", n);
-        return;
-    }
-    switch (reg) {
-    case MCMGPU_HDM_BASE_LO:
-    case MCMGPU_HDM_BASE_HI:
-        cxl_hdm_set64(&d->base, reg == MCMGPU_HDM_BASE_HI,
-                      reg == MCMGPU_HDM_BASE_HI ? val :
-                      val & MCMGPU_HDM_ADDR_LO_MASK);
-        break;
-    case MCMGPU_HDM_SIZE_LO:
-    case MCMGPU_HDM_SIZE_HI:
-        cxl_hdm_set64(&d->size, reg == MCMGPU_HDM_SIZE_HI,
-                      reg == MCMGPU_HDM_SIZE_HI ? val :
-                      val & MCMGPU_HDM_ADDR_LO_MASK);
-        break;
-    case MCMGPU_HDM_TARGET_LO:
-    case MCMGPU_HDM_TARGET_HI:
-        /* The HB's target list; an endpoint's DPA skip (27:0 RsvdP). */
-        if (b->port >= 0 && reg == MCMGPU_HDM_TARGET_LO) {
-            val &= MCMGPU_HDM_ADDR_LO_MASK;
-        }
-        cxl_hdm_set64(&d->target, reg == MCMGPU_HDM_TARGET_HI, val);
-        break;
-    default:
-        break;  /* reserved */
+    cxl_dec_get_regs(&b->hdm.d[n], r);
+    old = r[reg];
+    r[reg] = (old & ~mask) | (val & mask);
+    cxl_dec_set_regs(&b->hdm.d[n], r);
+    if (reg == CXL_DEC_REG(CTRL)) {
+        cxl_dec_ctrl_written(b, n, old);
     }
 }
 
@@ -480,12 +526,18 @@ static uint64_t cxl_block_read(void *opaque, hwaddr off, unsigned size)
 
     if (off == MCMGPU_CXL_CM_OFFSET) {
         /* Capability array: CXL 1, cache/mem 1, one capability after it. */
-        val = MCMGPU_CXL_CAP_ID_ARRAY | 1 << 16 | 1 << 20 | 1 << 24;
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, ID,
+                         MCMGPU_CXL_CAP_ID_ARRAY);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, VERSION, 1);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, CACHE_MEM_VERSION, 1);
+        val = FIELD_DP32(val, CXL_CAPABILITY_HEADER, ARRAY_SIZE, 1);
     } else if (off == MCMGPU_CXL_CM_OFFSET + 4) {
-        val = MCMGPU_CXL_CAP_ID_HDM | 1 << 16 |
-              (uint32_t)MCMGPU_CXL_HDM_OFFSET << 20;
-    } else if (off >= CXL_HDM_BASE &&
-               off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, ID,
+                         MCMGPU_CXL_CAP_ID_HDM);
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, VERSION, 1);
+        val = FIELD_DP32(val, CXL_HDM_CAPABILITY_HEADER, PTR,
+                         MCMGPU_CXL_HDM_OFFSET);
+    } else if (cxl_hdm_holds(b, off)) {
         val = cxl_hdm_read(b, off - CXL_HDM_BASE);
     } else if (ep && off >= MCMGPU_CXL_EP_CONFIG &&
                off < MCMGPU_CXL_EP_CONFIG + MCMGPU_CXL_EP_CONFIG_SIZE) {
@@ -529,8 +581,7 @@ static void cxl_block_write(void *opaque, hwaddr off, uint64_t val,
     CXLBlock *b = opaque;
     CXLEndpoint *ep = b->port < 0 ? NULL : &b->rc->ep[b->port];
 
-    if (off >= CXL_HDM_BASE &&
-        off < CXL_HDM_BASE + MCMGPU_HDM_STRUCT_SIZE(b->hdm.decoders)) {
+    if (cxl_hdm_holds(b, off)) {
         cxl_hdm_write(b, off - CXL_HDM_BASE, val);
         cxl_publish(b->rc);
     } else if (ep && off == MCMGPU_CXL_EP_DPA_LO) {
@@ -822,6 +873,44 @@ static bool cxl_parse_capacity(const char *v, unsigned p, void *out)
 }
 
 /*
+ * The fields of the DVSECs we build (spec §8.1.3, §8.1.9), by their
+ * offsets from the DVSEC's start, the layout of QEMU's CXLDVSECDevice
+ * and CXLDVSECRegisterLocator (hw/cxl/cxl_pci.h).
+ */
+REG32(CXL_DVSEC_HEADER1, PCIE_DVSEC_HEADER1_OFFSET)
+    FIELD(CXL_DVSEC_HEADER1, VENDOR_ID, 0, 16)
+    FIELD(CXL_DVSEC_HEADER1, REVISION, 16, 4)
+    FIELD(CXL_DVSEC_HEADER1, LENGTH, 20, 12)
+REG16(CXL_DVSEC_CAP, offsetof(CXLDVSECDevice, cap))
+    FIELD(CXL_DVSEC_CAP, IO_CAPABLE, 1, 1)
+    FIELD(CXL_DVSEC_CAP, MEM_CAPABLE, 2, 1)
+    FIELD(CXL_DVSEC_CAP, HDM_COUNT, 4, 2)
+REG16(CXL_DVSEC_CTRL, offsetof(CXLDVSECDevice, ctrl))
+    FIELD(CXL_DVSEC_CTRL, IO_ENABLE, 1, 1)
+    FIELD(CXL_DVSEC_CTRL, MEM_ENABLE, 2, 1)
+REG32(CXL_DVSEC_RANGE1_SIZE_HI, offsetof(CXLDVSECDevice, range1_size_hi))
+REG32(CXL_DVSEC_RANGE1_SIZE_LO, offsetof(CXLDVSECDevice, range1_size_lo))
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_INFO_VALID, 0, 1)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_ACTIVE, 1, 1)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEDIA_TYPE, 2, 3)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_CLASS, 5, 3)
+    FIELD(CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_SIZE_LOW, 28, 4)
+REG32(CXL_REGLOC_BLOCK0_LO, offsetof(CXLDVSECRegisterLocator, reg0_base_lo))
+REG32(CXL_REGLOC_BLOCK0_HI, offsetof(CXLDVSECRegisterLocator, reg0_base_hi))
+
+#define CXL_MEDIA_NON_VOLATILE  1       /* Media_Type, Memory_Class */
+
+/* DVSEC header 1: the CXL vendor, revision and length. */
+static uint32_t cxl_dvsec_header1(unsigned revision, unsigned len)
+{
+    uint32_t h = 0;
+
+    h = FIELD_DP32(h, CXL_DVSEC_HEADER1, VENDOR_ID, MCMGPU_CXL_DVSEC_VENDOR);
+    h = FIELD_DP32(h, CXL_DVSEC_HEADER1, REVISION, revision);
+    return FIELD_DP32(h, CXL_DVSEC_HEADER1, LENGTH, len);
+}
+
+/*
  * The endpoint's config space as the GPU's firmware reads it over the
  * link: a CXL memory device with the PCIe DVSEC for CXL devices giving
  * its capacity and media class (spec §8.1.3; lspci decodes it).
@@ -829,9 +918,11 @@ static bool cxl_parse_capacity(const char *v, unsigned p, void *out)
 static void cxl_ep_config(CXLEndpoint *ep)
 {
     uint8_t *c = ep->config;
-    uint16_t dvsec = PCI_CFG_SPACE_SIZE;
-    uint32_t size_lo;
-    bool volatile_mem = ep->media == MCMGPU_CXL_MEDIA_DRAM;
+    uint8_t *dvsec = c + PCI_CFG_SPACE_SIZE;
+    uint16_t cap = 0, ctrl = 0;
+    uint32_t size_lo = 0;
+    unsigned media = ep->media == MCMGPU_CXL_MEDIA_DRAM ? 0 :
+                     CXL_MEDIA_NON_VOLATILE;
 
     memset(c, 0, sizeof(ep->config));
     pci_set_word(c + PCI_VENDOR_ID, MCMGPU_PCI_VENDOR_ID);
@@ -842,42 +933,58 @@ static void cxl_ep_config(CXLEndpoint *ep)
     c[PCI_CAPABILITY_LIST] = 0x40;
     /* PCIe capability v2, an endpoint on a x8 32 GT/s link (Table 10a). */
     c[0x40 + PCI_CAP_LIST_ID] = PCI_CAP_ID_EXP;
-    pci_set_word(c + 0x40 + PCI_EXP_FLAGS, 2 | PCI_EXP_TYPE_ENDPOINT << 4);
+    pci_set_word(c + 0x40 + PCI_EXP_FLAGS, PCI_EXP_FLAGS_VER2 |
+                 PCI_EXP_TYPE_ENDPOINT << PCI_EXP_FLAGS_TYPE_SHIFT);
     pci_set_long(c + 0x40 + PCI_EXP_LNKCAP, PCI_EXP_LNKCAP_SLS_32_0GB |
                  QEMU_PCI_EXP_LNKCAP_MLW(8));
     pci_set_word(c + 0x40 + PCI_EXP_LNKSTA, PCI_EXP_LNKSTA_CLS_32_0GB |
                  PCI_EXP_LNKSTA_NLW_X8);
-    /* DVSEC for CXL devices: IO and Mem capable, one HDM range. */
-    pci_set_long(c + dvsec, PCI_EXT_CAP_ID_DVSEC | 1 << 16);
-    pci_set_long(c + dvsec + 4, MCMGPU_CXL_DVSEC_VENDOR | 1 << 16 |
-                 0x38 << 20);
-    pci_set_word(c + dvsec + 8, MCMGPU_CXL_DVSEC_DEVICE);
-    pci_set_word(c + dvsec + 0x0a, 1 << 1 | 1 << 2 | 1 << 4);
-    pci_set_word(c + dvsec + 0x0c, 1 << 1 | 1 << 2);
+    /* DVSEC for CXL devices: IO and Mem capable and on, one HDM range. */
+    pci_set_long(dvsec, PCI_EXT_CAP(PCI_EXT_CAP_ID_DVSEC, 1, 0));
+    pci_set_long(dvsec + A_CXL_DVSEC_HEADER1,
+                 cxl_dvsec_header1(PCIE_CXL2_DEVICE_DVSEC_REVID,
+                                   PCIE_CXL_DEVICE_DVSEC_LENGTH));
+    pci_set_word(dvsec + PCIE_DVSEC_ID_OFFSET, MCMGPU_CXL_DVSEC_DEVICE);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, IO_CAPABLE, 1);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, MEM_CAPABLE, 1);
+    cap = FIELD_DP16(cap, CXL_DVSEC_CAP, HDM_COUNT, 1);
+    pci_set_word(dvsec + A_CXL_DVSEC_CAP, cap);
+    ctrl = FIELD_DP16(ctrl, CXL_DVSEC_CTRL, IO_ENABLE, 1);
+    ctrl = FIELD_DP16(ctrl, CXL_DVSEC_CTRL, MEM_ENABLE, 1);
+    pci_set_word(dvsec + A_CXL_DVSEC_CTRL, ctrl);
     /* Range 1: valid, active; media and class volatile or persistent. */
-    size_lo = (uint32_t)ep->capacity & MCMGPU_HDM_ADDR_LO_MASK;
-    size_lo |= 1 << 0 | 1 << 1;
-    size_lo |= volatile_mem ? 0 : (1 << 2 | 1 << 5);
-    pci_set_long(c + dvsec + 0x18, ep->capacity >> 32);
-    pci_set_long(c + dvsec + 0x1c, size_lo);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO,
+                         MEMORY_INFO_VALID, 1);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_ACTIVE, 1);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEDIA_TYPE, media);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_CLASS,
+                         media);
+    size_lo = FIELD_DP32(size_lo, CXL_DVSEC_RANGE1_SIZE_LO, MEMORY_SIZE_LOW,
+                         extract64(ep->capacity, 28, 4));
+    pci_set_long(dvsec + A_CXL_DVSEC_RANGE1_SIZE_HI, ep->capacity >> 32);
+    pci_set_long(dvsec + A_CXL_DVSEC_RANGE1_SIZE_LO, size_lo);
 }
 
 /* The Register Locator in the GPU's config space: every block in BAR0. */
 static void cxl_register_locator(CXLRC *rc, PCIDevice *pdev)
 {
     uint16_t off = MCMGPU_CXL_REGLOC_OFFSET;
-    uint16_t len = 0x0c + 8 * (1 + rc->ports);
+    uint16_t len = A_CXL_REGLOC_BLOCK0_LO + 8 * (1 + rc->ports);
+    uint8_t *entry;
     unsigned k;
 
     pcie_add_capability(pdev, PCI_EXT_CAP_ID_DVSEC, 1, off, len);
-    pci_set_long(pdev->config + off + 4, MCMGPU_CXL_DVSEC_VENDOR |
-                 (uint32_t)len << 20);
-    pci_set_word(pdev->config + off + 8, MCMGPU_CXL_DVSEC_REGLOC);
+    pci_set_long(pdev->config + off + A_CXL_DVSEC_HEADER1,
+                 cxl_dvsec_header1(REG_LOC_DVSEC_REVID, len));
+    pci_set_word(pdev->config + off + PCIE_DVSEC_ID_OFFSET,
+                 MCMGPU_CXL_DVSEC_REGLOC);
     for (k = 0; k <= rc->ports; k++) {
-        /* BIR 0, Block Identifier 1 (component registers), offset. */
-        pci_set_long(pdev->config + off + 0x0c + 8 * k,
-                     MCMGPU_BAR_REGS | 1 << 8 | MCMGPU_CXL_BLOCK(k));
-        pci_set_long(pdev->config + off + 0x10 + 8 * k, 0);
+        /* BAR0 (our MCMGPU_BAR_REGS), component registers, offset. */
+        entry = pdev->config + off + 8 * k;
+        pci_set_long(entry + A_CXL_REGLOC_BLOCK0_LO,
+                     MCMGPU_BAR_REGS | RBI_COMPONENT_REG |
+                     MCMGPU_CXL_BLOCK(k));
+        pci_set_long(entry + A_CXL_REGLOC_BLOCK0_HI, 0);
     }
 }
 
@@ -896,7 +1003,8 @@ static void cxl_rc_reset_state(CXLRC *rc)
         for (p = 0; p < CXL_HDM_MAX_DECODERS; p++) {
             b->commit_due[p] = -1;
             /* Type-3 expanders are host-only coherent (HDM-H). */
-            b->hdm.d[p].ctrl = hb ? 0 : MCMGPU_HDM_CTRL_HOSTONLY;
+            b->hdm.d[p].ctrl = FIELD_DP32(0, CXL_HDM_DECODER0_CTRL, TYPE,
+                                          !hb);
         }
     }
     for (p = 0; p < rc->ports; p++) {

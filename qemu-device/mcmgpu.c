@@ -38,6 +38,7 @@
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "hw/registerfields.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
 
@@ -58,6 +59,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(MCMGPUState, MCMGPU)
 #define MCMGPU_ATS_CAP_OFFSET   0x100   /* extended capabilities */
 #define MCMGPU_PASID_CAP_OFFSET 0x108
 #define MCMGPU_PASID_WIDTH      8       /* PASID = context id, below 256 */
+
+/* The PASID Capability register (PCIe 6.0 §7.8.8.2), as QEMU has no name. */
+REG16(PASID_CAP, PCI_PASID_CAP)
+    FIELD(PASID_CAP, MAX_PASID_WIDTH, 8, 5)
 #define MCMGPU_DEFAULT_CONTEXTS 64
 #define MCMGPU_MAX_CONTEXTS     1024
 #define MCMGPU_DEFAULT_MEM_BUDGET (4 * GiB)
@@ -70,6 +75,18 @@ static const MCMGPUEngine mcmgpu_core_engine = {
     .commands = mcmgpu_core_commands,
     .not_migrated = "the context table is in the device's own VMState",
     .window = -1,
+};
+
+/*
+ * The window barre_iommu.ko binds to, with its own MSI-X vector: the
+ * common registers only (ident, events, ping). Barre's ATS requests and
+ * answers travel in the Barre engine's commands, not here.
+ */
+static const MCMGPUEngine mcmgpu_iommu_engine = {
+    .name = "iommu",
+    .not_migrated = "no state besides the window's common registers",
+    .window = MCMGPU_WINDOW_IOMMU,
+    .window_ident = 0x554d4f49,     /* "IOMU", little-endian */
 };
 
 static const MCMGPUEngine *const mcmgpu_engines[] = {
@@ -1251,8 +1268,9 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
     pcie_ats_init(pdev, MCMGPU_ATS_CAP_OFFSET, true);
     pcie_add_capability(pdev, PCI_EXT_CAP_ID_PASID, 1,
                         MCMGPU_PASID_CAP_OFFSET, PCI_EXT_CAP_PASID_SIZEOF);
-    pci_set_word(pdev->config + MCMGPU_PASID_CAP_OFFSET + PCI_PASID_CAP,
-                 MCMGPU_PASID_WIDTH << 8);
+    pci_set_word(pdev->config + MCMGPU_PASID_CAP_OFFSET + A_PASID_CAP,
+                 FIELD_DP16(0, PASID_CAP, MAX_PASID_WIDTH,
+                            MCMGPU_PASID_WIDTH));
     pci_set_word(pdev->wmask + MCMGPU_PASID_CAP_OFFSET + PCI_PASID_CTRL,
                  PCI_PASID_CTRL_ENABLE);
     if (!mcmgpu_engines_realize(s, pdev, errp)) {

@@ -147,7 +147,6 @@ void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits);
 extern const MCMGPUEngine mcmgpu_dma_engine;
 extern const MCMGPUEngine mcmgpu_finepack_engine;
 extern const MCMGPUEngine mcmgpu_cpelide_engine;
-extern const MCMGPUEngine mcmgpu_iommu_engine;
 extern const MCMGPUEngine mcmgpu_barre_engine;
 extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
 extern const MCMGPUEngine mcmgpu_adsm_engine;

@@ -237,6 +237,7 @@ struct mcmgpu_adsm_copy {
 #define MCMGPU_ADSM_COPY_SIZE_VER0	40
 
 /* mmap offset of a shared object: the file's context, then its GPU VA. */
-#define MCMGPU_ADSM_MMAP_CTX_SHIFT	48
+#define MCMGPU_ADSM_MMAP_CTX_MASK	0xffff000000000000ULL
+#define MCMGPU_ADSM_MMAP_VA_MASK	0x0000ffffffffffffULL
 
 #endif /* _UAPI_MCMGPU_ADSM_H */

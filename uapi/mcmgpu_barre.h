@@ -188,11 +188,11 @@ static inline int mcmgpu_pec_calc_pte(const struct mcmgpu_pec_entry *e,
 	pfn = walked - base[e->map[o_t]] - i_t + base[e->map[k]] + x;
 	*pte_p = (pte_t & (MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
 			   MCMGPU_PTE_WRITE)) |
-		 (pfn & MCMGPU_PTE_PFN_MASK) << MCMGPU_PTE_PFN_SHIFT |
-		 (__u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
-		 k << MCMGPU_PTE_COAL_POS_SHIFT |
-		 x << MCMGPU_PTE_COAL_INTRA_SHIFT |
-		 (__u64)(m - 1) << MCMGPU_PTE_COAL_MERGED_SHIFT;
+		 FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn) |
+		 FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, bitmap) |
+		 FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, k) |
+		 FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, x) |
+		 FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, m - 1);
 	return 1;
 }
 
@@ -261,8 +261,5 @@ static inline void mcmgpu_pec_drop(struct mcmgpu_pec_entry *buf,
 		    buf[i].start_vpn <= end && start <= buf[i].end_vpn)
 			buf[i].valid = 0;
 }
-
-/* The bits of a leaf PTE that describe its coalescing group. */
-#define MCMGPU_PTE_COAL_MASK	(0x7fffULL << MCMGPU_PTE_COAL_BITMAP_SHIFT)
 
 #endif /* _UAPI_MCMGPU_BARRE_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The one dependency of the freestanding model cores: fixed-width types,
- * bool and errno values, from the kernel or from the C library. Cores
- * include nothing else.
+ * bool and errno values, from the kernel or from the C library, and
+ * FIELD_GET/FIELD_PREP (mcmgpu_bitfield.h). Cores include nothing else.
  */
 #ifndef MCMGPU_COMPAT_H
 #define MCMGPU_COMPAT_H
@@ -23,5 +23,6 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int8_t s8;
 #endif
+#include "mcmgpu_bitfield.h"
 
 #endif /* MCMGPU_COMPAT_H */

@@ -65,7 +65,12 @@
 #define MCMGPU_CXL_CAP_ID_ARRAY		1
 #define MCMGPU_CXL_CAP_ID_HDM		5
 
-/* HDM Decoder Capability Structure (spec §8.2.4.20), from its start. */
+/*
+ * HDM Decoder Capability Structure (spec §8.2.4.20), from its start, for
+ * the HDM model (cxl_hdm.c), the tool and the tests. The device's glue
+ * names these registers and fields as QEMU does (hw/cxl/cxl_component.h),
+ * gpu_rc.ko as the kernel does (drivers/cxl/cxl.h).
+ */
 #define MCMGPU_HDM_CAP			0x00
 #define MCMGPU_HDM_GLOBAL_CTRL		0x04
 #define MCMGPU_HDM_DECODER(n)		(0x10 + (n) * 0x20)
@@ -76,16 +81,10 @@
 #define MCMGPU_HDM_CTRL			0x10
 #define MCMGPU_HDM_TARGET_LO		0x14	/* HB: target list; EP: DPA skip */
 #define MCMGPU_HDM_TARGET_HI		0x18
-#define MCMGPU_HDM_STRUCT_SIZE(n)	(0x10 + (n) * 0x20)
 
-#define MCMGPU_HDM_CAP_COUNT_MASK	0xf		/* encoded */
-#define MCMGPU_HDM_CAP_TARGETS_SHIFT	4
-#define MCMGPU_HDM_CAP_A11TO8		(1U << 8)
-#define MCMGPU_HDM_CAP_A14TO12		(1U << 9)
 #define MCMGPU_HDM_GLOBAL_ENABLE	(1U << 1)	/* EP: decode by HDM */
-#define MCMGPU_HDM_CTRL_IG_MASK		0xf
-#define MCMGPU_HDM_CTRL_IW_SHIFT	4
-#define MCMGPU_HDM_CTRL_IW_MASK		(0xf << 4)
+#define MCMGPU_HDM_CTRL_IG_MASK		0x0000000fU
+#define MCMGPU_HDM_CTRL_IW_MASK		0x000000f0U
 #define MCMGPU_HDM_CTRL_LOCK		(1U << 8)
 #define MCMGPU_HDM_CTRL_COMMIT		(1U << 9)
 #define MCMGPU_HDM_CTRL_COMMITTED	(1U << 10)

@@ -108,7 +108,7 @@ static bool adsm_ref_is(struct adsm_ref r, struct adsm_obj *o, u64 unit)
 /* A unit's state and mapping; ADSM_HELD stays (adsm_unhold() clears it). */
 static void adsm_set(struct adsm_obj *o, u64 unit, u8 state, u8 map)
 {
-	o->state[unit] = state | map << ADSM_MAP_SHIFT |
+	o->state[unit] = state | FIELD_PREP(ADSM_MAP_MASK, map) |
 			 (o->state[unit] & ADSM_HELD);
 }
 

@@ -24,8 +24,8 @@
 #include "mcmgpu_adsm.h"
 
 /* A unit's byte: state (MCMGPU_ADSM_*, with EVICTING) and its CPU mapping. */
-#define ADSM_STATE_MASK		0x3
-#define ADSM_MAP_SHIFT		4
+#define ADSM_STATE_MASK		0x03
+#define ADSM_MAP_MASK		0x30	/* ADSM_MAP_* */
 #define ADSM_MAP_NONE		0	/* no PTE */
 #define ADSM_MAP_RO		1	/* read-only PTEs */
 #define ADSM_MAP_RW		2	/* writable PTEs */
@@ -139,7 +139,7 @@ static inline u8 adsm_state(const struct adsm_obj *o, u64 unit)
 
 static inline u8 adsm_map(const struct adsm_obj *o, u64 unit)
 {
-	return o->state[unit] >> ADSM_MAP_SHIFT;
+	return FIELD_GET(ADSM_MAP_MASK, o->state[unit]);
 }
 
 /*

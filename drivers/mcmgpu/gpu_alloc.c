@@ -253,13 +253,14 @@ struct ga_coal {
 static u64 ga_pte(const struct ga_object *obj, u64 pfn, const struct ga_coal *gc,
 		  u32 pos)
 {
+	u64 pte = obj->pte_flags | FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn);
+
 	if (!gc->bitmap)
-		return obj->pte_flags | (pfn << MCMGPU_PTE_PFN_SHIFT);
-	return obj->pte_flags | (pfn << MCMGPU_PTE_PFN_SHIFT) |
-	       ((u64)gc->bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT) |
-	       ((u64)pos << MCMGPU_PTE_COAL_POS_SHIFT) |
-	       ((u64)gc->x << MCMGPU_PTE_COAL_INTRA_SHIFT) |
-	       ((u64)(gc->run - 1) << MCMGPU_PTE_COAL_MERGED_SHIFT);
+		return pte;
+	return pte | FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, gc->bitmap) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, pos) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, gc->x) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, gc->run - 1);
 }
 
 /* Returns page i's frame to its pool and clears its PTE (rollback, free). */

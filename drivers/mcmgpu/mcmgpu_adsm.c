@@ -24,6 +24,7 @@
  * Locks: mmap_lock -> adsm lock -> cmd_lock; mf->lock -> adsm lock. The
  * adsm lock is never held across a user copy.
  */
+#include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -389,7 +390,8 @@ static int mcmgpu_adsm_share(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
 	sh->adsm = a;
 	sh->gpu_va = o->obj.vpn << PAGE_SHIFT;
 	sh->npages = o->obj.pages;
-	sh->mmap_offset = (u64)mf->ctx << MCMGPU_ADSM_MMAP_CTX_SHIFT | sh->gpu_va;
+	sh->mmap_offset = FIELD_PREP(MCMGPU_ADSM_MMAP_CTX_MASK, mf->ctx) |
+			  sh->gpu_va;
 	sh->core.bytes = bytes;
 	sh->core.priv = sh;
 	sh->pages = kvcalloc(sh->npages, sizeof(*sh->pages), GFP_KERNEL);
@@ -756,12 +758,12 @@ static int mcmgpu_adsm_mmap(struct mcmgpu_file *mf, struct vm_area_struct *vma)
 	/* Pairs with the release in mcmgpu_adsm_get(): a whole state. */
 	struct mcmgpu_adsm *a = smp_load_acquire(&mf->adsm);
 	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	u64 va = offset & (BIT_ULL(MCMGPU_ADSM_MMAP_CTX_SHIFT) - 1);
+	u64 va = FIELD_GET(MCMGPU_ADSM_MMAP_VA_MASK, offset);
 	struct mcmgpu_shared *sh = NULL;
 	struct adsm_obj *o;
 
 	if (!(vma->vm_flags & VM_SHARED) || !a ||
-	    offset >> MCMGPU_ADSM_MMAP_CTX_SHIFT != mf->ctx)
+	    FIELD_GET(MCMGPU_ADSM_MMAP_CTX_MASK, offset) != mf->ctx)
 		return -EINVAL;
 	mutex_lock(&a->lock);
 	for (o = a->ctx.objs; o; o = o->next) {

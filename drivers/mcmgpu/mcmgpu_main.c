@@ -9,6 +9,7 @@
  * mcmgpu_aux.c) reaches a mechanism only through its engine, and
  * tools/scripts/file-graph.py checks that no file calls back up.
  */
+#include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -47,7 +48,8 @@ static int mcmgpu_read_identity(struct mcmgpu_device *mdev)
 		return -ENODEV;
 	}
 	mdev->hw_version = readl(r + MCMGPU_REG_VERSION);
-	if (mdev->hw_version >> 16 != MCMGPU_HW_VERSION_MAJOR) {
+	if (FIELD_GET(MCMGPU_VERSION_MAJOR_MASK, mdev->hw_version) !=
+	    MCMGPU_HW_VERSION_MAJOR) {
 		dev_err(dev, "unsupported hardware version %#x\n",
 			mdev->hw_version);
 		return -ENODEV;

@@ -187,7 +187,7 @@ static u64 bd_entry_pte(const struct bd_tlb_entry *e)
 {
     return MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
            (e->writable ? MCMGPU_PTE_WRITE : 0) |
-           (e->pfn & MCMGPU_PTE_PFN_MASK) << MCMGPU_PTE_PFN_SHIFT | e->coal;
+           FIELD_PREP(MCMGPU_PTE_PFN_MASK, e->pfn) | e->coal;
 }
 
 /* F-Barre reads a chiplet's L2 TLB (no LRU update: a probe, not a use). */

@@ -7,15 +7,14 @@
 
 unsigned cxl_hdm_ways(uint32_t ctrl)
 {
-    uint32_t iw = (ctrl & MCMGPU_HDM_CTRL_IW_MASK) >>
-                  MCMGPU_HDM_CTRL_IW_SHIFT;
+    uint32_t iw = FIELD_GET(MCMGPU_HDM_CTRL_IW_MASK, ctrl);
 
     return iw <= 3 ? 1u << iw : 0;
 }
 
 uint64_t cxl_hdm_granularity(uint32_t ctrl)
 {
-    uint32_t ig = ctrl & MCMGPU_HDM_CTRL_IG_MASK;
+    uint32_t ig = FIELD_GET(MCMGPU_HDM_CTRL_IG_MASK, ctrl);
 
     return ig <= 6 ? 256ull << ig : 0;
 }
@@ -148,12 +147,12 @@ int cxl_hdm_find(const struct cxl_hdm *h, uint64_t hpa)
 /* log2 of the ways and granularity of a committed (so valid) decoder. */
 static unsigned iw_of(uint32_t ctrl)
 {
-    return (ctrl & MCMGPU_HDM_CTRL_IW_MASK) >> MCMGPU_HDM_CTRL_IW_SHIFT;
+    return FIELD_GET(MCMGPU_HDM_CTRL_IW_MASK, ctrl);
 }
 
 static unsigned ig_shift(uint32_t ctrl)
 {
-    return (ctrl & MCMGPU_HDM_CTRL_IG_MASK) + 8;
+    return FIELD_GET(MCMGPU_HDM_CTRL_IG_MASK, ctrl) + 8;
 }
 
 bool cxl_hdm_hb_route(const struct cxl_hdm *hb, uint64_t hpa,
@@ -313,7 +312,8 @@ const char *cxl_hdm_tree_commit(struct cxl_hdm_tree *t,
             r[i].size % (CXL_HDM_ALIGN * r[i].ways)) {
             return "base or size not a multiple of 256 MiB (x ways)";
         }
-        ctrl = (uint32_t)ig | (uint32_t)iw << MCMGPU_HDM_CTRL_IW_SHIFT |
+        ctrl = FIELD_PREP(MCMGPU_HDM_CTRL_IG_MASK, ig) |
+               FIELD_PREP(MCMGPU_HDM_CTRL_IW_MASK, iw) |
                MCMGPU_HDM_CTRL_HOSTONLY;
         for (k = 0; k < r[i].ways; k++) {
             unsigned j;

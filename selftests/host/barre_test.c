@@ -106,11 +106,11 @@ static void example_bases(struct env *e)
 /* A valid leaf PTE with its coalescing fields (intra and merged: F-Barre). */
 static u64 coal_pte(u64 pfn, u64 bitmap, u64 pos, u64 intra, u64 merged)
 {
-	return MCMGPU_PTE_VALID | pfn << MCMGPU_PTE_PFN_SHIFT |
-	       bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
-	       pos << MCMGPU_PTE_COAL_POS_SHIFT |
-	       intra << MCMGPU_PTE_COAL_INTRA_SHIFT |
-	       merged << MCMGPU_PTE_COAL_MERGED_SHIFT;
+	return MCMGPU_PTE_VALID | FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, bitmap) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, pos) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, intra) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, merged);
 }
 
 /* Only the given local frames free (in every chiplet of mask). */
@@ -200,11 +200,11 @@ TEST(example4_pfn_calculation)
 	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0x5, &pfn));
 	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4, pte, 0xD, &pfn));
 	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4,
-				     pte & ~(0xffULL << MCMGPU_PTE_COAL_BITMAP_SHIFT),
+				     pte & ~MCMGPU_PTE_COAL_BITMAP_MASK,
 				     0xA, &pfn));
 	/* A hole: chiplet 3 not in the bitmap, so 0xA must be walked. */
 	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, 0x4,
-				     pte & ~(0x8ULL << MCMGPU_PTE_COAL_BITMAP_SHIFT),
+				     pte & ~FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, 0x8),
 				     0xA, &pfn));
 }
 
@@ -471,7 +471,8 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 					}
 				}
 			} else {
-				ASSERT_EQ(0, pte >> MCMGPU_PTE_COAL_BITMAP_SHIFT);
+				ASSERT_EQ(0, pte & (MCMGPU_PTE_COAL_MASK |
+						     MCMGPU_PTE_RESERVED_MASK));
 			}
 		}
 	}

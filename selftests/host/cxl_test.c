@@ -23,7 +23,8 @@ static const uint8_t port_ids[4] = {
 
 static uint32_t ctrl(unsigned int ig, unsigned int iw)
 {
-	return ig | iw << MCMGPU_HDM_CTRL_IW_SHIFT | MCMGPU_HDM_CTRL_COMMIT;
+	return FIELD_PREP(MCMGPU_HDM_CTRL_IG_MASK, ig) |
+	       FIELD_PREP(MCMGPU_HDM_CTRL_IW_MASK, iw) | MCMGPU_HDM_CTRL_COMMIT;
 }
 
 static void hdm_init(struct cxl_hdm *h, bool hb, unsigned int targets)
@@ -68,9 +69,9 @@ TEST(encodings)
 			  cxl_hdm_granularity(ig));
 	for (iw = 0; iw < 16; iw++)
 		EXPECT_EQ(iw <= 3 ? 1U << iw : 0,
-			  cxl_hdm_ways(iw << MCMGPU_HDM_CTRL_IW_SHIFT));
+			  cxl_hdm_ways(FIELD_PREP(MCMGPU_HDM_CTRL_IW_MASK, iw)));
 	/* 3, 6, 12 and 16 ways: the capability says we cannot. */
-	EXPECT_EQ(0, cxl_hdm_ways(8 << 4));
+	EXPECT_EQ(0, cxl_hdm_ways(FIELD_PREP(MCMGPU_HDM_CTRL_IW_MASK, 8)));
 	EXPECT_EQ(0, cxl_hdm_ways(4 << 4));
 	EXPECT_EQ(0, cxl_hdm_count_enc(1));
 	EXPECT_EQ(4, cxl_hdm_count_enc(8));

@@ -88,9 +88,9 @@ static u64 tiny_read(void *priv, u32 c, u64 vpn)
 static u64 grouped_pte(u64 pfn, u32 bitmap, u32 pos)
 {
 	return MCMGPU_PTE_VALID | MCMGPU_PTE_READ | MCMGPU_PTE_WRITE |
-	       pfn << MCMGPU_PTE_PFN_SHIFT |
-	       (u64)bitmap << MCMGPU_PTE_COAL_BITMAP_SHIFT |
-	       (u64)pos << MCMGPU_PTE_COAL_POS_SHIFT;
+	       FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, bitmap) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, pos);
 }
 
 /*
@@ -197,8 +197,8 @@ TEST(local_coalescing_in_an_expanded_group)
 	struct fb_result res;
 	const u64 frames = 0x1000;
 	u64 pte = grouped_pte(frames + 0x201, 0xf, 1) |
-		  1ULL << MCMGPU_PTE_COAL_INTRA_SHIFT |
-		  1ULL << MCMGPU_PTE_COAL_MERGED_SHIFT;
+		  FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, 1) |
+		  FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, 1);
 
 	ASSERT_EQ(0, fb_init(&f, &cfg, 2, frames));
 	f.chiplets = 4;

@@ -1108,7 +1108,7 @@ TEST_F(adsm, bad_input)
 	p = mmap(NULL, o.bytes, PROT_READ, MAP_PRIVATE, self->fd, o.offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	p = mmap(NULL, o.bytes, PROT_READ, MAP_SHARED, self->fd,
-		 o.offset + (1ULL << MCMGPU_ADSM_MMAP_CTX_SHIFT));
+		 o.offset + FIELD_PREP(MCMGPU_ADSM_MMAP_CTX_MASK, 1));
 	EXPECT_EQ(MAP_FAILED, p);
 	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_IOCTL_ALLOC, &plain));
 	EXPECT_EQ(0, plain.mmap_offset);

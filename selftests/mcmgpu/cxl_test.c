@@ -435,6 +435,97 @@ TEST_F(cxl, uncommit_out_of_order_keeps_upper_dpas)
 	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
 }
 
+/*
+ * Each HDM register's write mask, as the spec has it: all-ones written to
+ * every register of decoder n leave the RO and RsvdP bits (27:0 of the
+ * addresses, an endpoint's Target Range Type and DPA Skip 27:0, Committed,
+ * Error Not Committed), and with Commit set, only clearing Commit is taken.
+ */
+static void check_write_masks(struct __test_metadata *_metadata,
+			      volatile uint8_t *regs, unsigned int k,
+			      unsigned int n)
+{
+	const uint64_t w = MCMGPU_CXL_WINDOW_BASE;
+	const bool hb = k == MCMGPU_CXL_HB_BLOCK;
+	const uint32_t lo = MCMGPU_HDM_ADDR_LO_MASK, ones = 0xffffffffU;
+	const uint32_t type = hb ? 0 : MCMGPU_HDM_CTRL_HOSTONLY;
+	const uint32_t rw = MCMGPU_HDM_CTRL_IG_MASK | MCMGPU_HDM_CTRL_IW_MASK |
+			    MCMGPU_HDM_CTRL_LOCK | MCMGPU_HDM_CTRL_COMMIT |
+			    (hb ? MCMGPU_HDM_CTRL_HOSTONLY : 0);
+	unsigned int reg;
+	uint32_t cap, global, ctrl;
+
+	cap = mt_rd(regs, HDM(k, MCMGPU_HDM_CAP));
+	global = mt_rd(regs, HDM(k, MCMGPU_HDM_GLOBAL_CTRL));
+	mt_wr(regs, HDM(k, MCMGPU_HDM_CAP), ones);
+	EXPECT_EQ(cap, mt_rd(regs, HDM(k, MCMGPU_HDM_CAP)));
+	mt_wr(regs, HDM(k, MCMGPU_HDM_GLOBAL_CTRL), ones);
+	EXPECT_EQ(hb ? global : MCMGPU_HDM_GLOBAL_ENABLE,
+		  mt_rd(regs, HDM(k, MCMGPU_HDM_GLOBAL_CTRL)));
+	mt_wr(regs, HDM(k, MCMGPU_HDM_GLOBAL_CTRL), global);
+
+	for (reg = MCMGPU_HDM_BASE_LO; reg < 0x20; reg += 4)
+		if (reg != MCMGPU_HDM_CTRL)
+			mt_wr(regs, DEC(k, n, reg), ones);
+	EXPECT_EQ(lo, mt_rd(regs, DEC(k, n, MCMGPU_HDM_BASE_LO)));
+	EXPECT_EQ(ones, mt_rd(regs, DEC(k, n, MCMGPU_HDM_BASE_HI)));
+	EXPECT_EQ(lo, mt_rd(regs, DEC(k, n, MCMGPU_HDM_SIZE_LO)));
+	EXPECT_EQ(ones, mt_rd(regs, DEC(k, n, MCMGPU_HDM_SIZE_HI)));
+	EXPECT_EQ(hb ? ones : lo, mt_rd(regs, DEC(k, n, MCMGPU_HDM_TARGET_LO)));
+	EXPECT_EQ(ones, mt_rd(regs, DEC(k, n, MCMGPU_HDM_TARGET_HI)));
+	EXPECT_EQ(0, mt_rd(regs, DEC(k, n, 0x1c)));
+	/* Control: all but Commit, then nothing; Type is RO on an endpoint. */
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), ones & ~MCMGPU_HDM_CTRL_COMMIT);
+	EXPECT_EQ((rw & ~MCMGPU_HDM_CTRL_COMMIT) | type,
+		  mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), 0);
+	EXPECT_EQ(type, mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+	/* All-ones commits a reserved IG: Error; nothing else sticks then. */
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), ones);
+	ctrl = wait_commit(regs, k, n);
+	EXPECT_EQ(rw | type | MCMGPU_HDM_CTRL_ERROR, ctrl);
+	for (reg = MCMGPU_HDM_BASE_LO; reg < 0x20; reg += 4)
+		mt_wr(regs, DEC(k, n, reg), reg == MCMGPU_HDM_CTRL ? ones : 0);
+	EXPECT_EQ(ctrl, mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+	EXPECT_EQ(ones, mt_rd(regs, DEC(k, n, MCMGPU_HDM_BASE_HI)));
+	EXPECT_EQ(ones, mt_rd(regs, DEC(k, n, MCMGPU_HDM_TARGET_HI)));
+	/* Clearing Commit takes the RW bits and clears Error. */
+	mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), MCMGPU_HDM_CTRL_ERROR |
+	      MCMGPU_HDM_CTRL_COMMITTED);
+	EXPECT_EQ(type, mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+	/* Committed (an empty decoder, in order): the same, Committed RO. */
+	if (!n) {
+		program(regs, k, n, w, 0, 0);
+		ASSERT_TRUE(commit(regs, k, n, 0));
+		for (reg = MCMGPU_HDM_BASE_LO; reg < 0x20; reg += 4)
+			mt_wr(regs, DEC(k, n, reg), ones);
+		EXPECT_EQ(MCMGPU_HDM_CTRL_COMMIT | MCMGPU_HDM_CTRL_COMMITTED |
+			  type, mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+		EXPECT_EQ((uint32_t)w,
+			  mt_rd(regs, DEC(k, n, MCMGPU_HDM_BASE_LO)));
+		EXPECT_EQ(w >> 32, mt_rd(regs, DEC(k, n, MCMGPU_HDM_BASE_HI)));
+		EXPECT_EQ(0, mt_rd(regs, DEC(k, n, MCMGPU_HDM_SIZE_LO)));
+		EXPECT_EQ(0, mt_rd(regs, DEC(k, n, MCMGPU_HDM_TARGET_LO)));
+		mt_wr(regs, DEC(k, n, MCMGPU_HDM_CTRL), 0);
+		EXPECT_EQ(type, mt_rd(regs, DEC(k, n, MCMGPU_HDM_CTRL)));
+	}
+	program(regs, k, n, 0, 0, 0);
+}
+
+TEST_F(cxl, register_write_masks)
+{
+	unsigned int k, decoders;
+
+	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+	for (k = 0; k <= self->info.ports; k++) {
+		decoders = k == MCMGPU_CXL_HB_BLOCK ? self->info.hb_decoders :
+			self->info.ep_decoders;
+		check_write_masks(_metadata, self->regs, k, 0);
+		check_write_masks(_metadata, self->regs, k, decoders - 1);
+	}
+	EXPECT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_TEARDOWN));
+}
+
 /* A commit the device answers too late: ETIMEDOUT, rolled back. */
 TEST_F(cxl, slow_commit_times_out)
 {
@@ -855,7 +946,8 @@ TEST_F(cxl, lock_on_commit)
 {
 	struct mcmgpu_cxl_setup req = { .flags = MCMGPU_CXL_SETUP_LOCK };
 	struct mcmgpu_cxl_info info;
-	uint32_t ctrl;
+	uint32_t ctrl, was;
+	unsigned int reg;
 
 	ASSERT_EQ(0, setup(self->fd, &req)) TH_LOG("%s", req.error);
 	ASSERT_EQ(0, ioctl(self->fd, MCMGPU_CXL_IOCTL_INFO, &info));
@@ -872,6 +964,13 @@ TEST_F(cxl, lock_on_commit)
 	EXPECT_EQ(MCMGPU_CXL_WINDOW_BASE >> 32,
 		  mt_rd(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0,
 					MCMGPU_HDM_BASE_HI)));
+	/* Every register of a locked decoder is RO, all-ones included. */
+	for (reg = MCMGPU_HDM_BASE_LO; reg < 0x20; reg += 4) {
+		was = mt_rd(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0, reg));
+		mt_wr(self->regs, DEC(MCMGPU_CXL_HB_BLOCK, 0, reg), 0xffffffffU);
+		EXPECT_EQ(was, mt_rd(self->regs,
+				     DEC(MCMGPU_CXL_HB_BLOCK, 0, reg)));
+	}
 	/* A device reset (mcmgpu.ko's probe) unlocks. */
 	munmap((void *)self->bar4, self->info.aperture_size);
 	close(self->bar4_fd);

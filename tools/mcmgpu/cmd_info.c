@@ -176,8 +176,9 @@ static void print_json(struct json *j, const struct dev_report *r)
 	json_close(j);
 	json_break(j, "     ");
 	if (r->regs_ok) {
-		snprintf(buf, sizeof(buf), "%u.%u", r->version >> 16,
-			 r->version & 0xffff);
+		snprintf(buf, sizeof(buf), "%u.%u",
+			 FIELD_GET(MCMGPU_VERSION_MAJOR_MASK, r->version),
+			 FIELD_GET(MCMGPU_VERSION_MINOR_MASK, r->version));
 		json_string(j, "hw_version", buf);
 		json_u64(j, "chiplets", r->chiplets);
 		json_u64(j, "vram_per_chiplet", r->vram_per_chiplet);

@@ -55,7 +55,7 @@ static int gpu_rc_read_endpoint(struct gpu_rc *rc, struct gpu_rc_port *port)
 	while (pos && pos < MCMGPU_CXL_EP_CONFIG_SIZE && hops++ < 64) {
 		hdr = readl(cfg + pos);
 		if (PCI_EXT_CAP_ID(hdr) == PCI_EXT_CAP_ID_DVSEC &&
-		    (readl(cfg + pos + PCI_DVSEC_HEADER1) & 0xffff) ==
+		    PCI_DVSEC_HEADER1_VID(readl(cfg + pos + PCI_DVSEC_HEADER1)) ==
 		    PCI_DVSEC_VENDOR_ID_CXL &&
 		    readw(cfg + pos + PCI_DVSEC_HEADER2) == CXL_DVSEC_PCIE_DEVICE)
 			break;

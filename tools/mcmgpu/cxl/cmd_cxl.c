@@ -905,7 +905,9 @@ static int cxl_cmd_bench(int argc, char **argv)
 		/* One 4-way 1 GiB region at 1 KiB, as the device would hold it. */
 		hb.d[0] = (struct cxl_hdm_decoder){
 			.base = MCMGPU_CXL_WINDOW_BASE, .size = 1ULL << 30,
-			.ctrl = 2 | 2 << 4 | MCMGPU_HDM_CTRL_COMMITTED,
+			.ctrl = FIELD_PREP(MCMGPU_HDM_CTRL_IG_MASK, 2) |
+				FIELD_PREP(MCMGPU_HDM_CTRL_IW_MASK, 2) |
+				MCMGPU_HDM_CTRL_COMMITTED,
 			.target = 0x13121110 };
 		ep.d[0] = hb.d[0];
 		ep.d[0].target = 0;
