@@ -1,5 +1,5 @@
 /*
- * mcmgpu Barre engine: the chiplets' translation side (barre_dev.c). A
+ * mcmgpu Barre engine: the chiplets' translation side (chiplet_tlb.c). A
  * context's accesses run through its own chiplet TLBs in virtual cycles;
  * L2 misses leave as ATS requests in the IOMMU's request queue, one epoch
  * per BARRE_RUN, and the IOMMU's answers come back with the next one.
@@ -21,14 +21,14 @@
 #include "qemu/log.h"
 #include "mcmgpu_engine.h"
 #include "mcmgpu_barre.h"
-#include "barre_dev.h"
+#include "chiplet_tlb.h"
 
 #define BARRE_EPOCH         (2 * MCMGPU_BARRE_PCIE_CYCLES)
 #define BARRE_MAX_REPLIES   (MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 
 typedef struct BarreModel {
-    struct bd_device dev;
-    struct bd_reply replies[BARRE_MAX_REPLIES];
+    struct chiplet_tlbs dev;
+    struct chiplet_tlb_reply replies[BARRE_MAX_REPLIES];
     struct mcmgpu_ats_request sent[MCMGPU_ATS_QUEUE_ENTRIES];  /* epoch's */
     uint32_t nsent;
     uint64_t outstanding;   /* requests not answered yet */
@@ -41,7 +41,7 @@ typedef struct BarreContext {
     uint32_t pasid;
     uint64_t root;          /* the context's page table, to check F-Barre */
     BarreModel *m;          /* from the first reset on */
-    struct bd_access *acc;  /* the loaded phase */
+    struct chiplet_tlb_access *acc;  /* the loaded phase */
     uint32_t *order;
     uint64_t nacc, cap;
     bool running;           /* a phase started and not done */
@@ -80,7 +80,7 @@ static void barre_ctx_free(MCMGPUState *s, void *state)
 }
 
 /* The data side: a write stores its chiplet's signature byte. */
-static void barre_mem(void *priv, const struct bd_access *a, u64 pfn)
+static void barre_mem(void *priv, const struct chiplet_tlb_access *a, u64 pfn)
 {
     BarreContext *bc = priv;
     uint64_t gpa = (pfn << MCMGPU_PAGE_SHIFT) + a->offset;
@@ -101,7 +101,7 @@ static u64 barre_walk(void *priv, u64 vpn)
     return mcmgpu_guest_pt_walk(bc->s, bc->root, vpn);
 }
 
-static void barre_request(void *priv, const struct bd_request *r)
+static void barre_request(void *priv, const struct chiplet_tlb_request *r)
 {
     BarreContext *bc = priv;
     BarreModel *m = bc->m;
@@ -161,12 +161,12 @@ static uint32_t barre_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
             return MCMGPU_CMPL_NO_MEMORY;
         }
         bc->phase_charged += bytes;
-        bc->acc = g_renew(struct bd_access, bc->acc, cap);
+        bc->acc = g_renew(struct chiplet_tlb_access, bc->acc, cap);
         bc->order = g_renew(uint32_t, bc->order, cap);
         bc->cap = cap;
     }
     for (i = 0; i < n; i++) {
-        bc->acc[keep + i] = (struct bd_access){
+        bc->acc[keep + i] = (struct chiplet_tlb_access){
             .vpn = le64_to_cpu(in[i].va) >> MCMGPU_PAGE_SHIFT,
             .offset = le64_to_cpu(in[i].va) & ((1U << MCMGPU_PAGE_SHIFT) - 1),
             .chiplet = in[i].chiplet,
@@ -183,7 +183,7 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
                             struct mcmgpu_barre_run_result *res)
 {
     const struct mcmgpu_geometry *geo = mcmgpu_geometry(s);
-    struct fb_config fc = {
+    struct fbarre_config fc = {
         .sharing = args[4] & MCMGPU_FBARRE_ARG_SHARING,
         .run = MCMGPU_FBARRE_ARG_RUN(args[4]),
         .rows = MCMGPU_FBARRE_ARG_ROWS(args[4]),
@@ -191,7 +191,7 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
         .seed = 1,
     };
 
-    if (fc.sharing && (args[4] & ~0xffffff01ULL || !fb_config_valid(&fc))) {
+    if (fc.sharing && (args[4] & ~0xffffff01ULL || !fbarre_config_valid(&fc))) {
         qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: BARRE_RUN reset: bad F-Barre "
                       "arguments 0x%" PRIx64 " 0x%" PRIx64 "\n", args[4],
                       args[5]);
@@ -209,10 +209,10 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
         bc->m = g_new0(BarreModel, 1);
     }
     memset(bc->m, 0, sizeof(*bc->m));
-    bd_init(&bc->m->dev, geo->chiplets, bc->m->replies,
+    chiplet_tlb_init(&bc->m->dev, geo->chiplets, bc->m->replies,
             barre_request, barre_mem, bc);
     if (fc.sharing) {
-        bd_fbarre(&bc->m->dev, &fc, geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT,
+        chiplet_tlb_fbarre(&bc->m->dev, &fc, geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT,
                   NULL);
     }
     return MCMGPU_CMPL_OK;
@@ -241,7 +241,7 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
         return MCMGPU_CMPL_DMA_FAULT;
     }
     for (i = 0; i < n; i++) {
-        struct bd_reply r = {
+        struct chiplet_tlb_reply r = {
             .tag = le64_to_cpu(rsp[i].tag),
             .pfn = le64_to_cpu(rsp[i].pfn),
             .arrive = le64_to_cpu(rsp[i].done) + MCMGPU_BARRE_PCIE_CYCLES,
@@ -284,7 +284,7 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
          * the epochs may never reach (or wrap the clock).
          */
         if (!bc->m || le64_to_cpu(rsp[i].done) >= bc->m->horizon ||
-            bd_deliver(&bc->m->dev, &r)) {
+            chiplet_tlb_deliver(&bc->m->dev, &r)) {
             qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
                           " answers tag %" PRIu64 ", not a request in "
                           "flight\n", i + 1, r.tag);
@@ -304,14 +304,14 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
 /* Runs epochs until one sends requests or waits for answers. */
 static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
 {
-    struct bd_device *d = &bc->m->dev;
+    struct chiplet_tlbs *d = &bc->m->dev;
 
     bc->m->nsent = 0;
-    while (!bd_done(d)) {
+    while (!chiplet_tlb_done(d)) {
         uint64_t h = d->now;
 
         if (!bc->m->outstanding) {
-            uint64_t t = bd_next_event(d);
+            uint64_t t = chiplet_tlb_next_event(d);
 
             if (t == ~0ULL) {
                 break;          /* nothing can happen: a model bug */
@@ -320,7 +320,7 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
                 h = t - (t - h) % BARRE_EPOCH;
             }
         }
-        bd_run(d, h + BARRE_EPOCH);
+        chiplet_tlb_run(d, h + BARRE_EPOCH);
         res->horizon = h + BARRE_EPOCH + MCMGPU_BARRE_PCIE_CYCLES;
         bc->m->horizon = res->horizon;
         if (bc->m->nsent || bc->m->outstanding) {
@@ -356,7 +356,7 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         st = MCMGPU_CMPL_ATS_DISABLED;
     } else if (flags & MCMGPU_BARRE_RUN_START) {
         if (!bc->m || bc->running || !bc->nacc ||
-            !bd_done(&bc->m->dev) || bc->m->outstanding) {
+            !chiplet_tlb_done(&bc->m->dev) || bc->m->outstanding) {
             /*
              * A phase ended early leaves translations in flight that
              * point into its accesses: only a reset clears them.
@@ -373,7 +373,7 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                     "responses: none can be in flight at a start");
             st = MCMGPU_CMPL_BAD_ATS_RESPONSE;
         } else {
-            bd_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
+            chiplet_tlb_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
             bc->root = args[4];
             bc->m->dev.walk = bc->root ? barre_walk : NULL;
             bc->running = true;
@@ -405,7 +405,7 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         bc->running = false;    /* the phase cannot go on without it */
     }
     if (bc->m) {
-        bd_export_stats(&bc->m->dev, &res->stats);
+        chiplet_tlb_export_stats(&bc->m->dev, &res->stats);
         out->cycles = bc->m->dev.stats.modeled_cycles - before;
     }
     out->result = res->requests;
@@ -422,7 +422,7 @@ static uint32_t barre_tlb_invalidate(MCMGPUState *s, MCMGPUContext *ctx,
     BarreContext *bc = mcmgpu_ctx_state(ctx, &mcmgpu_barre_engine);
 
     if (bc->m) {
-        bd_shootdown(&bc->m->dev);
+        chiplet_tlb_shootdown(&bc->m->dev);
     }
     return MCMGPU_CMPL_OK;
 }

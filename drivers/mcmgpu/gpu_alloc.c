@@ -20,16 +20,16 @@
 #include "gpu_alloc.h"
 #include "mcmgpu_pt.h"
 
-#define GA_BITS		64
+#define GPU_ALLOC_BITS		64
 
-u32 ga_pool_words(u32 frames)
+u32 gpu_alloc_pool_words(u32 frames)
 {
-	return (frames + GA_BITS - 1) / GA_BITS;
+	return (frames + GPU_ALLOC_BITS - 1) / GPU_ALLOC_BITS;
 }
 
-void ga_pools_init(struct ga_pools *p, u32 chiplets, u32 frames, u64 *storage)
+void gpu_alloc_pools_init(struct gpu_alloc_pools *p, u32 chiplets, u32 frames, u64 *storage)
 {
-	u32 c, w, words = ga_pool_words(frames);
+	u32 c, w, words = gpu_alloc_pool_words(frames);
 
 	memset(p, 0, sizeof(*p));
 	p->chiplets = chiplets;
@@ -40,32 +40,32 @@ void ga_pools_init(struct ga_pools *p, u32 chiplets, u32 frames, u64 *storage)
 		p->base[c] = (u64)c * frames;
 		for (w = 0; w < words; w++)
 			p->free[c][w] = ~0ULL;
-		if (frames % GA_BITS)
-			p->free[c][words - 1] = (1ULL << (frames % GA_BITS)) - 1;
+		if (frames % GPU_ALLOC_BITS)
+			p->free[c][words - 1] = (1ULL << (frames % GPU_ALLOC_BITS)) - 1;
 		p->free_frames[c] = frames;
 	}
 }
 
-bool ga_frame_is_free(const struct ga_pools *p, u32 chiplet, u32 local)
+bool gpu_alloc_frame_is_free(const struct gpu_alloc_pools *p, u32 chiplet, u32 local)
 {
-	return p->free[chiplet][local / GA_BITS] & (1ULL << (local % GA_BITS));
+	return p->free[chiplet][local / GPU_ALLOC_BITS] & (1ULL << (local % GPU_ALLOC_BITS));
 }
 
-void ga_frame_take(struct ga_pools *p, u32 chiplet, u32 local)
+void gpu_alloc_frame_take(struct gpu_alloc_pools *p, u32 chiplet, u32 local)
 {
-	p->free[chiplet][local / GA_BITS] &= ~(1ULL << (local % GA_BITS));
+	p->free[chiplet][local / GPU_ALLOC_BITS] &= ~(1ULL << (local % GPU_ALLOC_BITS));
 	p->free_frames[chiplet]--;
 }
 
-void ga_frame_put(struct ga_pools *p, u32 chiplet, u32 local)
+void gpu_alloc_frame_put(struct gpu_alloc_pools *p, u32 chiplet, u32 local)
 {
-	p->free[chiplet][local / GA_BITS] |= 1ULL << (local % GA_BITS);
+	p->free[chiplet][local / GPU_ALLOC_BITS] |= 1ULL << (local % GPU_ALLOC_BITS);
 	p->free_frames[chiplet]++;
 	if (local < p->hint[chiplet])
 		p->hint[chiplet] = local;
 }
 
-static u32 ga_lowest_bit(u64 v)
+static u32 gpu_alloc_lowest_bit(u64 v)
 {
 	u32 n = 0;
 
@@ -76,24 +76,24 @@ static u32 ga_lowest_bit(u64 v)
 	return n;
 }
 
-u32 ga_find_free(struct ga_pools *p, u32 chiplet)
+u32 gpu_alloc_find_free(struct gpu_alloc_pools *p, u32 chiplet)
 {
 	u32 w;
 
-	for (w = p->hint[chiplet] / GA_BITS; w < p->words; w++) {
+	for (w = p->hint[chiplet] / GPU_ALLOC_BITS; w < p->words; w++) {
 		if (p->free[chiplet][w]) {
-			u32 local = w * GA_BITS + ga_lowest_bit(p->free[chiplet][w]);
+			u32 local = w * GPU_ALLOC_BITS + gpu_alloc_lowest_bit(p->free[chiplet][w]);
 
 			p->hint[chiplet] = local;
 			return local;
 		}
 	}
 	p->hint[chiplet] = p->frames;
-	return GA_NO_FRAME;
+	return GPU_ALLOC_NO_FRAME;
 }
 
 /* Lowest local frame at or above from free in every chiplet of mask. */
-static u32 ga_common_from(const struct ga_pools *p, u32 mask, u32 from)
+static u32 gpu_alloc_common_from(const struct gpu_alloc_pools *p, u32 mask, u32 from)
 {
 	u32 c, w;
 
@@ -101,51 +101,51 @@ static u32 ga_common_from(const struct ga_pools *p, u32 mask, u32 from)
 	for (c = 0; c < p->chiplets; c++)
 		if ((mask & (1U << c)) && p->hint[c] > from)
 			from = p->hint[c];
-	for (w = from / GA_BITS; w < p->words; w++) {
-		u64 all = w == from / GA_BITS ? ~0ULL << (from % GA_BITS) : ~0ULL;
+	for (w = from / GPU_ALLOC_BITS; w < p->words; w++) {
+		u64 all = w == from / GPU_ALLOC_BITS ? ~0ULL << (from % GPU_ALLOC_BITS) : ~0ULL;
 
 		for (c = 0; c < p->chiplets && all; c++)
 			if (mask & (1U << c))
 				all &= p->free[c][w];
 		if (all)
-			return w * GA_BITS + ga_lowest_bit(all);
+			return w * GPU_ALLOC_BITS + gpu_alloc_lowest_bit(all);
 	}
-	return GA_NO_FRAME;
+	return GPU_ALLOC_NO_FRAME;
 }
 
-u32 ga_find_common(const struct ga_pools *p, u32 mask)
+u32 gpu_alloc_find_common(const struct gpu_alloc_pools *p, u32 mask)
 {
-	return ga_find_common_run(p, mask, 1);
+	return gpu_alloc_find_common_run(p, mask, 1);
 }
 
-u32 ga_find_common_run(const struct ga_pools *p, u32 mask, u32 len)
+u32 gpu_alloc_find_common_run(const struct gpu_alloc_pools *p, u32 mask, u32 len)
 {
-	u32 f = ga_common_from(p, mask, 0), x;
+	u32 f = gpu_alloc_common_from(p, mask, 0), x;
 
-	while (f != GA_NO_FRAME && f + len <= p->frames) {
+	while (f != GPU_ALLOC_NO_FRAME && f + len <= p->frames) {
 		for (x = 1; x < len; x++)
-			if (ga_common_from(p, mask, f + x) != f + x)
+			if (gpu_alloc_common_from(p, mask, f + x) != f + x)
 				break;
 		if (x == len)
 			return f;
-		f = ga_common_from(p, mask, f + x + 1);
+		f = gpu_alloc_common_from(p, mask, f + x + 1);
 	}
-	return GA_NO_FRAME;
+	return GPU_ALLOC_NO_FRAME;
 }
 
 /* ---- Page tables ------------------------------------------------------ */
 
-int ga_space_init(struct ga_space *as, u32 pasid, const struct ga_pt_ops *ops)
+int gpu_alloc_space_init(struct gpu_alloc_space *as, u32 pasid, const struct gpu_alloc_pt_ops *ops)
 {
 	memset(as, 0, sizeof(*as));
 	as->pasid = pasid;
 	as->ops = ops;
-	as->next_vpn = GA_FIRST_VPN;
+	as->next_vpn = GPU_ALLOC_FIRST_VPN;
 	as->root = ops->alloc_table(ops->priv);
 	return as->root ? 0 : -ENOMEM;
 }
 
-static void ga_free_tables(struct ga_space *as, u64 table, int level)
+static void gpu_alloc_free_tables(struct gpu_alloc_space *as, u64 table, int level)
 {
 	u64 *t = as->ops->map_table(as->ops->priv, table);
 	u32 i;
@@ -153,37 +153,37 @@ static void ga_free_tables(struct ga_space *as, u64 table, int level)
 	if (level < MCMGPU_PT_LEVELS - 1) {
 		for (i = 0; i < MCMGPU_PT_ENTRIES; i++)
 			if (t[i] & MCMGPU_PTE_VALID)
-				ga_free_tables(as, t[i] & MCMGPU_PTE_TABLE_MASK,
-					       level + 1);
+				gpu_alloc_free_tables(as, t[i] & MCMGPU_PTE_TABLE_MASK,
+						      level + 1);
 	}
 	as->ops->free_table(as->ops->priv, table);
 }
 
-void ga_space_destroy(struct ga_space *as)
+void gpu_alloc_space_destroy(struct gpu_alloc_space *as)
 {
 	if (as->root)
-		ga_free_tables(as, as->root, 0);
+		gpu_alloc_free_tables(as, as->root, 0);
 	as->root = 0;
 }
 
-static u64 ga_read_entry(void *priv, u64 table, u32 index)
+static u64 gpu_alloc_read_entry(void *priv, u64 table, u32 index)
 {
-	const struct ga_space *as = priv;
+	const struct gpu_alloc_space *as = priv;
 
 	return as->ops->map_table(as->ops->priv, table)[index];
 }
 
-u64 ga_pte_get(const struct ga_space *as, u64 vpn)
+u64 gpu_alloc_pte_get(const struct gpu_alloc_space *as, u64 vpn)
 {
-	return mcmgpu_pt_walk(as->root, vpn, ga_read_entry, (void *)as);
+	return mcmgpu_pt_walk(as->root, vpn, gpu_alloc_read_entry, (void *)as);
 }
 
-int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte)
+int gpu_alloc_pte_set(struct gpu_alloc_space *as, u64 vpn, u64 pte)
 {
 	u64 table = as->root, *t;
 	int level;
 
-	if (!table || vpn >= GA_VPN_LIMIT)
+	if (!table || vpn >= GPU_ALLOC_VPN_LIMIT)
 		return -EINVAL;
 	for (level = 0; level < MCMGPU_PT_LEVELS - 1; level++) {
 		t = as->ops->map_table(as->ops->priv, table);
@@ -202,8 +202,8 @@ int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte)
 
 /* ---- Objects ---------------------------------------------------------- */
 
-int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
-		   const char **field)
+int gpu_alloc_alloc_check(const struct gpu_alloc_pools *p, const struct gpu_alloc_alloc_req *req,
+			  const char **field)
 {
 	u32 i, seen = 0;
 
@@ -217,9 +217,9 @@ int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
 		*field = "g";
 	else if (req->nmap > p->chiplets)
 		*field = "map";
-	else if (req->merge > GA_MAX_MERGE ||
+	else if (req->merge > GPU_ALLOC_MAX_MERGE ||
 		 (req->merge > 1 && (req->nmap ? req->nmap : p->chiplets) >
-		  GA_MERGE_MAX_CHIPLETS))
+		  GPU_ALLOC_MERGE_MAX_CHIPLETS))
 		*field = "merge";
 	for (i = 0; !*field && i < req->nmap; i++) {
 		if (req->map[i] >= p->chiplets || (seen & (1U << req->map[i])))
@@ -230,28 +230,28 @@ int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
 	return *field ? -EINVAL : 0;
 }
 
-u32 ga_page_pos(const struct ga_object *obj, u64 i)
+u32 gpu_alloc_page_pos(const struct gpu_alloc_object *obj, u64 i)
 {
 	return (i % ((u64)obj->nmap * obj->g)) / obj->g;
 }
 
-u32 ga_page_chiplet(const struct ga_object *obj, u64 i)
+u32 gpu_alloc_page_chiplet(const struct gpu_alloc_object *obj, u64 i)
 {
-	return obj->map[ga_page_pos(obj, i)];
+	return obj->map[gpu_alloc_page_pos(obj, i)];
 }
 
 /*
  * A page of a group of run pages a chiplet: its position, and its place x
  * in its chiplet's run (F-Barre's expanded format, notes §3.2).
  */
-struct ga_coal {
+struct gpu_alloc_coal {
 	u32 bitmap;			/* 0: not grouped */
 	u32 x;
 	u32 run;
 };
 
-static u64 ga_pte(const struct ga_object *obj, u64 pfn, const struct ga_coal *gc,
-		  u32 pos)
+static u64 gpu_alloc_pte(const struct gpu_alloc_object *obj, u64 pfn,
+			 const struct gpu_alloc_coal *gc, u32 pos)
 {
 	u64 pte = obj->pte_flags | FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn);
 
@@ -264,42 +264,42 @@ static u64 ga_pte(const struct ga_object *obj, u64 pfn, const struct ga_coal *gc
 }
 
 /* Returns page i's frame to its pool and clears its PTE (rollback, free). */
-static void ga_unplace(struct ga_pools *p, struct ga_space *as,
-		       struct ga_object *obj, u64 i)
+static void gpu_alloc_unplace(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+			      struct gpu_alloc_object *obj, u64 i)
 {
-	u32 c = ga_page_chiplet(obj, i);
+	u32 c = gpu_alloc_page_chiplet(obj, i);
 
-	ga_frame_put(p, c, obj->pfn[i] - p->base[c]);
-	ga_pte_set(as, obj->vpn + i, 0);
-	obj->pfn[i] = GA_UNPLACED;
+	gpu_alloc_frame_put(p, c, obj->pfn[i] - p->base[c]);
+	gpu_alloc_pte_set(as, obj->vpn + i, 0);
+	obj->pfn[i] = GPU_ALLOC_UNPLACED;
 }
 
-static int ga_place(struct ga_pools *p, struct ga_space *as,
-		    struct ga_object *obj, u64 i, u32 local,
-		    const struct ga_coal *gc)
+static int gpu_alloc_place(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+			   struct gpu_alloc_object *obj, u64 i, u32 local,
+		    const struct gpu_alloc_coal *gc)
 {
-	u32 c = ga_page_chiplet(obj, i);
+	u32 c = gpu_alloc_page_chiplet(obj, i);
 	u64 pfn = p->base[c] + local;
-	u64 pte = ga_pte(obj, pfn, gc, ga_page_pos(obj, i));
+	u64 pte = gpu_alloc_pte(obj, pfn, gc, gpu_alloc_page_pos(obj, i));
 	int ret;
 
-	ret = ga_pte_set(as, obj->vpn + i, pte);
+	ret = gpu_alloc_pte_set(as, obj->vpn + i, pte);
 	if (ret)
 		return ret;
-	ga_frame_take(p, c, local);
+	gpu_alloc_frame_take(p, c, local);
 	obj->pfn[i] = pfn;
 	return 0;
 }
 
 /* A page on its own: the lowest free frame of its chiplet. */
-static int ga_place_single(struct ga_pools *p, struct ga_space *as,
-			   struct ga_object *obj, u64 i)
+static int gpu_alloc_place_single(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+				  struct gpu_alloc_object *obj, u64 i)
 {
-	static const struct ga_coal none;
-	u32 local = ga_find_free(p, ga_page_chiplet(obj, i));
+	static const struct gpu_alloc_coal none;
+	u32 local = gpu_alloc_find_free(p, gpu_alloc_page_chiplet(obj, i));
 
-	return local == GA_NO_FRAME ? -ENOMEM :
-	       ga_place(p, as, obj, i, local, &none);
+	return local == GPU_ALLOC_NO_FRAME ? -ENOMEM :
+	       gpu_alloc_place(p, as, obj, i, local, &none);
 }
 
 /*
@@ -307,8 +307,8 @@ static int ga_place_single(struct ga_pools *p, struct ga_space *as,
  * chiplet: the positions that hold all run pages (a prefix: the object
  * may end inside the round) and their chiplets.
  */
-static u32 ga_group(const struct ga_object *obj, u64 first, u32 j, u32 run,
-		    u32 *mask)
+static u32 gpu_alloc_group(const struct gpu_alloc_object *obj, u64 first, u32 j, u32 run,
+			   u32 *mask)
 {
 	u32 k;
 
@@ -326,54 +326,54 @@ static u32 ga_group(const struct ga_object *obj, u64 first, u32 j, u32 run,
  * the chunk and has consecutive local frames free in every chiplet of its
  * group; down to run 1, plain Barre's group.
  */
-static u32 ga_pick_run(struct ga_pools *p, const struct ga_object *obj,
-		       u64 first, u32 j, u32 *n, u32 *mask, u32 *local)
+static u32 gpu_alloc_pick_run(struct gpu_alloc_pools *p, const struct gpu_alloc_object *obj,
+			      u64 first, u32 j, u32 *n, u32 *mask, u32 *local)
 {
 	u32 run = obj->merge < obj->g - j ? obj->merge : obj->g - j;
-	u32 n1 = ga_group(obj, first, j, 1, mask);
+	u32 n1 = gpu_alloc_group(obj, first, j, 1, mask);
 
 	*n = n1;
-	*local = GA_NO_FRAME;
+	*local = GPU_ALLOC_NO_FRAME;
 
 	for (; run >= 1; run--) {
 		/* Every position's run is whole: the object may end in it. */
-		*n = ga_group(obj, first, j, run, mask);
+		*n = gpu_alloc_group(obj, first, j, run, mask);
 		if (run > 1 && (*n < 2 || *n != n1))
 			continue;
 		*local = obj->barre && *n > 1 ?
-			 ga_find_common_run(p, *mask, run) : GA_NO_FRAME;
-		if (*local != GA_NO_FRAME || run == 1)
+			 gpu_alloc_find_common_run(p, *mask, run) : GPU_ALLOC_NO_FRAME;
+		if (*local != GPU_ALLOC_NO_FRAME || run == 1)
 			return run;
 	}
 	return 1;
 }
 
-static int ga_place_round(struct ga_pools *p, struct ga_space *as,
-			  struct ga_object *obj, u64 first)
+static int gpu_alloc_place_round(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+				 struct gpu_alloc_object *obj, u64 first)
 {
 	u32 j, k, n, mask, local, run;
 	int ret;
 
 	for (j = 0; j < obj->g && first + j < obj->pages; j += run) {
-		struct ga_coal gc = { };
+		struct gpu_alloc_coal gc = { };
 
-		run = ga_pick_run(p, obj, first, j, &n, &mask, &local);
-		if (local != GA_NO_FRAME)
-			gc = (struct ga_coal){ .bitmap = mask, .run = run };
+		run = gpu_alloc_pick_run(p, obj, first, j, &n, &mask, &local);
+		if (local != GPU_ALLOC_NO_FRAME)
+			gc = (struct gpu_alloc_coal){ .bitmap = mask, .run = run };
 		for (gc.x = 0; gc.x < run; gc.x++) {
 			for (k = 0; k < n; k++) {
 				u64 i = first + (u64)k * obj->g + j + gc.x;
 
-				if (local != GA_NO_FRAME)
-					ret = ga_place(p, as, obj, i,
-						       local + gc.x, &gc);
+				if (local != GPU_ALLOC_NO_FRAME)
+					ret = gpu_alloc_place(p, as, obj, i,
+							      local + gc.x, &gc);
 				else
-					ret = ga_place_single(p, as, obj, i);
+					ret = gpu_alloc_place_single(p, as, obj, i);
 				if (ret)
 					return ret;
 			}
 		}
-		if (local != GA_NO_FRAME) {
+		if (local != GPU_ALLOC_NO_FRAME) {
 			obj->groups++;
 			obj->merged_groups += run > 1;
 			obj->grouped_pages += (u64)n * run;
@@ -384,17 +384,17 @@ static int ga_place_round(struct ga_pools *p, struct ga_space *as,
 	return 0;
 }
 
-int ga_alloc(struct ga_pools *p, struct ga_space *as,
-	     const struct ga_alloc_req *req, struct ga_object *obj, u64 *pfn)
+int gpu_alloc(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+	      const struct gpu_alloc_alloc_req *req, struct gpu_alloc_object *obj, u64 *pfn)
 {
 	const char *field;
 	u64 first, i, round;
-	int ret = ga_alloc_check(p, req, &field);
+	int ret = gpu_alloc_alloc_check(p, req, &field);
 	u32 k;
 
 	if (ret)
 		return ret;
-	if (as->next_vpn + req->pages + 1 > GA_VPN_LIMIT)
+	if (as->next_vpn + req->pages + 1 > GPU_ALLOC_VPN_LIMIT)
 		return -ENOSPC;
 	memset(obj, 0, sizeof(*obj));
 	obj->pages = req->pages;
@@ -414,11 +414,11 @@ int ga_alloc(struct ga_pools *p, struct ga_space *as,
 	obj->vpn = as->next_vpn;
 	obj->pfn = pfn;
 	for (i = 0; i < obj->pages; i++)
-		pfn[i] = GA_UNPLACED;
+		pfn[i] = GPU_ALLOC_UNPLACED;
 
 	round = (u64)obj->nmap * obj->g;
 	for (first = 0; first < obj->pages; first += round) {
-		ret = ga_place_round(p, as, obj, first);
+		ret = gpu_alloc_place_round(p, as, obj, first);
 		if (ret)
 			goto rollback;
 	}
@@ -428,22 +428,23 @@ int ga_alloc(struct ga_pools *p, struct ga_space *as,
 
 rollback:
 	for (i = 0; i < obj->pages; i++)
-		if (obj->pfn[i] != GA_UNPLACED)
-			ga_unplace(p, as, obj, i);
+		if (obj->pfn[i] != GPU_ALLOC_UNPLACED)
+			gpu_alloc_unplace(p, as, obj, i);
 	return ret;
 }
 
-void ga_free(struct ga_pools *p, struct ga_space *as, struct ga_object *obj)
+void gpu_alloc_free(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+		    struct gpu_alloc_object *obj)
 {
 	u64 i;
 
 	for (i = 0; i < obj->pages; i++)
-		if (obj->pfn[i] != GA_UNPLACED)
-			ga_unplace(p, as, obj, i);
+		if (obj->pfn[i] != GPU_ALLOC_UNPLACED)
+			gpu_alloc_unplace(p, as, obj, i);
 }
 
-void ga_pec_entry(const struct ga_space *as, const struct ga_object *obj,
-		  struct mcmgpu_pec_entry *e)
+void gpu_alloc_pec_entry(const struct gpu_alloc_space *as, const struct gpu_alloc_object *obj,
+			 struct mcmgpu_pec_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->start_vpn = obj->vpn;

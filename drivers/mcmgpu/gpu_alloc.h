@@ -12,26 +12,26 @@
 #include "mcmgpu_compat.h"
 #include "mcmgpu_barre.h"
 
-#define GA_NO_FRAME	0xffffffffU
-#define GA_UNPLACED	(~0ULL)		/* pfn[] of a page not placed (yet) */
+#define GPU_ALLOC_NO_FRAME	0xffffffffU
+#define GPU_ALLOC_UNPLACED	(~0ULL)		/* pfn[] of a page not placed (yet) */
 /* The first VPN handed out: objects start at 4 GiB of GPU virtual space. */
-#define GA_FIRST_VPN	0x100000ULL
-#define GA_VPN_LIMIT	(1ULL << (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT))
+#define GPU_ALLOC_FIRST_VPN	0x100000ULL
+#define GPU_ALLOC_VPN_LIMIT	(1ULL << (MCMGPU_VA_BITS - MCMGPU_PAGE_SHIFT))
 /*
  * F-Barre's expansion (§V-B): up to 4 pages a chiplet a group (the PTE's
  * 2-bit intra order), on at most 4 chiplets (§VI, the 10-bit ATS info).
  */
-#define GA_MAX_MERGE		4
-#define GA_MERGE_MAX_CHIPLETS	4
+#define GPU_ALLOC_MAX_MERGE		4
+#define GPU_ALLOC_MERGE_MAX_CHIPLETS	4
 /*
  * F-Barre's expansion (§V-B): up to 4 pages a chiplet a group (the PTE's
  * 2-bit intra order), on at most 4 chiplets (§VI, the 10-bit ATS info).
  */
-#define GA_MAX_MERGE		4
-#define GA_MERGE_MAX_CHIPLETS	4
+#define GPU_ALLOC_MAX_MERGE		4
+#define GPU_ALLOC_MERGE_MAX_CHIPLETS	4
 
 /* One free bitmap per chiplet memory, bit set = local frame free. */
-struct ga_pools {
+struct gpu_alloc_pools {
 	u32 chiplets;
 	u32 frames;			/* per chiplet */
 	u32 words;			/* u64 words per bitmap */
@@ -41,24 +41,24 @@ struct ga_pools {
 	u32 hint[MCMGPU_MAX_CHIPLETS];	/* no free frame below it */
 };
 
-u32 ga_pool_words(u32 frames);
-/* storage: chiplets * ga_pool_words(frames) words; every frame free. */
-void ga_pools_init(struct ga_pools *p, u32 chiplets, u32 frames, u64 *storage);
-bool ga_frame_is_free(const struct ga_pools *p, u32 chiplet, u32 local);
-void ga_frame_take(struct ga_pools *p, u32 chiplet, u32 local);
-void ga_frame_put(struct ga_pools *p, u32 chiplet, u32 local);
-/* Lowest local frame free in chiplet; GA_NO_FRAME if none. */
-u32 ga_find_free(struct ga_pools *p, u32 chiplet);
+u32 gpu_alloc_pool_words(u32 frames);
+/* storage: chiplets * gpu_alloc_pool_words(frames) words; every frame free. */
+void gpu_alloc_pools_init(struct gpu_alloc_pools *p, u32 chiplets, u32 frames, u64 *storage);
+bool gpu_alloc_frame_is_free(const struct gpu_alloc_pools *p, u32 chiplet, u32 local);
+void gpu_alloc_frame_take(struct gpu_alloc_pools *p, u32 chiplet, u32 local);
+void gpu_alloc_frame_put(struct gpu_alloc_pools *p, u32 chiplet, u32 local);
+/* Lowest local frame free in chiplet; GPU_ALLOC_NO_FRAME if none. */
+u32 gpu_alloc_find_free(struct gpu_alloc_pools *p, u32 chiplet);
 /* Lowest local frame free in every chiplet of mask (AND, a word at a time). */
-u32 ga_find_common(const struct ga_pools *p, u32 mask);
+u32 gpu_alloc_find_common(const struct gpu_alloc_pools *p, u32 mask);
 /* Lowest f with frames f .. f + len - 1 free in every chiplet of mask. */
-u32 ga_find_common_run(const struct ga_pools *p, u32 mask, u32 len);
+u32 gpu_alloc_find_common_run(const struct gpu_alloc_pools *p, u32 mask, u32 len);
 
 /*
  * Page tables live in memory the caller provides: the kernel uses pages
  * (the walker reads them by physical address), the host test plain memory.
  */
-struct ga_pt_ops {
+struct gpu_alloc_pt_ops {
 	u64 (*alloc_table)(void *priv);	/* zeroed 4 KiB; 0 = no memory */
 	void (*free_table)(void *priv, u64 table);
 	u64 *(*map_table)(void *priv, u64 table);
@@ -66,21 +66,21 @@ struct ga_pt_ops {
 };
 
 /* One GPU address space (a context's, PASID = its id). */
-struct ga_space {
+struct gpu_alloc_space {
 	u32 pasid;
 	u64 root;			/* top table */
 	u64 next_vpn;			/* where the next object goes */
-	const struct ga_pt_ops *ops;
+	const struct gpu_alloc_pt_ops *ops;
 };
 
-int ga_space_init(struct ga_space *as, u32 pasid, const struct ga_pt_ops *ops);
+int gpu_alloc_space_init(struct gpu_alloc_space *as, u32 pasid, const struct gpu_alloc_pt_ops *ops);
 /* Frees every table; the objects must be freed first. */
-void ga_space_destroy(struct ga_space *as);
+void gpu_alloc_space_destroy(struct gpu_alloc_space *as);
 /* The leaf PTE of vpn, 0 if none: a true walk. */
-u64 ga_pte_get(const struct ga_space *as, u64 vpn);
-int ga_pte_set(struct ga_space *as, u64 vpn, u64 pte);
+u64 gpu_alloc_pte_get(const struct gpu_alloc_space *as, u64 vpn);
+int gpu_alloc_pte_set(struct gpu_alloc_space *as, u64 vpn, u64 pte);
 
-struct ga_alloc_req {
+struct gpu_alloc_alloc_req {
 	u64 pages;
 	u32 policy;			/* enum mcmgpu_alloc_policy */
 	u32 g;				/* chunk: pages per chiplet per round */
@@ -91,8 +91,8 @@ struct ga_alloc_req {
 	bool writable;
 };
 
-/* What an allocation made; the caller keeps it until ga_free(). */
-struct ga_object {
+/* What an allocation made; the caller keeps it until gpu_alloc_free(). */
+struct gpu_alloc_object {
 	u64 vpn;			/* first VPN; pages are consecutive */
 	u64 pages;
 	u32 g;
@@ -112,22 +112,23 @@ struct ga_object {
  * Checks a request against the pools: 0 or -EINVAL with *field naming what
  * is wrong ("pages", "policy", "g", "map").
  */
-int ga_alloc_check(const struct ga_pools *p, const struct ga_alloc_req *req,
-		   const char **field);
+int gpu_alloc_alloc_check(const struct gpu_alloc_pools *p, const struct gpu_alloc_alloc_req *req,
+			  const char **field);
 /* Chiplet and GPU_map position of page i of an object. */
-u32 ga_page_pos(const struct ga_object *obj, u64 i);
-u32 ga_page_chiplet(const struct ga_object *obj, u64 i);
+u32 gpu_alloc_page_pos(const struct gpu_alloc_object *obj, u64 i);
+u32 gpu_alloc_page_chiplet(const struct gpu_alloc_object *obj, u64 i);
 /*
  * Places, maps and records an object; pfn: storage for req->pages entries.
- * -EINVAL (see ga_alloc_check), -ENOSPC (no virtual space), -ENOMEM (a
+ * -EINVAL (see gpu_alloc_alloc_check), -ENOSPC (no virtual space), -ENOMEM (a
  * pool or a page table ran out); on error nothing is left allocated.
  */
-int ga_alloc(struct ga_pools *p, struct ga_space *as,
-	     const struct ga_alloc_req *req, struct ga_object *obj, u64 *pfn);
+int gpu_alloc(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+	      const struct gpu_alloc_alloc_req *req, struct gpu_alloc_object *obj, u64 *pfn);
 /* Unmaps and returns the frames (the caller shot down the TLBs first). */
-void ga_free(struct ga_pools *p, struct ga_space *as, struct ga_object *obj);
+void gpu_alloc_free(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
+		    struct gpu_alloc_object *obj);
 /* The object's PEC buffer entry. */
-void ga_pec_entry(const struct ga_space *as, const struct ga_object *obj,
-		  struct mcmgpu_pec_entry *e);
+void gpu_alloc_pec_entry(const struct gpu_alloc_space *as, const struct gpu_alloc_object *obj,
+			 struct mcmgpu_pec_entry *e);
 
 #endif /* MCMGPU_GPU_ALLOC_H */

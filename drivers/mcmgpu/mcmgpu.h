@@ -76,7 +76,7 @@ struct mcmgpu_device {
 	struct mcmgpu_aux_dev *aux[MCMGPU_AUX_COUNT];
 
 	/* GPU memory frames of every chiplet (mcmgpu_mem.c). */
-	struct ga_pools pools;
+	struct gpu_alloc_pools pools;
 	u64 *pool_bits;
 	struct mutex mem_lock;	/* pools */
 
@@ -105,7 +105,7 @@ struct mcmgpu_file {
 	/* One multi-command operation (a trace upload and run) at a time. */
 	struct mutex lock;
 	/* GPU address space (PASID = ctx) and its objects, by handle; lock. */
-	struct ga_space *as;
+	struct gpu_alloc_space *as;
 	struct xarray objects;
 	/* No Barre reset since open, or a phase failed: the next run resets. */
 	bool barre_need_reset;
@@ -123,7 +123,7 @@ struct mcmgpu_file {
 
 /* One GPU memory object of a file (mcmgpu_mem.c). */
 struct mcmgpu_obj {
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	u64 *pfn;
 	struct mcmgpu_shared *shared;	/* ADSM: its CPU side, or NULL */
 };

@@ -252,7 +252,7 @@ static int mcmgpu_ioctl_pte_query(void *file, void *arg, u32 usize)
 	else if (end > o->obj.pages)
 		ret = -ERANGE;
 	for (i = 0; !ret && i < q->count; i++) {
-		if (put_user(ga_pte_get(mf->as, o->obj.vpn + q->first + i),
+		if (put_user(gpu_alloc_pte_get(mf->as, o->obj.vpn + q->first + i),
 			     out + i))
 			ret = -EFAULT;
 		if (!(i % 4096))

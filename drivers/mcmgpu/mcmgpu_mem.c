@@ -18,11 +18,11 @@ static int mcmgpu_mem_init(struct mcmgpu_device *mdev)
 	u32 frames = mdev->vram_per_chiplet >> MCMGPU_PAGE_SHIFT;
 
 	mutex_init(&mdev->mem_lock);
-	mdev->pool_bits = kvcalloc((size_t)mdev->chiplets * ga_pool_words(frames),
+	mdev->pool_bits = kvcalloc((size_t)mdev->chiplets * gpu_alloc_pool_words(frames),
 				   sizeof(u64), GFP_KERNEL);
 	if (!mdev->pool_bits)
 		return -ENOMEM;
-	ga_pools_init(&mdev->pools, mdev->chiplets, frames, mdev->pool_bits);
+	gpu_alloc_pools_init(&mdev->pools, mdev->chiplets, frames, mdev->pool_bits);
 	return 0;
 }
 
@@ -49,7 +49,7 @@ static u64 *mcmgpu_table_map(void *priv, u64 table)
 	return phys_to_virt(table);
 }
 
-static const struct ga_pt_ops mcmgpu_pt_ops = {
+static const struct gpu_alloc_pt_ops mcmgpu_pt_ops = {
 	.alloc_table = mcmgpu_table_alloc,
 	.free_table = mcmgpu_table_free,
 	.map_table = mcmgpu_table_map,
@@ -61,7 +61,7 @@ static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 
 	mcmgpu_engines_obj_free(mf, o);
 	mutex_lock(&mdev->mem_lock);
-	ga_free(&mdev->pools, mf->as, &o->obj);
+	gpu_alloc_free(&mdev->pools, mf->as, &o->obj);
 	mutex_unlock(&mdev->mem_lock);
 	kvfree(o->pfn);
 	kfree(o);
@@ -70,14 +70,14 @@ static void mcmgpu_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 /* The file's GPU address space, made with its first object (mf->lock). */
 int mcmgpu_mem_space(struct mcmgpu_file *mf)
 {
-	struct ga_space *as;
+	struct gpu_alloc_space *as;
 	int ret;
 
 	lockdep_assert_held(&mf->lock);
 	if (mf->as)
 		return 0;
 	as = kzalloc(sizeof(*as), GFP_KERNEL);
-	ret = as ? ga_space_init(as, mf->ctx, &mcmgpu_pt_ops) : -ENOMEM;
+	ret = as ? gpu_alloc_space_init(as, mf->ctx, &mcmgpu_pt_ops) : -ENOMEM;
 	if (ret) {
 		kfree(as);
 		return ret;
@@ -91,7 +91,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 	struct mcmgpu_file *mf = file;
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_alloc *a = arg;
-	struct ga_alloc_req req = { };
+	struct gpu_alloc_alloc_req req = { };
 	struct mcmgpu_obj *o;
 	const char *field;
 	u32 handle;
@@ -114,7 +114,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 	req.barre = a->flags & MCMGPU_ALLOC_F_BARRE;
 	req.merge = a->merge;
 	req.writable = a->flags & (MCMGPU_ALLOC_F_WRITE | MCMGPU_ALLOC_F_SHARED);
-	if (ga_alloc_check(&mdev->pools, &req, &field))
+	if (gpu_alloc_alloc_check(&mdev->pools, &req, &field))
 		return -EINVAL;
 
 	o = kzalloc(sizeof(*o), GFP_KERNEL);
@@ -130,7 +130,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 	if (ret)
 		goto unlock;
 	mutex_lock(&mdev->mem_lock);
-	ret = ga_alloc(&mdev->pools, mf->as, &req, &o->obj, o->pfn);
+	ret = gpu_alloc(&mdev->pools, mf->as, &req, &o->obj, o->pfn);
 	mutex_unlock(&mdev->mem_lock);
 	if (ret)
 		goto unlock;
@@ -144,7 +144,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 	}
 	if (ret) {
 		mutex_lock(&mdev->mem_lock);
-		ga_free(&mdev->pools, mf->as, &o->obj);
+		gpu_alloc_free(&mdev->pools, mf->as, &o->obj);
 		mutex_unlock(&mdev->mem_lock);
 		goto unlock;
 	}
@@ -152,7 +152,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 		struct mcmgpu_iommu *iommu;
 		struct mcmgpu_pec_entry pe;
 
-		ga_pec_entry(mf->as, &o->obj, &pe);
+		gpu_alloc_pec_entry(mf->as, &o->obj, &pe);
 		/* The copy first: an IOMMU binding now gets it either way. */
 		mutex_lock(&mdev->files_lock);
 		mcmgpu_pec_insert(mf->pec, ARRAY_SIZE(mf->pec), &pe);
@@ -286,7 +286,7 @@ static void mcmgpu_mem_file_release(struct mcmgpu_file *mf)
 		mcmgpu_obj_free(mf, o);
 	xa_destroy(&mf->objects);
 	if (mf->as) {
-		ga_space_destroy(mf->as);
+		gpu_alloc_space_destroy(mf->as);
 		kfree(mf->as);
 	}
 }

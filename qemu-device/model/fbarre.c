@@ -20,7 +20,7 @@
  *   any other fill.
  * - Filter updates: one message per VPN per peer (1-bit op, 3-bit sender,
  *   40-bit VPN), applied when it arrives (32 cycles later) unless lost,
- *   or unless the mesh already carries FB_MSG_RING of them (best effort).
+ *   or unless the mesh already carries FBARRE_MSG_RING of them (best effort).
  *   A lost delete leaves a stale fingerprint (a false positive later), a
  *   lost add a false negative; a delete after a lost add may remove
  *   another VPN's equal fingerprint (a false negative): all cost time
@@ -31,7 +31,7 @@
  */
 #include "fbarre.h"
 
-static u64 fb_mix(u64 v)
+static u64 fbarre_mix(u64 v)
 {
     v ^= v >> 33;
     v *= 0xff51afd7ed558ccdULL;
@@ -42,31 +42,31 @@ static u64 fb_mix(u64 v)
 }
 
 /* Partial-key cuckoo hashing: the other row follows from row and fp. */
-static u32 fb_fp(u64 vpn)
+static u32 fbarre_fp(u64 vpn)
 {
-    return (u32)(fb_mix(vpn ^ 0x9e3779b97f4a7c15ULL) % FB_FP_MASK) + 1;
+    return (u32)(fbarre_mix(vpn ^ 0x9e3779b97f4a7c15ULL) % FBARRE_FP_MASK) + 1;
 }
 
-static u32 fb_row(u64 vpn, u32 rows)
+static u32 fbarre_row(u64 vpn, u32 rows)
 {
-    return (u32)fb_mix(vpn) & (rows - 1);
+    return (u32)fbarre_mix(vpn) & (rows - 1);
 }
 
-static u32 fb_alt(u32 row, u32 fp, u32 rows)
+static u32 fbarre_alt(u32 row, u32 fp, u32 rows)
 {
-    return (row ^ (u32)fb_mix(fp)) & (rows - 1);
+    return (row ^ (u32)fbarre_mix(fp)) & (rows - 1);
 }
 
-void fb_filter_clear(struct fb_filter *fl)
+void fbarre_filter_clear(struct fbarre_filter *fl)
 {
     memset(fl, 0, sizeof(*fl));
 }
 
-static bool fb_row_has(const struct fb_filter *fl, u32 row, u32 fp)
+static bool fbarre_row_has(const struct fbarre_filter *fl, u32 row, u32 fp)
 {
     u32 w;
 
-    for (w = 0; w < FB_WAYS; w++) {
+    for (w = 0; w < FBARRE_WAYS; w++) {
         if (fl->slot[row][w] == fp) {
             return true;
         }
@@ -74,18 +74,19 @@ static bool fb_row_has(const struct fb_filter *fl, u32 row, u32 fp)
     return false;
 }
 
-bool fb_filter_has(const struct fb_filter *fl, u32 rows, u64 vpn)
+bool fbarre_filter_has(const struct fbarre_filter *fl, u32 rows, u64 vpn)
 {
-    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows);
+    u32 fp = fbarre_fp(vpn), r1 = fbarre_row(vpn, rows);
 
-    return fb_row_has(fl, r1, fp) || fb_row_has(fl, fb_alt(r1, fp, rows), fp);
+    return fbarre_row_has(fl, r1, fp) ||
+           fbarre_row_has(fl, fbarre_alt(r1, fp, rows), fp);
 }
 
-static bool fb_row_put(struct fb_filter *fl, u32 row, u32 fp)
+static bool fbarre_row_put(struct fbarre_filter *fl, u32 row, u32 fp)
 {
     u32 w;
 
-    for (w = 0; w < FB_WAYS; w++) {
+    for (w = 0; w < FBARRE_WAYS; w++) {
         if (!fl->slot[row][w]) {
             fl->slot[row][w] = fp;
             return true;
@@ -94,21 +95,22 @@ static bool fb_row_put(struct fb_filter *fl, u32 row, u32 fp)
     return false;
 }
 
-bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn)
+bool fbarre_filter_add(struct fbarre_filter *fl, u32 rows, u64 vpn)
 {
-    u32 fp = fb_fp(vpn), row = fb_row(vpn, rows), kick, w, t;
+    u32 fp = fbarre_fp(vpn), row = fbarre_row(vpn, rows), kick, w, t;
 
-    if (fb_row_put(fl, row, fp) || fb_row_put(fl, fb_alt(row, fp, rows), fp)) {
+    if (fbarre_row_put(fl, row, fp) ||
+        fbarre_row_put(fl, fbarre_alt(row, fp, rows), fp)) {
         return true;
     }
     /* Evict a resident to its other row; the way rotates, deterministic. */
-    for (kick = 0; kick < FB_MAX_KICKS; kick++) {
-        w = kick % FB_WAYS;
+    for (kick = 0; kick < FBARRE_MAX_KICKS; kick++) {
+        w = kick % FBARRE_WAYS;
         t = fl->slot[row][w];
         fl->slot[row][w] = fp;
         fp = t;
-        row = fb_alt(row, fp, rows);
-        if (fb_row_put(fl, row, fp)) {
+        row = fbarre_alt(row, fp, rows);
+        if (fbarre_row_put(fl, row, fp)) {
             return true;
         }
     }
@@ -116,11 +118,11 @@ bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn)
 }
 
 /* Empties the slot of @row that holds @fp, if any. */
-static bool fb_row_take(struct fb_filter *fl, u32 row, u32 fp)
+static bool fbarre_row_take(struct fbarre_filter *fl, u32 row, u32 fp)
 {
     u32 w;
 
-    for (w = 0; w < FB_WAYS; w++) {
+    for (w = 0; w < FBARRE_WAYS; w++) {
         if (fl->slot[row][w] == fp) {
             fl->slot[row][w] = 0;
             return true;
@@ -129,25 +131,28 @@ static bool fb_row_take(struct fb_filter *fl, u32 row, u32 fp)
     return false;
 }
 
-bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn)
+bool fbarre_filter_del(struct fbarre_filter *fl, u32 rows, u64 vpn)
 {
-    u32 fp = fb_fp(vpn), r1 = fb_row(vpn, rows);
+    u32 fp = fbarre_fp(vpn), r1 = fbarre_row(vpn, rows);
 
-    return fb_row_take(fl, r1, fp) || fb_row_take(fl, fb_alt(r1, fp, rows), fp);
+    return fbarre_row_take(fl, r1, fp) ||
+           fbarre_row_take(fl, fbarre_alt(r1, fp, rows), fp);
 }
 
-bool fb_config_valid(const struct fb_config *cfg)
+bool fbarre_config_valid(const struct fbarre_config *cfg)
 {
     return (cfg->rows == 256 || cfg->rows == 512 || cfg->rows == 1024) &&
            cfg->run >= 1 && cfg->run <= 4 && cfg->drop_ppm <= 1000000;
 }
 
-int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
+int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg,
+                u32 chiplets,
             u64 frames)
 {
     u32 c;
 
-    if (!fb_config_valid(cfg) || !chiplets || chiplets > MCMGPU_MAX_CHIPLETS) {
+    if (!fbarre_config_valid(cfg) || !chiplets ||
+        chiplets > MCMGPU_MAX_CHIPLETS) {
         return -EINVAL;
     }
     memset(f, 0, sizeof(*f));
@@ -160,13 +165,13 @@ int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
     return 0;
 }
 
-void fb_reset(struct fb_state *f)
+void fbarre_reset(struct fbarre_state *f)
 {
     u32 c, j;
 
     for (c = 0; c < f->chiplets; c++) {
         for (j = 0; j < f->chiplets; j++) {
-            fb_filter_clear(&f->chip[c].filter[j]);
+            fbarre_filter_clear(&f->chip[c].filter[j]);
         }
         memset(f->chip[c].pec, 0, sizeof(f->chip[c].pec));
     }
@@ -174,23 +179,24 @@ void fb_reset(struct fb_state *f)
 }
 
 /* The messages that reached their chiplet by now change its RCFs. */
-static void fb_deliver(struct fb_state *f, u64 now)
+static void fbarre_deliver(struct fbarre_state *f, u64 now)
 {
     while (f->msg_count && f->msg[f->msg_head].arrive <= now) {
-        const struct fb_msg *m = &f->msg[f->msg_head];
-        struct fb_filter *rcf = &f->chip[m->to].filter[m->from];
+        const struct fbarre_msg *m = &f->msg[f->msg_head];
+        struct fbarre_filter *rcf = &f->chip[m->to].filter[m->from];
 
         if (!m->add) {
-            fb_filter_del(rcf, f->cfg.rows, m->vpn);
-        } else if (!fb_filter_add(rcf, f->cfg.rows, m->vpn)) {
+            fbarre_filter_del(rcf, f->cfg.rows, m->vpn);
+        } else if (!fbarre_filter_add(rcf, f->cfg.rows, m->vpn)) {
             f->stats.filter_overflows++;
         }
-        f->msg_head = (f->msg_head + 1) % FB_MSG_RING;
+        f->msg_head = (f->msg_head + 1) % FBARRE_MSG_RING;
         f->msg_count--;
     }
 }
 
-bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e)
+bool fbarre_pec_add(struct fbarre_state *f, u32 c,
+                    const struct mcmgpu_pec_entry *e)
 {
     u32 k, seen = 0;
 
@@ -209,8 +215,8 @@ bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e)
     return true;
 }
 
-static const struct mcmgpu_pec_entry *fb_pec_find(const struct fb_chiplet *ch,
-                                                  u64 vpn)
+static const struct mcmgpu_pec_entry *
+fbarre_pec_find(const struct fbarre_chiplet *ch, u64 vpn)
 {
     u32 i;
 
@@ -223,7 +229,7 @@ static const struct mcmgpu_pec_entry *fb_pec_find(const struct fb_chiplet *ch,
     return NULL;
 }
 
-static bool fb_lost(struct fb_state *f)
+static bool fbarre_lost(struct fbarre_state *f)
 {
     if (!f->cfg.drop_ppm) {
         return false;
@@ -235,41 +241,43 @@ static bool fb_lost(struct fb_state *f)
 }
 
 /* One filter-update message for vpn from chiplet c to chiplet j. */
-static void fb_message(struct fb_state *f, u32 c, u32 j, u64 vpn, bool add,
+static void fbarre_message(struct fbarre_state *f, u32 c, u32 j, u64 vpn,
+                           bool add,
                        u64 now)
 {
-    struct fb_msg *m;
+    struct fbarre_msg *m;
 
     f->stats.filter_messages++;
-    if (fb_lost(f) || f->msg_count == FB_MSG_RING) {
+    if (fbarre_lost(f) || f->msg_count == FBARRE_MSG_RING) {
         f->stats.filter_messages_dropped++;
         return;
     }
-    m = &f->msg[(f->msg_head + f->msg_count++) % FB_MSG_RING];
-    *m = (struct fb_msg){
+    m = &f->msg[(f->msg_head + f->msg_count++) % FBARRE_MSG_RING];
+    *m = (struct fbarre_msg){
         .vpn = vpn, .arrive = now + MCMGPU_FBARRE_LINK_CYCLES,
         .from = c, .to = j, .add = add,
     };
 }
 
-void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
+void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte,
+                       bool add,
                    u64 now)
 {
-    const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
+    const struct mcmgpu_pec_entry *e = fbarre_pec_find(&f->chip[c], vpn);
     u32 bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
     u32 x = MCMGPU_PTE_COAL_INTRA(pte), pos = MCMGPU_PTE_COAL_POS(pte);
     u32 run = 1 + MCMGPU_PTE_COAL_MERGED(pte), j, k, xx;
-    struct fb_filter *lcf = &f->chip[c].filter[c];
+    struct fbarre_filter *lcf = &f->chip[c].filter[c];
     bool grouped;
     u64 first;
 
-    fb_deliver(f, now);
+    fbarre_deliver(f, now);
     if (add) {
-        if (!fb_filter_add(lcf, f->cfg.rows, vpn)) {
+        if (!fbarre_filter_add(lcf, f->cfg.rows, vpn)) {
             f->stats.filter_overflows++;
         }
     } else {
-        fb_filter_del(lcf, f->cfg.rows, vpn);
+        fbarre_filter_del(lcf, f->cfg.rows, vpn);
     }
     grouped = e && mcmgpu_popcount8(bitmap) >= 2 && pos < e->nmap &&
               vpn >= x + (u64)e->g * pos;
@@ -279,7 +287,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
             continue;
         }
         if (!grouped) {
-            fb_message(f, c, j, vpn, add, now);
+            fbarre_message(f, c, j, vpn, add, now);
             continue;
         }
         /* The VPN and all its coalescing VPNs (the whole group). */
@@ -288,7 +296,7 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
                 continue;
             }
             for (xx = 0; xx < run; xx++) {
-                fb_message(f, c, j, first + (u64)k * e->g + xx, add, now);
+                fbarre_message(f, c, j, first + (u64)k * e->g + xx, add, now);
             }
         }
     }
@@ -300,12 +308,12 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
  * TLB entry, then the formula. exact: vpn itself is a candidate (a peer
  * answering for another chiplet may hold it).
  */
-static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
-                        fb_tlb_read_fn read, void *priv, u64 *pte,
+static bool fbarre_from_tlb(struct fbarre_state *f, u32 c, u64 vpn, bool exact,
+                            fbarre_tlb_read_fn read, void *priv, u64 *pte,
                         u64 *reads, struct mcmgpu_pec_entry *pec)
 {
-    const struct mcmgpu_pec_entry *e = fb_pec_find(&f->chip[c], vpn);
-    const struct fb_filter *lcf = &f->chip[c].filter[c];
+    const struct mcmgpu_pec_entry *e = fbarre_pec_find(&f->chip[c], vpn);
+    const struct fbarre_filter *lcf = &f->chip[c].filter[c];
     u64 off, round_first, chunk_off, cand, src, xs, xe, xx;
     __u64 calc;
     u32 k, span = f->cfg.run - 1;
@@ -315,7 +323,7 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
         *pec = *e;
     }
     f->stats.filter_probes += exact;
-    if (exact && fb_filter_has(lcf, f->cfg.rows, vpn)) {
+    if (exact && fbarre_filter_has(lcf, f->cfg.rows, vpn)) {
         f->stats.lcf_hits++;
         (*reads)++;
         src = read(priv, c, vpn);
@@ -340,7 +348,7 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
                 continue;
             }
             f->stats.filter_probes++;
-            if (!fb_filter_has(lcf, f->cfg.rows, cand)) {
+            if (!fbarre_filter_has(lcf, f->cfg.rows, cand)) {
                 continue;
             }
             f->stats.lcf_hits++;
@@ -360,8 +368,9 @@ static bool fb_from_tlb(struct fb_state *f, u32 c, u64 vpn, bool exact,
     return false;
 }
 
-void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
-               fb_tlb_read_fn read, void *priv, struct fb_result *res)
+void fbarre_lookup(struct fbarre_state *f, u32 c, u64 vpn, u64 now,
+                   fbarre_tlb_read_fn read, void *priv,
+                   struct fbarre_result *res)
 {
     u64 reads, t = 0;
     u32 i, j;
@@ -370,13 +379,13 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
     if (!f->cfg.sharing) {
         return;
     }
-    fb_deliver(f, now);
+    fbarre_deliver(f, now);
     f->stats.lookups++;
-    if (fb_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads,
-                    &res->pec)) {
+    if (fbarre_from_tlb(f, c, vpn, false, read, priv, &res->pte, &reads,
+                        &res->pec)) {
         f->stats.local_hits++;
         f->stats.tlb_reads += reads;
-        res->latency = reads * MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES;
+        res->latency = reads * MCMGPU_BARRE_L2_CYCLES + FBARRE_PEC_CYCLES;
         res->hit = true;
         return;
     }
@@ -385,18 +394,19 @@ void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
     for (i = 1; i < f->chiplets; i++) {
         j = (c + i) % f->chiplets;
         f->stats.filter_probes++;
-        if (!fb_filter_has(&f->chip[c].filter[j], f->cfg.rows, vpn)) {
+        if (!fbarre_filter_has(&f->chip[c].filter[j], f->cfg.rows, vpn)) {
             continue;
         }
         f->stats.remote_requests++;
-        res->hit = fb_from_tlb(f, j, vpn, true, read, priv, &res->pte, &reads,
+        res->hit = fbarre_from_tlb(f, j, vpn, true, read, priv, &res->pte,
+                                   &reads,
                                &res->pec);
         f->stats.tlb_reads += reads;
         t += 2 * MCMGPU_FBARRE_LINK_CYCLES + reads * MCMGPU_BARRE_L2_CYCLES;
         if (res->hit) {
             res->remote = true;
             f->stats.remote_hits++;
-            t += FB_PEC_CYCLES;
+            t += FBARRE_PEC_CYCLES;
         } else {
             f->stats.remote_false_positives++;
         }

@@ -5,7 +5,7 @@
  * their coalescing VPNs) and a PEC buffer filled by ATS responses. An L2
  * TLB miss first tries to compute the translation from a sibling in its
  * own TLB, then from the peer whose RCF hits, and only then asks the
- * IOMMU. Freestanding: the device's chiplets (barre_dev.c) in QEMU, the
+ * IOMMU. Freestanding: the device's chiplets (chiplet_tlb.c) in QEMU, the
  * tool's --host replay and the host tests.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -16,32 +16,32 @@
 #include "mcmgpu_compat.h"
 #include "mcmgpu_barre.h"
 
-#define FB_WAYS             4       /* fingerprints a row (Table II) */
-#define FB_MAX_ROWS         1024
-#define FB_FP_MASK          0x1ff   /* 9-bit fingerprints, 0 = empty */
-#define FB_MAX_KICKS        128     /* cuckoo relocations before giving up */
-#define FB_PEC_CYCLES       1       /* a chiplet's PFN calculation */
-#define FB_MSG_RING         65536   /* filter updates on the mesh at once */
+#define FBARRE_WAYS             4       /* fingerprints a row (Table II) */
+#define FBARRE_MAX_ROWS         1024
+#define FBARRE_FP_MASK          0x1ff   /* 9-bit fingerprints, 0 = empty */
+#define FBARRE_MAX_KICKS        128     /* cuckoo relocations before giving up */
+#define FBARRE_PEC_CYCLES       1       /* a chiplet's PFN calculation */
+#define FBARRE_MSG_RING         65536   /* filter updates on the mesh at once */
 
 /* A cuckoo filter with deletion (a multiset of fingerprints). */
-struct fb_filter {
-    u16 slot[FB_MAX_ROWS][FB_WAYS];
+struct fbarre_filter {
+    u16 slot[FBARRE_MAX_ROWS][FBARRE_WAYS];
 };
 
-struct fb_chiplet {
+struct fbarre_chiplet {
     /* filter[self] is the LCF; filter[j] is RCF_j. */
-    struct fb_filter filter[MCMGPU_MAX_CHIPLETS];
+    struct fbarre_filter filter[MCMGPU_MAX_CHIPLETS];
     struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
 };
 
 /* A filter-update message on its way (1-bit op, sender, VPN). */
-struct fb_msg {
+struct fbarre_msg {
     u64 vpn;
     u64 arrive;             /* cycle it reaches chiplet to */
     u8 from, to, add;
 };
 
-struct fb_config {
+struct fbarre_config {
     bool sharing;           /* in-package translation on */
     u32 rows;               /* 256, 512 or 1024 */
     u32 drop_ppm;           /* filter messages lost, per million */
@@ -49,7 +49,7 @@ struct fb_config {
     u64 seed;               /* of the message-loss draws */
 };
 
-struct fb_stats {
+struct fbarre_stats {
     u64 lookups;                /* L2 misses that tried the package */
     u64 filter_probes;          /* LCF and RCF lookups */
     u64 local_hits;
@@ -64,22 +64,22 @@ struct fb_stats {
     u64 tlb_reads;              /* L2 TLB reads for a sibling */
 };
 
-struct fb_state {
-    struct fb_config cfg;
+struct fbarre_state {
+    struct fbarre_config cfg;
     u32 chiplets;
     __u64 base[MCMGPU_MAX_CHIPLETS];    /* global PFN map */
     u64 rng;
-    struct fb_chiplet chip[MCMGPU_MAX_CHIPLETS];
-    struct fb_msg msg[FB_MSG_RING];     /* in flight, in arrival order */
+    struct fbarre_chiplet chip[MCMGPU_MAX_CHIPLETS];
+    struct fbarre_msg msg[FBARRE_MSG_RING];     /* in flight, in arrival order */
     u32 msg_head, msg_count;
-    struct fb_stats stats;
+    struct fbarre_stats stats;
 };
 
 /* How a chiplet reads an L2 TLB entry: its leaf PTE, 0 if absent. */
-typedef u64 (*fb_tlb_read_fn)(void *priv, u32 chiplet, u64 vpn);
+typedef u64 (*fbarre_tlb_read_fn)(void *priv, u32 chiplet, u64 vpn);
 
 /* An in-package answer. */
-struct fb_result {
+struct fbarre_result {
     u64 pte;                    /* the missed VPN's leaf PTE */
     struct mcmgpu_pec_entry pec;    /* its object's, if the answerer had it */
     u64 latency;                /* cycles after the L2 lookup */
@@ -88,26 +88,26 @@ struct fb_result {
 };
 
 /* Rows 256/512/1024, run 1..4 and drop <= 10^6: the one check of a config. */
-bool fb_config_valid(const struct fb_config *cfg);
-/* -EINVAL when !fb_config_valid() or the chiplet count is out of range. */
-int fb_init(struct fb_state *f, const struct fb_config *cfg, u32 chiplets,
+bool fbarre_config_valid(const struct fbarre_config *cfg);
+/* -EINVAL when !fbarre_config_valid() or the chiplet count is out of range. */
+int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg, u32 chiplets,
             u64 frames);
 /*
  * Shootdown (§VI): every filter and every chiplet's PEC buffer empty, and
  * the updates still on the mesh dropped (they describe dropped entries).
  */
-void fb_reset(struct fb_state *f);
+void fbarre_reset(struct fbarre_state *f);
 /*
  * An ATS response's PEC entry joins chiplet c's buffer; false (and
  * ignored) if it names a chiplet twice or one the device lacks.
  */
-bool fb_pec_add(struct fb_state *f, u32 c, const struct mcmgpu_pec_entry *e);
+bool fbarre_pec_add(struct fbarre_state *f, u32 c, const struct mcmgpu_pec_entry *e);
 /*
  * Chiplet c's L2 TLB gained (add) or lost vpn, whose PTE is pte, at cycle
  * now: its LCF changes at once, the peers' RCFs when the messages arrive
  * (the mesh's latency later). now never goes back between calls.
  */
-void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
+void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte, bool add,
                    u64 now);
 /*
  * The lookup flow of Fig 11 at cycle now for vpn, missed in chiplet c's
@@ -116,15 +116,15 @@ void fb_tlb_update(struct fb_state *f, u32 c, u64 vpn, u64 pte, bool add,
  * miss, latency is when the ATS request can leave (after any failed
  * attempt). Every answer is verified against the TLB entry it came from.
  */
-void fb_lookup(struct fb_state *f, u32 c, u64 vpn, u64 now,
-               fb_tlb_read_fn read, void *priv, struct fb_result *res);
+void fbarre_lookup(struct fbarre_state *f, u32 c, u64 vpn, u64 now,
+               fbarre_tlb_read_fn read, void *priv, struct fbarre_result *res);
 
 /* The filter itself, for the tests and the benchmark. */
-void fb_filter_clear(struct fb_filter *fl);
-bool fb_filter_has(const struct fb_filter *fl, u32 rows, u64 vpn);
+void fbarre_filter_clear(struct fbarre_filter *fl);
+bool fbarre_filter_has(const struct fbarre_filter *fl, u32 rows, u64 vpn);
 /* false if it found no room (an item, maybe another, was lost). */
-bool fb_filter_add(struct fb_filter *fl, u32 rows, u64 vpn);
+bool fbarre_filter_add(struct fbarre_filter *fl, u32 rows, u64 vpn);
 /* Removes one copy of vpn's fingerprint; false if none was there. */
-bool fb_filter_del(struct fb_filter *fl, u32 rows, u64 vpn);
+bool fbarre_filter_del(struct fbarre_filter *fl, u32 rows, u64 vpn);
 
 #endif /* FBARRE_H */

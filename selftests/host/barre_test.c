@@ -50,10 +50,10 @@ static u64 *t_map(void *priv, u64 table)
 
 struct env {
 	struct tables tables;
-	struct ga_pt_ops ops;
-	struct ga_pools pools;
+	struct gpu_alloc_pt_ops ops;
+	struct gpu_alloc_pools pools;
 	u64 *storage;
-	struct ga_space as[4];
+	struct gpu_alloc_space as[4];
 	u32 nspaces;
 };
 
@@ -62,12 +62,12 @@ static void env_init(struct env *e, u32 chiplets, u32 frames, u32 spaces)
 	u32 i;
 
 	memset(e, 0, sizeof(*e));
-	e->ops = (struct ga_pt_ops){ t_alloc, t_free, t_map, &e->tables };
-	e->storage = calloc((size_t)chiplets * ga_pool_words(frames), 8);
-	ga_pools_init(&e->pools, chiplets, frames, e->storage);
+	e->ops = (struct gpu_alloc_pt_ops){ t_alloc, t_free, t_map, &e->tables };
+	e->storage = calloc((size_t)chiplets * gpu_alloc_pool_words(frames), 8);
+	gpu_alloc_pools_init(&e->pools, chiplets, frames, e->storage);
 	e->nspaces = spaces;
 	for (i = 0; i < spaces; i++)
-		ga_space_init(&e->as[i], i + 1, &e->ops);
+		gpu_alloc_space_init(&e->as[i], i + 1, &e->ops);
 }
 
 static void env_fini(struct env *e)
@@ -75,7 +75,7 @@ static void env_fini(struct env *e)
 	u32 i;
 
 	for (i = 0; i < e->nspaces; i++)
-		ga_space_destroy(&e->as[i]);
+		gpu_alloc_space_destroy(&e->as[i]);
 	free(e->storage);
 }
 
@@ -120,22 +120,22 @@ static void pools_only(struct env *e, u32 mask, const u32 *frames, u32 n)
 
 	for (c = 0; c < e->pools.chiplets; c++)
 		for (f = 0; f < e->pools.frames; f++)
-			if (ga_frame_is_free(&e->pools, c, f))
-				ga_frame_take(&e->pools, c, f);
+			if (gpu_alloc_frame_is_free(&e->pools, c, f))
+				gpu_alloc_frame_take(&e->pools, c, f);
 	for (c = 0; c < e->pools.chiplets; c++)
 		if (mask & (1U << c))
 			for (i = 0; i < n; i++)
-				ga_frame_put(&e->pools, c, frames[i]);
+				gpu_alloc_frame_put(&e->pools, c, frames[i]);
 }
 
 /* Example 1 (notes §2.2): data 1, VPNs 0x1..0xC, g = 3, map 0..3. */
 TEST(example1_layout_and_example3_pec_entry)
 {
 	static const u32 common[] = { 0x75, 0x88, 0x114 };
-	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 3, .barre = true };
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 pfn[12], i;
 
@@ -143,17 +143,17 @@ TEST(example1_layout_and_example3_pec_entry)
 	example_bases(&e);
 	pools_only(&e, 0xf, common, 3);
 	/* A frame free in only some chiplets is not common. */
-	ga_frame_put(&e.pools, 0, 0x10);
-	ga_frame_put(&e.pools, 1, 0x10);
+	gpu_alloc_frame_put(&e.pools, 0, 0x10);
+	gpu_alloc_frame_put(&e.pools, 1, 0x10);
 	e.as[0].next_vpn = 0x1;
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
 	EXPECT_EQ(0x1, obj.vpn);
 	EXPECT_EQ(0xA075, pfn[0x1 - 1]);
 	EXPECT_EQ(0xB088, pfn[0x5 - 1]);
 	EXPECT_EQ(0xD114, pfn[0xC - 1]);
 	/* G0 {1,4,7,A} at 0x75, G1 {2,5,8,B} at 0x88, G2 {3,6,9,C} at 0x114. */
 	for (i = 0; i < 12; i++) {
-		u64 pte = ga_pte_get(&e.as[0], 0x1 + i);
+		u64 pte = gpu_alloc_pte_get(&e.as[0], 0x1 + i);
 
 		EXPECT_EQ(0xA000 + 0x1000 * (i / 3) + common[i % 3], pfn[i]);
 		EXPECT_EQ(pfn[i], MCMGPU_PTE_PFN(pte));
@@ -165,7 +165,7 @@ TEST(example1_layout_and_example3_pec_entry)
 	EXPECT_EQ(0, obj.fallback_pages);
 
 	/* Example 3: (0x1, 0xC, 3, 000 001 010 011). */
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	gpu_alloc_pec_entry(&e.as[0], &obj, &pe);
 	EXPECT_EQ(0x1, pe.start_vpn);
 	EXPECT_EQ(0xC, pe.end_vpn);
 	EXPECT_EQ(3, pe.g);
@@ -173,10 +173,10 @@ TEST(example1_layout_and_example3_pec_entry)
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ(i, pe.map[i]);
 
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	for (i = 0; i < 3; i++)
-		EXPECT_TRUE(ga_frame_is_free(&e.pools, 3, common[i]));
-	EXPECT_EQ(0, ga_pte_get(&e.as[0], 0x5));
+		EXPECT_TRUE(gpu_alloc_frame_is_free(&e.pools, 3, common[i]));
+	EXPECT_EQ(0, gpu_alloc_pte_get(&e.as[0], 0x5));
 	env_fini(&e);
 	EXPECT_EQ(0, e.tables.live);
 }
@@ -234,9 +234,9 @@ TEST(expanded_group_general_formula)
 TEST(expansion_builds_notes_example_and_fig14)
 {
 	struct mcmgpu_pec_entry pe;
-	struct ga_alloc_req req = { .pages = 16, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 16, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 4, .merge = 2, .barre = true };
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	u64 pfn[16], pte;
 	__u64 out;
 	struct env e;
@@ -246,33 +246,33 @@ TEST(expansion_builds_notes_example_and_fig14)
 	example_bases(&e);
 	for (c = 0; c < 4; c++)
 		for (f = 0; f < 0x200; f++)
-			ga_frame_take(&e.pools, c, f);
+			gpu_alloc_frame_take(&e.pools, c, f);
 	e.as[0].next_vpn = 0x100;
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
 	EXPECT_EQ(2, obj.groups);
 	EXPECT_EQ(2, obj.merged_groups);
 	EXPECT_EQ(16, obj.grouped_pages);
 	EXPECT_EQ(0xB201, pfn[5]);
 	EXPECT_EQ(0xD200, pfn[12]);
 	EXPECT_EQ(0xA203, pfn[3]);
-	pte = ga_pte_get(&e.as[0], 0x105);
+	pte = gpu_alloc_pte_get(&e.as[0], 0x105);
 	EXPECT_EQ(1, MCMGPU_PTE_COAL_INTRA(pte));
 	EXPECT_EQ(1, MCMGPU_PTE_COAL_MERGED(pte));
 	EXPECT_EQ(0xf, MCMGPU_PTE_COAL_BITMAP(pte));
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	gpu_alloc_pec_entry(&e.as[0], &obj, &pe);
 	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, paper_base, 0x105, pte, 0x10C, &out));
 	EXPECT_EQ(0xD200, out);
 	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, paper_base, 0x105, pte, 0x10E, &out));
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 
 	/* Fig 14: only frames 0x200, 0x201 and 0x203 free. */
 	for (c = 0; c < 4; c++)
 		for (f = 0x202; f < 0x1000; f++)
 			if (f != 0x203)
-				ga_frame_take(&e.pools, c, f);
-	req = (struct ga_alloc_req){ .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+				gpu_alloc_frame_take(&e.pools, c, f);
+	req = (struct gpu_alloc_alloc_req){ .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
 				     .g = 3, .merge = 4, .barre = true };
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
 	EXPECT_EQ(2, obj.groups);
 	EXPECT_EQ(1, obj.merged_groups);
 	EXPECT_EQ(12, obj.grouped_pages);
@@ -280,11 +280,11 @@ TEST(expansion_builds_notes_example_and_fig14)
 		EXPECT_EQ(e.pools.base[c] + 0x200, pfn[c * 3]);
 		EXPECT_EQ(e.pools.base[c] + 0x201, pfn[c * 3 + 1]);
 		EXPECT_EQ(e.pools.base[c] + 0x203, pfn[c * 3 + 2]);
-		pte = ga_pte_get(&e.as[0], obj.vpn + c * 3 + 2);
+		pte = gpu_alloc_pte_get(&e.as[0], obj.vpn + c * 3 + 2);
 		EXPECT_EQ(0, MCMGPU_PTE_COAL_MERGED(pte));
 		EXPECT_EQ(c, MCMGPU_PTE_COAL_POS(pte));
 	}
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
@@ -295,30 +295,30 @@ TEST(expansion_builds_notes_example_and_fig14)
  */
 TEST(fig7a_five_groups_and_example2)
 {
-	struct ga_alloc_req d1 = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req d1 = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
 				   .g = 3, .barre = true };
-	struct ga_alloc_req d2 = { .pages = 4, .policy = MCMGPU_ALLOC_RR,
+	struct gpu_alloc_alloc_req d2 = { .pages = 4, .policy = MCMGPU_ALLOC_RR,
 				   .barre = true };
-	struct ga_alloc_req d3 = { .pages = 3, .policy = MCMGPU_ALLOC_RR,
+	struct gpu_alloc_alloc_req d3 = { .pages = 3, .policy = MCMGPU_ALLOC_RR,
 				   .barre = true };
-	struct ga_object o1, o2, o3;
+	struct gpu_alloc_object o1, o2, o3;
 	u64 p1[12], p2[4], p3[3], pte;
 	struct env e;
 
 	env_init(&e, 4, 1024, 1);
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d1, &o1, p1));
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d2, &o2, p2));
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &d3, &o3, p3));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &d1, &o1, p1));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &d2, &o2, p2));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &d3, &o3, p3));
 	EXPECT_EQ(5, o1.groups + o2.groups + o3.groups);
 	EXPECT_EQ(19, o1.grouped_pages + o2.grouped_pages + o3.grouped_pages);
-	pte = ga_pte_get(&e.as[0], o3.vpn + 2);
+	pte = gpu_alloc_pte_get(&e.as[0], o3.vpn + 2);
 	EXPECT_EQ(0x07, MCMGPU_PTE_COAL_BITMAP(pte));
 	EXPECT_EQ(2, MCMGPU_PTE_COAL_POS(pte));
-	EXPECT_EQ(2 * 1024 + MCMGPU_PTE_PFN(ga_pte_get(&e.as[0], o3.vpn)),
+	EXPECT_EQ(2 * 1024 + MCMGPU_PTE_PFN(gpu_alloc_pte_get(&e.as[0], o3.vpn)),
 		  MCMGPU_PTE_PFN(pte));
-	ga_free(&e.pools, &e.as[0], &o1);
-	ga_free(&e.pools, &e.as[0], &o2);
-	ga_free(&e.pools, &e.as[0], &o3);
+	gpu_alloc_free(&e.pools, &e.as[0], &o1);
+	gpu_alloc_free(&e.pools, &e.as[0], &o2);
+	gpu_alloc_free(&e.pools, &e.as[0], &o3);
 	env_fini(&e);
 }
 
@@ -329,11 +329,11 @@ TEST(fig7a_five_groups_and_example2)
  */
 TEST(arbitrary_gpu_map)
 {
-	struct ga_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 2, .nmap = 4, .map = { 1, 0, 3, 2 },
 				    .barre = true };
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	__u64 base[4], pfn;
 	struct env e;
 	u64 p[8], i, j;
@@ -341,74 +341,74 @@ TEST(arbitrary_gpu_map)
 	env_init(&e, 4, 256, 1);
 	for (i = 0; i < 4; i++)
 		base[i] = e.pools.base[i];
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, p));
 	for (i = 0; i < 8; i++)
 		EXPECT_EQ(req.map[i / 2], (p[i] / 256)) TH_LOG("page %lu", (unsigned long)i);
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	gpu_alloc_pec_entry(&e.as[0], &obj, &pe);
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 8; j++) {
 			int in = mcmgpu_pec_calc(&pe, base, obj.vpn + i,
-						 ga_pte_get(&e.as[0], obj.vpn + i),
+						 gpu_alloc_pte_get(&e.as[0], obj.vpn + i),
 						 obj.vpn + j, &pfn);
 
 			EXPECT_EQ(i % 2 == j % 2, in);
 			if (in)
 				EXPECT_EQ(p[j], pfn);
 		}
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
 TEST(bad_requests_are_refused)
 {
-	struct ga_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 2 };
 	const char *field;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 p[8];
 
 	env_init(&e, 4, 256, 1);
 	req.pages = 0;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("pages", field);
 	req.pages = 4 * 256 + 1;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	req.pages = 8;
 	req.g = 0;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("g", field);
 	req.g = 2;
 	req.policy = 7;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("policy", field);
 	req.policy = MCMGPU_ALLOC_CHUNK;
 	req.nmap = 2;
 	req.map[0] = 1;
 	req.map[1] = 1;
-	EXPECT_EQ(-EINVAL, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	EXPECT_EQ(-EINVAL, gpu_alloc(&e.pools, &e.as[0], &req, &obj, p));
 	req.map[1] = 4;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("map", field);
 	/* A chiplet id past any shift width (the debug kernel's UBSAN found it). */
 	req.map[1] = 200;
-	EXPECT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 	EXPECT_STREQ("map", field);
 	/* Out of frames: -ENOMEM and nothing kept. */
 	req.nmap = 0;
 	req.pages = 8;
 	pools_only(&e, 0xf, (const u32[]){ 1, 2, 3 }, 1);
-	EXPECT_EQ(-ENOMEM, ga_alloc(&e.pools, &e.as[0], &req, &obj, p));
-	EXPECT_TRUE(ga_frame_is_free(&e.pools, 0, 1));
+	EXPECT_EQ(-ENOMEM, gpu_alloc(&e.pools, &e.as[0], &req, &obj, p));
+	EXPECT_TRUE(gpu_alloc_frame_is_free(&e.pools, 0, 1));
 	EXPECT_EQ(1, e.pools.free_frames[0]);
-	EXPECT_EQ(0, ga_pte_get(&e.as[0], GA_FIRST_VPN));
+	EXPECT_EQ(0, gpu_alloc_pte_get(&e.as[0], GPU_ALLOC_FIRST_VPN));
 	env_fini(&e);
 }
 
 /* ---- Randomized properties --------------------------------------------- */
 
 struct live {
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	u64 *pfn;
 	u32 space;
 	bool used;
@@ -424,21 +424,21 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 	u64 i;
 
 	for (o = 0; o < nobj; o++) {
-		struct ga_object *ob = &objs[o].obj;
+		struct gpu_alloc_object *ob = &objs[o].obj;
 
 		if (!objs[o].used)
 			continue;
 		for (i = 0; i < ob->pages; i++) {
-			u64 pte = ga_pte_get(&e->as[objs[o].space], ob->vpn + i);
+			u64 pte = gpu_alloc_pte_get(&e->as[objs[o].space], ob->vpn + i);
 			u64 pfn = objs[o].pfn[i];
-			u32 chip = ga_page_chiplet(ob, i);
+			u32 chip = gpu_alloc_page_chiplet(ob, i);
 			u32 bm = MCMGPU_PTE_COAL_BITMAP(pte);
 
 			ASSERT_EQ(pfn, MCMGPU_PTE_PFN(pte));
 			ASSERT_EQ(chip, pfn / frames);
 			ASSERT_EQ(0, owner[pfn]) TH_LOG("frame %lu twice", (unsigned long)pfn);
 			ASSERT_FALSE(pretaken[pfn]);
-			ASSERT_FALSE(ga_frame_is_free(&e->pools, chip, pfn % frames));
+			ASSERT_FALSE(gpu_alloc_frame_is_free(&e->pools, chip, pfn % frames));
 			owner[pfn] = 1;
 			if (mcmgpu_popcount8(bm) >= 2) {
 				u32 k, xx, pos = MCMGPU_PTE_COAL_POS(pte);
@@ -447,7 +447,7 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 				u64 first = i - x - pos * ob->g;
 
 				ASSERT_TRUE(ob->barre);
-				ASSERT_EQ(ga_page_pos(ob, i), pos);
+				ASSERT_EQ(gpu_alloc_page_pos(ob, i), pos);
 				ASSERT_TRUE(bm & (1U << chip));
 				/* A merged run stays in its chunk: m <= g, no crossing. */
 				ASSERT_LE(run, ob->merge);
@@ -460,7 +460,7 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 						u64 sib = first + (u64)k * ob->g + xx, spte;
 
 						ASSERT_LT(sib, ob->pages);
-						spte = ga_pte_get(&e->as[objs[o].space],
+						spte = gpu_alloc_pte_get(&e->as[objs[o].space],
 								  ob->vpn + sib);
 						ASSERT_EQ(bm, MCMGPU_PTE_COAL_BITMAP(spte));
 						ASSERT_EQ(k, MCMGPU_PTE_COAL_POS(spte));
@@ -480,7 +480,7 @@ static void check_layout(struct __test_metadata *_metadata, struct env *e,
 		u32 f, free = 0;
 
 		for (f = 0; f < frames; f++) {
-			bool is_free = ga_frame_is_free(&e->pools, c, f);
+			bool is_free = gpu_alloc_frame_is_free(&e->pools, c, f);
 
 			free += is_free;
 			ASSERT_EQ(!is_free, owner[c * frames + f] || pretaken[c * frames + f]);
@@ -501,21 +501,21 @@ static void check_pec(struct __test_metadata *_metadata, struct env *e,
 	for (c = 0; c < e->pools.chiplets; c++)
 		base[c] = e->pools.base[c];
 	for (o = 0; o < nobj; o++) {
-		struct ga_object *ob = &objs[o].obj;
+		struct gpu_alloc_object *ob = &objs[o].obj;
 		struct mcmgpu_pec_entry pe;
-		struct ga_space *as = &e->as[objs[o].space];
+		struct gpu_alloc_space *as = &e->as[objs[o].space];
 
 		if (!objs[o].used)
 			continue;
-		ga_pec_entry(as, ob, &pe);
+		gpu_alloc_pec_entry(as, ob, &pe);
 		for (i = 0; i < ob->pages; i++) {
-			u64 pte = ga_pte_get(as, ob->vpn + i);
+			u64 pte = gpu_alloc_pte_get(as, ob->vpn + i);
 			u64 members = 0;
 
 			/* Candidates: the object and a margin around it. */
 			for (j = 0; j < ob->pages + 4; j++) {
 				u64 vpn = ob->vpn + j - 2;
-				u64 truth = ga_pte_get(as, vpn);
+				u64 truth = gpu_alloc_pte_get(as, vpn);
 
 				if (!mcmgpu_pec_calc_pte(&pe, base, ob->vpn + i, pte, vpn,
 							 &pfn))
@@ -554,12 +554,12 @@ TEST(random_layouts_frees_and_pec)
 		for (c = 0; c < chiplets; c++)
 			for (f = 0; f < frames; f++)
 				if (mt_xorshift64(&seed) % 100 < frag) {
-					ga_frame_take(&e.pools, c, f);
+					gpu_alloc_frame_take(&e.pools, c, f);
 					pretaken[c * frames + f] = 1;
 				}
 		memset(objs, 0, sizeof(objs));
 		for (o = 0; o < 24; o++) {
-			struct ga_alloc_req req = { 0 };
+			struct gpu_alloc_alloc_req req = { 0 };
 			u32 k, n, perm[MCMGPU_MAX_CHIPLETS];
 			int ret;
 
@@ -590,11 +590,11 @@ TEST(random_layouts_frees_and_pec)
 			if (req.merge > 1 && (n ? n : chiplets) > 4) {
 				const char *field;
 
-				ASSERT_EQ(-EINVAL, ga_alloc_check(&e.pools, &req, &field));
+				ASSERT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &req, &field));
 				ASSERT_STREQ("merge", field);
 				req.merge = 1;
 			}
-			ret = ga_alloc(&e.pools, &e.as[objs[o].space], &req,
+			ret = gpu_alloc(&e.pools, &e.as[objs[o].space], &req,
 				       &objs[o].obj, objs[o].pfn);
 			ASSERT_TRUE(ret == 0 || ret == -ENOMEM) TH_LOG("ret %d", ret);
 			objs[o].used = ret == 0;
@@ -605,12 +605,12 @@ TEST(random_layouts_frees_and_pec)
 				u32 v = mt_xorshift64(&seed) % (o + 1);
 
 				if (objs[v].used) {
-					struct ga_object *ob = &objs[v].obj;
+					struct gpu_alloc_object *ob = &objs[v].obj;
 					u64 i;
 
-					ga_free(&e.pools, &e.as[objs[v].space], ob);
+					gpu_alloc_free(&e.pools, &e.as[objs[v].space], ob);
 					for (i = 0; i < ob->pages; i++)
-						ASSERT_EQ(0, ga_pte_get(&e.as[objs[v].space],
+						ASSERT_EQ(0, gpu_alloc_pte_get(&e.as[objs[v].space],
 									ob->vpn + i));
 					objs[v].used = false;
 					free(objs[v].pfn);
@@ -621,7 +621,7 @@ TEST(random_layouts_frees_and_pec)
 		check_pec(_metadata, &e, objs, 24);
 		for (o = 0; o < 24; o++)
 			if (objs[o].used) {
-				ga_free(&e.pools, &e.as[objs[o].space], &objs[o].obj);
+				gpu_alloc_free(&e.pools, &e.as[objs[o].space], &objs[o].obj);
 				free(objs[o].pfn);
 			}
 		for (c = 0; c < chiplets; c++) {
@@ -640,43 +640,43 @@ TEST(random_layouts_frees_and_pec)
 /* ---- The walker ------------------------------------------------------- */
 
 struct answers {
-	struct bw_response r[BW_MAX_INFLIGHT * 4];
+	struct barre_walker_response r[BARRE_WALKER_MAX_INFLIGHT * 4];
 	u32 n;
 };
 
-static void collect(void *priv, const struct bw_response *rsp)
+static void collect(void *priv, const struct barre_walker_response *rsp)
 {
 	struct answers *a = priv;
 
 	a->r[a->n++] = *rsp;
 }
 
-static void walker_env(struct env *e, struct bw_iommu *b, struct answers *a,
+static void walker_env(struct env *e, struct barre_walker *b, struct answers *a,
 		       u32 walkers, u32 pec, bool shadow)
 {
-	struct bw_pt_ops ops = { w_root, w_read, e };
-	struct bw_config cfg;
+	struct barre_walker_pt_ops ops = { w_root, w_read, e };
+	struct barre_walker_config cfg;
 	u32 c;
 
-	bw_default_config(&cfg, e->pools.chiplets, e->pools.frames);
+	barre_walker_default_config(&cfg, e->pools.chiplets, e->pools.frames);
 	for (c = 0; c < e->pools.chiplets; c++)
 		cfg.base[c] = e->pools.base[c];
 	cfg.walkers = walkers;
 	cfg.pec_entries = pec;
 	cfg.shadow = shadow;
 	memset(a, 0, sizeof(*a));
-	bw_init(b, &cfg, &ops, collect, a);
+	barre_walker_init(b, &cfg, &ops, collect, a);
 }
 
 /*
  * Example 1's data 1 in a fresh environment: 12 pages, g = 3, at VPN 0x1,
  * its groups on the common frames 0x75, 0x88 and 0x114 of four chiplets.
  */
-static int example1_data1(struct env *e, struct ga_object *obj, u64 *pfn,
+static int example1_data1(struct env *e, struct gpu_alloc_object *obj, u64 *pfn,
 			  struct mcmgpu_pec_entry *pe)
 {
 	static const u32 common[] = { 0x75, 0x88, 0x114 };
-	struct ga_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 12, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 3, .barre = true };
 	int ret;
 
@@ -684,9 +684,9 @@ static int example1_data1(struct env *e, struct ga_object *obj, u64 *pfn,
 	example_bases(e);
 	pools_only(e, 0xf, common, 3);
 	e->as[0].next_vpn = 0x1;
-	ret = ga_alloc(&e->pools, &e->as[0], &req, obj, pfn);
+	ret = gpu_alloc(&e->pools, &e->as[0], &req, obj, pfn);
 	if (!ret)
-		ga_pec_entry(&e->as[0], obj, pe);
+		gpu_alloc_pec_entry(&e->as[0], obj, pe);
 	return ret;
 }
 
@@ -696,10 +696,10 @@ static int example1_data1(struct env *e, struct ga_object *obj, u64 *pfn,
  */
 TEST(walker_coalesces_pending_group)
 {
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 pfn[12];
 	u32 i;
@@ -707,14 +707,14 @@ TEST(walker_coalesces_pending_group)
 	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 
 	walker_env(&e, &b, &a, 1, 5, true);
-	ASSERT_EQ(1, bw_pec_add(&b, &pe));
+	ASSERT_EQ(1, barre_walker_pec_add(&b, &pe));
 	for (i = 0; i < 4; i++) {
-		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+		struct barre_walker_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
 					.pasid = 1, .chiplet = i };
 
-		ASSERT_EQ(0, bw_submit(&b, &r));
+		ASSERT_EQ(0, barre_walker_submit(&b, &r));
 	}
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	ASSERT_EQ(4, a.n);
 	EXPECT_EQ(1, b.stats.walks);
 	EXPECT_EQ(3, b.stats.coalesced);
@@ -730,91 +730,91 @@ TEST(walker_coalesces_pending_group)
 	/* Barre off (no PEC entries): four walks, one after another. */
 	walker_env(&e, &b, &a, 1, 0, true);
 	for (i = 0; i < 4; i++) {
-		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+		struct barre_walker_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
 					.pasid = 1, .chiplet = i };
 
-		ASSERT_EQ(0, bw_submit(&b, &r));
+		ASSERT_EQ(0, barre_walker_submit(&b, &r));
 	}
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	EXPECT_EQ(4, b.stats.walks);
 	EXPECT_EQ(0, b.stats.coalesced);
 	EXPECT_EQ(500 + 1000 + 1500 + 2000, b.stats.service_cycles);
 
 	/* Sixteen walkers: all four start at once, nothing is pending. */
 	walker_env(&e, &b, &a, 16, 5, true);
-	bw_pec_add(&b, &pe);
+	barre_walker_pec_add(&b, &pe);
 	for (i = 0; i < 4; i++) {
-		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
+		struct barre_walker_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = 0,
 					.pasid = 1, .chiplet = i };
 
-		ASSERT_EQ(0, bw_submit(&b, &r));
+		ASSERT_EQ(0, barre_walker_submit(&b, &r));
 	}
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	EXPECT_EQ(4, b.stats.walks);
 	EXPECT_EQ(0, b.stats.coalesced);
 
 	/* Another address space's request is not coalesced; a fault is a fault. */
 	walker_env(&e, &b, &a, 1, 5, true);
-	bw_pec_add(&b, &pe);
+	barre_walker_pec_add(&b, &pe);
 	{
-		struct bw_request r0 = { .tag = 0, .vpn = 0x1, .pasid = 1 };
-		struct bw_request r1 = { .tag = 1, .vpn = 0x4, .pasid = 2 };
-		struct bw_request r2 = { .tag = 2, .vpn = 0x400, .pasid = 1 };
+		struct barre_walker_request r0 = { .tag = 0, .vpn = 0x1, .pasid = 1 };
+		struct barre_walker_request r1 = { .tag = 1, .vpn = 0x4, .pasid = 2 };
+		struct barre_walker_request r2 = { .tag = 2, .vpn = 0x400, .pasid = 1 };
 
-		bw_submit(&b, &r0);
-		bw_submit(&b, &r1);
-		bw_submit(&b, &r2);
+		barre_walker_submit(&b, &r0);
+		barre_walker_submit(&b, &r1);
+		barre_walker_submit(&b, &r2);
 	}
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	EXPECT_EQ(3, b.stats.walks);
 	EXPECT_EQ(0, b.stats.coalesced);
 	EXPECT_EQ(2, b.stats.faults);
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
 /* G0 of Example 1 (0x1, 0x4, 0x7, 0xA) arriving together at cycle at. */
-static void submit_g0(struct bw_iommu *b, u64 at)
+static void submit_g0(struct barre_walker *b, u64 at)
 {
 	u32 i;
 
 	for (i = 0; i < 4; i++) {
-		struct bw_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = at,
+		struct barre_walker_request r = { .tag = i, .vpn = 0x1 + 3 * i, .arrive = at,
 					.pasid = 1, .chiplet = i };
 
-		bw_submit(b, &r);
+		barre_walker_submit(b, &r);
 	}
 }
 
 /*
  * Issue 32 item 9: a reset (BARRE_RUN's F_RESET) empties the walkers and
  * queues but keeps the PEC entries ALLOC registered once, and a reloaded
- * IOMMU given the buffer back (bw_pec_restore) coalesces as before: one
+ * IOMMU given the buffer back (barre_walker_pec_restore) coalesces as before: one
  * walk and three coalesced answers that carry the object's entry.
  */
 TEST(reset_and_reload_keep_pec_entries)
 {
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
-	struct mcmgpu_pec_entry pe, saved[BW_MAX_PEC];
-	struct bw_config cfg;
-	struct ga_object obj;
+	struct mcmgpu_pec_entry pe, saved[BARRE_WALKER_MAX_PEC];
+	struct barre_walker_config cfg;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 pfn[12];
 	u32 i;
 
 	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 	walker_env(&e, &b, &a, 1, 5, true);
-	ASSERT_EQ(1, bw_pec_add(&b, &pe));
+	ASSERT_EQ(1, barre_walker_pec_add(&b, &pe));
 	submit_g0(&b, 0);
-	bw_advance(&b, 300);	/* a reset in the middle of a walk */
+	barre_walker_advance(&b, 300);	/* a reset in the middle of a walk */
 	cfg = b.cfg;
-	ASSERT_EQ(0, bw_reset(&b, &cfg));
-	EXPECT_EQ(0, bw_inflight(&b));
+	ASSERT_EQ(0, barre_walker_reset(&b, &cfg));
+	EXPECT_EQ(0, barre_walker_inflight(&b));
 	EXPECT_EQ(0, b.stats.ats_requests);
 	a.n = 0;
 	submit_g0(&b, 1000);
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	ASSERT_EQ(4, a.n);
 	EXPECT_EQ(1, b.stats.walks);
 	EXPECT_EQ(3, b.stats.coalesced);
@@ -823,19 +823,19 @@ TEST(reset_and_reload_keep_pec_entries)
 		EXPECT_TRUE(a.r[i].pec.valid);	/* F-Barre's extension */
 	}
 	cfg.walkers = 0;
-	EXPECT_EQ(-EINVAL, bw_reset(&b, &cfg));
+	EXPECT_EQ(-EINVAL, barre_walker_reset(&b, &cfg));
 	EXPECT_EQ(1, b.stats.walks);	/* a refused reset changes nothing */
 
 	/* A new model (module reload) with the buffer given back. */
 	memcpy(saved, b.pec, sizeof(saved));
 	walker_env(&e, &b, &a, 1, 5, true);
-	bw_pec_restore(&b, saved, MCMGPU_BARRE_PEC_ENTRIES);
+	barre_walker_pec_restore(&b, saved, MCMGPU_BARRE_PEC_ENTRIES);
 	submit_g0(&b, 0);
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	EXPECT_EQ(1, b.stats.walks);
 	EXPECT_EQ(3, b.stats.coalesced);
 	EXPECT_EQ(0, b.stats.pec_misses);
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
@@ -846,10 +846,10 @@ TEST(reset_and_reload_keep_pec_entries)
  */
 TEST(abandoned_phase_keeps_walks_plus_coalesced)
 {
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 pfn[12];
 	u32 i;
@@ -857,19 +857,19 @@ TEST(abandoned_phase_keeps_walks_plus_coalesced)
 	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 	walker_env(&e, &b, &a, 1, 0, false);
 	for (i = 0; i < 12; i++) {
-		struct bw_request r = { .tag = i, .vpn = 0x1 + i,
+		struct barre_walker_request r = { .tag = i, .vpn = 0x1 + i,
 					.arrive = i < 8 ? 0 : 5000, .pasid = 1 };
 
-		ASSERT_EQ(0, bw_submit(&b, &r));
+		ASSERT_EQ(0, barre_walker_submit(&b, &r));
 	}
-	bw_advance(&b, 1200);	/* two walked, one walking, the rest waiting */
+	barre_walker_advance(&b, 1200);	/* two walked, one walking, the rest waiting */
 	EXPECT_EQ(3, b.stats.walks);
 	EXPECT_EQ(2, a.n);
-	bw_abandon(&b);
-	EXPECT_EQ(0, bw_inflight(&b));
+	barre_walker_abandon(&b);
+	EXPECT_EQ(0, barre_walker_inflight(&b));
 	EXPECT_EQ(b.stats.ats_requests, b.stats.walks + b.stats.coalesced);
-	EXPECT_EQ(~0ULL, bw_next_event(&b));
-	ga_free(&e.pools, &e.as[0], &obj);
+	EXPECT_EQ(~0ULL, barre_walker_next_event(&b));
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
@@ -880,13 +880,13 @@ static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
 	u32 i, n = a->n;
 
 	for (i = 0; i < n; i++) {
-		u64 truth = ga_pte_get(&e->as[0], vpns[a->r[i].tag]);
+		u64 truth = gpu_alloc_pte_get(&e->as[0], vpns[a->r[i].tag]);
 
 		if (truth & MCMGPU_PTE_VALID) {
-			EXPECT_EQ(BW_STATUS_OK, a->r[i].status);
+			EXPECT_EQ(BARRE_WALKER_STATUS_OK, a->r[i].status);
 			EXPECT_EQ(MCMGPU_PTE_PFN(truth), a->r[i].pfn);
 		} else {
-			EXPECT_EQ(BW_STATUS_FAULT, a->r[i].status);
+			EXPECT_EQ(BARRE_WALKER_STATUS_FAULT, a->r[i].status);
 		}
 	}
 	a->n = 0;
@@ -894,14 +894,14 @@ static u32 check_answers(struct __test_metadata *_metadata, struct env *e,
 }
 
 /* Submits the requests for vpns[0..n), tags 0..n-1, all arriving at 0. */
-static void submit_all(struct bw_iommu *b, const u64 *vpns, u32 n)
+static void submit_all(struct barre_walker *b, const u64 *vpns, u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		struct bw_request r = { .tag = i, .vpn = vpns[i], .pasid = 1 };
+		struct barre_walker_request r = { .tag = i, .vpn = vpns[i], .pasid = 1 };
 
-		bw_submit(b, &r);
+		barre_walker_submit(b, &r);
 	}
 }
 
@@ -914,10 +914,10 @@ static void submit_all(struct bw_iommu *b, const u64 *vpns, u32 n)
 TEST(scheduling_passes_requests_a_walk_will_complete)
 {
 	static const u64 vpns[] = { 0x1, 0x4, 0x7, 0xA, 0x2 };
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	struct env e;
 	u64 pfn[12];
 	u32 i;
@@ -925,9 +925,9 @@ TEST(scheduling_passes_requests_a_walk_will_complete)
 	ASSERT_EQ(0, example1_data1(&e, &obj, pfn, &pe));
 
 	walker_env(&e, &b, &a, 2, 5, true);
-	bw_pec_add(&b, &pe);
+	barre_walker_pec_add(&b, &pe);
 	submit_all(&b, vpns, 5);
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	EXPECT_EQ(3, b.stats.walks);
 	EXPECT_EQ(2, b.stats.coalesced);
 	EXPECT_EQ(0, b.stats.sched_moves);
@@ -935,9 +935,9 @@ TEST(scheduling_passes_requests_a_walk_will_complete)
 
 	walker_env(&e, &b, &a, 2, 5, true);
 	b.cfg.sched_moves = 4;
-	bw_pec_add(&b, &pe);
+	barre_walker_pec_add(&b, &pe);
 	submit_all(&b, vpns, 5);
-	bw_advance(&b, 10000);
+	barre_walker_advance(&b, 10000);
 	ASSERT_EQ(5, a.n);
 	EXPECT_EQ(2, b.stats.walks);
 	EXPECT_EQ(3, b.stats.coalesced);
@@ -946,10 +946,10 @@ TEST(scheduling_passes_requests_a_walk_will_complete)
 	EXPECT_EQ(0, b.stats.shadow_mismatches);
 	for (i = 0; i < 5; i++) {
 		EXPECT_EQ(500, a.r[i].done);
-		EXPECT_EQ(MCMGPU_PTE_PFN(ga_pte_get(&e.as[0], vpns[a.r[i].tag])),
+		EXPECT_EQ(MCMGPU_PTE_PFN(gpu_alloc_pte_get(&e.as[0], vpns[a.r[i].tag])),
 			  a.r[i].pfn);
 	}
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
@@ -961,38 +961,38 @@ TEST(scheduling_passes_requests_a_walk_will_complete)
  */
 TEST(scheduling_bound_keeps_requests_from_starving)
 {
-	struct ga_alloc_req req = { .pages = 64, .policy = MCMGPU_ALLOC_CHUNK,
+	struct gpu_alloc_alloc_req req = { .pages = 64, .policy = MCMGPU_ALLOC_CHUNK,
 				    .g = 8, .barre = false };
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
 	static u64 vpns[4096];
 	struct mcmgpu_pec_entry pe;
-	struct ga_object obj;
+	struct gpu_alloc_object obj;
 	u32 bound, i, w, max_seen = 0, tag = 0;
 	struct env e;
 	u64 pfn[64], t;
 
 	env_init(&e, 4, 0x1000, 1);
-	ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
-	ga_pec_entry(&e.as[0], &obj, &pe);
+	ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+	gpu_alloc_pec_entry(&e.as[0], &obj, &pe);
 	for (bound = 1; bound <= 3; bound++) {
 		walker_env(&e, &b, &a, 2, 5, false);
 		b.cfg.sched_moves = bound;
-		bw_pec_add(&b, &pe);
+		barre_walker_pec_add(&b, &pe);
 		max_seen = 0;
 		tag = 0;
 		for (t = 0; t < 40 * 500; t += 100) {
 			/* Offset 0 of every chunk: all predicted alike. */
-			for (i = 0; i < 2 && bw_inflight(&b) < 40; i++) {
-				struct bw_request r = {
+			for (i = 0; i < 2 && barre_walker_inflight(&b) < 40; i++) {
+				struct barre_walker_request r = {
 					.tag = tag, .arrive = t, .pasid = 1,
 					.vpn = obj.vpn + (tag % 8) * 8,
 				};
 
 				vpns[tag++] = r.vpn;
-				ASSERT_EQ(0, bw_submit(&b, &r));
+				ASSERT_EQ(0, barre_walker_submit(&b, &r));
 			}
-			bw_advance(&b, t + 100);
+			barre_walker_advance(&b, t + 100);
 			for (i = 0; i < b.nqueue; i++)
 				if (b.queue[i].moves > max_seen)
 					max_seen = b.queue[i].moves;
@@ -1005,23 +1005,23 @@ TEST(scheduling_bound_keeps_requests_from_starving)
 		EXPECT_LT(0, b.stats.sched_moves);
 		EXPECT_EQ(0, b.stats.coalesced);
 	}
-	ga_free(&e.pools, &e.as[0], &obj);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }
 
 /* Random request streams: every answer equals the true walk. */
 TEST(walker_random_streams_answer_true_walks)
 {
-	static struct bw_iommu b;
+	static struct barre_walker b;
 	static struct answers a;
 	u64 seed = 77;
 	int iter;
 
 	for (iter = 0; iter < 40; iter++) {
-		struct ga_alloc_req req = { .policy = MCMGPU_ALLOC_CHUNK, .barre = true,
+		struct gpu_alloc_alloc_req req = { .policy = MCMGPU_ALLOC_CHUNK, .barre = true,
 					    .writable = true };
 		struct mcmgpu_pec_entry pe;
-		struct ga_object obj;
+		struct gpu_alloc_object obj;
 		u32 walkers = 1 + mt_xorshift64(&seed) % 16, i;
 		u64 *pfn, t = 0, submitted = 0, answered = 0;
 		static u64 vpns[2100];
@@ -1031,16 +1031,16 @@ TEST(walker_random_streams_answer_true_walks)
 		req.pages = 16 + mt_xorshift64(&seed) % 600;
 		req.g = 1 + mt_xorshift64(&seed) % 8;
 		pfn = malloc(req.pages * sizeof(u64));
-		ASSERT_EQ(0, ga_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
-		ga_pec_entry(&e.as[0], &obj, &pe);
+		ASSERT_EQ(0, gpu_alloc(&e.pools, &e.as[0], &req, &obj, pfn));
+		gpu_alloc_pec_entry(&e.as[0], &obj, &pe);
 		walker_env(&e, &b, &a, walkers, 5, true);
 		b.cfg.sched_moves = mt_xorshift64(&seed) % 5;
-		bw_pec_add(&b, &pe);
+		barre_walker_pec_add(&b, &pe);
 		while (submitted < 2000) {
 			u32 burst = mt_xorshift64(&seed) % 24;
 
-			for (i = 0; i < burst && bw_inflight(&b) < BW_MAX_INFLIGHT; i++) {
-				struct bw_request r = {
+			for (i = 0; i < burst && barre_walker_inflight(&b) < BARRE_WALKER_MAX_INFLIGHT; i++) {
+				struct barre_walker_request r = {
 					.tag = submitted++, .arrive = t, .pasid = 1,
 					.vpn = obj.vpn + mt_xorshift64(&seed) % (obj.pages + 2),
 					.write = mt_xorshift64(&seed) & 1,
@@ -1048,19 +1048,19 @@ TEST(walker_random_streams_answer_true_walks)
 
 				vpns[r.tag] = r.vpn;
 
-				ASSERT_EQ(0, bw_submit(&b, &r));
+				ASSERT_EQ(0, barre_walker_submit(&b, &r));
 			}
 			t += 1 + mt_xorshift64(&seed) % 300;
-			bw_advance(&b, t);
+			barre_walker_advance(&b, t);
 			answered += check_answers(_metadata, &e, &a, vpns);
 		}
-		bw_advance(&b, ~0ULL >> 1);
+		barre_walker_advance(&b, ~0ULL >> 1);
 		answered += check_answers(_metadata, &e, &a, vpns);
 		EXPECT_EQ(submitted, answered);
 		EXPECT_EQ(b.stats.ats_requests, b.stats.walks + b.stats.coalesced);
 		EXPECT_EQ(0, b.stats.shadow_mismatches);
-		EXPECT_EQ(0, bw_inflight(&b));
-		ga_free(&e.pools, &e.as[0], &obj);
+		EXPECT_EQ(0, barre_walker_inflight(&b));
+		gpu_alloc_free(&e.pools, &e.as[0], &obj);
 		free(pfn);
 		env_fini(&e);
 	}
@@ -1246,7 +1246,7 @@ TEST(host_replay_dump_pt_and_errors)
 		ASSERT_EQ(6, sscanf(line, "%u 0x%llx 0x%llx %u 0x%x %u", &id, &vpn,
 				    &pfn, &chip, &bm, &pos)) TH_LOG("'%s'", line);
 		EXPECT_EQ(7, id);
-		EXPECT_EQ(GA_FIRST_VPN + n, vpn);
+		EXPECT_EQ(GPU_ALLOC_FIRST_VPN + n, vpn);
 		EXPECT_EQ(map[(n % 8) / 2], chip);
 		EXPECT_EQ(chip, pfn / 256);
 		EXPECT_EQ(0xf, bm);

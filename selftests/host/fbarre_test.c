@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of F-Barre's in-package translation (qemu-device/model/fbarre.c)
- * and its place in the chiplets' model (qemu-device/model/barre_dev.c): the
+ * and its place in the chiplets' model (qemu-device/model/chiplet_tlb.c): the
  * cuckoo filter, the Fig 12 walkthrough as exact steps, shootdown, and
  * randomized replays where every translation made in the package is
  * checked against the true walk, with filter messages lost.
@@ -15,7 +15,7 @@
 #include "../lib/mcmgpu_test.h"
 #include "../lib/barre_identities.h"
 #include "../../drivers/mcmgpu/gpu_alloc.h"
-#include "barre_dev.h"
+#include "chiplet_tlb.h"
 #include "barre_replay.h"
 
 /* ---- The cuckoo filter ------------------------------------------------- */
@@ -27,38 +27,38 @@
  */
 TEST(cuckoo_filter_holds_deletes_and_rarely_lies)
 {
-	static struct fb_filter f;
+	static struct fbarre_filter f;
 	u64 seed = 3, keys[1000], i, fp = 0, probes = 200000;
 	u32 rows;
 
 	for (rows = 256; rows <= 1024; rows *= 2) {
 		u32 n = rows == 256 ? 900 : 1000;
 
-		fb_filter_clear(&f);
+		fbarre_filter_clear(&f);
 		for (i = 0; i < n; i++) {
 			keys[i] = mt_xorshift64(&seed) & ((1ULL << 36) - 1);
-			ASSERT_TRUE(fb_filter_add(&f, rows, keys[i]));
+			ASSERT_TRUE(fbarre_filter_add(&f, rows, keys[i]));
 		}
 		for (i = 0; i < n; i++)
-			ASSERT_TRUE(fb_filter_has(&f, rows, keys[i]));
+			ASSERT_TRUE(fbarre_filter_has(&f, rows, keys[i]));
 		/* A multiset: two copies need two deletes. */
-		ASSERT_TRUE(fb_filter_add(&f, rows, keys[0]));
-		ASSERT_TRUE(fb_filter_del(&f, rows, keys[0]));
-		ASSERT_TRUE(fb_filter_has(&f, rows, keys[0]));
+		ASSERT_TRUE(fbarre_filter_add(&f, rows, keys[0]));
+		ASSERT_TRUE(fbarre_filter_del(&f, rows, keys[0]));
+		ASSERT_TRUE(fbarre_filter_has(&f, rows, keys[0]));
 		if (rows == 256) {
 			for (fp = 0, i = 0; i < probes; i++)
-				fp += fb_filter_has(&f, rows, (1ULL << 40) + i);
+				fp += fbarre_filter_has(&f, rows, (1ULL << 40) + i);
 			TH_LOG("256 rows, %u items: %.2f %% false positives", n,
 			       100.0 * fp / probes);
 			EXPECT_LT(fp, probes * 3 / 100);
 			EXPECT_GT(fp, probes / 200);
 		}
 		for (i = 0; i < n; i++)
-			ASSERT_TRUE(fb_filter_del(&f, rows, keys[i]));
+			ASSERT_TRUE(fbarre_filter_del(&f, rows, keys[i]));
 		for (i = 0; i < rows; i++) {
 			u32 w;
 
-			for (w = 0; w < FB_WAYS; w++)
+			for (w = 0; w < FBARRE_WAYS; w++)
 				ASSERT_EQ(0, f.slot[i][w]);
 		}
 	}
@@ -103,42 +103,42 @@ static u64 grouped_pte(u64 pfn, u32 bitmap, u32 pos)
  */
 TEST(fig12_remote_hit_walkthrough)
 {
-	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
+	const struct fbarre_config cfg = { .sharing = true, .rows = 256, .run = 1 };
 	const struct mcmgpu_pec_entry e = {
 		.start_vpn = 0xA1, .end_vpn = 0xA2, .g = 1, .nmap = 2,
 		.map = { 0, 1 }, .valid = 1,
 	};
-	static struct fb_state f;
+	static struct fbarre_state f;
 	struct mcmgpu_pec_entry bad;
 	struct tiny_tlb t = { 0 };
-	struct fb_result res;
+	struct fbarre_result res;
 	const u64 frames = 0x1000;
 
-	ASSERT_EQ(0, fb_init(&f, &cfg, 2, frames));
-	ASSERT_TRUE(fb_pec_add(&f, 0, &e));
+	ASSERT_EQ(0, fbarre_init(&f, &cfg, 2, frames));
+	ASSERT_TRUE(fbarre_pec_add(&f, 0, &e));
 	t.vpn[0][0] = 0xA1;
 	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
 	t.n[0] = 1;
-	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], true, 100);
+	fbarre_tlb_update(&f, 0, 0xA1, t.pte[0][0], true, 100);
 	EXPECT_EQ(2, f.stats.filter_messages);
-	EXPECT_TRUE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
-	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA2));
-	fb_lookup(&f, 1, 0xA2, 131, tiny_read, &t, &res);
+	EXPECT_TRUE(fbarre_filter_has(&f.chip[0].filter[0], 256, 0xA1));
+	EXPECT_FALSE(fbarre_filter_has(&f.chip[0].filter[0], 256, 0xA2));
+	fbarre_lookup(&f, 1, 0xA2, 131, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
 	EXPECT_EQ(0, res.latency);
 	EXPECT_EQ(0, f.stats.remote_requests);
-	EXPECT_FALSE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+	EXPECT_FALSE(fbarre_filter_has(&f.chip[1].filter[0], 256, 0xA2));
 
-	fb_lookup(&f, 1, 0xA2, 132, tiny_read, &t, &res);
-	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA1));
-	EXPECT_TRUE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+	fbarre_lookup(&f, 1, 0xA2, 132, tiny_read, &t, &res);
+	EXPECT_TRUE(fbarre_filter_has(&f.chip[1].filter[0], 256, 0xA1));
+	EXPECT_TRUE(fbarre_filter_has(&f.chip[1].filter[0], 256, 0xA2));
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
 	EXPECT_EQ(1, MCMGPU_PTE_COAL_POS(res.pte));
 	EXPECT_EQ(0x3, MCMGPU_PTE_COAL_BITMAP(res.pte));
 	EXPECT_TRUE(res.pte & MCMGPU_PTE_WRITE);
 	EXPECT_EQ(2 * MCMGPU_FBARRE_LINK_CYCLES + MCMGPU_BARRE_L2_CYCLES +
-		  FB_PEC_CYCLES, res.latency);
+		  FBARRE_PEC_CYCLES, res.latency);
 	EXPECT_EQ(0, f.stats.local_hits);
 	EXPECT_EQ(1, f.stats.remote_requests);
 	EXPECT_EQ(1, f.stats.remote_hits);
@@ -146,15 +146,15 @@ TEST(fig12_remote_hit_walkthrough)
 	EXPECT_EQ(1, f.stats.lcf_true_positives);
 
 	/* GPU0 itself misses 0xA2: local coalescing, one TLB read, no traffic. */
-	fb_lookup(&f, 0, 0xA2, 200, tiny_read, &t, &res);
+	fbarre_lookup(&f, 0, 0xA2, 200, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(frames + 0x33, MCMGPU_PTE_PFN(res.pte));
-	EXPECT_EQ(MCMGPU_BARRE_L2_CYCLES + FB_PEC_CYCLES, res.latency);
+	EXPECT_EQ(MCMGPU_BARRE_L2_CYCLES + FBARRE_PEC_CYCLES, res.latency);
 	EXPECT_EQ(1, f.stats.local_hits);
 
 	/* The entry is gone but the filters still say yes: verified, refused. */
 	t.n[0] = 0;
-	fb_lookup(&f, 1, 0xA2, 300, tiny_read, &t, &res);
+	fbarre_lookup(&f, 1, 0xA2, 300, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
 	EXPECT_EQ(1, f.stats.remote_false_positives);
 	EXPECT_EQ(2 * MCMGPU_FBARRE_LINK_CYCLES + MCMGPU_BARRE_L2_CYCLES,
@@ -162,70 +162,70 @@ TEST(fig12_remote_hit_walkthrough)
 	/* An entry whose fields say "not grouped" is no source either. */
 	t.pte[0][0] = grouped_pte(0x33, 0x1, 0);
 	t.n[0] = 1;
-	fb_lookup(&f, 1, 0xA2, 301, tiny_read, &t, &res);
+	fbarre_lookup(&f, 1, 0xA2, 301, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
 
 	/* Evicting 0xA1 deletes it from LCF0 and both VPNs from RCF0. */
 	t.pte[0][0] = grouped_pte(0x33, 0x3, 0);
-	fb_tlb_update(&f, 0, 0xA1, t.pte[0][0], false, 400);
-	EXPECT_FALSE(fb_filter_has(&f.chip[0].filter[0], 256, 0xA1));
-	fb_lookup(&f, 1, 0xA7, 432, tiny_read, &t, &res);
-	EXPECT_FALSE(fb_filter_has(&f.chip[1].filter[0], 256, 0xA2));
+	fbarre_tlb_update(&f, 0, 0xA1, t.pte[0][0], false, 400);
+	EXPECT_FALSE(fbarre_filter_has(&f.chip[0].filter[0], 256, 0xA1));
+	fbarre_lookup(&f, 1, 0xA7, 432, tiny_read, &t, &res);
+	EXPECT_FALSE(fbarre_filter_has(&f.chip[1].filter[0], 256, 0xA2));
 	EXPECT_EQ(4, f.stats.filter_messages);
 
 	/* A PEC entry naming a chiplet twice or one not there is refused. */
 	bad = e;
 	bad.map[1] = 0;
-	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+	EXPECT_FALSE(fbarre_pec_add(&f, 1, &bad));
 	bad.map[1] = 2;
-	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+	EXPECT_FALSE(fbarre_pec_add(&f, 1, &bad));
 	bad = e;
 	bad.g = 0;
-	EXPECT_FALSE(fb_pec_add(&f, 1, &bad));
+	EXPECT_FALSE(fbarre_pec_add(&f, 1, &bad));
 }
 
 /* The expanded group of notes §3.2, looked up locally with merge 2. */
 TEST(local_coalescing_in_an_expanded_group)
 {
-	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 2 };
+	const struct fbarre_config cfg = { .sharing = true, .rows = 256, .run = 2 };
 	const struct mcmgpu_pec_entry e = {
 		.start_vpn = 0x100, .end_vpn = 0x10F, .g = 4, .nmap = 4,
 		.map = { 0, 1, 2, 3 }, .valid = 1,
 	};
-	static struct fb_state f;
+	static struct fbarre_state f;
 	struct tiny_tlb t = { 0 };
-	struct fb_result res;
+	struct fbarre_result res;
 	const u64 frames = 0x1000;
 	u64 pte = grouped_pte(frames + 0x201, 0xf, 1) |
 		  FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, 1) |
 		  FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, 1);
 
-	ASSERT_EQ(0, fb_init(&f, &cfg, 2, frames));
+	ASSERT_EQ(0, fbarre_init(&f, &cfg, 2, frames));
 	f.chiplets = 4;
 	f.base[2] = 2 * frames;
 	f.base[3] = 3 * frames;
-	ASSERT_TRUE(fb_pec_add(&f, 0, &e));
+	ASSERT_TRUE(fbarre_pec_add(&f, 0, &e));
 	t.vpn[0][0] = 0x105;
 	t.pte[0][0] = pte;
 	t.n[0] = 1;
-	fb_tlb_update(&f, 0, 0x105, pte, true, 0);
+	fbarre_tlb_update(&f, 0, 0x105, pte, true, 0);
 	/* 3 peers x 8 VPNs of the group. */
 	EXPECT_EQ(24, f.stats.filter_messages);
-	fb_lookup(&f, 0, 0x10C, 1, tiny_read, &t, &res);
+	fbarre_lookup(&f, 0, 0x10C, 1, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(3 * frames + 0x200, MCMGPU_PTE_PFN(res.pte));
 	EXPECT_EQ(0, MCMGPU_PTE_COAL_INTRA(res.pte));
 	EXPECT_EQ(3, MCMGPU_PTE_COAL_POS(res.pte));
-	fb_lookup(&f, 0, 0x10E, 2, tiny_read, &t, &res);
+	fbarre_lookup(&f, 0, 0x10E, 2, tiny_read, &t, &res);
 	EXPECT_FALSE(res.hit);
-	fb_lookup(&f, 0, 0x100, 3, tiny_read, &t, &res);
+	fbarre_lookup(&f, 0, 0x100, 3, tiny_read, &t, &res);
 	ASSERT_TRUE(res.hit);
 	EXPECT_EQ(0x200, MCMGPU_PTE_PFN(res.pte));
 }
 
 /* ---- The chiplets' model ---------------------------------------------- */
 
-static void no_request(void *priv, const struct bd_request *r)
+static void no_request(void *priv, const struct chiplet_tlb_request *r)
 {
 	(void)priv;
 	(void)r;
@@ -234,30 +234,30 @@ static void no_request(void *priv, const struct bd_request *r)
 /* A shootdown leaves no filter fingerprint and no chiplet PEC entry. */
 TEST(shootdown_empties_filters_and_pec_buffers)
 {
-	static struct bd_device d;
-	static struct bd_reply replies[4 * MCMGPU_BARRE_MSHRS];
-	const struct fb_config cfg = { .sharing = true, .rows = 512, .run = 2 };
+	static struct chiplet_tlbs d;
+	static struct chiplet_tlb_reply replies[4 * MCMGPU_BARRE_MSHRS];
+	const struct fbarre_config cfg = { .sharing = true, .rows = 512, .run = 2 };
 	const struct mcmgpu_pec_entry e = {
 		.start_vpn = 0x100, .end_vpn = 0x1ff, .g = 8, .nmap = 4,
 		.map = { 0, 1, 2, 3 }, .valid = 1,
 	};
 	u32 c, j, r, w;
 
-	bd_init(&d, 4, replies, no_request, NULL, NULL);
-	ASSERT_EQ(0, bd_fbarre(&d, &cfg, 0x1000, NULL));
+	chiplet_tlb_init(&d, 4, replies, no_request, NULL, NULL);
+	ASSERT_EQ(0, chiplet_tlb_fbarre(&d, &cfg, 0x1000, NULL));
 	for (c = 0; c < 4; c++) {
-		ASSERT_TRUE(fb_pec_add(&d.fb, c, &e));
-		fb_tlb_update(&d.fb, c, 0x100 + 8 * c,
+		ASSERT_TRUE(fbarre_pec_add(&d.fb, c, &e));
+		fbarre_tlb_update(&d.fb, c, 0x100 + 8 * c,
 			      grouped_pte(c * 0x1000 + 7, 0xf, c), true, 0);
 	}
-	fb_tlb_update(&d.fb, 0, 0x1f0, grouped_pte(7, 0, 0), true, 100);
-	EXPECT_TRUE(fb_filter_has(&d.fb.chip[1].filter[0], 512, 0x108));
+	fbarre_tlb_update(&d.fb, 0, 0x1f0, grouped_pte(7, 0, 0), true, 100);
+	EXPECT_TRUE(fbarre_filter_has(&d.fb.chip[1].filter[0], 512, 0x108));
 	EXPECT_LT(0, d.fb.msg_count);	/* the last updates are on the way */
-	bd_shootdown(&d);
+	chiplet_tlb_shootdown(&d);
 	for (c = 0; c < 4; c++) {
 		for (j = 0; j < 4; j++)
 			for (r = 0; r < 512; r++)
-				for (w = 0; w < FB_WAYS; w++)
+				for (w = 0; w < FBARRE_WAYS; w++)
 					ASSERT_EQ(0, d.fb.chip[c].filter[j].slot[r][w]);
 		for (j = 0; j < MCMGPU_BARRE_PEC_ENTRIES; j++)
 			ASSERT_FALSE(d.fb.chip[c].pec[j].valid);
@@ -268,7 +268,7 @@ TEST(shootdown_empties_filters_and_pec_buffers)
 static u32 sent_n;
 static u64 sent_tag[8];
 
-static void record_request(void *priv, const struct bd_request *r)
+static void record_request(void *priv, const struct chiplet_tlb_request *r)
 {
 	(void)priv;
 	if (sent_n < 8)
@@ -276,9 +276,9 @@ static void record_request(void *priv, const struct bd_request *r)
 	sent_n++;
 }
 
-static struct bd_device sd_dev;
-static struct bd_reply sd_replies[2 * MCMGPU_BARRE_MSHRS];
-static struct bd_reply sd_reply;
+static struct chiplet_tlbs sd_dev;
+static struct chiplet_tlb_reply sd_replies[2 * MCMGPU_BARRE_MSHRS];
+static struct chiplet_tlb_reply sd_reply;
 
 /*
  * 0x100 from chiplet 0 through the IOMMU (its group and object come with
@@ -287,34 +287,34 @@ static struct bd_reply sd_reply;
  */
 static void shootdown_setup(struct __test_metadata *_metadata, u32 chiplet)
 {
-	const struct fb_config cfg = { .sharing = true, .rows = 256, .run = 1 };
-	struct bd_device *d = &sd_dev;
+	const struct fbarre_config cfg = { .sharing = true, .rows = 256, .run = 1 };
+	struct chiplet_tlbs *d = &sd_dev;
 	/* The device keeps pointing at the phase's accesses: not on the stack. */
-	static struct bd_access acc[2];
+	static struct chiplet_tlb_access acc[2];
 	static u32 order[2];
 
-	acc[0] = (struct bd_access){ .vpn = 0x100, .chiplet = 0 };
-	acc[1] = (struct bd_access){ .vpn = 0x101, .chiplet = chiplet };
+	acc[0] = (struct chiplet_tlb_access){ .vpn = 0x100, .chiplet = 0 };
+	acc[1] = (struct chiplet_tlb_access){ .vpn = 0x101, .chiplet = chiplet };
 
-	sd_reply = (struct bd_reply){
+	sd_reply = (struct chiplet_tlb_reply){
 		.pfn = 0x33, .coal = grouped_pte(0, 0x3, 0) & MCMGPU_PTE_COAL_MASK,
 		.pec = { .start_vpn = 0x100, .end_vpn = 0x101, .g = 1, .nmap = 2,
 			 .map = { 0, 1 }, .valid = 1 },
 		.writable = 1,
 	};
 	sent_n = 0;
-	bd_init(d, 2, sd_replies, record_request, NULL, NULL);
-	ASSERT_EQ(0, bd_fbarre(d, &cfg, 0x1000, NULL));
-	bd_phase(d, &acc[0], 1, order);
-	bd_run(d, 100);
+	chiplet_tlb_init(d, 2, sd_replies, record_request, NULL, NULL);
+	ASSERT_EQ(0, chiplet_tlb_fbarre(d, &cfg, 0x1000, NULL));
+	chiplet_tlb_phase(d, &acc[0], 1, order);
+	chiplet_tlb_run(d, 100);
 	ASSERT_EQ(1, sent_n);
 	sd_reply.tag = sent_tag[0];
 	sd_reply.arrive = 500;
-	ASSERT_EQ(0, bd_deliver(d, &sd_reply));
-	bd_run(d, 1000);		/* the filter messages are there by 532 */
-	ASSERT_TRUE(bd_done(d));
-	bd_phase(d, &acc[1], 1, order);
-	bd_run(d, d->now + 1);
+	ASSERT_EQ(0, chiplet_tlb_deliver(d, &sd_reply));
+	chiplet_tlb_run(d, 1000);		/* the filter messages are there by 532 */
+	ASSERT_TRUE(chiplet_tlb_done(d));
+	chiplet_tlb_phase(d, &acc[1], 1, order);
+	chiplet_tlb_run(d, d->now + 1);
 	EXPECT_EQ(1, sent_n);
 }
 
@@ -325,23 +325,23 @@ static void shootdown_setup(struct __test_metadata *_metadata, u32 chiplet)
 static void shootdown_then_answer(struct __test_metadata *_metadata,
 				  struct mcmgpu_barre_stats *st)
 {
-	struct bd_device *d = &sd_dev;
+	struct chiplet_tlbs *d = &sd_dev;
 	struct mcmgpu_barre_stats end;
 
-	bd_shootdown(d);
-	bd_run(d, d->now + 1000);
+	chiplet_tlb_shootdown(d);
+	chiplet_tlb_run(d, d->now + 1000);
 	ASSERT_EQ(2, sent_n);
-	EXPECT_FALSE(bd_done(d));
-	bd_export_stats(d, st);
+	EXPECT_FALSE(chiplet_tlb_done(d));
+	chiplet_tlb_export_stats(d, st);
 	EXPECT_EQ(2, st->ats_requests_sent);
 	EXPECT_BARRE_DEVICE_IDENTITIES(st);
 	sd_reply.tag = sent_tag[1];
 	sd_reply.arrive = d->now + 10;
 	sd_reply.pfn = 0x1033;
-	ASSERT_EQ(0, bd_deliver(d, &sd_reply));
-	bd_run(d, d->now + 1000);
-	EXPECT_TRUE(bd_done(d));
-	bd_export_stats(d, &end);
+	ASSERT_EQ(0, chiplet_tlb_deliver(d, &sd_reply));
+	chiplet_tlb_run(d, d->now + 1000);
+	EXPECT_TRUE(chiplet_tlb_done(d));
+	chiplet_tlb_export_stats(d, &end);
 	EXPECT_BARRE_DEVICE_IDENTITIES(&end);
 }
 
@@ -426,7 +426,7 @@ static char *random_trace(u64 *seed, u32 chiplets)
 
 /*
  * Every in-package translation equals the true walk (the replay checks
- * each against ga_pte_get), with 0..100 % of filter messages lost, every
+ * each against gpu_alloc_pte_get), with 0..100 % of filter messages lost, every
  * merge and filter size; misses add up; message loss costs only lookups.
  */
 TEST(random_replays_translate_in_package_as_the_walk)

@@ -241,7 +241,7 @@ static int log_open(struct barre_backend *b, const struct barre_replay_cfg *cfg,
 }
 
 static int log_alloc(struct barre_backend *b, uint32_t id,
-		     const struct ga_alloc_req *req, struct barre_obj *o)
+		     const struct gpu_alloc_alloc_req *req, struct barre_obj *o)
 {
 	struct call_log *l = b->priv;
 

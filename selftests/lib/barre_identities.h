@@ -8,7 +8,7 @@
 
 #include "mcmgpu_barre.h"
 
-/* The chiplets' side alone (bd_export_stats). */
+/* The chiplets' side alone (chiplet_tlb_export_stats). */
 #define EXPECT_BARRE_DEVICE_IDENTITIES(st) do {				\
 	EXPECT_EQ((st)->accesses, (st)->l1_hits + (st)->l2_hits +	\
 		  (st)->mshr_merges + (st)->l2_misses);			\

@@ -72,7 +72,7 @@ struct barre_space {
 	u64 root;		/* page tables, for the serve in progress */
 	u32 nresp;
 	bool overflow;
-	struct bw_iommu bw;
+	struct barre_walker bw;
 };
 
 struct barre_iommu {
@@ -84,7 +84,7 @@ struct barre_iommu {
 	struct mcmgpu_ats_response *resp;
 	struct mutex lock;	/* spaces and the queues */
 	struct xarray spaces;	/* by PASID */
-	struct bw_stats retired;	/* of models reset or released */
+	struct barre_walker_stats retired;	/* of models reset or released */
 	struct dentry *debugfs;
 };
 
@@ -103,7 +103,7 @@ static u64 barre_read_entry(void *priv, u64 table, u32 index)
 	return ((u64 *)phys_to_virt(table))[index];
 }
 
-static void barre_respond(void *priv, const struct bw_response *rsp)
+static void barre_respond(void *priv, const struct barre_walker_response *rsp)
 {
 	struct barre_space *sp = priv;
 	struct mcmgpu_ats_response *r;
@@ -116,7 +116,7 @@ static void barre_respond(void *priv, const struct bw_response *rsp)
 	r->tag = cpu_to_le64(rsp->tag);
 	r->pfn = cpu_to_le64(rsp->pfn);
 	r->done = cpu_to_le64(rsp->done);
-	r->status = cpu_to_le32(rsp->status == BW_STATUS_OK ? MCMGPU_ATS_OK :
+	r->status = cpu_to_le32(rsp->status == BARRE_WALKER_STATUS_OK ? MCMGPU_ATS_OK :
 				MCMGPU_ATS_FAULT);
 	r->writable = rsp->writable;
 	r->coalesced = rsp->coalesced;
@@ -133,9 +133,9 @@ static void barre_respond(void *priv, const struct bw_response *rsp)
 }
 
 /* A model's counters go into the device's totals before they go. */
-static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
+static void barre_retire(struct barre_iommu *bi, const struct barre_walker_stats *s)
 {
-	struct bw_stats *t = &bi->retired;
+	struct barre_walker_stats *t = &bi->retired;
 	u32 i;
 
 	t->ats_requests += s->ats_requests;
@@ -152,11 +152,11 @@ static void barre_retire(struct barre_iommu *bi, const struct bw_stats *s)
 		t->pwq_hist[i] += s->pwq_hist[i];
 }
 
-static void barre_space_config(struct barre_iommu *bi, struct bw_config *cfg,
+static void barre_space_config(struct barre_iommu *bi, struct barre_walker_config *cfg,
 			       u32 nwalkers, bool shadow_walk, u32 sched_moves)
 {
-	bw_default_config(cfg, bi->aux->chiplets,
-			  bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
+	barre_walker_default_config(cfg, bi->aux->chiplets,
+				    bi->aux->vram_per_chiplet >> MCMGPU_PAGE_SHIFT);
 	cfg->walkers = nwalkers ? nwalkers : READ_ONCE(walkers);
 	cfg->shadow = shadow_walk;
 	cfg->sched_moves = sched_moves;
@@ -165,13 +165,13 @@ static void barre_space_config(struct barre_iommu *bi, struct bw_config *cfg,
 static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
 			    u32 pasid)
 {
-	struct bw_config cfg;
+	struct barre_walker_config cfg;
 
 	barre_space_config(bi, &cfg, 0, READ_ONCE(shadow), 0);
 	sp->bi = bi;
 	sp->pasid = pasid;
-	return bw_init(&sp->bw, &cfg,
-		       &(struct bw_pt_ops){ barre_root, barre_read_entry, sp },
+	return barre_walker_init(&sp->bw, &cfg,
+		       &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp },
 		       barre_respond, sp);
 }
 
@@ -203,7 +203,7 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 {
 	struct barre_iommu *bi = to_barre(iommu);
 	struct barre_space *sp;
-	struct bw_config cfg;
+	struct barre_walker_config cfg;
 	int ret = -ENOMEM;
 
 	barre_space_config(bi, &cfg, nwalkers, shadow_walk, sched_moves);
@@ -212,7 +212,7 @@ static int barre_reset(struct mcmgpu_iommu *iommu, u32 pasid, u32 nwalkers,
 	if (sp) {
 		barre_retire(bi, &sp->bw.stats);
 		/* Walkers and queues only: live objects keep their PEC entries. */
-		ret = bw_reset(&sp->bw, &cfg);
+		ret = barre_walker_reset(&sp->bw, &cfg);
 	}
 	mutex_unlock(&bi->lock);
 	return ret;
@@ -227,7 +227,7 @@ static void barre_pec_add(struct mcmgpu_iommu *iommu,
 	mutex_lock(&bi->lock);
 	sp = barre_space_get(bi, e->pasid);
 	if (sp)
-		bw_pec_add(&sp->bw, e);
+		barre_walker_pec_add(&sp->bw, e);
 	mutex_unlock(&bi->lock);
 }
 
@@ -240,7 +240,7 @@ static void barre_pec_drop(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
 	mutex_lock(&bi->lock);
 	sp = xa_load(&bi->spaces, pasid);
 	if (sp)
-		bw_pec_drop(&sp->bw, pasid, start, end);
+		barre_walker_pec_drop(&sp->bw, pasid, start, end);
 	mutex_unlock(&bi->lock);
 }
 
@@ -253,7 +253,7 @@ static void barre_pec_restore(struct mcmgpu_iommu *iommu, u32 pasid,
 	mutex_lock(&bi->lock);
 	sp = barre_space_get(bi, pasid);
 	if (sp)
-		bw_pec_restore(&sp->bw, buf, n);
+		barre_walker_pec_restore(&sp->bw, buf, n);
 	mutex_unlock(&bi->lock);
 }
 
@@ -307,15 +307,15 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 	 * would count requests it never serves.
 	 */
 	if (horizon < sp->bw.now ||	/* time cannot go back */
-	    bw_can_submit(&sp->bw, sp->bw.now, nreq))
+	    barre_walker_can_submit(&sp->bw, sp->bw.now, nreq))
 		ret = -EPROTO;
 	for (i = 0; i < nreq && !ret; i++) {
 		const struct mcmgpu_ats_request *q = &bi->req[i];
 
-		/* Each as bw_submit() will take it (the room is checked above). */
+		/* Each as barre_walker_submit() will take it (the room is checked above). */
 		if (le32_to_cpu(q->pasid) != pasid ||
 		    q->chiplet >= bi->aux->chiplets ||
-		    bw_can_submit(&sp->bw, le64_to_cpu(q->issue) +
+		    barre_walker_can_submit(&sp->bw, le64_to_cpu(q->issue) +
 				  MCMGPU_BARRE_PCIE_CYCLES, 0)) {
 			dev_dbg(&bi->aux->adev.dev, "ATS request %u of PASID %u refused\n",
 				i, pasid);
@@ -324,7 +324,7 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 	}
 	for (i = 0; i < nreq && !ret; i++) {
 		const struct mcmgpu_ats_request *q = &bi->req[i];
-		struct bw_request r = {
+		struct barre_walker_request r = {
 			.tag = le64_to_cpu(q->tag),
 			.vpn = le64_to_cpu(q->vpn),
 			.arrive = le64_to_cpu(q->issue) + MCMGPU_BARRE_PCIE_CYCLES,
@@ -333,17 +333,17 @@ static int barre_serve(struct mcmgpu_iommu *iommu, u32 pasid, u64 root,
 			.write = q->write,
 		};
 
-		ret = bw_submit(&sp->bw, &r);	/* checked above: cannot fail */
+		ret = barre_walker_submit(&sp->bw, &r);	/* checked above: cannot fail */
 	}
 	if (!ret) {
-		bw_advance(&sp->bw, horizon);
+		barre_walker_advance(&sp->bw, horizon);
 		barre_inject(sp);
 		ret = sp->overflow ? -EPROTO : sp->nresp;
 	}
 	/* The phase ends here: no request of it stays in the counts. */
 	if (ret < 0) {
 		ret = -EPROTO;
-		bw_abandon(&sp->bw);
+		barre_walker_abandon(&sp->bw);
 	}
 unlock:
 	mutex_unlock(&bi->lock);
@@ -358,7 +358,7 @@ static void barre_abandon(struct mcmgpu_iommu *iommu, u32 pasid)
 	mutex_lock(&bi->lock);
 	sp = xa_load(&bi->spaces, pasid);
 	if (sp)
-		bw_abandon(&sp->bw);
+		barre_walker_abandon(&sp->bw);
 	mutex_unlock(&bi->lock);
 }
 
@@ -371,7 +371,7 @@ static void barre_stats(struct mcmgpu_iommu *iommu, u32 pasid,
 	mutex_lock(&bi->lock);
 	sp = xa_load(&bi->spaces, pasid);
 	if (sp)
-		bw_export_stats(&sp->bw.stats, st);
+		barre_walker_export_stats(&sp->bw.stats, st);
 	mutex_unlock(&bi->lock);
 }
 
@@ -389,7 +389,7 @@ static void barre_release(struct mcmgpu_iommu *iommu, u32 pasid)
 	mutex_unlock(&bi->lock);
 }
 
-static void barre_stats_print(struct seq_file *m, const struct bw_stats *s)
+static void barre_stats_print(struct seq_file *m, const struct barre_walker_stats *s)
 {
 	u32 i;
 

@@ -26,7 +26,7 @@
 #include "barre_walk.h"
 #include "mcmgpu_pt.h"
 
-void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames)
+void barre_walker_default_config(struct barre_walker_config *cfg, u32 chiplets, u64 frames)
 {
 	u32 c;
 
@@ -40,15 +40,15 @@ void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames)
 		cfg->base[c] = (u64)c * frames;
 }
 
-int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
-	    const struct bw_pt_ops *ops,
-	    void (*respond)(void *priv, const struct bw_response *rsp),
+int barre_walker_init(struct barre_walker *b, const struct barre_walker_config *cfg,
+		      const struct barre_walker_pt_ops *ops,
+	    void (*respond)(void *priv, const struct barre_walker_response *rsp),
 	    void *respond_priv)
 {
 	if (!cfg->walkers || cfg->walkers > MCMGPU_BARRE_MAX_WALKERS ||
 	    !cfg->pwq_entries || cfg->pwq_entries > MCMGPU_BARRE_PWQ_ENTRIES ||
-	    !cfg->walk_cycles || cfg->pec_entries > BW_MAX_PEC ||
-	    cfg->sched_moves > BW_MAX_SCHED_MOVES ||
+	    !cfg->walk_cycles || cfg->pec_entries > BARRE_WALKER_MAX_PEC ||
+	    cfg->sched_moves > BARRE_WALKER_MAX_SCHED_MOVES ||
 	    cfg->chiplets < MCMGPU_MIN_CHIPLETS ||
 	    cfg->chiplets > MCMGPU_MAX_CHIPLETS)
 		return -EINVAL;
@@ -60,20 +60,20 @@ int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
 	return 0;
 }
 
-int bw_reset(struct bw_iommu *b, const struct bw_config *cfg)
+int barre_walker_reset(struct barre_walker *b, const struct barre_walker_config *cfg)
 {
-	struct mcmgpu_pec_entry pec[BW_MAX_PEC];
-	struct bw_pt_ops ops = b->ops;
+	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
+	struct barre_walker_pt_ops ops = b->ops;
 
 	/* The objects outlive the reset: ALLOC registered them only once. */
 	memcpy(pec, b->pec, sizeof(pec));
-	if (bw_init(b, cfg, &ops, b->respond, b->respond_priv))
+	if (barre_walker_init(b, cfg, &ops, b->respond, b->respond_priv))
 		return -EINVAL;
 	memcpy(b->pec, pec, sizeof(pec));
 	return 0;
 }
 
-int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
+int barre_walker_pec_add(struct barre_walker *b, const struct mcmgpu_pec_entry *e)
 {
 	int ret;
 
@@ -85,20 +85,20 @@ int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e)
 	return ret >= 0;
 }
 
-void bw_pec_restore(struct bw_iommu *b, const struct mcmgpu_pec_entry *buf,
-		    u32 n)
+void barre_walker_pec_restore(struct barre_walker *b, const struct mcmgpu_pec_entry *buf,
+			      u32 n)
 {
 	memset(b->pec, 0, sizeof(b->pec));
-	memcpy(b->pec, buf, (n < BW_MAX_PEC ? n : BW_MAX_PEC) * sizeof(*buf));
+	memcpy(b->pec, buf, (n < BARRE_WALKER_MAX_PEC ? n : BARRE_WALKER_MAX_PEC) * sizeof(*buf));
 }
 
-void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end)
+void barre_walker_pec_drop(struct barre_walker *b, u32 pasid, u64 start, u64 end)
 {
-	mcmgpu_pec_drop(b->pec, BW_MAX_PEC, pasid, start, end);
+	mcmgpu_pec_drop(b->pec, BARRE_WALKER_MAX_PEC, pasid, start, end);
 }
 
 static const struct mcmgpu_pec_entry *
-bw_pec_find(const struct bw_iommu *b, u32 pasid, u64 vpn)
+barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
 {
 	u32 i;
 
@@ -109,13 +109,13 @@ bw_pec_find(const struct bw_iommu *b, u32 pasid, u64 vpn)
 	return NULL;
 }
 
-u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn)
+u64 barre_walker_walk(const struct barre_walker *b, u32 pasid, u64 vpn)
 {
 	return mcmgpu_pt_walk(b->ops.root(b->ops.priv, pasid), vpn,
 			      b->ops.read_entry, b->ops.priv);
 }
 
-u32 bw_inflight(const struct bw_iommu *b)
+u32 barre_walker_inflight(const struct barre_walker *b)
 {
 	u32 w, n = b->nwaiting + b->nqueue;
 
@@ -124,18 +124,18 @@ u32 bw_inflight(const struct bw_iommu *b)
 	return n;
 }
 
-int bw_can_submit(const struct bw_iommu *b, u64 arrive, u32 count)
+int barre_walker_can_submit(const struct barre_walker *b, u64 arrive, u32 count)
 {
 	if (arrive < b->now)
 		return -EINVAL;
-	if (bw_inflight(b) + count > BW_MAX_INFLIGHT)
+	if (barre_walker_inflight(b) + count > BARRE_WALKER_MAX_INFLIGHT)
 		return -ENOSPC;
 	return 0;
 }
 
-int bw_submit(struct bw_iommu *b, const struct bw_request *req)
+int barre_walker_submit(struct barre_walker *b, const struct barre_walker_request *req)
 {
-	int ret = bw_can_submit(b, req->arrive, 1);
+	int ret = barre_walker_can_submit(b, req->arrive, 1);
 
 	if (ret)
 		return ret;
@@ -144,7 +144,7 @@ int bw_submit(struct bw_iommu *b, const struct bw_request *req)
 	return 0;
 }
 
-void bw_abandon(struct bw_iommu *b)
+void barre_walker_abandon(struct barre_walker *b)
 {
 	u32 w;
 
@@ -157,24 +157,24 @@ void bw_abandon(struct bw_iommu *b)
 }
 
 /* Answers req with its page's leaf PTE pte (walked, or computed by PEC). */
-static void bw_answer(struct bw_iommu *b, const struct bw_request *req,
-		      u64 pte, bool coalesced)
+static void barre_walker_answer(struct barre_walker *b, const struct barre_walker_request *req,
+				u64 pte, bool coalesced)
 {
-	struct bw_response rsp = {
+	struct barre_walker_response rsp = {
 		.tag = req->tag, .done = b->now, .coalesced = coalesced,
 	};
 	const struct mcmgpu_pec_entry *e;
 
 	if (!(pte & MCMGPU_PTE_VALID) ||
 	    (req->write && !(pte & MCMGPU_PTE_WRITE))) {
-		rsp.status = BW_STATUS_FAULT;
+		rsp.status = BARRE_WALKER_STATUS_FAULT;
 		b->stats.faults++;
 	} else {
 		rsp.pfn = MCMGPU_PTE_PFN(pte);
 		rsp.writable = !!(pte & MCMGPU_PTE_WRITE);
 		/* F-Barre: a grouped page brings its group and object along. */
 		e = mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) >= 2 ?
-		    bw_pec_find(b, req->pasid, req->vpn) : NULL;
+		    barre_walker_pec_find(b, req->pasid, req->vpn) : NULL;
 		if (e) {
 			rsp.coal = pte & MCMGPU_PTE_COAL_MASK;
 			rsp.pec = *e;
@@ -185,8 +185,8 @@ static void bw_answer(struct bw_iommu *b, const struct bw_request *req,
 }
 
 /* PEC after a walk of req that found pte: complete its group's pending pages. */
-static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
-			u64 pte)
+static void barre_walker_coalesce(struct barre_walker *b, const struct barre_walker_request *req,
+				  u64 pte)
 {
 	const struct mcmgpu_pec_entry *e;
 	u32 i, kept = 0;
@@ -194,14 +194,14 @@ static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
 	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) ||
 	    mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) < 2)
 		return;
-	e = bw_pec_find(b, req->pasid, req->vpn);
+	e = barre_walker_pec_find(b, req->pasid, req->vpn);
 	if (!e) {
 		b->stats.pec_misses++;
 		return;
 	}
 	b->stats.pec_hits++;
 	for (i = 0; i < b->nqueue; i++) {
-		struct bw_request *q = &b->queue[i];
+		struct barre_walker_request *q = &b->queue[i];
 		__u64 calc;
 
 		if (q->pasid != req->pasid ||
@@ -212,7 +212,7 @@ static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
 			continue;
 		}
 		if (b->cfg.shadow) {
-			u64 truth = bw_walk(b, q->pasid, q->vpn);
+			u64 truth = barre_walker_walk(b, q->pasid, q->vpn);
 
 			if (!(truth & MCMGPU_PTE_VALID) ||
 			    MCMGPU_PTE_PFN(truth) != MCMGPU_PTE_PFN(calc) ||
@@ -220,19 +220,19 @@ static void bw_coalesce(struct bw_iommu *b, const struct bw_request *req,
 				b->stats.shadow_mismatches++;
 		}
 		b->stats.coalesced++;
-		bw_answer(b, q, calc, true);
+		barre_walker_answer(b, q, calc, true);
 	}
 	b->nqueue = kept;
 }
 
 /* Arrivals up to now join the queue, earliest (then lowest tag) first. */
-static void bw_admit(struct bw_iommu *b)
+static void barre_walker_admit(struct barre_walker *b)
 {
 	while (b->nqueue < b->cfg.pwq_entries) {
 		u32 i, best = b->nwaiting;
 
 		for (i = 0; i < b->nwaiting; i++) {
-			const struct bw_request *r = &b->waiting[i];
+			const struct barre_walker_request *r = &b->waiting[i];
 
 			if (r->arrive > b->now)
 				continue;
@@ -250,10 +250,10 @@ static void bw_admit(struct bw_iommu *b)
 }
 
 /* Same object, same round, same offset in the chunk: PEC will likely do q. */
-static bool bw_predict_group(const struct bw_iommu *b,
-			     const struct bw_request *q)
+static bool barre_walker_predict_group(const struct barre_walker *b,
+				       const struct barre_walker_request *q)
 {
-	const struct mcmgpu_pec_entry *e = bw_pec_find(b, q->pasid, q->vpn);
+	const struct mcmgpu_pec_entry *e = barre_walker_pec_find(b, q->pasid, q->vpn);
 	u64 round, oq, ow;
 	u32 w;
 
@@ -262,7 +262,7 @@ static bool bw_predict_group(const struct bw_iommu *b,
 	round = (u64)e->g * e->nmap;
 	oq = q->vpn - e->start_vpn;
 	for (w = 0; w < b->cfg.walkers; w++) {
-		const struct bw_request *r = &b->walker[w].req;
+		const struct barre_walker_request *r = &b->walker[w].req;
 
 		if (!b->walker[w].busy || r->pasid != q->pasid ||
 		    r->vpn < e->start_vpn || r->vpn > e->end_vpn)
@@ -275,7 +275,7 @@ static bool bw_predict_group(const struct bw_iommu *b,
 }
 
 /* The queue index an idle walker takes now, nqueue if it should wait. */
-static u32 bw_pick(const struct bw_iommu *b)
+static u32 barre_walker_pick(const struct barre_walker *b)
 {
 	u32 i;
 
@@ -283,14 +283,14 @@ static u32 bw_pick(const struct bw_iommu *b)
 		return 0;
 	for (i = 0; i < b->nqueue; i++)
 		if (b->queue[i].moves >= b->cfg.sched_moves ||
-		    !bw_predict_group(b, &b->queue[i]))
+		    !barre_walker_predict_group(b, &b->queue[i]))
 			return i;
 	return b->nqueue;
 }
 
-static void bw_reverse(struct bw_request *q, u32 from, u32 to)
+static void barre_walker_reverse(struct barre_walker_request *q, u32 from, u32 to)
 {
-	struct bw_request t;
+	struct barre_walker_request t;
 
 	while (from + 1 < to) {
 		t = q[from];
@@ -299,14 +299,14 @@ static void bw_reverse(struct bw_request *q, u32 from, u32 to)
 	}
 }
 
-static void bw_dispatch(struct bw_iommu *b)
+static void barre_walker_dispatch(struct barre_walker *b)
 {
 	u32 w, i, pick;
 
 	for (w = 0; w < b->cfg.walkers && b->nqueue; w++) {
 		if (b->walker[w].busy)
 			continue;
-		pick = bw_pick(b);
+		pick = barre_walker_pick(b);
 		if (pick == b->nqueue)
 			return;
 		b->walker[w].busy = true;
@@ -319,18 +319,18 @@ static void bw_dispatch(struct bw_iommu *b)
 		for (i = 0; i < pick; i++)
 			b->queue[i].moves++;
 		if (pick && pick < b->nqueue) {
-			bw_reverse(b->queue, 0, pick);
-			bw_reverse(b->queue, pick, b->nqueue);
-			bw_reverse(b->queue, 0, b->nqueue);
+			barre_walker_reverse(b->queue, 0, pick);
+			barre_walker_reverse(b->queue, pick, b->nqueue);
+			barre_walker_reverse(b->queue, 0, b->nqueue);
 		}
 		b->stats.sched_moves += pick;
 		b->stats.walks++;
 	}
 }
 
-u64 bw_next_event(const struct bw_iommu *b)
+u64 barre_walker_next_event(const struct barre_walker *b)
 {
-	bool can_start = b->nqueue && bw_pick(b) < b->nqueue;
+	bool can_start = b->nqueue && barre_walker_pick(b) < b->nqueue;
 	u64 next = ~0ULL;
 	u32 i;
 
@@ -352,10 +352,10 @@ u64 bw_next_event(const struct bw_iommu *b)
 	return next;
 }
 
-void bw_advance(struct bw_iommu *b, u64 until)
+void barre_walker_advance(struct barre_walker *b, u64 until)
 {
 	for (;;) {
-		u64 t = bw_next_event(b);
+		u64 t = barre_walker_next_event(b);
 		u32 w;
 
 		if (t >= until)
@@ -363,24 +363,24 @@ void bw_advance(struct bw_iommu *b, u64 until)
 		if (t > b->now)
 			b->now = t;
 		for (w = 0; w < b->cfg.walkers; w++) {
-			struct bw_walker *wk = &b->walker[w];
+			struct barre_walker_unit *wk = &b->walker[w];
 			u64 pte;
 
 			if (!wk->busy || wk->done != b->now)
 				continue;
 			wk->busy = false;
-			pte = bw_walk(b, wk->req.pasid, wk->req.vpn);
-			bw_answer(b, &wk->req, pte, false);
-			bw_coalesce(b, &wk->req, pte);
+			pte = barre_walker_walk(b, wk->req.pasid, wk->req.vpn);
+			barre_walker_answer(b, &wk->req, pte, false);
+			barre_walker_coalesce(b, &wk->req, pte);
 		}
-		bw_admit(b);
-		bw_dispatch(b);
+		barre_walker_admit(b);
+		barre_walker_dispatch(b);
 	}
 	if (until > b->now)
 		b->now = until;
 }
 
-void bw_export_stats(const struct bw_stats *s, struct mcmgpu_barre_stats *st)
+void barre_walker_export_stats(const struct barre_walker_stats *s, struct mcmgpu_barre_stats *st)
 {
 	st->ats_requests = s->ats_requests;
 	st->walks = s->walks;

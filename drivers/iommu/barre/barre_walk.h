@@ -5,7 +5,7 @@
  * Freestanding C: built into barre_iommu.ko, the tool's --host replay and
  * the host tests.
  *
- * Time: a request carries the cycle it reaches the IOMMU. bw_advance(t)
+ * Time: a request carries the cycle it reaches the IOMMU. barre_walker_advance(t)
  * runs every event before cycle t. At one cycle, in this order: walks that
  * end give their responses (walker order) and PEC completes the pending
  * requests of the walked page's group; then arrivals join the PW-queue (in
@@ -19,14 +19,14 @@
 #include "mcmgpu_barre.h"
 
 /* Requests in flight at once: every chiplet's MSHRs. */
-#define BW_MAX_INFLIGHT		(MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
-#define BW_MAX_PEC		8
-#define BW_MAX_SCHED_MOVES	255	/* a request's count is a u8 */
+#define BARRE_WALKER_MAX_INFLIGHT		(MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
+#define BARRE_WALKER_MAX_PEC		8
+#define BARRE_WALKER_MAX_SCHED_MOVES	255	/* a request's count is a u8 */
 
-#define BW_STATUS_OK		0
-#define BW_STATUS_FAULT		1	/* no valid PTE, or not writable */
+#define BARRE_WALKER_STATUS_OK		0
+#define BARRE_WALKER_STATUS_FAULT		1	/* no valid PTE, or not writable */
 
-struct bw_request {
+struct barre_walker_request {
 	u64 tag;
 	u64 vpn;
 	u64 arrive;		/* cycle it reaches the IOMMU */
@@ -36,11 +36,11 @@ struct bw_request {
 	u8 moves;		/* times scheduling let others pass it */
 };
 
-struct bw_response {
+struct barre_walker_response {
 	u64 tag;
 	u64 pfn;
 	u64 done;		/* cycle the IOMMU answers */
-	u32 status;		/* BW_STATUS_* */
+	u32 status;		/* BARRE_WALKER_STATUS_* */
 	u8 coalesced;		/* completed by PEC, without a walk */
 	u8 writable;
 	/* F-Barre's ATS extension: group bits, and the object if pec.valid. */
@@ -49,17 +49,17 @@ struct bw_response {
 };
 
 /* How the walker reads page tables: the root of an address space, then entries. */
-struct bw_pt_ops {
+struct barre_walker_pt_ops {
 	u64 (*root)(void *priv, u32 pasid);		/* 0: no such space */
 	u64 (*read_entry)(void *priv, u64 table, u32 index);
 	void *priv;
 };
 
-struct bw_config {
+struct barre_walker_config {
 	u32 walkers;		/* 1..MCMGPU_BARRE_MAX_WALKERS */
 	u32 pwq_entries;	/* 1..MCMGPU_BARRE_PWQ_ENTRIES */
 	u32 walk_cycles;
-	u32 pec_entries;	/* 0..BW_MAX_PEC; 0 = Barre off */
+	u32 pec_entries;	/* 0..BARRE_WALKER_MAX_PEC; 0 = Barre off */
 	bool shadow;		/* walk every coalesced page too and compare */
 	/*
 	 * F-Barre's coalescing-aware scheduling (§V-C): a walker passes over
@@ -71,7 +71,7 @@ struct bw_config {
 	__u64 base[MCMGPU_MAX_CHIPLETS];	/* global PFN map of the chiplets */
 };
 
-struct bw_stats {
+struct barre_walker_stats {
 	u64 ats_requests;
 	u64 walks;
 	u64 coalesced;
@@ -85,77 +85,77 @@ struct bw_stats {
 	u64 pwq_hist[MCMGPU_BARRE_PWQ_ENTRIES + 1];	/* occupancy seen on arrival */
 };
 
-struct bw_walker {
+struct barre_walker_unit {
 	bool busy;
 	u64 done;
-	struct bw_request req;
+	struct barre_walker_request req;
 };
 
-struct bw_iommu {
-	struct bw_config cfg;
-	struct bw_pt_ops ops;
-	struct mcmgpu_pec_entry pec[BW_MAX_PEC];
+struct barre_walker {
+	struct barre_walker_config cfg;
+	struct barre_walker_pt_ops ops;
+	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
 	u64 now;				/* every event before it is done */
-	struct bw_request waiting[BW_MAX_INFLIGHT];	/* outside the queue */
+	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];	/* outside the queue */
 	u32 nwaiting;
-	struct bw_request queue[MCMGPU_BARRE_PWQ_ENTRIES];
+	struct barre_walker_request queue[MCMGPU_BARRE_PWQ_ENTRIES];
 	u32 nqueue;
-	struct bw_walker walker[MCMGPU_BARRE_MAX_WALKERS];
-	struct bw_stats stats;
-	void (*respond)(void *priv, const struct bw_response *rsp);
+	struct barre_walker_unit walker[MCMGPU_BARRE_MAX_WALKERS];
+	struct barre_walker_stats stats;
+	void (*respond)(void *priv, const struct barre_walker_response *rsp);
 	void *respond_priv;
 };
 
 /* Defaults of Table II, Barre on (5 PEC entries), shadow off. */
-void bw_default_config(struct bw_config *cfg, u32 chiplets, u64 frames);
+void barre_walker_default_config(struct barre_walker_config *cfg, u32 chiplets, u64 frames);
 /* -EINVAL if cfg is out of range. */
-int bw_init(struct bw_iommu *b, const struct bw_config *cfg,
-	    const struct bw_pt_ops *ops,
-	    void (*respond)(void *priv, const struct bw_response *rsp),
+int barre_walker_init(struct barre_walker *b, const struct barre_walker_config *cfg,
+		      const struct barre_walker_pt_ops *ops,
+	    void (*respond)(void *priv, const struct barre_walker_response *rsp),
 	    void *respond_priv);
 /*
  * Empties the walkers, the queues and the counters for cfg, keeping the
- * PEC entries (objects stay registered across a reset); -EINVAL as bw_init.
- * b must have been through bw_init.
+ * PEC entries (objects stay registered across a reset); -EINVAL as barre_walker_init.
+ * b must have been through barre_walker_init.
  */
-int bw_reset(struct bw_iommu *b, const struct bw_config *cfg);
+int barre_walker_reset(struct barre_walker *b, const struct barre_walker_config *cfg);
 /*
  * Registers an object (replacing the smallest entry when full, only if
  * the new object is larger; ties keep the older). Returns 1 if it is in
  * the buffer now.
  */
-int bw_pec_add(struct bw_iommu *b, const struct mcmgpu_pec_entry *e);
+int barre_walker_pec_add(struct barre_walker *b, const struct mcmgpu_pec_entry *e);
 /* The buffer becomes buf's n entries, slot by slot (a reloaded IOMMU). */
-void bw_pec_restore(struct bw_iommu *b, const struct mcmgpu_pec_entry *buf,
-		    u32 n);
+void barre_walker_pec_restore(struct barre_walker *b, const struct mcmgpu_pec_entry *buf,
+			      u32 n);
 /* Drops every entry of pasid overlapping [start, end] (a free). */
-void bw_pec_drop(struct bw_iommu *b, u32 pasid, u64 start, u64 end);
+void barre_walker_pec_drop(struct barre_walker *b, u32 pasid, u64 start, u64 end);
 /*
  * A new request; -EINVAL if it arrives before now, -ENOSPC past
- * BW_MAX_INFLIGHT requests in flight.
+ * BARRE_WALKER_MAX_INFLIGHT requests in flight.
  */
-int bw_submit(struct bw_iommu *b, const struct bw_request *req);
+int barre_walker_submit(struct barre_walker *b, const struct barre_walker_request *req);
 /*
  * Whether count more requests, none arriving before cycle arrive, would
  * be taken: 0, -EINVAL (arrive is in the past) or -ENOSPC (too many in
- * flight), as bw_submit() would answer.
+ * flight), as barre_walker_submit() would answer.
  */
-int bw_can_submit(const struct bw_iommu *b, u64 arrive, u32 count);
+int barre_walker_can_submit(const struct barre_walker *b, u64 arrive, u32 count);
 /*
  * A phase that failed: its requests in flight go unanswered. Those not
  * walked yet leave ats_requests, so walks + coalesced = ats_requests
  * holds again.
  */
-void bw_abandon(struct bw_iommu *b);
+void barre_walker_abandon(struct barre_walker *b);
 /* Runs every event before cycle until; responses go to respond(). */
-void bw_advance(struct bw_iommu *b, u64 until);
+void barre_walker_advance(struct barre_walker *b, u64 until);
 /* Requests submitted and not answered. */
-u32 bw_inflight(const struct bw_iommu *b);
+u32 barre_walker_inflight(const struct barre_walker *b);
 /* The next cycle something happens, or ~0 if idle. */
-u64 bw_next_event(const struct bw_iommu *b);
+u64 barre_walker_next_event(const struct barre_walker *b);
 /* A full walk of vpn: the leaf PTE, or 0. */
-u64 bw_walk(const struct bw_iommu *b, u32 pasid, u64 vpn);
+u64 barre_walker_walk(const struct barre_walker *b, u32 pasid, u64 vpn);
 /* The IOMMU's fields of a replay's counters. */
-void bw_export_stats(const struct bw_stats *s, struct mcmgpu_barre_stats *st);
+void barre_walker_export_stats(const struct barre_walker_stats *s, struct mcmgpu_barre_stats *st);
 
 #endif /* BARRE_WALK_H */

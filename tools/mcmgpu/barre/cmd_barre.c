@@ -426,18 +426,18 @@ static int bench_alloc(void)
 /* Lookups a second of one cuckoo filter as F-Barre fills it. */
 static int bench_filter(void)
 {
-	static struct fb_filter f;
+	static struct fbarre_filter f;
 	const uint64_t probes = 20000000;
 	uint64_t i, hits = 0;
 	double t0, dt;
 	struct json j;
 
-	fb_filter_clear(&f);
+	fbarre_filter_clear(&f);
 	for (i = 0; i < 900; i++)
-		fb_filter_add(&f, 256, 0x100000 + i * 7);
+		fbarre_filter_add(&f, 256, 0x100000 + i * 7);
 	t0 = now_seconds();
 	for (i = 0; i < probes; i++)
-		hits += fb_filter_has(&f, 256, 0x100000 + i % 4096);
+		hits += fbarre_filter_has(&f, 256, 0x100000 + i % 4096);
 	dt = now_seconds() - t0;
 	json_begin(&j, stdout);
 	json_string(&j, "what", "cuckoo filter lookups, 256 rows x 4 ways, 900 items");

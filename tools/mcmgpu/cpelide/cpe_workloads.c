@@ -1073,50 +1073,50 @@ static const struct cpe_step backprop_steps[] = {
  * blocks of the trailing matrix). a and m are modeled column-major so a
  * band is one range.
  */
-#define GA_S	256ULL
-#define GA_COL	(GA_S * 4)
+#define GPU_ALLOC_S	256ULL
+#define GPU_ALLOC_COL	(GPU_ALLOC_S * 4)
 
-enum { GA_A, GA_B, GA_M_COL, GA_A_COL };
-enum { GA_M = M_OWN };
+enum { GPU_ALLOC_A, GPU_ALLOC_B, GPU_ALLOC_M_COL, GPU_ALLOC_A_COL };
+enum { GPU_ALLOC_M = M_OWN };
 
 static void gaussian_step(struct cpe_gen *g)
 {
-	struct rg *a = g->set[GA_A], *b = g->set[GA_B];
+	struct rg *a = g->set[GPU_ALLOC_A], *b = g->set[GPU_ALLOC_B];
 	unsigned int c, m = 0;
 	u64 t = g->it[0], lo, hi;
 
-	rg_all(g->set[GA_M_COL], ~0U, t * GA_COL + (t + 1) * 4, (t + 1) * GA_COL);
-	rg_all(g->set[GA_A_COL], ~0U, t * GA_COL + t * 4, (t + 1) * GA_COL);
+	rg_all(g->set[GPU_ALLOC_M_COL], ~0U, t * GPU_ALLOC_COL + (t + 1) * 4, (t + 1) * GPU_ALLOC_COL);
+	rg_all(g->set[GPU_ALLOC_A_COL], ~0U, t * GPU_ALLOC_COL + t * 4, (t + 1) * GPU_ALLOC_COL);
 	rg_clear(a);
 	rg_clear(b);
 	for (c = 0; c < g->n; c++) {
 		u64 c0, c1;
 
-		if (!chunk(GA_S / 4, g->n, c, &lo, &hi))
+		if (!chunk(GPU_ALLOC_S / 4, g->n, c, &lo, &hi))
 			continue;
 		c0 = t + 4 * lo;
-		c1 = min64(t + 4 * hi, GA_S);
+		c1 = min64(t + 4 * hi, GPU_ALLOC_S);
 		if (c0 >= c1)
 			continue;
 		m |= 1U << c;
 		/* rows t (read) to S-1 of columns c0..c1-1 */
-		a[c].lo = c0 * GA_COL + t * 4;
-		a[c].hi = (c1 - 1) * GA_COL + GA_COL;
+		a[c].lo = c0 * GPU_ALLOC_COL + t * 4;
+		a[c].hi = (c1 - 1) * GPU_ALLOC_COL + GPU_ALLOC_COL;
 		if (!lo) {
 			b[c].lo = t * 4;
-			b[c].hi = GA_S * 4;
+			b[c].hi = GPU_ALLOC_S * 4;
 		}
 	}
-	g->mask[GA_M] = m;
+	g->mask[GPU_ALLOC_M] = m;
 }
 
 static const struct cpe_step gaussian_steps[] = {
-	ALLOC("a", GA_S * GA_COL), ALLOC("m", GA_S * GA_COL), ALLOC("b", GA_S * 4),
+	ALLOC("a", GPU_ALLOC_S * GPU_ALLOC_COL), ALLOC("m", GPU_ALLOC_S * GPU_ALLOC_COL), ALLOC("b", GPU_ALLOC_S * 4),
 	WRITE("a"), WRITE("b"), WRITE("m"),
-	LOOP(GA_S - 1),
+	LOOP(GPU_ALLOC_S - 1),
 		GEOM(gaussian_step),
-		KERNEL("Fan1", M_CHIPLET0, RW("m", GA_M_COL), R("a", GA_A_COL)),
-		KERNEL("Fan2", GA_M, RW("a", GA_A), R("m", GA_M_COL), RW("b", GA_B)),
+		KERNEL("Fan1", M_CHIPLET0, RW("m", GPU_ALLOC_M_COL), R("a", GPU_ALLOC_A_COL)),
+		KERNEL("Fan2", GPU_ALLOC_M, RW("a", GPU_ALLOC_A), R("m", GPU_ALLOC_M_COL), RW("b", GPU_ALLOC_B)),
 	LOOP_END,
 	READ("a"), READ("b"), READ("m"),
 	STEPS_DONE

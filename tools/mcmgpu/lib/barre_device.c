@@ -46,7 +46,7 @@ static int dev_open(struct barre_backend *b, const struct barre_replay_cfg *cfg,
 }
 
 static int dev_alloc(struct barre_backend *b, uint32_t id,
-		     const struct ga_alloc_req *req, struct barre_obj *o)
+		     const struct gpu_alloc_alloc_req *req, struct barre_obj *o)
 {
 	struct mcmgpu_alloc a = {
 		.size = sizeof(a), .bytes = req->pages * 4096,

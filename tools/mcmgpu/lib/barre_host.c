@@ -18,20 +18,20 @@
 #include <string.h>
 
 #include "barre_replay.h"
-#include "barre_dev.h"
+#include "chiplet_tlb.h"
 #include "num.h"
 #include "../../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../../drivers/iommu/barre/barre_walk.h"
 
 struct host {
-	struct ga_pools pools;
-	struct ga_space as;
-	struct ga_pt_ops pt;
-	struct bw_iommu iommu;
-	struct bd_device dev;
-	struct bd_reply replies[MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS];
-	struct ga_object *obj;		/* by the trace's ID */
-	struct bd_access *acc;		/* a phase's accesses */
+	struct gpu_alloc_pools pools;
+	struct gpu_alloc_space as;
+	struct gpu_alloc_pt_ops pt;
+	struct barre_walker iommu;
+	struct chiplet_tlbs dev;
+	struct chiplet_tlb_reply replies[MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS];
+	struct gpu_alloc_object *obj;		/* by the trace's ID */
+	struct chiplet_tlb_access *acc;		/* a phase's accesses */
 	u32 *order;
 	u64 *storage;			/* the pools' bitmaps */
 	uint32_t pcie;
@@ -74,29 +74,29 @@ static u64 host_read(void *priv, u64 table, u32 index)
 }
 
 /* Device -> IOMMU: a PCIe latency later. */
-static void host_request(void *priv, const struct bd_request *r)
+static void host_request(void *priv, const struct chiplet_tlb_request *r)
 {
 	struct host *h = priv;
-	struct bw_request q = {
+	struct barre_walker_request q = {
 		.tag = r->tag, .vpn = r->vpn, .arrive = r->issue + h->pcie,
 		.pasid = h->as.pasid, .chiplet = r->chiplet, .write = r->write,
 	};
 
-	if (bw_submit(&h->iommu, &q))
+	if (barre_walker_submit(&h->iommu, &q))
 		h->error = -EPROTO;
 }
 
 /* IOMMU -> device. */
-static void host_respond(void *priv, const struct bw_response *rsp)
+static void host_respond(void *priv, const struct barre_walker_response *rsp)
 {
 	struct host *h = priv;
-	struct bd_reply r = {
+	struct chiplet_tlb_reply r = {
 		.tag = rsp->tag, .pfn = rsp->pfn, .arrive = rsp->done + h->pcie,
-		.fault = rsp->status != BW_STATUS_OK, .writable = rsp->writable,
+		.fault = rsp->status != BARRE_WALKER_STATUS_OK, .writable = rsp->writable,
 		.coal = rsp->coal, .pec = rsp->pec,
 	};
 
-	if (bd_deliver(&h->dev, &r))
+	if (chiplet_tlb_deliver(&h->dev, &r))
 		h->error = -EPROTO;
 }
 
@@ -105,10 +105,10 @@ static u64 host_walk(void *priv, u64 vpn)
 {
 	struct host *h = priv;
 
-	return ga_pte_get(&h->as, vpn);
+	return gpu_alloc_pte_get(&h->as, vpn);
 }
 
-void barre_fb_config(const struct barre_replay_cfg *cfg, struct fb_config *fc)
+void barre_fb_config(const struct barre_replay_cfg *cfg, struct fbarre_config *fc)
 {
 	memset(fc, 0, sizeof(*fc));
 	fc->sharing = cfg->sharing;
@@ -123,24 +123,24 @@ static void host_run_phase(struct host *h)
 {
 	u64 L = 2ULL * h->pcie;
 
-	while (!h->error && (!bd_done(&h->dev) || bw_inflight(&h->iommu))) {
+	while (!h->error && (!chiplet_tlb_done(&h->dev) || barre_walker_inflight(&h->iommu))) {
 		u64 H = h->dev.now;
 
 		/* Nothing in flight: skip to the next epoch with work. */
-		if (!bw_inflight(&h->iommu)) {
-			u64 t = bd_next_event(&h->dev);
+		if (!barre_walker_inflight(&h->iommu)) {
+			u64 t = chiplet_tlb_next_event(&h->dev);
 
 			if (t != ~0ULL && t >= H + L)
 				H = t - (t - H) % L;
-			bw_advance(&h->iommu, H + h->pcie);
+			barre_walker_advance(&h->iommu, H + h->pcie);
 		}
-		bd_run(&h->dev, H + L);
-		bw_advance(&h->iommu, H + L + h->pcie);
+		chiplet_tlb_run(&h->dev, H + L);
+		barre_walker_advance(&h->iommu, H + L + h->pcie);
 	}
 }
 
 /* Takes pct % of every pool's frames, at random (seeded). */
-static void fragment(struct ga_pools *p, uint32_t pct, uint64_t seed)
+static void fragment(struct gpu_alloc_pools *p, uint32_t pct, uint64_t seed)
 {
 	uint64_t s = seed | 1;
 	u32 c, f;
@@ -148,7 +148,7 @@ static void fragment(struct ga_pools *p, uint32_t pct, uint64_t seed)
 	for (c = 0; pct && c < p->chiplets; c++)
 		for (f = 0; f < p->frames; f++)
 			if (xorshift64(&s) % 100 < pct)
-				ga_frame_take(p, c, f);
+				gpu_alloc_frame_take(p, c, f);
 }
 
 int barre_alloc_bench(uint32_t chiplets, uint64_t frames, uint32_t pct,
@@ -156,13 +156,13 @@ int barre_alloc_bench(uint32_t chiplets, uint64_t frames, uint32_t pct,
 		      double *seconds, uint64_t *grouped)
 {
 	struct host *h = calloc(1, sizeof(*h));
-	u64 *storage = calloc((size_t)chiplets * ga_pool_words(frames), 8);
+	u64 *storage = calloc((size_t)chiplets * gpu_alloc_pool_words(frames), 8);
 	u64 *pfn = malloc(pages * sizeof(*pfn));
-	struct ga_alloc_req req = {
+	struct gpu_alloc_alloc_req req = {
 		.pages = pages, .policy = MCMGPU_ALLOC_CHUNK, .g = 16,
 		.barre = barre, .writable = true,
 	};
-	struct ga_object o;
+	struct gpu_alloc_object o;
 	uint32_t r;
 	double t0;
 	int ret = -ENOMEM;
@@ -170,23 +170,23 @@ int barre_alloc_bench(uint32_t chiplets, uint64_t frames, uint32_t pct,
 	*grouped = 0;
 	if (!h || !storage || !pfn)
 		goto out;
-	h->pt = (struct ga_pt_ops){ host_table_alloc, host_table_free,
+	h->pt = (struct gpu_alloc_pt_ops){ host_table_alloc, host_table_free,
 				    host_table_map, h };
-	ga_pools_init(&h->pools, chiplets, frames, storage);
+	gpu_alloc_pools_init(&h->pools, chiplets, frames, storage);
 	fragment(&h->pools, pct, 1);
-	ret = ga_space_init(&h->as, 1, &h->pt);
+	ret = gpu_alloc_space_init(&h->as, 1, &h->pt);
 	if (ret)
 		goto out;
 	t0 = now_seconds();
 	for (r = 0; r < rounds && !ret; r++) {
-		ret = ga_alloc(&h->pools, &h->as, &req, &o, pfn);
+		ret = gpu_alloc(&h->pools, &h->as, &req, &o, pfn);
 		if (!ret) {
 			*grouped += o.grouped_pages;
-			ga_free(&h->pools, &h->as, &o);
+			gpu_alloc_free(&h->pools, &h->as, &o);
 		}
 	}
 	*seconds = now_seconds() - t0;
-	ga_space_destroy(&h->as);
+	gpu_alloc_space_destroy(&h->as);
 out:
 	free(pfn);
 	free(storage);
@@ -211,7 +211,7 @@ static void host_close(struct barre_backend *b)
 	if (!h)
 		return;
 	if (h->as.root)
-		ga_space_destroy(&h->as);
+		gpu_alloc_space_destroy(&h->as);
 	free(h->order);
 	free(h->acc);
 	free(h->storage);
@@ -224,17 +224,17 @@ static int host_open(struct barre_backend *b, const struct barre_replay_cfg *cfg
 		     const struct barre_trace *t)
 {
 	struct host *h = calloc(1, sizeof(*h));
-	struct fb_config fc;
-	struct bw_config bc;
+	struct fbarre_config fc;
+	struct barre_walker_config bc;
 	int ret;
 
 	b->priv = h;
 	if (!h)
 		return host_fail(b, -ENOMEM, "out of memory");
 	h->pcie = MCMGPU_BARRE_PCIE_CYCLES;
-	h->pt = (struct ga_pt_ops){ host_table_alloc, host_table_free,
+	h->pt = (struct gpu_alloc_pt_ops){ host_table_alloc, host_table_free,
 				    host_table_map, h };
-	h->storage = calloc((size_t)cfg->chiplets * ga_pool_words(cfg->frames), 8);
+	h->storage = calloc((size_t)cfg->chiplets * gpu_alloc_pool_words(cfg->frames), 8);
 	h->obj = calloc(t->max_id + 1, sizeof(*h->obj));
 	h->acc = malloc((t->n + 1) * sizeof(*h->acc));
 	h->order = malloc((t->n + 1) * sizeof(*h->order));
@@ -242,31 +242,31 @@ static int host_open(struct barre_backend *b, const struct barre_replay_cfg *cfg
 		ret = host_fail(b, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	ga_pools_init(&h->pools, cfg->chiplets, cfg->frames, h->storage);
+	gpu_alloc_pools_init(&h->pools, cfg->chiplets, cfg->frames, h->storage);
 	fragment(&h->pools, cfg->fragment_pct, cfg->fragment_seed);
-	ret = ga_space_init(&h->as, 1, &h->pt);
+	ret = gpu_alloc_space_init(&h->as, 1, &h->pt);
 	if (ret) {
 		host_fail(b, ret, "out of memory");
 		goto fail;
 	}
-	bw_default_config(&bc, cfg->chiplets, cfg->frames);
+	barre_walker_default_config(&bc, cfg->chiplets, cfg->frames);
 	bc.walkers = cfg->walkers ? cfg->walkers : MCMGPU_BARRE_WALKERS;
 	bc.shadow = cfg->shadow;
 	bc.sched_moves = cfg->barre ? cfg->sched_moves : 0;
 	if (!cfg->barre)
 		bc.pec_entries = 0;
-	ret = bw_init(&h->iommu, &bc,
-		      &(struct bw_pt_ops){ host_root, host_read, h },
+	ret = barre_walker_init(&h->iommu, &bc,
+		      &(struct barre_walker_pt_ops){ host_root, host_read, h },
 		      host_respond, h);
 	if (ret) {
 		host_fail(b, ret, "walkers: %u out of 1..%u", bc.walkers,
 			  MCMGPU_BARRE_MAX_WALKERS);
 		goto fail;
 	}
-	bd_init(&h->dev, cfg->chiplets, h->replies, host_request, NULL, h);
+	chiplet_tlb_init(&h->dev, cfg->chiplets, h->replies, host_request, NULL, h);
 	barre_fb_config(cfg, &fc);
 	fc.sharing = fc.sharing && cfg->barre;
-	if (bd_fbarre(&h->dev, &fc, cfg->frames, host_walk)) {
+	if (chiplet_tlb_fbarre(&h->dev, &fc, cfg->frames, host_walk)) {
 		ret = host_fail(b, -EINVAL, "F-Barre: filter rows %u not 256, 512 "
 				"or 1024, or merge %u not 1..4", fc.rows, fc.run);
 		goto fail;
@@ -278,12 +278,12 @@ fail:
 }
 
 static int host_alloc(struct barre_backend *b, uint32_t id,
-		      const struct ga_alloc_req *req, struct barre_obj *o)
+		      const struct gpu_alloc_alloc_req *req, struct barre_obj *o)
 {
 	struct host *h = b->priv;
-	struct ga_object *g = &h->obj[id];
+	struct gpu_alloc_object *g = &h->obj[id];
 	u64 *pfn = malloc(req->pages * sizeof(*pfn));
-	int ret = pfn ? ga_alloc(&h->pools, &h->as, req, g, pfn) : -ENOMEM;
+	int ret = pfn ? gpu_alloc(&h->pools, &h->as, req, g, pfn) : -ENOMEM;
 
 	if (ret) {
 		free(pfn);
@@ -298,8 +298,8 @@ static int host_alloc(struct barre_backend *b, uint32_t id,
 	if (req->barre) {
 		struct mcmgpu_pec_entry pe;
 
-		ga_pec_entry(&h->as, g, &pe);
-		bw_pec_add(&h->iommu, &pe);
+		gpu_alloc_pec_entry(&h->as, g, &pe);
+		barre_walker_pec_add(&h->iommu, &pe);
 	}
 	return 0;
 }
@@ -307,12 +307,12 @@ static int host_alloc(struct barre_backend *b, uint32_t id,
 static int host_free(struct barre_backend *b, struct barre_obj *o)
 {
 	struct host *h = b->priv;
-	struct ga_object *g = &h->obj[o->handle];
+	struct gpu_alloc_object *g = &h->obj[o->handle];
 
 	/* PEC entry and TLBs first, then the frames (issue 10, item 3). */
-	bw_pec_drop(&h->iommu, h->as.pasid, g->vpn, g->vpn + g->pages - 1);
-	bd_shootdown(&h->dev);
-	ga_free(&h->pools, &h->as, g);
+	barre_walker_pec_drop(&h->iommu, h->as.pasid, g->vpn, g->vpn + g->pages - 1);
+	chiplet_tlb_shootdown(&h->dev);
+	gpu_alloc_free(&h->pools, &h->as, g);
 	free(g->pfn);
 	return 0;
 }
@@ -324,11 +324,11 @@ static int host_run(struct barre_backend *b,
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		h->acc[i] = (struct bd_access){
+		h->acc[i] = (struct chiplet_tlb_access){
 			.vpn = acc[i].va >> 12, .offset = acc[i].va % 4096,
 			.chiplet = acc[i].chiplet, .write = acc[i].write,
 		};
-	bd_phase(&h->dev, h->acc, n, h->order);
+	chiplet_tlb_phase(&h->dev, h->acc, n, h->order);
 	host_run_phase(h);
 	if (h->error)
 		return host_fail(b, h->error, "the replay lost a request");
@@ -342,7 +342,7 @@ static int host_ptes(struct barre_backend *b, const struct barre_obj *o,
 	uint64_t i;
 
 	for (i = 0; i < o->pages; i++)
-		pte[i] = ga_pte_get(&h->as, (o->va >> 12) + i);
+		pte[i] = gpu_alloc_pte_get(&h->as, (o->va >> 12) + i);
 	return 0;
 }
 
@@ -350,8 +350,8 @@ static int host_stats(struct barre_backend *b, struct mcmgpu_barre_stats *st)
 {
 	struct host *h = b->priv;
 
-	bw_export_stats(&h->iommu.stats, st);
-	bd_export_stats(&h->dev, st);
+	barre_walker_export_stats(&h->iommu.stats, st);
+	chiplet_tlb_export_stats(&h->dev, st);
 	return 0;
 }
 

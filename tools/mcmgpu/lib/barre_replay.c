@@ -94,9 +94,9 @@ static int alloc(struct barre_backend *b, const struct barre_rec *r,
 		 const struct barre_replay_cfg *cfg, struct barre_obj *o,
 		 char *err, size_t errlen)
 {
-	struct ga_pools limits = { .chiplets = cfg->chiplets,
+	struct gpu_alloc_pools limits = { .chiplets = cfg->chiplets,
 				   .frames = cfg->frames };
-	struct ga_alloc_req req = {
+	struct gpu_alloc_alloc_req req = {
 		.pages = r->bytes / 4096, .policy = r->policy, .g = r->g,
 		.nmap = r->nmap, .barre = cfg->barre, .writable = true,
 		.merge = cfg->barre ? cfg->merge : 1,
@@ -105,7 +105,7 @@ static int alloc(struct barre_backend *b, const struct barre_rec *r,
 	int ret;
 
 	memcpy(req.map, r->map, sizeof(req.map));
-	if (ga_alloc_check(&limits, &req, &field))
+	if (gpu_alloc_alloc_check(&limits, &req, &field))
 		return fail(err, errlen, -EINVAL, "line %u: alloc: bad %s",
 			    r->line, field);
 	ret = b->ops->alloc(b, r->id, &req, o);

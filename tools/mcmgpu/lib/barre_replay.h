@@ -42,7 +42,7 @@ struct barre_obj {
 	bool live;
 };
 
-struct ga_alloc_req;
+struct gpu_alloc_alloc_req;
 struct barre_backend;
 
 /* Every operation returns 0 or -errno; b->why says why where it can. */
@@ -52,7 +52,7 @@ struct barre_backend_ops {
 		    const struct barre_trace *t);
 	/* req is checked; id is the trace's object. */
 	int (*alloc)(struct barre_backend *b, uint32_t id,
-		     const struct ga_alloc_req *req, struct barre_obj *o);
+		     const struct gpu_alloc_alloc_req *req, struct barre_obj *o);
 	/* The PEC entry and TLBs first, then the frames. */
 	int (*free)(struct barre_backend *b, struct barre_obj *o);
 	/* One phase: its accesses, in trace order, run to their end. */
@@ -89,8 +89,8 @@ int barre_replay_host(const struct barre_trace *t,
 		      struct mcmgpu_barre_stats *st, char *err, size_t errlen);
 
 /* The F-Barre knobs as the device takes them (one config, two users). */
-struct fb_config;
-void barre_fb_config(const struct barre_replay_cfg *cfg, struct fb_config *fc);
+struct fbarre_config;
+void barre_fb_config(const struct barre_replay_cfg *cfg, struct fbarre_config *fc);
 
 /*
  * Allocation latency: rounds x (alloc pages with policy chunk g = 16, then

@@ -1,19 +1,20 @@
 /*
  * Barre, the device's side: chiplet TLBs and MSHRs in virtual cycles. See
- * barre_dev.h for the order of events.
+ * chiplet_tlb.h for the order of events.
  *
  * Decisions where the paper is silent: the L1 TLB is one per chiplet (the
  * paper has one per CU; our chiplets issue one access stream each); both
- * TLBs are LRU; an MSHR holds up to BD_MSHR_WAITERS accesses to its page,
- * a further miss on that page waits like a miss with no MSHR free; a
+ * TLBs are LRU; an MSHR holds up to CHIPLET_TLB_MSHR_WAITERS accesses to its
+ * page, a further miss on that page waits like a miss with no MSHR free; a
  * write that hits a read-only translation is a fault, not a retry.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "barre_dev.h"
+#include "chiplet_tlb.h"
 
-void bd_init(struct bd_device *d, u32 chiplets, struct bd_reply *replies,
-             bd_request_fn request, bd_mem_fn mem, void *priv)
+void chiplet_tlb_init(struct chiplet_tlbs *d, u32 chiplets,
+                      struct chiplet_tlb_reply *replies,
+             chiplet_tlb_request_fn request, chiplet_tlb_mem_fn mem, void *priv)
 {
     memset(d, 0, sizeof(*d));
     d->chiplets = chiplets;
@@ -24,10 +25,11 @@ void bd_init(struct bd_device *d, u32 chiplets, struct bd_reply *replies,
     d->priv = priv;
 }
 
-int bd_fbarre(struct bd_device *d, const struct fb_config *cfg, u64 frames,
-              bd_walk_fn walk)
+int chiplet_tlb_fbarre(struct chiplet_tlbs *d,
+                       const struct fbarre_config *cfg, u64 frames,
+              chiplet_tlb_walk_fn walk)
 {
-    int ret = fb_init(&d->fb, cfg, d->chiplets, frames);
+    int ret = fbarre_init(&d->fb, cfg, d->chiplets, frames);
 
     if (ret) {
         memset(&d->fb, 0, sizeof(d->fb));
@@ -37,7 +39,8 @@ int bd_fbarre(struct bd_device *d, const struct fb_config *cfg, u64 frames,
     return 0;
 }
 
-void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
+void chiplet_tlb_phase(struct chiplet_tlbs *d,
+                       const struct chiplet_tlb_access *acc, u64 n,
               u32 *order)
 {
     u64 count[MCMGPU_MAX_CHIPLETS] = { 0 }, at[MCMGPU_MAX_CHIPLETS], i, off;
@@ -54,7 +57,7 @@ void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
         order[at[acc[i].chiplet]++] = i;
     }
     for (c = 0, off = 0; c < d->chiplets; c++) {
-        struct bd_chiplet *ch = &d->chip[c];
+        struct chiplet_tlb_chiplet *ch = &d->chip[c];
 
         ch->acc = acc;
         ch->order = order + off;
@@ -66,7 +69,8 @@ void bd_phase(struct bd_device *d, const struct bd_access *acc, u64 n,
     }
 }
 
-static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip)
+static struct chiplet_tlb_mshr *chiplet_tlb_find_tag(struct chiplet_tlbs *d,
+                                                     u64 tag, u32 *chip)
 {
     u32 c, i;
 
@@ -85,9 +89,9 @@ static struct bd_mshr *bd_find_tag(struct bd_device *d, u64 tag, u32 *chip)
  * Answers computed in the package before a shootdown may be stale: their
  * misses ask the IOMMU instead, now.
  */
-static void bd_refetch_in_package(struct bd_device *d)
+static void chiplet_tlb_refetch_in_package(struct chiplet_tlbs *d)
 {
-    struct bd_mshr *m;
+    struct chiplet_tlb_mshr *m;
     u32 i = 0, c;
 
     while (i < d->nreplies) {
@@ -95,7 +99,7 @@ static void bd_refetch_in_package(struct bd_device *d)
             i++;
             continue;
         }
-        m = bd_find_tag(d, d->replies[i].tag, &c);
+        m = chiplet_tlb_find_tag(d, d->replies[i].tag, &c);
         if (m) {
             m->deferred = 1;
             m->issue = d->now;
@@ -105,7 +109,7 @@ static void bd_refetch_in_package(struct bd_device *d)
          * remote_requests too, so that it still adds up to remote_hits +
          * remote_false_positives.
          */
-        if (d->replies[i].in_package == BD_REMOTE) {
+        if (d->replies[i].in_package == CHIPLET_TLB_REMOTE) {
             d->fb.stats.remote_requests--;
             d->fb.stats.remote_hits--;
         } else {
@@ -115,7 +119,7 @@ static void bd_refetch_in_package(struct bd_device *d)
     }
 }
 
-void bd_shootdown(struct bd_device *d)
+void chiplet_tlb_shootdown(struct chiplet_tlbs *d)
 {
     u32 c, i;
 
@@ -128,14 +132,14 @@ void bd_shootdown(struct bd_device *d)
         }
     }
     if (d->fb.cfg.sharing) {
-        fb_reset(&d->fb);
-        bd_refetch_in_package(d);
+        fbarre_reset(&d->fb);
+        chiplet_tlb_refetch_in_package(d);
     }
     d->stats.shootdowns++;
 }
 
-static struct bd_tlb_entry *bd_lookup(struct bd_tlb_entry *set, u32 ways,
-                                      u64 vpn)
+static struct chiplet_tlb_entry *
+chiplet_tlb_lookup(struct chiplet_tlb_entry *set, u32 ways, u64 vpn)
 {
     u32 i;
 
@@ -148,12 +152,12 @@ static struct bd_tlb_entry *bd_lookup(struct bd_tlb_entry *set, u32 ways,
 }
 
 /* The LRU way of set takes vpn; returns it (its old contents in *old). */
-static struct bd_tlb_entry *bd_fill(struct bd_chiplet *ch,
-                                    struct bd_tlb_entry *set, u32 ways,
-                                    u64 vpn, u64 pfn, bool writable,
-                                    struct bd_tlb_entry *old)
+static struct chiplet_tlb_entry *
+chiplet_tlb_fill(struct chiplet_tlb_chiplet *ch, struct chiplet_tlb_entry *set,
+                 u32 ways, u64 vpn, u64 pfn, bool writable,
+                 struct chiplet_tlb_entry *old)
 {
-    struct bd_tlb_entry *victim = &set[0];
+    struct chiplet_tlb_entry *victim = &set[0];
     u32 i;
 
     for (i = 0; i < ways; i++) {
@@ -177,13 +181,14 @@ static struct bd_tlb_entry *bd_fill(struct bd_chiplet *ch,
     return victim;
 }
 
-static struct bd_tlb_entry *bd_l2_set(struct bd_chiplet *ch, u64 vpn)
+static struct chiplet_tlb_entry *
+chiplet_tlb_l2_set(struct chiplet_tlb_chiplet *ch, u64 vpn)
 {
-    return &ch->l2[(vpn % BD_L2_SETS) * MCMGPU_BARRE_L2_WAYS];
+    return &ch->l2[(vpn % CHIPLET_TLB_L2_SETS) * MCMGPU_BARRE_L2_WAYS];
 }
 
 /* A TLB entry as its leaf PTE (what F-Barre computes from). */
-static u64 bd_entry_pte(const struct bd_tlb_entry *e)
+static u64 chiplet_tlb_entry_pte(const struct chiplet_tlb_entry *e)
 {
     return MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
            (e->writable ? MCMGPU_PTE_WRITE : 0) |
@@ -191,37 +196,41 @@ static u64 bd_entry_pte(const struct bd_tlb_entry *e)
 }
 
 /* F-Barre reads a chiplet's L2 TLB (no LRU update: a probe, not a use). */
-static u64 bd_tlb_read(void *priv, u32 chiplet, u64 vpn)
+static u64 chiplet_tlb_read(void *priv, u32 chiplet, u64 vpn)
 {
-    struct bd_device *d = priv;
-    struct bd_chiplet *ch = &d->chip[chiplet];
-    struct bd_tlb_entry *e = bd_lookup(bd_l2_set(ch, vpn),
+    struct chiplet_tlbs *d = priv;
+    struct chiplet_tlb_chiplet *ch = &d->chip[chiplet];
+    struct chiplet_tlb_entry *e = chiplet_tlb_lookup(chiplet_tlb_l2_set(ch,
+                                                                        vpn),
                                        MCMGPU_BARRE_L2_WAYS, vpn);
 
-    return e ? bd_entry_pte(e) : 0;
+    return e ? chiplet_tlb_entry_pte(e) : 0;
 }
 
 /* An L2 fill; with F-Barre the filters follow the entry evicted and added. */
-static void bd_l2_fill(struct bd_device *d, u32 c, u64 vpn, u64 pfn,
-                       bool writable, u64 coal)
+static void chiplet_tlb_l2_fill(struct chiplet_tlbs *d, u32 c, u64 vpn, u64 pfn,
+                                bool writable, u64 coal)
 {
-    struct bd_chiplet *ch = &d->chip[c];
-    struct bd_tlb_entry old, *e;
+    struct chiplet_tlb_chiplet *ch = &d->chip[c];
+    struct chiplet_tlb_entry old, *e;
 
-    e = bd_fill(ch, bd_l2_set(ch, vpn), MCMGPU_BARRE_L2_WAYS, vpn, pfn,
+    e = chiplet_tlb_fill(ch, chiplet_tlb_l2_set(ch, vpn),
+                         MCMGPU_BARRE_L2_WAYS, vpn, pfn,
                 writable, &old);
     e->coal = d->fb.cfg.sharing ? coal & MCMGPU_PTE_COAL_MASK : 0;
     if (!d->fb.cfg.sharing) {
         return;
     }
     if (old.valid) {
-        fb_tlb_update(&d->fb, c, old.vpn, bd_entry_pte(&old), false, d->now);
+        fbarre_tlb_update(&d->fb, c, old.vpn, chiplet_tlb_entry_pte(&old),
+                          false, d->now);
     }
-    fb_tlb_update(&d->fb, c, vpn, bd_entry_pte(e), true, d->now);
+    fbarre_tlb_update(&d->fb, c, vpn, chiplet_tlb_entry_pte(e), true, d->now);
 }
 
 /* A translated access: the data side, or a fault. */
-static void bd_complete(struct bd_device *d, const struct bd_access *a,
+static void chiplet_tlb_complete(struct chiplet_tlbs *d,
+                                 const struct chiplet_tlb_access *a,
                         u64 pfn, bool writable, bool fault, u64 when)
 {
     if (fault || (a->write && !writable)) {
@@ -235,9 +244,10 @@ static void bd_complete(struct bd_device *d, const struct bd_access *a,
 }
 
 /* The MSHR's request leaves for the IOMMU at its issue cycle. */
-static void bd_send(struct bd_device *d, u32 c, struct bd_mshr *m)
+static void chiplet_tlb_send(struct chiplet_tlbs *d, u32 c,
+                             struct chiplet_tlb_mshr *m)
 {
-    struct bd_request r = {
+    struct chiplet_tlb_request r = {
         .tag = m->tag, .vpn = m->vpn, .issue = m->issue,
         .chiplet = c, .write = m->write,
     };
@@ -251,12 +261,13 @@ static void bd_send(struct bd_device *d, u32 c, struct bd_mshr *m)
  * F-Barre's lookup for m's page (Fig 11): true if the package answers (it
  * arrives like a response); else the request waits for the attempt.
  */
-static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
+static bool chiplet_tlb_in_package(struct chiplet_tlbs *d, u32 c,
+                                   struct chiplet_tlb_mshr *m)
 {
-    struct fb_result res;
-    struct bd_reply r = { .tag = m->tag };
+    struct fbarre_result res;
+    struct chiplet_tlb_reply r = { .tag = m->tag };
 
-    fb_lookup(&d->fb, c, m->vpn, d->now, bd_tlb_read, d, &res);
+    fbarre_lookup(&d->fb, c, m->vpn, d->now, chiplet_tlb_read, d, &res);
     if (!res.hit) {
         m->issue += res.latency;
         m->deferred = res.latency != 0;
@@ -271,7 +282,7 @@ static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
             d->stats.inpackage_mismatches++;
         }
     }
-    r.in_package = res.remote ? BD_REMOTE : BD_LOCAL;
+    r.in_package = res.remote ? CHIPLET_TLB_REMOTE : CHIPLET_TLB_LOCAL;
     r.pfn = MCMGPU_PTE_PFN(res.pte);
     r.writable = !!(res.pte & MCMGPU_PTE_WRITE);
     r.coal = res.pte & MCMGPU_PTE_COAL_MASK;
@@ -282,32 +293,34 @@ static bool bd_in_package(struct bd_device *d, u32 c, struct bd_mshr *m)
 }
 
 /* Chiplet ch issues its next access at d->now; false if it must wait. */
-static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
+static bool chiplet_tlb_issue(struct chiplet_tlbs *d,
+                              struct chiplet_tlb_chiplet *ch)
 {
-    const struct bd_access *a = &ch->acc[ch->order[ch->next]];
-    struct bd_tlb_entry *e;
-    struct bd_mshr *free_mshr = NULL, *same = NULL;
+    const struct chiplet_tlb_access *a = &ch->acc[ch->order[ch->next]];
+    struct chiplet_tlb_entry *e;
+    struct chiplet_tlb_mshr *free_mshr = NULL, *same = NULL;
     u32 i;
 
-    e = bd_lookup(ch->l1, MCMGPU_BARRE_L1_ENTRIES, a->vpn);
+    e = chiplet_tlb_lookup(ch->l1, MCMGPU_BARRE_L1_ENTRIES, a->vpn);
     if (e) {
         e->lru = ++ch->lru_clock;
         d->stats.l1_hits++;
-        bd_complete(d, a, e->pfn, e->writable, false, d->now + 1);
+        chiplet_tlb_complete(d, a, e->pfn, e->writable, false, d->now + 1);
         return true;
     }
-    e = bd_lookup(bd_l2_set(ch, a->vpn), MCMGPU_BARRE_L2_WAYS, a->vpn);
+    e = chiplet_tlb_lookup(chiplet_tlb_l2_set(ch, a->vpn),
+                           MCMGPU_BARRE_L2_WAYS, a->vpn);
     if (e) {
         e->lru = ++ch->lru_clock;
         d->stats.l2_hits++;
-        bd_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, a->vpn, e->pfn,
-                e->writable, NULL);
-        bd_complete(d, a, e->pfn, e->writable, false,
-                    d->now + MCMGPU_BARRE_L2_CYCLES);
+        chiplet_tlb_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, a->vpn, e->pfn,
+                         e->writable, NULL);
+        chiplet_tlb_complete(d, a, e->pfn, e->writable, false,
+                             d->now + MCMGPU_BARRE_L2_CYCLES);
         return true;
     }
     for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
-        struct bd_mshr *m = &ch->mshr[i];
+        struct chiplet_tlb_mshr *m = &ch->mshr[i];
 
         if (m->busy && m->vpn == a->vpn) {
             same = m;
@@ -315,7 +328,7 @@ static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
             free_mshr = m;
         }
     }
-    if (same && same->nwait < BD_MSHR_WAITERS) {
+    if (same && same->nwait < CHIPLET_TLB_MSHR_WAITERS) {
         same->wait[same->nwait++] = ch->order[ch->next];
         d->stats.mshr_merges++;
         return true;
@@ -332,18 +345,19 @@ static bool bd_issue(struct bd_device *d, struct bd_chiplet *ch)
     free_mshr->nwait = 1;
     free_mshr->wait[0] = ch->order[ch->next];
     d->stats.l2_misses++;
-    if (d->fb.cfg.sharing && bd_in_package(d, a->chiplet, free_mshr)) {
+    if (d->fb.cfg.sharing && chiplet_tlb_in_package(d, a->chiplet, free_mshr)) {
         return true;
     }
-    bd_send(d, a->chiplet, free_mshr);
+    chiplet_tlb_send(d, a->chiplet, free_mshr);
     return true;
 }
 
-int bd_deliver(struct bd_device *d, const struct bd_reply *r)
+int chiplet_tlb_deliver(struct chiplet_tlbs *d,
+                        const struct chiplet_tlb_reply *r)
 {
     u32 c, i;
 
-    struct bd_mshr *m = bd_find_tag(d, r->tag, &c);
+    struct chiplet_tlb_mshr *m = chiplet_tlb_find_tag(d, r->tag, &c);
 
     if (r->arrive < d->now || !m || m->deferred) {
         return -EINVAL;
@@ -361,13 +375,14 @@ int bd_deliver(struct bd_device *d, const struct bd_reply *r)
 }
 
 /* The response r arrives now: fill the TLBs, finish the waiters. */
-static void bd_arrive(struct bd_device *d, const struct bd_reply *r)
+static void chiplet_tlb_arrive(struct chiplet_tlbs *d,
+                               const struct chiplet_tlb_reply *r)
 {
-    struct bd_chiplet *ch;
-    struct bd_mshr *m;
+    struct chiplet_tlb_chiplet *ch;
+    struct chiplet_tlb_mshr *m;
     u32 c = 0, i;
 
-    m = bd_find_tag(d, r->tag, &c);
+    m = chiplet_tlb_find_tag(d, r->tag, &c);
     ch = &d->chip[c];
     if (!r->in_package) {
         d->stats.ats_round_trip += d->now - m->issue;
@@ -375,14 +390,15 @@ static void bd_arrive(struct bd_device *d, const struct bd_reply *r)
     if (!r->fault) {
         /* The object's PEC entry first: the filter updates use it. */
         if (d->fb.cfg.sharing && r->pec.valid) {
-            fb_pec_add(&d->fb, c, &r->pec);
+            fbarre_pec_add(&d->fb, c, &r->pec);
         }
-        bd_l2_fill(d, c, m->vpn, r->pfn, r->writable, r->coal);
-        bd_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, m->vpn, r->pfn,
-                r->writable, NULL);
+        chiplet_tlb_l2_fill(d, c, m->vpn, r->pfn, r->writable, r->coal);
+        chiplet_tlb_fill(ch, ch->l1, MCMGPU_BARRE_L1_ENTRIES, m->vpn, r->pfn,
+                         r->writable, NULL);
     }
     for (i = 0; i < m->nwait; i++) {
-        bd_complete(d, &ch->acc[m->wait[i]], r->pfn, r->writable, r->fault,
+        chiplet_tlb_complete(d, &ch->acc[m->wait[i]], r->pfn, r->writable,
+                             r->fault,
                     d->now);
     }
     m->busy = 0;
@@ -393,7 +409,7 @@ static void bd_arrive(struct bd_device *d, const struct bd_reply *r)
     }
 }
 
-u64 bd_next_event(const struct bd_device *d)
+u64 chiplet_tlb_next_event(const struct chiplet_tlbs *d)
 {
     u64 next = ~0ULL;
     u32 c, i;
@@ -404,7 +420,7 @@ u64 bd_next_event(const struct bd_device *d)
         }
     }
     for (c = 0; c < d->chiplets; c++) {
-        const struct bd_chiplet *ch = &d->chip[c];
+        const struct chiplet_tlb_chiplet *ch = &d->chip[c];
 
         if (!ch->stalled && ch->next < ch->nacc && ch->t < next) {
             next = ch->t;
@@ -419,10 +435,10 @@ u64 bd_next_event(const struct bd_device *d)
     return next;
 }
 
-void bd_run(struct bd_device *d, u64 until)
+void chiplet_tlb_run(struct chiplet_tlbs *d, u64 until)
 {
     for (;;) {
-        u64 t = bd_next_event(d);
+        u64 t = chiplet_tlb_next_event(d);
         u32 c;
 
         if (t >= until) {
@@ -431,7 +447,7 @@ void bd_run(struct bd_device *d, u64 until)
         d->now = t;
         for (;;) {
             u32 i, best = d->nreplies;
-            struct bd_reply r;
+            struct chiplet_tlb_reply r;
 
             for (i = 0; i < d->nreplies; i++) {
                 if (d->replies[i].arrive == t &&
@@ -445,27 +461,27 @@ void bd_run(struct bd_device *d, u64 until)
             }
             r = d->replies[best];
             d->replies[best] = d->replies[--d->nreplies];
-            bd_arrive(d, &r);
+            chiplet_tlb_arrive(d, &r);
         }
         /* Requests whose in-package attempt failed leave now. */
         for (c = 0; c < d->chiplets; c++) {
             u32 i;
 
             for (i = 0; i < MCMGPU_BARRE_MSHRS; i++) {
-                struct bd_mshr *m = &d->chip[c].mshr[i];
+                struct chiplet_tlb_mshr *m = &d->chip[c].mshr[i];
 
                 if (m->busy && m->deferred && m->issue == t) {
-                    bd_send(d, c, m);
+                    chiplet_tlb_send(d, c, m);
                 }
             }
         }
         for (c = 0; c < d->chiplets; c++) {
-            struct bd_chiplet *ch = &d->chip[c];
+            struct chiplet_tlb_chiplet *ch = &d->chip[c];
 
             if (ch->stalled || ch->next >= ch->nacc || ch->t != t) {
                 continue;
             }
-            if (bd_issue(d, ch)) {
+            if (chiplet_tlb_issue(d, ch)) {
                 d->stats.accesses++;
                 ch->next++;
                 ch->t = t + 1;
@@ -479,7 +495,7 @@ void bd_run(struct bd_device *d, u64 until)
     }
 }
 
-bool bd_done(const struct bd_device *d)
+bool chiplet_tlb_done(const struct chiplet_tlbs *d)
 {
     u32 c, i;
 
@@ -496,10 +512,11 @@ bool bd_done(const struct bd_device *d)
     return true;
 }
 
-void bd_export_stats(const struct bd_device *d, struct mcmgpu_barre_stats *st)
+void chiplet_tlb_export_stats(const struct chiplet_tlbs *d,
+                              struct mcmgpu_barre_stats *st)
 {
-    const struct bd_stats *ds = &d->stats;
-    const struct fb_stats *fs = &d->fb.stats;
+    const struct chiplet_tlb_stats *ds = &d->stats;
+    const struct fbarre_stats *fs = &d->fb.stats;
 
     st->accesses = ds->accesses;
     st->l1_hits = ds->l1_hits;
