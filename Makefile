@@ -148,7 +148,7 @@ debug-guest: qemu debug-modules tools selftests
 		$(DEBUG_MODULES) -- $(BUILD)/tools/mcmgpu tools/guest/run-selftests \
 		-- $(SELFTESTS)
 
-# The guest tests under the debug kernel (see README, "Reliability").
+# The guest tests under the debug kernel (see docs/testing.md).
 check-debug: debug-guest
 	@bash tools/scripts/check-debug.sh
 

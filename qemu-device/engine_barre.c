@@ -4,8 +4,8 @@
  * L2 misses leave as ATS requests in the IOMMU's request queue, one epoch
  * per BARRE_RUN, and the IOMMU's answers come back with the next one.
  *
- * The epoch is the one the host replay runs (tools/mcmgpu/barre/
- * barre_replay.c): with L = 2 x the PCIe latency, an epoch at H runs the
+ * The epoch is the one the host replay runs (tools/mcmgpu/lib/
+ * barre_host.c): with L = 2 x the PCIe latency, an epoch at H runs the
  * chiplets to H + L, and the IOMMU then answers everything it completes
  * before H + L + PCIe, which reaches the chiplets before H + 2L. So the
  * device's counters equal the host replay's, whatever the guest's timing.

@@ -23,12 +23,6 @@
  */
 #define GPU_ALLOC_MAX_MERGE		4
 #define GPU_ALLOC_MERGE_MAX_CHIPLETS	4
-/*
- * F-Barre's expansion (§V-B): up to 4 pages a chiplet a group (the PTE's
- * 2-bit intra order), on at most 4 chiplets (§VI, the 10-bit ATS info).
- */
-#define GPU_ALLOC_MAX_MERGE		4
-#define GPU_ALLOC_MERGE_MAX_CHIPLETS	4
 
 /* One free bitmap per chiplet memory, bit set = local frame free. */
 struct gpu_alloc_pools {

@@ -1,7 +1,7 @@
 /*
  * F-Barre, in-package translation (Barre Chord §V-A). See fbarre.h.
  *
- * Decisions where the paper is silent (notes §6.9, README "F-Barre"):
+ * Decisions where the paper is silent (notes §6.9, docs/fbarre.md):
  * - Candidates: the requester knows only the missed VPN and the object's
  *   PEC entry (S, g, GPU_map), so it probes every VPN of the same round
  *   at the same chunk offset (the ±g steps of §V-A) and, for merged

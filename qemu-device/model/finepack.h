@@ -19,7 +19,7 @@
 #define FP_EMPTY_BASE       UINT64_MAX
 
 /*
- * Timing model (WORKLOADS.md, "Link timing"): each GPU has one link per
+ * Timing model (docs/finepack.md, "Link timing"): each GPU has one link per
  * direction; a kernel's traffic of a scheme takes the busiest port's wire
  * bytes over the link rate. Stores (P2P, write combining, FinePack)
  * overlap the kernel's compute; DMA follows it. The de-packetizer hands

@@ -651,7 +651,7 @@ TEST(random_traces_equal_plain_application)
 				r.len = 1 + (x >> 16) % ((x >> 60) ? 16 : 300);
 				/*
 				 * Each source writes its own quarter of a destination
-				 * (no cross-source races, see README): mostly a small
+				 * (no cross-source races, see docs/finepack.md): mostly a small
 				 * hot region, sometimes anywhere in the quarter.
 				 */
 				r.addr = r.src * (vram / 4) +

@@ -6,7 +6,7 @@
  * modules must unload every time (no reference left behind), the device
  * node and the auxiliary devices must come and go with them, and the GPU
  * memory written before the first cycle must survive. MCMGPU_LIFECYCLE_CYCLES
- * sets the cycles (default 20; the README gives a 100-cycle run). Under the
+ * sets the cycles (default 20; docs/testing.md gives a 100-cycle run). Under the
  * debug kernel kmemleak would also see what a cycle leaks; on the Debian
  * kernel a kernel report fails the run (tools/guest/init).
  */

@@ -3,7 +3,7 @@
  * Migration (issue 9, item 6): the guest is migrated through a file while
  * it runs (tools/vm-run --migrate, QMP 'migrate' then a new QEMU with
  * -incoming) and checks that GPU memory, the registers, the ring and the
- * engines' state survive or are refused as documented (README,
+ * engines' state survive or are refused as documented (docs/device.md,
  * "Migration"), that commands after the restore complete correctly, and
  * that a migration started while a long command and DMA copies are in
  * flight lets them complete with the right result.

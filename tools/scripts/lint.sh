@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the kernel code: checkpatch --strict, sparse, and the
 # call and include graphs of the modules' files (no cycle: file-graph.py).
-# Exceptions to checkpatch are listed in README.md ("Style exceptions") and
+# Exceptions to checkpatch are listed in docs/drivers.md ("Style exceptions") and
 # passed as --ignore here, each with its reason there.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,7 +13,7 @@ checkpatch)
 	# shellcheck disable=SC2046
 	"${cp[@]}" -f $(git ls-files 'drivers/*.[ch]') || status=1
 	# uapi headers are user-space headers too: BIT() and u32 do not exist
-	# there (README.md, "Style exceptions").
+	# there (docs/drivers.md, "Style exceptions").
 	# shellcheck disable=SC2046
 	"${cp[@]}" --ignore BIT_MACRO,PREFER_KERNEL_TYPES -f $(git ls-files 'uapi/*.h') || status=1
 	# The device follows QEMU's style: QEMU's own checkpatch, from the

@@ -3,7 +3,7 @@
 # against the mcmgpu device: its BARs, PCI config space, DMA into guest
 # memory and the command ring. Usage: qemu-fuzz.sh SECONDS. The corpus grows
 # in $CACHE/fuzz/qemu-generic-mcmgpu/corpus; a crash input lands in its
-# crashes/ (reproduce: see README "Reliability"). The ring is consumed
+# crashes/ (reproduce: see docs/testing.md). The ring is consumed
 # synchronously (sync-commands=on): generic-fuzz forks a child per input,
 # and a child has no worker thread. The device sits on the root bus, where
 # generic-fuzz maps BARs (it does not enumerate behind a root port). Inputs in

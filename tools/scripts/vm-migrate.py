@@ -10,7 +10,7 @@ running QEMU is stopped ('stop'), migrated over QMP ('migrate' to
 arguments plus '-incoming defer' loads the state ('migrate-incoming' from
 "exec:cat STATE_FILE") and continues ('cont'). With --live the guest keeps
 running while its RAM is copied (no 'stop', the new QEMU starts by itself):
-see README, "Reliability", for why the tests do not use it. After each
+see docs/testing.md ("Migration") for why the tests do not use it. After each
 migration the line @@MCMGPU-MIGRATED n=N bytes=B ...@@ goes into the console
 stream and the line "migrated" to the guest's console input, so the guest
 knows it now runs on the new QEMU. Exit status: the last QEMU's, or 3 if a

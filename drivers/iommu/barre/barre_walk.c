@@ -3,7 +3,7 @@
  * The Barre IOMMU's page-walk side: PW-queue, walkers and PEC (Barre
  * Chord §IV-B, §IV-E, §IV-F). See barre_walk.h for the order of events.
  *
- * Decisions where the paper is silent (notes §6.7 and README):
+ * Decisions where the paper is silent (notes §6.7 and docs/barre.md):
  * - PEC entries carry the address space (PASID); a lookup matches both.
  * - Replacement (mcmgpu_pec_insert): when full, the smallest object (in
  *   pages) goes, and only for a larger one; a new object smaller than all

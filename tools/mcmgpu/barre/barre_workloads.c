@@ -7,7 +7,7 @@
  * its units of work dealt to --warps warps that take turns, and each
  * access is one TLB lookup after the warp's coalescer (one per distinct
  * page a warp instruction touches). --accesses bounds each chiplet's
- * stream: the trace is the kernel's first accesses, not all of them. The derivations are in WORKLOADS.md; no size or rate here is
+ * stream: the trace is the kernel's first accesses, not all of them. The derivations are in docs/barre.md; no size or rate here is
  * chosen to produce a class or a paper figure.
  */
 #include <errno.h>
@@ -379,7 +379,7 @@ static void gen_usage(FILE *f)
 		"                        [--warps K] [--size S] [--seed X] -o FILE\n"
 		"       mcmgpu barre gen --list\n\n"
 		"Writes a Barre trace modeled on one of the paper's applications\n"
-		"(Table I; derivations in tools/mcmgpu/barre/WORKLOADS.md): each\n"
+		"(Table I; derivations in docs/barre.md): each\n"
 		"chiplet runs the thread blocks placed on it, A accesses each\n"
 		"(default 4096), one per page a warp instruction touches, from K\n"
 		"warps taking turns (default 64: one per CU of the paper's 64 CUs\n"

@@ -11,7 +11,7 @@
  * (the tables' range sets) for the chiplet count. The derivation of every workload (source and input,
  * kernels per iteration and iterations, each argument's object, mode and
  * partition, passes and why, what was scaled down and why) is in
- * WORKLOADS.md next to this file; keep the two in step.
+ * docs/cpelide.md next to this file; keep the two in step.
  *
  * Each workload names, in enums with its prefix, its range sets (from 0),
  * its kernels' chiplet sets (from M_OWN) and the values its table takes
@@ -626,7 +626,7 @@ static const struct cpe_step sssp_steps[] = {
  * find the largest uncolored neighbour value) and color2 (local maxima take
  * the round's color), 256-thread blocks, `stop` written and read by the
  * host. Uncolored fraction per round from a simulation of the algorithm
- * on a random geometric graph of AK's size and degree (WORKLOADS.md).
+ * on a random geometric graph of AK's size and degree (docs/cpelide.md).
  */
 static const double color_uncolored[] = { 1.000, 0.790, 0.611, 0.455, 0.320,
 	0.210, 0.127, 0.070, 0.036, 0.017, 0.007, 0.003, 0.001, 0.0003, 0.0001,
@@ -757,7 +757,7 @@ static const struct cpe_step fw_steps[] = {
  * PENNANT (gem5-resources HIP port, noh.pnt: pie mesh 30x100, 10 cycles):
  * gpuMain1..5 per cycle, 64-wide point/side/zone chunks. The ~60 arrays
  * behind __constant__ pointers are grouped, per entity and per kernel
- * that writes them, into arrays of structs (WORKLOADS.md); a chunk of
+ * that writes them, into arrays of structs (docs/cpelide.md); a chunk of
  * sides touches the points and zones of its rings plus one ring.
  */
 #define PN_NZX	30ULL

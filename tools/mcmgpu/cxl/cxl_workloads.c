@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mcmgpu cxl gen: SR/DS traces modeled on the paper's workloads (Table
- * 10b, Fig 9d's access-pattern classes); derivations in WORKLOADS.md.
+ * 10b, Fig 9d's access-pattern classes); derivations in docs/cxl.md.
  * Each kernel runs for real on generated data and its loads pass through
  * a model of the GPU's last-level cache; the trace is what reaches the
  * CXL root complex: the loads that miss and every store (write-through).
@@ -44,7 +44,7 @@ static bool full(const struct gen *g)
 	return g->records >= g->budget;
 }
 
-/* The compute the Table's ratio puts beside each line (WORKLOADS.md). */
+/* The compute the Table's ratio puts beside each line (docs/cxl.md). */
 static void compute(struct gen *g)
 {
 	g->compute_owed += g->compute_per_line;
@@ -348,7 +348,7 @@ static void gen_usage(FILE *f)
 		"Writes an SR/DS trace of one of the paper's workloads: the\n"
 		"kernel runs on generated data behind a 256 KiB LLC model and\n"
 		"the trace is what reaches the CXL root complex, R records at\n"
-		"most (default 1M). Derivations: tools/mcmgpu/cxl/WORKLOADS.md.\n"
+		"most (default 1M). Derivations: docs/cxl.md.\n"
 		"  --size S   elements (vectors, sorted keys), the matrix side\n"
 		"             (gauss) or vertices (graphs)\n\nworkloads:");
 	for (i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Compute time per kernel for FinePack's timing model: each proxy's local
- * work priced on a GV100 roofline (WORKLOADS.md, "Compute per kernel").
+ * work priced on a GV100 roofline (docs/finepack.md, "Compute per kernel").
  * Memory traffic counts every byte of the kernel's data once (compulsory
  * traffic, caches assumed perfect), so these are lower bounds on compute
  * and upper bounds on how much the link matters.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Graph workloads for FinePack (issue 14; derivation in WORKLOADS.md):
+ * Graph workloads for FinePack (derivation in docs/finepack.md):
  * PageRank and SSSP over a CSR graph the tool generates, a banded
  * cage-like matrix or a power-law R-MAT graph. Vertices are owned in
  * equal contiguous blocks, one per chiplet; every chiplet keeps a replica
@@ -175,7 +175,7 @@ static int warp_stores(struct fp_trace_buf *tb, const struct fp_gen_params *p,
 /*
  * A pull iteration on chiplet c reads, per owned vertex, its row offsets
  * and writes its value; per in-edge, the source index and value (SSSP:
- * also the weight and the source's changed flag) (WORKLOADS.md).
+ * also the weight and the source's changed flag) (docs/finepack.md).
  */
 static void graph_compute(const struct graph *g, const struct fp_gen_params *p,
 			  uint64_t *ns)

@@ -31,7 +31,7 @@ enum fp_gen_kind {
 
 /*
  * What a kernel computes, for the timing model's compute records
- * (fp_compute.c, WORKLOADS.md "Compute per kernel").
+ * (fp_compute.c, docs/finepack.md "Compute per kernel").
  */
 enum fp_compute_kind {
 	FP_COMPUTE_NONE, FP_COMPUTE_STENCIL2D, FP_COMPUTE_STENCIL3D,
@@ -39,7 +39,7 @@ enum fp_compute_kind {
 	FP_COMPUTE_CT,
 };
 
-/* The graphs of the pagerank and sssp kinds (fp_graph.c, WORKLOADS.md). */
+/* The graphs of the pagerank and sssp kinds (fp_graph.c, docs/finepack.md). */
 enum fp_graph_kind { FP_GRAPH_BAND, FP_GRAPH_RMAT };
 
 struct fp_gen_params {
