@@ -36,7 +36,6 @@ CORE_LIBS   := $(addprefix tools/mcmgpu/lib/,barre_trace.c barre_replay.c \
 	cxl_replay.c adsm_patterns.c adsm_host.c)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # The parts of it that need no model core (the guest selftests link them).
-# A host test may also include a tool source, so host tests depend on all.
 TOOL_LIBS   := $(addprefix tools/mcmgpu/lib/,fp_trace.c cpe_seq.c file.c \
 	num.c cxl_trace.c)
 # libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
@@ -98,9 +97,13 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(TOOL_SRCS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
+
+# cpe_steps_test includes the workload tables' sources it tests.
+$(BUILD)/host/cpe_steps_test: tools/mcmgpu/cpelide/cpe_steps.c \
+	tools/mcmgpu/cpelide/cpe_workloads.c
 
 fuzzers: $(FUZZERS)
 
