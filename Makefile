@@ -35,6 +35,14 @@ CORE_LIBS   := $(addprefix tools/mcmgpu/lib/,barre_trace.c barre_replay.c \
 	barre_host.c replay.c fp_replay.c fp_host.c cpe_replay.c cpe_host.c \
 	cxl_replay.c adsm_patterns.c adsm_host.c)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
+# The workloads (tools/mcmgpu/workload/: the program format's text form,
+# Accel-Sim import and export, the SIMT executor, statistics and the
+# adapters to the replays; tools/mcmgpu/apps/: the applications as
+# kernels): all of it but the commands, so the host tests and fuzzers
+# link the same code the tool runs.
+WORKLOAD_LIBS := $(filter-out %/cmd_workload.c,$(wildcard tools/mcmgpu/workload/*.c)) \
+	$(wildcard tools/mcmgpu/apps/*.c)
+CORE_LIBS   += $(WORKLOAD_LIBS)
 # The parts of it that need no model core (the guest selftests link them).
 TOOL_LIBS   := $(addprefix tools/mcmgpu/lib/,fp_trace.c cpe_seq.c file.c \
 	num.c cxl_trace.c)
