@@ -38,9 +38,9 @@ TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # The workloads (tools/mcmgpu/workload/: the program format's text form,
 # Accel-Sim import and export, the SIMT executor, statistics and the
 # adapters to the replays; tools/mcmgpu/apps/: the applications as
-# kernels): all of it but the commands, so the host tests and fuzzers
+# kernels): all of it but the commands (cmd_*.c), so the host tests and fuzzers
 # link the same code the tool runs.
-WORKLOAD_LIBS := $(filter-out %/cmd_workload.c,$(wildcard tools/mcmgpu/workload/*.c)) \
+WORKLOAD_LIBS := $(filter-out %/cmd_workload.c %/cmd_adapt.c,$(wildcard tools/mcmgpu/workload/*.c)) \
 	$(wildcard tools/mcmgpu/apps/*.c)
 CORE_LIBS   += $(WORKLOAD_LIBS)
 # The parts of it that need no model core (the guest selftests link them).

@@ -123,7 +123,7 @@ struct prog_inst {
 	u8 ndst, nsrc;
 	u16 width;			/* bytes a lane; memory only, else 0 */
 	u16 dst[PROG_MAX_REGS], src[PROG_MAX_REGS];
-	char opcode[PROG_OPCODE_MAX];	/* SASS mnemonic as traced, or "" */
+	char opcode[PROG_OPCODE_MAX];	/* SASS mnemonic, never empty */
 	u64 addr[PROG_WARP_SIZE];	/* memory: active lanes' (others 0) */
 };
 
@@ -138,6 +138,23 @@ struct prog_rec {
 		struct prog_inst inst;
 	};
 };
+
+/*
+ * Records flow between stages (importer, executor, writers, statistics,
+ * adapters) through these: a sink takes one record (0 or a negative
+ * errno); a source gives the next one (1, 0 after END, or a negative
+ * errno, its message kept by the source).
+ */
+typedef int (*prog_sink_fn)(void *ctx, const struct prog_rec *rec);
+typedef int (*prog_source_fn)(void *ctx, struct prog_rec *rec);
+
+/*
+ * A mnemonic for an instruction that was not traced (the executor's):
+ * what a GPU of binary version 70 would run for its class, space, kind
+ * and width (IADD3, FFMA, LDG.E.64, ATOMG.E.ADD, ...). The importer
+ * classifies every one of them back to the same class, space and kind.
+ */
+const char *prog_default_opcode(const struct prog_inst *in);
 
 /*
  * The order of the records and the range of every field. A reader or
