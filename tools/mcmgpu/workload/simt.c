@@ -121,6 +121,7 @@ struct simt_stack {
 	void *map;		/* guard page first */
 	size_t len;
 	void *lo;		/* usable bytes: [lo, lo + SIMT_STACK_BYTES) */
+	void *top;		/* where frames start (below the end) */
 };
 
 enum simt_tstate {
@@ -185,7 +186,8 @@ struct simt_gpu {
 	void *sink_ctx;
 	struct simt_object *objs;
 	size_t nobjs, objcap;
-	size_t last_obj;		/* lookup cache */
+	size_t last_obj;		/* lookup cache for host calls */
+	u32 pc_obj[64];			/* an instruction's last object + 1 */
 	u64 next_addr;
 	u32 kernels;
 	bool running;
@@ -259,7 +261,7 @@ static void simt_uc_entry(void);
 static void simt_stack_prepare(struct simt_thread *t)
 {
 #ifdef __x86_64__
-	u64 *sp = (u64 *)((u8 *)t->stack->lo + SIMT_STACK_BYTES);
+	u64 *sp = t->stack->top;
 
 	*--sp = (u64)(uintptr_t)simt_ctx_start;	/* ret lands here */
 	*--sp = 0;				/* rbp: ends backtraces */
@@ -273,7 +275,8 @@ static void simt_stack_prepare(struct simt_thread *t)
 #else
 	getcontext(&t->uc);
 	t->uc.uc_stack.ss_sp = t->stack->lo;
-	t->uc.uc_stack.ss_size = SIMT_STACK_BYTES;
+	t->uc.uc_stack.ss_size = (size_t)((u8 *)t->stack->top -
+					  (u8 *)t->stack->lo);
 	t->uc.uc_link = NULL;
 	makecontext(&t->uc, simt_uc_entry, 0);
 #endif
@@ -332,11 +335,12 @@ static void simt_uc_entry(void)
 
 static struct simt_stack *simt_stack_get(struct simt_gpu *gpu)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	struct simt_stack *s;
+	long page;
 
 	if (gpu->nfree)
 		return gpu->free_stacks[--gpu->nfree];
+	page = sysconf(_SC_PAGESIZE);
 	/* The pool holds every stack ever made, so putting never fails. */
 	if (!(gpu->nstacks & (gpu->nstacks - 1))) {
 		size_t cap = gpu->nstacks ? gpu->nstacks * 2 : 1;
@@ -360,6 +364,11 @@ static struct simt_stack *simt_stack_get(struct simt_gpu *gpu)
 	/* A guard page below, so an overflow faults instead of corrupting. */
 	mprotect(s->map, (size_t)page, PROT_NONE);
 	s->lo = (u8 *)s->map + page;
+	/*
+	 * Stacks are page aligned: their hot top lines would all compete
+	 * for the same cache sets. Start each at its own 64-byte colour.
+	 */
+	s->top = (u8 *)s->lo + SIMT_STACK_BYTES - (gpu->nstacks % 63) * 64;
 	gpu->nstacks++;
 	return s;
 }
@@ -762,7 +771,22 @@ static u8 *simt_mem(struct simt_thread *t, u64 pc, unsigned int space,
 				 width, (unsigned long long)(space == PROG_SPACE_SHARED ?
 				 SIMT_SHMEM_BASE + addr : addr));
 	if (space == PROG_SPACE_GLOBAL) {
-		struct simt_object *obj = simt_find(run->gpu, addr, width);
+		struct simt_gpu *gpu = run->gpu;
+		u32 *hint = &gpu->pc_obj[(pc ^ pc >> 8) & 63];
+		struct simt_object *obj = NULL;
+
+		/* A static instruction mostly touches one object. */
+		if (*hint) {
+			obj = &gpu->objs[*hint - 1];
+			if (addr - obj->base >= obj->size ||
+			    width > obj->size - (addr - obj->base))
+				obj = NULL;
+		}
+		if (!obj) {
+			obj = simt_find(gpu, addr, width);
+			if (obj)
+				*hint = (u32)(obj - gpu->objs) + 1;
+		}
 
 		if (!obj)
 			simt_thread_fail(t, -EFAULT,
@@ -983,10 +1007,14 @@ static int simt_wbuf_addrs(struct simt_wbuf *wb, unsigned int lanes)
 	return 0;
 }
 
-/* Ops are terminal (end the lane's phase) at a barrier or exit. */
-static inline bool simt_terminal(const struct simt_op *o)
+/*
+ * A lane's place in the merge: its op's PC, or past every PC at its
+ * barrier or exit, which end its phase (they are issued last).
+ */
+static inline u64 simt_key(const struct simt_op *o)
 {
-	return o->op == PROG_OP_BARRIER || o->op == SIMT_OP_EXIT;
+	return o->op == PROG_OP_BARRIER || o->op == SIMT_OP_EXIT ?
+	       UINT64_MAX : o->pc;
 }
 
 /* What must agree for lanes at one PC to share a warp instruction. */
@@ -1006,46 +1034,46 @@ static int simt_merge_warp(struct simt_run *run, u32 w)
 	struct simt_thread *th = &run->threads[w * PROG_WARP_SIZE];
 	u32 nl = run->nthreads - w * PROG_WARP_SIZE;
 	u32 cur[PROG_WARP_SIZE] = { 0 };
+	u64 key[PROG_WARP_SIZE];
 	u32 live = 0, waiting = 0, exited = 0, l, m;
 	struct simt_winst wi;
 
 	if (nl > PROG_WARP_SIZE)
 		nl = PROG_WARP_SIZE;
 	for (l = 0; l < nl; l++)
-		if (th[l].nops)
+		if (th[l].nops) {
 			live |= 1u << l;
+			key[l] = simt_key(&th[l].ops[0]);
+		}
 
 	for (;;) {
-		u32 run_mask = 0, mask = 0, shape = 0;
+		u32 mask = 0, shape;
 		u64 minpc = UINT64_MAX;
-		const struct simt_op *first = NULL;
+		const struct simt_op *first;
 
-		/* Lanes not yet at their terminal op. */
+		/* The smallest PC a lane waits at, and the lanes there. */
 		for (m = live; m; m &= m - 1) {
 			l = __builtin_ctz(m);
-			if (!simt_terminal(&th[l].ops[cur[l]]))
-				run_mask |= 1u << l;
-		}
-		if (!run_mask)
-			break;
-		for (m = run_mask; m; m &= m - 1) {
-			const struct simt_op *o;
-
-			l = __builtin_ctz(m);
-			o = &th[l].ops[cur[l]];
-			if (o->pc < minpc) {
-				minpc = o->pc;
-				first = o;
+			if (key[l] < minpc) {
+				minpc = key[l];
+				mask = 1u << l;
+			} else if (key[l] == minpc) {
+				mask |= 1u << l;
 			}
 		}
+		if (minpc == UINT64_MAX)
+			break;
+		/*
+		 * Ops at one PC come from one macro use, so they agree; if
+		 * two sources' PCs collide, the others wait their turn.
+		 */
+		l = __builtin_ctz(mask);
+		first = &th[l].ops[cur[l]];
 		shape = simt_shape(first);
-		for (m = run_mask; m; m &= m - 1) {
-			const struct simt_op *o;
-
+		for (m = mask & (mask - 1); m; m &= m - 1) {
 			l = __builtin_ctz(m);
-			o = &th[l].ops[cur[l]];
-			if (o->pc == minpc && simt_shape(o) == shape)
-				mask |= 1u << l;
+			if (simt_shape(&th[l].ops[cur[l]]) != shape)
+				mask &= ~(1u << l);
 		}
 
 		memset(&wi, 0, sizeof(wi));
@@ -1103,8 +1131,10 @@ static int simt_merge_warp(struct simt_run *run, u32 w)
 				done = next;
 			}
 		}
-		for (m = mask; m; m &= m - 1)
-			cur[__builtin_ctz(m)]++;
+		for (m = mask; m; m &= m - 1) {
+			l = __builtin_ctz(m);
+			key[l] = simt_key(&th[l].ops[++cur[l]]);
+		}
 	}
 
 	/* Every live lane is at its barrier or exit. */
@@ -1185,7 +1215,7 @@ static void simt_opcode(const struct simt_winst *w, struct prog_inst *in)
 				 simt_aop_name(w->aop), type);
 		return;
 	}
-	snprintf(s, n, "%s", prog_default_opcode(in));
+	strncpy(s, prog_default_opcode(in), n - 1);
 }
 
 struct simt_regs {
