@@ -61,7 +61,10 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#ifndef __x86_64__
+/* Our own switch on x86-64; ucontext elsewhere (or with SIMT_UCONTEXT). */
+#if defined(__x86_64__) && !defined(SIMT_UCONTEXT)
+#define SIMT_ASM_SWITCH 1
+#else
 #include <ucontext.h>
 #endif
 
@@ -146,7 +149,7 @@ struct simt_thread {
 #ifdef SIMT_ASAN
 	void *fake;
 #endif
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	ucontext_t uc;
 #endif
 };
@@ -169,7 +172,7 @@ struct simt_run {
 	const void *main_bottom;
 	size_t main_size;
 #endif
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	ucontext_t main_uc;
 	struct simt_thread *starting;
 #endif
@@ -201,7 +204,7 @@ struct simt_gpu {
 
 /* ---- context switches ---- */
 
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 /*
  * simt_ctx_switch(save, to): saves the callee-saved registers and the
  * SSE and x87 control words on the current stack, stores the stack
@@ -253,14 +256,14 @@ __asm__(
 
 static void simt_thread_main(struct simt_thread *t);
 
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 static void simt_uc_entry(void);
 #endif
 
 /* Builds the first frame of a coroutine running t on its stack. */
 static void simt_stack_prepare(struct simt_thread *t)
 {
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	u64 *sp = t->stack->top;
 
 	*--sp = (u64)(uintptr_t)simt_ctx_start;	/* ret lands here */
@@ -289,7 +292,7 @@ static void simt_resume(struct simt_run *run, struct simt_thread *t)
 	__sanitizer_start_switch_fiber(&run->main_fake, t->stack->lo,
 				       SIMT_STACK_BYTES);
 #endif
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	simt_ctx_switch(&run->main_sp, t->sp);
 #else
 	run->starting = t;
@@ -311,7 +314,7 @@ static void simt_yield(struct simt_thread *t, bool final)
 #else
 	(void)final;
 #endif
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	simt_ctx_switch(&t->sp, run->main_sp);
 #else
 	swapcontext(&t->uc, &run->main_uc);
@@ -322,7 +325,7 @@ static void simt_yield(struct simt_thread *t, bool final)
 #endif
 }
 
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 static struct simt_run *simt_uc_run;
 
 static void simt_uc_entry(void)
@@ -1584,7 +1587,7 @@ int simt_launch(struct simt_gpu *gpu, const char *name, simt_kernel_fn fn,
 		return ret;
 
 	gpu->running = true;
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	simt_uc_run = run;
 #endif
 	nblocks = (u64)grid.x * grid.y * grid.z;
