@@ -141,13 +141,21 @@ enum simt_tstate {
 
 struct simt_run;
 
+/*
+ * A lane's ops of the current phase. Only one warp's threads run between
+ * merges, so the lists are the 32 lanes', not the 1024 threads'.
+ */
+struct simt_lane {
+	struct simt_op *ops;
+	u32 nops, cap;
+};
+
 struct simt_thread {
 	struct simt_run *run;
 	struct simt_dim3 idx;
 	u32 linear;
 	u8 state;
-	struct simt_op *ops;	/* this phase's */
-	u32 nops, cap;
+	struct simt_lane *lane;	/* where its ops go */
 	void *sp;		/* saved while switched out */
 	struct simt_stack *stack;
 #ifdef SIMT_ASAN
@@ -168,6 +176,7 @@ struct simt_run {
 	u8 *shared;
 	u32 shmem;
 	struct simt_thread *threads;	/* SIMT_MAX_THREADS */
+	struct simt_lane lanes[PROG_WARP_SIZE];
 	struct simt_wbuf warps[SIMT_MAX_WARPS];
 	u32 next_emit;			/* first warp not yet written */
 	void *main_sp;
@@ -475,8 +484,8 @@ static void simt_run_free(struct simt_run *run)
 
 	if (!run)
 		return;
-	for (i = 0; i < SIMT_MAX_THREADS; i++)
-		free(run->threads[i].ops);
+	for (i = 0; i < PROG_WARP_SIZE; i++)
+		free(run->lanes[i].ops);
 	for (i = 0; i < SIMT_MAX_WARPS; i++) {
 		free(run->warps[i].in);
 		free(run->warps[i].addr);
@@ -729,26 +738,28 @@ simt_thread_fail(struct simt_thread *t, int err, const char *fmt, ...)
 
 static void __attribute__((noinline)) simt_grow(struct simt_thread *t)
 {
-	u32 cap = t->cap ? t->cap * 2 : 64;
+	struct simt_lane *ln = t->lane;
+	u32 cap = ln->cap ? ln->cap * 2 : 64;
 	struct simt_op *n = NULL;
 
 	if (cap <= (1u << 30))
-		n = realloc(t->ops, (size_t)cap * sizeof(*n));
+		n = realloc(ln->ops, (size_t)cap * sizeof(*n));
 	if (!n)
 		simt_thread_fail(t, -ENOMEM,
 				 "no memory for %u instructions between barriers",
-				 t->nops);
-	t->ops = n;
-	t->cap = cap;
+				 ln->nops);
+	ln->ops = n;
+	ln->cap = cap;
 }
 
 static inline struct simt_op *simt_push(struct simt_thread *t, u64 pc, u8 op)
 {
+	struct simt_lane *ln = t->lane;
 	struct simt_op *o;
 
-	if (t->nops == t->cap)
+	if (ln->nops == ln->cap)
 		simt_grow(t);
-	o = &t->ops[t->nops++];
+	o = &ln->ops[ln->nops++];
 	o->pc = (u32)pc;
 	o->op = op;
 	o->space_kind = 0;
@@ -1039,7 +1050,7 @@ static inline u32 simt_shape(const struct simt_op *o)
 static int simt_merge_warp(struct simt_run *run, u32 w)
 {
 	struct simt_wbuf *wb = &run->warps[w];
-	struct simt_thread *th = &run->threads[w * PROG_WARP_SIZE];
+	struct simt_lane *th = run->lanes;
 	u32 nl = run->nthreads - w * PROG_WARP_SIZE;
 	u32 cur[PROG_WARP_SIZE] = { 0 };
 	u64 key[PROG_WARP_SIZE];
@@ -1173,7 +1184,7 @@ static int simt_merge_warp(struct simt_run *run, u32 w)
 	}
 	if (!waiting)
 		wb->done = true;
-	for (l = 0; l < nl; l++)
+	for (l = 0; l < PROG_WARP_SIZE; l++)
 		th[l].nops = 0;
 	return 0;
 }
@@ -1419,8 +1430,9 @@ static int simt_run_block(struct simt_run *run)
 		struct simt_thread *t = &run->threads[i];
 
 		t->state = SIMT_T_NEW;
-		t->nops = 0;
 	}
+	for (i = 0; i < PROG_WARP_SIZE; i++)
+		run->lanes[i].nops = 0;
 	for (w = 0; w < run->nwarps; w++) {
 		run->warps[w].n = 0;
 		run->warps[w].naddr = 0;
@@ -1569,6 +1581,7 @@ int simt_launch(struct simt_gpu *gpu, const char *name, simt_kernel_fn fn,
 				t->run = run;
 				t->idx = DIM3(x, y, z);
 				t->linear = i;
+				t->lane = &run->lanes[i % PROG_WARP_SIZE];
 				t->stack = NULL;
 			}
 
