@@ -793,7 +793,7 @@ static u8 *simt_mem(struct simt_thread *t, u64 pc, unsigned int space,
 				 SIMT_SHMEM_BASE + addr : addr));
 	if (space == PROG_SPACE_GLOBAL) {
 		struct simt_gpu *gpu = run->gpu;
-		u32 *hint = &gpu->pc_obj[(pc ^ pc >> 8) & 63];
+		u32 *hint = &gpu->pc_obj[(pc * 0x9e3779b97f4a7c15ull) >> 58];
 		struct simt_object *obj = NULL;
 
 		/* A static instruction mostly touches one object. */
