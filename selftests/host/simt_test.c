@@ -184,6 +184,19 @@ static void k_reduce(struct simt_thread *t, const void *p)
 		ST(t, uint32_t, a->b, simt_block_idx(t).x, LDS(t, uint32_t, 0));
 }
 
+/* Long per-thread streams: lane l runs 300 + l iterations. */
+static void k_long(struct simt_thread *t, const void *p)
+{
+	const struct copy_args *a = p;
+	uint32_t j, n = 300 + simt_thread_idx(t).x % 32, sum = 0;
+
+	for (j = 0; j < n; j++) {
+		OPS(t, PROG_OP_INT, 1);
+		sum += LD(t, uint32_t, a->a, j);
+	}
+	ST(t, uint32_t, a->b, simt_global_x(t), sum);
+}
+
 struct hist_args {
 	uint64_t in, bins, old, fsum, mins, cas;
 };
@@ -562,6 +575,48 @@ TEST(atomics_histogram)
 	EXPECT_STREQ("ATOMG.E.CAS", inst(&c, w, 7)->opcode);
 	EXPECT_STREQ("ATOMS.OR", inst(&c, w, 8)->opcode);
 	EXPECT_EQ(PROG_SPACE_SHARED, inst(&c, w, 8)->space);
+	EXPECT_EQ(0, check_order(&c));
+	simt_gpu_free(gpu);
+	free(c.rec);
+}
+
+TEST(long_streams_and_full_blocks)
+{
+	struct capture c;
+	struct simt_gpu *gpu = gpu_new(&c);
+	struct copy_args a = { 0 };
+	uint32_t in[1024], out[1024], want = 0;
+	u32 n, l, i;
+	long w;
+
+	ASSERT_NE(NULL, gpu);
+	for (i = 0; i < 1024; i++)
+		in[i] = i * 7 + 1;
+	a.a = simt_malloc(gpu, sizeof(in), "in");
+	a.b = simt_malloc(gpu, sizeof(out), "out");
+	simt_h2d(gpu, a.a, in, sizeof(in));
+	ASSERT_EQ(0, simt_launch(gpu, "long", k_long, DIM3(1, 1, 1),
+				 DIM3(64, 1, 1), 0, &a));
+	simt_d2h(gpu, out, a.b, sizeof(out));
+	for (i = 0; i < 331; i++) {
+		want += in[i];
+		if (i >= 299)
+			EXPECT_EQ(want, out[i - 299]);
+	}
+	w = warp_insts(&c, 0, 1, &n);
+	ASSERT_LE(0, w);
+	ASSERT_EQ(2 * 331 + 2, n);
+	/* Iteration 300 + k runs on lanes above k. */
+	for (l = 0; l < 31; l++)
+		EXPECT_EQ(FULL << (l + 1), inst(&c, w, 2 * (300 + l))->mask);
+
+	/* 1024 threads between barriers: as many stacks at once. */
+	ASSERT_EQ(0, simt_launch(gpu, "reduce1024", k_reduce, DIM3(1, 1, 1),
+				 DIM3(1024, 1, 1), 4096, &a));
+	simt_d2h(gpu, out, a.b, 4);
+	for (want = 0, i = 0; i < 1024; i++)
+		want += in[i];
+	EXPECT_EQ(want, out[0]);
 	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
