@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The SIMT executor (simt.h): each thread of a block is a coroutine on
- * its own stack; the threads run one after the other up to each barrier
- * (or their end), recording one small op per macro use; then each warp's
- * 32 per-thread op lists of that phase are merged into warp instructions
- * by min-PC reconvergence. Warps are written as soon as they are whole
- * (at once for blocks without barriers), so a block never has to be kept
- * in full unless it synchronizes.
+ * its own stack (128 KiB under a guard page, pooled; a thread switches
+ * only at a barrier or its end); the threads run one after the other up
+ * to each barrier, recording one small op per macro use; as soon as a
+ * warp's threads have run, its 32 op lists of that phase are merged into
+ * warp instructions by min-PC reconvergence. Warps are written as soon
+ * as they are whole (at once in blocks without barriers), so only a
+ * block that synchronizes is kept, as warp instructions, until its end.
  *
  * The model's decisions (docs/workloads.md repeats them):
  *  - A barrier is reached once every live thread of the block has
@@ -23,14 +24,15 @@
  *    0xffffff0000 (line 0xffffff).
  *  - Registers (nregs 32): R1 holds what a thread starts with (its
  *    indices, its arguments), R2 the latest integer result, R3 the latest
- *    floating-point result, R8..R31 rotate as load destinations. A memory
+ *    FP, DP, SFU or TENSOR result, R8..R31 rotate as load destinations. A memory
  *    instruction's address is R2 once the warp did integer OPS (addresses
  *    are integer arithmetic), else R1. A load writes the next rotating
  *    register. The first instruction of an OPS reads every register
  *    loaded since the previous OPS (the last 14) and its own class's
  *    previous result; the others chain on that result. A store, atomic
  *    or reduction also reads the most recently written register (its
- *    data). BRANCH OPS read it, and write nothing; BAR and EXIT neither.
+ *    data). BRANCH OPS read it, and write nothing; OTHER OPS, BAR and
+ *    EXIT neither read nor write.
  *  - GPU objects start at SIMT_GLOBAL_BASE; each kernel's shared window
  *    is at SIMT_SHMEM_BASE and its local window at SIMT_LOCAL_BASE.
  *  - Accesses are checked against the objects (or the block's shared
