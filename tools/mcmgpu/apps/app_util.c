@@ -143,8 +143,6 @@ int app_check_f32(const float *got, const float *want, size_t n, float rel,
 
 		if (diff < 0)
 			diff = -diff;
-		if (mag < 1.0f)
-			mag = 1.0f;
 		/* Written so that a NaN fails too. */
 		if (diff <= rel * mag)
 			continue;
