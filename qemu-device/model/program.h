@@ -32,6 +32,7 @@
 #define PROG_OPCODE_MAX		32	/* SASS mnemonic, with NUL */
 #define PROG_MAX_OPCODES	4096	/* distinct mnemonics in one program */
 #define PROG_MAX_WIDTH		128	/* bytes one lane accesses */
+#define PROG_MAX_BLOCK_THREADS	1024	/* CUDA's limit: 32 warps */
 
 enum prog_rec_type {
 	PROG_REC_OBJECT = 1,	/* a GPU allocation */
@@ -142,8 +143,8 @@ struct prog_rec {
 /*
  * Records flow between stages (importer, executor, writers, statistics,
  * adapters) through these: a sink takes one record (0 or a negative
- * errno); a source gives the next one (1, 0 after END, or a negative
- * errno, its message kept by the source).
+ * errno); a source gives the next one (1, END included; 0 after END; or
+ * a negative errno, its message kept by the source).
  */
 typedef int (*prog_sink_fn)(void *ctx, const struct prog_rec *rec);
 typedef int (*prog_source_fn)(void *ctx, struct prog_rec *rec);
@@ -165,6 +166,8 @@ struct prog_grammar {
 	u32 state;			/* what may come next */
 	u64 records;			/* records accepted, header excluded */
 	u32 kernels;			/* kernels so far */
+	u32 last_kernel_id;
+	u32 grid[3];			/* the current kernel's */
 	u32 insts_left;			/* of the current warp */
 	u32 warp_mask;			/* warp ids seen in the current block */
 	u32 warps_in_block;		/* per-block warp limit from the kernel */
@@ -212,6 +215,7 @@ struct prog_writer {
 	void *ctx;
 	struct prog_grammar grammar;
 	struct prog_opcode_table opcodes;
+	u64 pc;				/* the warp's previous PC */
 	size_t used;
 	u8 buf[65536];
 };
@@ -222,6 +226,7 @@ struct prog_reader {
 	struct prog_grammar grammar;
 	struct prog_opcode_table opcodes;
 	u64 offset;			/* bytes consumed, for errors */
+	u64 pc;				/* the warp's previous PC */
 	size_t pos, len;
 	bool eof;
 	const char *err_field, *err_why;
@@ -239,8 +244,8 @@ int prog_writer_flush(struct prog_writer *w);
  * -EPROTONOSUPPORT (another version). */
 int prog_reader_init(struct prog_reader *r, prog_read_fn read, void *ctx);
 /*
- * The next record: 1, 0 after END, or a negative errno with r->err_field
- * and r->err_why set (and r->offset at the record's end).
+ * The next record: 1 (END included), 0 after END, or a negative errno
+ * with r->err_field and r->err_why set (r->offset: where it stopped).
  */
 int prog_read(struct prog_reader *r, struct prog_rec *rec);
 

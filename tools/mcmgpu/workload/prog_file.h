@@ -19,6 +19,10 @@ struct prog_out;
 
 /* NULL with the reason in err. */
 struct prog_in *prog_in_open(const char *path, char *err, size_t errlen);
+/* The same over an open stream, which stays the caller's (name: for
+ * messages). */
+struct prog_in *prog_in_fdopen(FILE *f, const char *name, char *err,
+			       size_t errlen);
 /* 1 and the next record, 0 after END, or a negative errno (prog_in_error). */
 int prog_in_next(struct prog_in *in, struct prog_rec *rec);
 const char *prog_in_error(const struct prog_in *in);
