@@ -450,10 +450,10 @@ void prog_stats_text(const struct prog_stats *s, FILE *f)
 	size_t i;
 
 	fprintf(f, "program: objects %zu, kernel launches %zu\n"
-		"copies: host to device %" PRIu64 " B (%" PRIu64 " copies)"
-		", device to host %" PRIu64 " B (%" PRIu64 " copies)\n", s->nobjects,
-		s->nkernels, s->h2d_bytes, s->h2d_copies, s->d2h_bytes,
-		s->d2h_copies);
+		"copies: host to device %" PRIu64 " (%" PRIu64 " B), "
+		"device to host %" PRIu64 " (%" PRIu64 " B)\n", s->nobjects,
+		s->nkernels, s->h2d_copies, s->h2d_bytes, s->d2h_copies,
+		s->d2h_bytes);
 	for (i = 0; i < s->nobjects; i++)
 		fprintf(f, "  object 0x%" PRIx64 " + %" PRIu64 " %s\n",
 			s->objects[i].base, s->objects[i].size,
