@@ -694,6 +694,17 @@ TEST(adsm_pattern_and_its_replay)
 	EXPECT_EQ(8192, res.stats.h2d_bytes);
 	EXPECT_EQ(4096, res.stats.d2h_bytes);
 	EXPECT_EQ(2, res.stats.launches);
+	EXPECT_EQ(2, res.stats.faults);	/* A written, B read */
+	adsm_host_free(rt);
+
+	/* Explicit: the program's copies by hand, the same bytes, no faults. */
+	rt = adsm_host_new(ADSM_EXPLICIT, 4096, 0, 2);
+	ASSERT_NE(NULL, rt);
+	ASSERT_EQ(0, adapt_adsm_run(text, strlen(text), rt, 2, &res, err,
+				    sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(8192, res.stats.h2d_bytes);
+	EXPECT_EQ(4096, res.stats.d2h_bytes);
+	EXPECT_EQ(0, res.stats.faults);
 	adsm_host_free(rt);
 	free(text);
 	free(p.rec);

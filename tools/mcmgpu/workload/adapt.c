@@ -1289,6 +1289,13 @@ static int run_cpu(struct adsm_run *r, char **tok, int ntok, bool write)
 				"object '%s' (%llu bytes)", tok[0],
 				(unsigned long long)off, (unsigned long long)len,
 				tok[1], (unsigned long long)b->bytes);
+	/* Explicit: the program's own copies, by hand (the CUDA bar). */
+	if (!write && r->rt->protocol == ADSM_EXPLICIT) {
+		ret = r->rt->ops->copy(r->rt, b, off, len, false);
+		if (ret)
+			return run_fail(r, ret, "copy: %s", r->rt->err[0] ?
+					r->rt->err : strerror(-ret));
+	}
 	/* The data does not matter to the protocols: zeros, a chunk at a time. */
 	for (done = 0; done < len; done += n) {
 		n = len - done < ADSM_CHUNK ? len - done : ADSM_CHUNK;
@@ -1296,6 +1303,12 @@ static int run_cpu(struct adsm_run *r, char **tok, int ntok, bool write)
 		      r->rt->ops->cpu_read(r->rt, b, off + done, r->chunk, n);
 		if (ret)
 			return run_fail(r, ret, "%s: %s", tok[0], r->rt->err[0] ?
+					r->rt->err : strerror(-ret));
+	}
+	if (write && r->rt->protocol == ADSM_EXPLICIT) {
+		ret = r->rt->ops->copy(r->rt, b, off, len, true);
+		if (ret)
+			return run_fail(r, ret, "copy: %s", r->rt->err[0] ?
 					r->rt->err : strerror(-ret));
 	}
 	if (write) {

@@ -158,7 +158,10 @@ int adapt_program(const struct adapt_opts *o, prog_source_fn src,
  * protocols' transfers and faults depend on those and on the CPU's
  * accesses only, so the launch runs the identity scale-add
  * (x = x * 1 + 0) over the first object the kernel writes, else the first
- * it reads, else the first object, on its chiplets. 0, or a negative
+ * it reads, else the first object, on its chiplets. Under the explicit
+ * "protocol" (ADSM_EXPLICIT: no mapping) cpu_write is followed by a copy
+ * to the GPU and cpu_read preceded by one from it, as the program's own
+ * copies were. 0, or a negative
  * errno with "line N: ..." in err. The objects are freed at the end,
  * after the runtime's counters were read into res->stats.
  */
@@ -173,5 +176,8 @@ struct adapt_adsm_result {
 int adapt_adsm_run(const char *text, size_t len, struct adsm_rt *rt,
 		   uint32_t chiplets, struct adapt_adsm_result *res,
 		   char *err, size_t errlen);
+
+/* `mcmgpu workload to MECH PROG ...` (cmd_adapt.c): argv[0] is "to". */
+int cmd_workload_to(int argc, char **argv);
 
 #endif /* MCMGPU_TOOL_ADAPT_H */
