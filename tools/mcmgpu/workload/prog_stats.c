@@ -18,8 +18,7 @@ void prog_keyset_init(struct prog_keyset *ks)
 
 void prog_keyset_free(struct prog_keyset *ks)
 {
-	free(ks->keys);
-	free(ks->gen);
+	free(ks->e);
 	prog_keyset_init(ks);
 }
 
@@ -29,8 +28,8 @@ void prog_keyset_clear(struct prog_keyset *ks)
 	if (++ks->cur)
 		return;
 	/* 2^32 clears: the old generations would come back to life. */
-	if (ks->gen)
-		memset(ks->gen, 0, ks->cap * sizeof(*ks->gen));
+	if (ks->e)
+		memset(ks->e, 0, ks->cap * sizeof(*ks->e));
 	ks->cur = 1;
 }
 
@@ -49,11 +48,11 @@ static size_t find(const struct prog_keyset *ks, uint64_t key, bool *found)
 	size_t i = slot_of(key, ks->cap);
 
 	for (;; i = (i + 1) & (ks->cap - 1)) {
-		if (ks->gen[i] != ks->cur) {
+		if (ks->e[i].gen != ks->cur) {
 			*found = false;
 			return i;
 		}
-		if (ks->keys[i] == key) {
+		if (ks->e[i].key == key) {
 			*found = true;
 			return i;
 		}
@@ -67,25 +66,20 @@ static int grow(struct prog_keyset *ks)
 	struct prog_keyset n = { .cap = cap, .cur = 1 };
 	bool found;
 
-	n.keys = malloc(cap * sizeof(*n.keys));
-	n.gen = calloc(cap, sizeof(*n.gen));
-	if (!n.keys || !n.gen) {
-		free(n.keys);
-		free(n.gen);
+	n.e = calloc(cap, sizeof(*n.e));
+	if (!n.e)
 		return -ENOMEM;
-	}
 	for (i = 0; i < ks->cap; i++) {
 		size_t at;
 
-		if (ks->gen[i] != ks->cur)
+		if (ks->e[i].gen != ks->cur)
 			continue;
-		at = find(&n, ks->keys[i], &found);
-		n.keys[at] = ks->keys[i];
-		n.gen[at] = n.cur;
+		at = find(&n, ks->e[i].key, &found);
+		n.e[at].key = ks->e[i].key;
+		n.e[at].gen = n.cur;
 		n.count++;
 	}
-	free(ks->keys);
-	free(ks->gen);
+	free(ks->e);
 	*ks = n;
 	return 0;
 }
@@ -101,8 +95,8 @@ int prog_keyset_add(struct prog_keyset *ks, uint64_t key)
 	at = find(ks, key, &found);
 	if (found)
 		return 0;
-	ks->keys[at] = key;
-	ks->gen[at] = ks->cur;
+	ks->e[at].key = key;
+	ks->e[at].gen = ks->cur;
 	ks->count++;
 	return 1;
 }
@@ -181,23 +175,25 @@ static int open_kernel(struct prog_stats *s, const struct prog_kernel *k)
 }
 
 /*
- * Adds key to the program's set and the kernel's, counting the new ones.
- * A key new to the program is new to the kernel too, but not the reverse.
+ * Adds key to the kernel's set and the program's, counting the new ones.
+ * The program's set holds every kernel's keys, so a key the kernel has
+ * seen needs no second look-up.
  */
 static int add_key(struct prog_keyset *prog_set, struct prog_keyset *kern_set,
 		   uint64_t key, uint64_t *total, uint64_t *kernel)
 {
-	int r = prog_keyset_add(prog_set, key);
+	int r;
 
+	if (kernel) {
+		r = prog_keyset_add(kern_set, key);
+		if (r <= 0)
+			return r;
+		*kernel += r;
+	}
+	r = prog_keyset_add(prog_set, key);
 	if (r < 0)
 		return r;
 	*total += r;
-	if (!kernel)
-		return 0;
-	r = prog_keyset_add(kern_set, key);
-	if (r < 0)
-		return r;
-	*kernel += r;
 	return 0;
 }
 

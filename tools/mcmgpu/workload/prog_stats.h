@@ -59,9 +59,14 @@ struct prog_stats_kernel {
  * the generation it was added in, so emptying it is O(1): the per-kernel
  * sets are emptied at every launch, however large they grew.
  */
+struct prog_keyset_entry {
+	uint64_t key;
+	uint32_t gen;		/* the generation it was added in; 0 never */
+};
+
 struct prog_keyset {
-	uint64_t *keys;
-	uint32_t *gen;
+	struct prog_keyset_entry *e;	/* key and generation together: one
+					 * cache miss a probe */
 	size_t cap, count;	/* cap a power of two; count: this generation */
 	uint32_t cur;		/* the current generation, never 0 */
 };
