@@ -945,6 +945,7 @@ static int add_obj(struct imp *im, u64 base, u64 size, u64 pos,
 		im->capobjs = cap;
 	}
 	o = &im->objs[im->nobjs++];
+	memset(o, 0, sizeof(*o));	/* names are compared whole */
 	o->base = base;
 	o->size = size;
 	o->pos = pos;
@@ -1014,7 +1015,8 @@ static int infer_objects(struct imp *im)
 	for (i = 0; i < im->cappages; i++)
 		if (im->pages[i].page)
 			im->pages[n++] = im->pages[i];
-	qsort(im->pages, n, sizeof(*im->pages), cmp_page);
+	if (n)
+		qsort(im->pages, n, sizeof(*im->pages), cmp_page);
 	for (i = 0; i < n; i++) {
 		u64 page = im->pages[i].page - 1;
 		u32 blocks = im->pages[i].blocks;
@@ -1049,7 +1051,8 @@ static int infer_objects(struct imp *im)
 		if (ret)
 			return ret;
 	}
-	qsort(im->objs, im->nobjs, sizeof(*im->objs), cmp_obj);
+	if (im->nobjs)
+		qsort(im->objs, im->nobjs, sizeof(*im->objs), cmp_obj);
 	return 0;
 }
 
@@ -2236,7 +2239,7 @@ static int export_rec(struct exp *ex, const struct prog_rec *rec)
 	case PROG_REC_INST:
 		return write_inst(ex, &rec->inst);
 	case PROG_REC_BLOCK_END:
-		return out_write(ex, &ex->trace, "\n#END_TB\n", 10);
+		return out_write(ex, &ex->trace, "\n#END_TB\n", 9);
 	case PROG_REC_KERNEL_END:
 		return out_close(ex, &ex->trace, 0);
 	default:
