@@ -210,11 +210,11 @@ static const struct sass_class sass_classes[] = {
 	M("STL", LOCAL, STORE),
 	M("STS", SHARED, STORE),
 	M("STSM", SHARED, STORE),
-	M("SUATOM", TEXTURE, ATOMIC),
+	C("SUATOM", OTHER),
 	M("SULD", TEXTURE, LOAD),
 	C("SUQUERY", OTHER),
-	M("SURED", TEXTURE, REDUCTION),
-	M("SUST", TEXTURE, STORE),
+	C("SURED", OTHER),
+	C("SUST", OTHER),
 	C("SYNC", BRANCH),
 	C("SYNCS", BARRIER),
 	M("TEX", TEXTURE, LOAD),
@@ -753,12 +753,15 @@ static int emit(struct imp *im, const struct in_file *f, u32 type)
 {
 	int ret;
 
-	if (im->pass != PASS_EMIT)
+	/* The first pass checks the kernels too, so errors come in order. */
+	if (im->pass == PASS_COPIES)
 		return 0;
 	im->rec.type = type;
 	if (prog_grammar_check(&im->g, &im->rec))
 		return imp_fail(im, f, im->g.err_field ? im->g.err_field : "record",
 				"%s", im->g.err_why ? im->g.err_why : "refused");
+	if (im->pass != PASS_EMIT)
+		return 0;
 	ret = im->sink(im->ctx, &im->rec);
 	if (ret < 0) {
 		snprintf(im->err, im->errlen, "%s:%llu: %s: the program sink failed: %s",
@@ -1075,13 +1078,17 @@ static int emit_objects(struct imp *im, const struct in_file *f)
 	return 0;
 }
 
-/* The sidecar: "object BASE SIZE NAME [@N]" lines. 1 if there is none. */
+/*
+ * The sidecar: "object BASE SIZE NAME" lines (NAME the rest of the line,
+ * as in the text form) and "at N" lines placing the objects that follow
+ * after kernelslist.g's first N entries. 1 if there is none.
+ */
 static int read_sidecar(struct imp *im)
 {
 	struct in_file f;
 	const char *s, *e;
 	char buf[64], nm[PROG_NAME_MAX];
-	u64 last_pos = 0;
+	u64 pos = 0;
 	int ret;
 
 	ret = imp_open(im, &f, ACCELSIM_OBJECTS, true);
@@ -1090,13 +1097,33 @@ static int read_sidecar(struct imp *im)
 	if (ret)
 		return ret;
 	while ((ret = in_getline(&f, &s, &e, im->err, im->errlen)) > 0) {
-		struct span c = { s, e }, t, name;
-		u64 base, size, pos = 0;
+		struct span c = { s, e }, t;
+		u64 base, size, at;
 
 		if (!next_tok(&c, &t) || *t.p == '#')
 			continue;
+		if (tok_is(&t, "at")) {
+			if (!next_tok(&c, &t) || !parse_udec(&t, &at)) {
+				ret = imp_fail(im, &f, "at", "missing or not a number");
+				break;
+			}
+			if (at < pos) {
+				ret = imp_fail(im, &f, "at", "%llu comes after %llu",
+					       (unsigned long long)at,
+					       (unsigned long long)pos);
+				break;
+			}
+			if (next_tok(&c, &t)) {
+				ret = imp_fail(im, &f, "at", "'%s' after the number",
+					       show(&t, buf, sizeof(buf)));
+				break;
+			}
+			pos = at;
+			continue;
+		}
 		if (!tok_is(&t, "object")) {
-			ret = imp_fail(im, &f, "object", "'%s' is not an object line",
+			ret = imp_fail(im, &f, "object",
+				       "'%s' is not an object or at line",
 				       show(&t, buf, sizeof(buf)));
 			break;
 		}
@@ -1108,41 +1135,18 @@ static int read_sidecar(struct imp *im)
 			ret = imp_fail(im, &f, "size", "missing or not a number");
 			break;
 		}
-		if (!next_tok(&c, &name)) {
+		trim(&c);
+		if (c.p == c.end) {
 			ret = imp_fail(im, &f, "name", "missing");
 			break;
 		}
-		if (name.end - name.p >= PROG_NAME_MAX) {
+		if (c.end - c.p >= PROG_NAME_MAX) {
 			ret = imp_fail(im, &f, "name", "longer than %d bytes",
 				       PROG_NAME_MAX - 1);
 			break;
 		}
-		if (next_tok(&c, &t)) {
-			struct span n = { t.p + 1, t.end };
-
-			if (*t.p != '@' || !parse_udec(&n, &pos)) {
-				ret = imp_fail(im, &f, "position",
-					       "'%s' is not @N",
-					       show(&t, buf, sizeof(buf)));
-				break;
-			}
-			if (pos < last_pos) {
-				ret = imp_fail(im, &f, "position",
-					       "@%llu comes after @%llu",
-					       (unsigned long long)pos,
-					       (unsigned long long)last_pos);
-				break;
-			}
-			if (next_tok(&c, &t)) {
-				ret = imp_fail(im, &f, "object",
-					       "'%s' after the position",
-					       show(&t, buf, sizeof(buf)));
-				break;
-			}
-		}
-		last_pos = pos;
-		memcpy(nm, name.p, name.end - name.p);
-		nm[name.end - name.p] = '\0';
+		memcpy(nm, c.p, c.end - c.p);
+		nm[c.end - c.p] = '\0';
 		ret = add_obj(im, base, size, pos, nm);
 		if (ret) {
 			snprintf(im->err, im->errlen, "%s: out of memory", f.path);
@@ -1732,6 +1736,9 @@ static int copy_line(struct imp *im, const struct in_file *f, struct span line,
 		return imp_fail(im, f, field, "address: not hex");
 	if (!parse_num(&b, &bytes))
 		return imp_fail(im, f, field, "bytes: not a number");
+	/* An empty copy moves nothing: the program has no such record. */
+	if (!bytes || im->pass == PASS_TOUCH)
+		return 0;
 	if (im->pass == PASS_COPIES) {
 		if (add_copied(im, base, bytes)) {
 			snprintf(im->err, im->errlen, "%s: out of memory", f->path);
@@ -1844,6 +1851,7 @@ static int import(struct imp *im, prog_sink_fn sink, void *ctx)
 		ret = read_list(im);
 		if (!ret) {
 			merge_copied(im);
+			prog_grammar_init(&im->g);
 			im->pass = PASS_TOUCH;
 			ret = read_list(im);
 		}
@@ -1921,6 +1929,7 @@ struct exp {
 	struct out_file list, objs, trace;
 	u64 recno;			/* records read, for messages */
 	u64 entries;			/* kernelslist.g entries written */
+	u64 objs_at;			/* the sidecar's last "at" */
 	u32 launches;
 	char line[8192];
 };
@@ -2033,23 +2042,12 @@ static char *put_hex(char *p, u64 v, int min)
 	return p;
 }
 
-static bool has_blank(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
 static int write_kernel_header(struct exp *ex, const struct prog_kernel *k)
 {
 	char name[64];
 	int n;
 
-	if (!k->name[0] || is_blank(k->name[0]) ||
-	    is_blank(k->name[strlen(k->name) - 1]) || strchr(k->name, '\n'))
-		return exp_fail(ex, "name", "'%s' cannot be a trace's kernel name",
-				k->name);
+	/* The grammar checked the name: printable, no blank at either end. */
 	ex->launches++;
 	snprintf(name, sizeof(name), "kernel-%u.traceg", ex->launches);
 	n = out_open(ex, &ex->trace, name);
@@ -2092,8 +2090,6 @@ static int check_class(struct exp *ex, const struct prog_inst *in)
 	struct prog_inst want = *in;
 	int generic;
 
-	if (has_blank(in->opcode))
-		return exp_fail(ex, "opcode", "'%s' has a blank", in->opcode);
 	generic = accelsim_classify(in->opcode, &want);
 	if (generic < 0)
 		return exp_fail(ex, "opcode", "'%s' is not a mnemonic",
@@ -2197,18 +2193,17 @@ static int export_rec(struct exp *ex, const struct prog_rec *rec)
 
 	switch (rec->type) {
 	case PROG_REC_OBJECT:
-		if (has_blank(rec->object.name))
-			return exp_fail(ex, "name", "'%s' has a blank",
-					rec->object.name);
-		n = fprintf(ex->objs.fp, "object 0x%llx %llu %s",
-			    (unsigned long long)rec->object.base,
-			    (unsigned long long)rec->object.size,
-			    rec->object.name);
-		if (n >= 0 && ex->entries)
-			n = fprintf(ex->objs.fp, " @%llu",
+		n = 0;
+		if (ex->entries != ex->objs_at) {
+			n = fprintf(ex->objs.fp, "at %llu\n",
 				    (unsigned long long)ex->entries);
+			ex->objs_at = ex->entries;
+		}
 		if (n >= 0)
-			n = fputc('\n', ex->objs.fp);
+			n = fprintf(ex->objs.fp, "object 0x%llx %llu %s\n",
+				    (unsigned long long)rec->object.base,
+				    (unsigned long long)rec->object.size,
+				    rec->object.name);
 		return n < 0 ? out_write(ex, &ex->objs, "", 1) : 0;
 	case PROG_REC_COPY:
 		n = fprintf(ex->list.fp, "%s,0x%016llx,%llu\n",
