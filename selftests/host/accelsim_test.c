@@ -821,6 +821,10 @@ static const struct bad_case {
 	  "kernel-1.traceg:8: #END_TB: outside a thread block" },
 	{ NULL, HDR "#BEGIN_TB\nthread block = 0,0,0\n0000 ffffffff 0 NOP 0 0\n",
 	  "kernel-1.traceg:7: insts: an instruction beyond the 0 of warp 0" },
+	/* the first error in the file, though the first pass skips ALU lines */
+	{ NULL, HDR TB0 "insts = 2\n0000 ffffffff 1 X1 NOP 0 0\n"
+	  "0010 00000001 0 STG.E 2 R1 R2 4 0 0xzz\n#END_TB\n",
+	  "kernel-1.traceg:9: dest: 'X1' is not a register" },
 	/* what the program's grammar refuses, with its field */
 	{ NULL, HDR "#BEGIN_TB\nthread block = 1,0,0\n",
 	  "kernel-1.traceg:6: block: x outside the grid" },
@@ -906,6 +910,30 @@ TEST(kernel_ids_increase_and_empty_copies)
 	ASSERT_EQ(5, v.n);
 	EXPECT_EQ(PROG_REC_KERNEL, v.r[0].type);
 	EXPECT_EQ(3, v.r[0].kernel.id);
+	recs_free(&v);
+}
+
+/* A NUL byte would cut a name or mnemonic short: refused. */
+TEST(nul_bytes_are_refused)
+{
+	static const char list[] = "kernel-1.traceg\n";
+	static const char name[] = "-kernel name = ab\0cd\n";
+	static const char opc[] = "-kernel name = k\n-grid dim = (1,1,1)\n"
+		"-block dim = (1,1,1)\n#BEGIN_TB\nthread block = 0,0,0\n"
+		"warp = 0\ninsts = 1\n0000 00000001 0 NO\0P 0 0\n#END_TB\n";
+	struct accelsim_mem_file f[2] = {
+		{ "kernelslist.g", list, sizeof(list) - 1 },
+		{ "kernel-1.traceg", name, sizeof(name) - 1 },
+	};
+	struct recs v = { 0 };
+	char err[512];
+
+	EXPECT_EQ(-EINVAL, accelsim_import_mem(f, 2, collect, &v, err, sizeof(err)));
+	EXPECT_STREQ("kernel-1.traceg:1: -kernel name: a NUL byte", err);
+	f[1].data = opc;
+	f[1].len = sizeof(opc) - 1;
+	EXPECT_EQ(-EINVAL, accelsim_import_mem(f, 2, collect, &v, err, sizeof(err)));
+	EXPECT_STREQ("kernel-1.traceg:8: opcode: a NUL byte", err);
 	recs_free(&v);
 }
 
