@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,11 +211,11 @@ static const struct sass_class sass_classes[] = {
 	M("STL", LOCAL, STORE),
 	M("STS", SHARED, STORE),
 	M("STSM", SHARED, STORE),
-	M("SUATOM", TEXTURE, ATOMIC),
+	C("SUATOM", OTHER),
 	M("SULD", TEXTURE, LOAD),
 	C("SUQUERY", OTHER),
-	M("SURED", TEXTURE, REDUCTION),
-	M("SUST", TEXTURE, STORE),
+	C("SURED", OTHER),
+	C("SUST", OTHER),
 	C("SYNC", BRANCH),
 	C("SYNCS", BARRIER),
 	M("TEX", TEXTURE, LOAD),
@@ -450,9 +451,26 @@ struct span {
 	const char *p, *end;
 };
 
+/* Each byte's class: a hex digit's value plus one, a blank, or 0. */
+#define CH_BLANK	0x40
+
+static const u8 ch_class[256] = {
+	[' '] = CH_BLANK, ['\t'] = CH_BLANK, ['\r'] = CH_BLANK,
+	['\v'] = CH_BLANK, ['\f'] = CH_BLANK,
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static inline unsigned int hex_digit(char c)
+{
+	return ch_class[(unsigned char)c] - 1u;	/* above 15 if not one */
+}
+
 static inline bool is_blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+	return ch_class[(unsigned char)c] == CH_BLANK;
 }
 
 static inline bool next_tok(struct span *c, struct span *t)
@@ -499,19 +517,10 @@ static bool parse_hex(const struct span *t, u64 *v)
 	if (p == t->end)
 		return false;
 	for (; p < t->end; p++) {
-		unsigned int d;
-		char c = *p;
+		unsigned int d = hex_digit(*p);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return false;
-		if (x >> 60)
-			return false;	/* more than 64 bits */
+		if (d > 15 || x >> 60)
+			return false;	/* not hex, or more than 64 bits */
 		x = x << 4 | d;
 	}
 	*v = x;
@@ -528,11 +537,9 @@ static bool parse_udec(const struct span *t, u64 *v)
 	for (; p < t->end; p++) {
 		unsigned int d = (unsigned char)*p - '0';
 
-		if (d > 9)
+		if (d > 9 || __builtin_mul_overflow(x, 10, &x) ||
+		    __builtin_add_overflow(x, d, &x))
 			return false;
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
 	}
 	*v = x;
 	return true;
@@ -642,9 +649,10 @@ struct page_ent {
 };
 
 struct opc_ent {
-	char name[PROG_OPCODE_MAX];	/* "" empty */
-	struct prog_inst cls;		/* op, space, kind */
-	int generic;
+	char name[PROG_OPCODE_MAX];
+	u8 len;				/* 0: empty */
+	u8 op, space, kind;
+	s8 generic;			/* accelsim_classify()'s answer */
 };
 
 struct kstate {
@@ -656,6 +664,7 @@ struct kstate {
 enum pass {
 	PASS_COPIES,	/* kernelslist.g's copies, for the objects */
 	PASS_TOUCH,	/* the kernels' global addresses, for the objects */
+	PASS_CHECK,	/* the records checked, given to no one */
 	PASS_EMIT,	/* the records */
 };
 
@@ -686,6 +695,7 @@ struct imp {
 	size_t copied_hint;
 	u64 entries;			/* kernelslist.g entries so far */
 	u32 launches;
+	bool addr_dirty;		/* rec.inst.addr written since zeroed */
 	struct opc_ent *opc;
 };
 
@@ -753,12 +763,14 @@ static int emit(struct imp *im, const struct in_file *f, u32 type)
 {
 	int ret;
 
-	if (im->pass != PASS_EMIT)
+	if (im->pass < PASS_CHECK)
 		return 0;
 	im->rec.type = type;
 	if (prog_grammar_check(&im->g, &im->rec))
 		return imp_fail(im, f, im->g.err_field ? im->g.err_field : "record",
 				"%s", im->g.err_why ? im->g.err_why : "refused");
+	if (im->pass != PASS_EMIT)
+		return 0;
 	ret = im->sink(im->ctx, &im->rec);
 	if (ret < 0) {
 		snprintf(im->err, im->errlen, "%s:%llu: %s: the program sink failed: %s",
@@ -945,6 +957,7 @@ static int add_obj(struct imp *im, u64 base, u64 size, u64 pos,
 		im->capobjs = cap;
 	}
 	o = &im->objs[im->nobjs++];
+	memset(o, 0, sizeof(*o));	/* names are compared whole */
 	o->base = base;
 	o->size = size;
 	o->pos = pos;
@@ -1014,7 +1027,8 @@ static int infer_objects(struct imp *im)
 	for (i = 0; i < im->cappages; i++)
 		if (im->pages[i].page)
 			im->pages[n++] = im->pages[i];
-	qsort(im->pages, n, sizeof(*im->pages), cmp_page);
+	if (n)
+		qsort(im->pages, n, sizeof(*im->pages), cmp_page);
 	for (i = 0; i < n; i++) {
 		u64 page = im->pages[i].page - 1;
 		u32 blocks = im->pages[i].blocks;
@@ -1049,7 +1063,8 @@ static int infer_objects(struct imp *im)
 		if (ret)
 			return ret;
 	}
-	qsort(im->objs, im->nobjs, sizeof(*im->objs), cmp_obj);
+	if (im->nobjs)
+		qsort(im->objs, im->nobjs, sizeof(*im->objs), cmp_obj);
 	return 0;
 }
 
@@ -1072,13 +1087,17 @@ static int emit_objects(struct imp *im, const struct in_file *f)
 	return 0;
 }
 
-/* The sidecar: "object BASE SIZE NAME [@N]" lines. 1 if there is none. */
+/*
+ * The sidecar: "object BASE SIZE NAME" lines (NAME the rest of the line,
+ * as in the text form) and "at N" lines placing the objects that follow
+ * after kernelslist.g's first N entries. 1 if there is none.
+ */
 static int read_sidecar(struct imp *im)
 {
 	struct in_file f;
 	const char *s, *e;
 	char buf[64], nm[PROG_NAME_MAX];
-	u64 last_pos = 0;
+	u64 pos = 0;
 	int ret;
 
 	ret = imp_open(im, &f, ACCELSIM_OBJECTS, true);
@@ -1087,13 +1106,33 @@ static int read_sidecar(struct imp *im)
 	if (ret)
 		return ret;
 	while ((ret = in_getline(&f, &s, &e, im->err, im->errlen)) > 0) {
-		struct span c = { s, e }, t, name;
-		u64 base, size, pos = 0;
+		struct span c = { s, e }, t;
+		u64 base, size, at;
 
 		if (!next_tok(&c, &t) || *t.p == '#')
 			continue;
+		if (tok_is(&t, "at")) {
+			if (!next_tok(&c, &t) || !parse_udec(&t, &at)) {
+				ret = imp_fail(im, &f, "at", "missing or not a number");
+				break;
+			}
+			if (at < pos) {
+				ret = imp_fail(im, &f, "at", "%llu comes after %llu",
+					       (unsigned long long)at,
+					       (unsigned long long)pos);
+				break;
+			}
+			if (next_tok(&c, &t)) {
+				ret = imp_fail(im, &f, "at", "'%s' after the number",
+					       show(&t, buf, sizeof(buf)));
+				break;
+			}
+			pos = at;
+			continue;
+		}
 		if (!tok_is(&t, "object")) {
-			ret = imp_fail(im, &f, "object", "'%s' is not an object line",
+			ret = imp_fail(im, &f, "object",
+				       "'%s' is not an object or at line",
 				       show(&t, buf, sizeof(buf)));
 			break;
 		}
@@ -1105,41 +1144,22 @@ static int read_sidecar(struct imp *im)
 			ret = imp_fail(im, &f, "size", "missing or not a number");
 			break;
 		}
-		if (!next_tok(&c, &name)) {
+		trim(&c);
+		if (c.p == c.end) {
 			ret = imp_fail(im, &f, "name", "missing");
 			break;
 		}
-		if (name.end - name.p >= PROG_NAME_MAX) {
+		if (c.end - c.p >= PROG_NAME_MAX) {
 			ret = imp_fail(im, &f, "name", "longer than %d bytes",
 				       PROG_NAME_MAX - 1);
 			break;
 		}
-		if (next_tok(&c, &t)) {
-			struct span n = { t.p + 1, t.end };
-
-			if (*t.p != '@' || !parse_udec(&n, &pos)) {
-				ret = imp_fail(im, &f, "position",
-					       "'%s' is not @N",
-					       show(&t, buf, sizeof(buf)));
-				break;
-			}
-			if (pos < last_pos) {
-				ret = imp_fail(im, &f, "position",
-					       "@%llu comes after @%llu",
-					       (unsigned long long)pos,
-					       (unsigned long long)last_pos);
-				break;
-			}
-			if (next_tok(&c, &t)) {
-				ret = imp_fail(im, &f, "object",
-					       "'%s' after the position",
-					       show(&t, buf, sizeof(buf)));
-				break;
-			}
+		if (memchr(c.p, '\0', c.end - c.p)) {
+			ret = imp_fail(im, &f, "name", "a NUL byte");
+			break;
 		}
-		last_pos = pos;
-		memcpy(nm, name.p, name.end - name.p);
-		nm[name.end - name.p] = '\0';
+		memcpy(nm, c.p, c.end - c.p);
+		nm[c.end - c.p] = '\0';
 		ret = add_obj(im, base, size, pos, nm);
 		if (ret) {
 			snprintf(im->err, im->errlen, "%s: out of memory", f.path);
@@ -1158,6 +1178,7 @@ static const struct opc_ent *classify_cached(struct imp *im,
 {
 	size_t n = t->end - t->p;
 	u32 h = 2166136261u;
+	struct prog_inst cls;
 	size_t i, slot;
 	struct opc_ent *e;
 
@@ -1166,9 +1187,9 @@ static const struct opc_ent *classify_cached(struct imp *im,
 	for (i = 0; i < 8; i++) {
 		slot = (h + i) & (OPC_CACHE - 1);
 		e = &im->opc[slot];
-		if (!e->name[0])
+		if (!e->len)
 			break;
-		if (!strncmp(e->name, t->p, n) && !e->name[n])
+		if (e->len == n && !memcmp(e->name, t->p, n))
 			return e;
 	}
 	if (i == 8)
@@ -1176,40 +1197,172 @@ static const struct opc_ent *classify_cached(struct imp *im,
 	e = &im->opc[slot];
 	memcpy(e->name, t->p, n);
 	e->name[n] = '\0';
-	memset(&e->cls, 0, sizeof(e->cls));
-	e->generic = accelsim_classify(e->name, &e->cls);
+	e->len = n;
+	memset(&cls, 0, sizeof(cls));
+	e->generic = accelsim_classify(e->name, &cls);
+	e->op = cls.op;
+	e->space = cls.space;
+	e->kind = cls.kind;
 	return e;
 }
 
+/* Rn (n below 65536) or RZ, which the tracer writes as R255. */
 static int parse_reg(const struct span *t, u16 *r)
 {
-	struct span n = { t->p + 1, t->end };
-	u64 v;
+	const char *p = t->p;
+	size_t n = t->end - p;
+	u32 v = 0;
 
-	if (t->end - t->p < 2 || *t->p != 'R')
+	if (n < 2 || n > 6 || p[0] != 'R')
 		return -1;
-	if (tok_is(t, "RZ")) {
+	if (n == 2 && p[1] == 'Z') {
 		*r = 255;
 		return 0;
 	}
-	if (!parse_udec(&n, &v) || v > UINT16_MAX)
+	for (p++; p < t->end; p++) {
+		unsigned int d = (unsigned char)*p - '0';
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v > UINT16_MAX)
 		return -1;
 	*r = v;
 	return 0;
 }
 
+/* The addresses of the active lanes in one of the three compressions. */
+static int parse_addrs(struct imp *im, const struct in_file *f, struct span *c,
+		       u32 mask, u64 *addr)
+{
+	u32 active = mask;
+	struct span t;
+	char buf[64];
+	u64 mode, base;
+	unsigned int i;
+
+	if (!next_tok(c, &t))
+		return imp_fail(im, f, "address_mode", "missing (truncated line)");
+	if (!parse_udec(&t, &mode) || mode > 2)
+		return imp_fail(im, f, "address_mode",
+				"unknown compression '%s' (0, 1 or 2)",
+				show(&t, buf, sizeof(buf)));
+	if (mode == 0) {
+		while (active) {
+			unsigned int lane = __builtin_ctz(active);
+
+			active &= active - 1;
+			if (!next_tok(c, &t))
+				return imp_fail(im, f, "address",
+						"lane %u has no address (mask %08x)",
+						lane, mask);
+			if (!parse_hex(&t, &addr[lane]))
+				return imp_fail(im, f, "address", "'%s' is not hex",
+						show(&t, buf, sizeof(buf)));
+		}
+		return 0;
+	}
+	if (!next_tok(c, &t))
+		return imp_fail(im, f, "address", "the base address is missing");
+	if (!parse_hex(&t, &base))
+		return imp_fail(im, f, "address", "'%s' is not hex",
+				show(&t, buf, sizeof(buf)));
+	if (mode == 1) {
+		u64 stride, lanes = active ? active >> __builtin_ctz(active) : 0;
+
+		if (!next_tok(c, &t))
+			return imp_fail(im, f, "stride", "missing (truncated line)");
+		if (!parse_sdec(&t, &stride))
+			return imp_fail(im, f, "stride", "'%s' is not a decimal number",
+					show(&t, buf, sizeof(buf)));
+		/* The tracer's rule: a run of lanes from the first active. */
+		if (lanes & (lanes + 1))
+			return imp_fail(im, f, "address",
+					"stride compression needs contiguous active lanes, mask %08x",
+					mask);
+		for (i = 0; active; i++) {
+			unsigned int lane = __builtin_ctz(active);
+
+			active &= active - 1;
+			addr[lane] = base + i * stride;
+		}
+		return 0;
+	}
+	/* Mode 2: each further active lane's delta from the one before. */
+	if (active) {
+		addr[__builtin_ctz(active)] = base;
+		active &= active - 1;
+	}
+	while (active) {
+		unsigned int lane = __builtin_ctz(active);
+		u64 delta;
+
+		active &= active - 1;
+		if (!next_tok(c, &t))
+			return imp_fail(im, f, "delta", "lane %u has no delta (mask %08x)",
+					lane, mask);
+		if (!parse_sdec(&t, &delta))
+			return imp_fail(im, f, "delta", "'%s' is not a decimal number",
+					show(&t, buf, sizeof(buf)));
+		base += delta;
+		addr[lane] = base;
+	}
+	return 0;
+}
+
+/* A count of registers, then the registers. */
+static int parse_regs(struct imp *im, const struct in_file *f, struct span *c,
+		      const char *count_field, const char *field, u8 *n,
+		      u16 *regs, bool light)
+{
+	struct span t;
+	char buf[64];
+	unsigned int i;
+	u64 v;
+
+	if (!next_tok(c, &t))
+		return imp_fail(im, f, count_field, "missing (truncated line)");
+	if (!parse_udec(&t, &v))
+		return imp_fail(im, f, count_field, "'%s' is not a number",
+				show(&t, buf, sizeof(buf)));
+	if (v > PROG_MAX_REGS)
+		return imp_fail(im, f, count_field, "%llu is more than %d",
+				(unsigned long long)v, PROG_MAX_REGS);
+	*n = v;
+	for (i = 0; i < v; i++) {
+		if (!next_tok(c, &t))
+			return imp_fail(im, f, field, "register %u of %u missing",
+					i + 1, *n);
+		if (!light && parse_reg(&t, &regs[i]))
+			return imp_fail(im, f, field, "'%s' is not a register",
+					show(&t, buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+/*
+ * An instruction line into im->rec.inst. The first pass (light) reads
+ * only what the objects need: the global addresses.
+ */
 static int parse_inst(struct imp *im, const struct in_file *f,
 		      const char *s, const char *e)
 {
+	bool light = im->pass == PASS_TOUCH;
 	struct prog_inst *in = &im->rec.inst;
 	struct span c = { s, e }, t;
 	const struct opc_ent *cls;
-	u32 width = 0, active;
+	u32 width, active;
 	char buf[64];
-	u64 v, mode;
-	unsigned int i;
+	u64 v;
+	int ret;
 
-	memset(in, 0, sizeof(*in));
+	/* Zero as a reader would; the addresses only when written. */
+	memset(in, 0, offsetof(struct prog_inst, addr));
+	if (im->addr_dirty) {
+		memset(in->addr, 0, sizeof(in->addr));
+		im->addr_dirty = false;
+	}
 	if (im->ks.lineinfo) {
 		if (!next_tok(&c, &t) || !parse_udec(&t, &v))
 			return imp_fail(im, f, "line_num", "missing or not a number");
@@ -1228,47 +1381,26 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 		return imp_fail(im, f, "mask", "%s is wider than 32 lanes",
 				show(&t, buf, sizeof(buf)));
 	in->mask = v;
-	if (!next_tok(&c, &t))
-		return imp_fail(im, f, "dest_num", "missing (truncated line)");
-	if (!parse_udec(&t, &v))
-		return imp_fail(im, f, "dest_num", "'%s' is not a number",
-				show(&t, buf, sizeof(buf)));
-	if (v > PROG_MAX_REGS)
-		return imp_fail(im, f, "dest_num", "%llu is more than %d",
-				(unsigned long long)v, PROG_MAX_REGS);
-	in->ndst = v;
-	for (i = 0; i < in->ndst; i++) {
-		if (!next_tok(&c, &t))
-			return imp_fail(im, f, "dest", "register %u of %u missing",
-					i + 1, in->ndst);
-		if (parse_reg(&t, &in->dst[i]))
-			return imp_fail(im, f, "dest", "'%s' is not a register",
-					show(&t, buf, sizeof(buf)));
-	}
+	ret = parse_regs(im, f, &c, "dest_num", "dest", &in->ndst, in->dst,
+			 light);
+	if (ret)
+		return ret;
 	if (!next_tok(&c, &t))
 		return imp_fail(im, f, "opcode", "missing (truncated line)");
 	if (t.end - t.p >= PROG_OPCODE_MAX)
 		return imp_fail(im, f, "opcode", "'%s' is longer than %d characters",
 				show(&t, buf, sizeof(buf)), PROG_OPCODE_MAX - 1);
+	if (memchr(t.p, '\0', t.end - t.p))
+		return imp_fail(im, f, "opcode", "a NUL byte");
 	memcpy(in->opcode, t.p, t.end - t.p);
 	cls = classify_cached(im, &t);
-	if (!next_tok(&c, &t))
-		return imp_fail(im, f, "src_num", "missing (truncated line)");
-	if (!parse_udec(&t, &v))
-		return imp_fail(im, f, "src_num", "'%s' is not a number",
-				show(&t, buf, sizeof(buf)));
-	if (v > PROG_MAX_REGS)
-		return imp_fail(im, f, "src_num", "%llu is more than %d",
-				(unsigned long long)v, PROG_MAX_REGS);
-	in->nsrc = v;
-	for (i = 0; i < in->nsrc; i++) {
-		if (!next_tok(&c, &t))
-			return imp_fail(im, f, "src", "register %u of %u missing",
-					i + 1, in->nsrc);
-		if (parse_reg(&t, &in->src[i]))
-			return imp_fail(im, f, "src", "'%s' is not a register",
-					show(&t, buf, sizeof(buf)));
-	}
+	/* Only global (or generic) accesses make objects. */
+	if (light && (cls->op != PROG_OP_MEMORY ||
+		      (cls->space != PROG_SPACE_GLOBAL && cls->generic <= 0)))
+		return 0;
+	ret = parse_regs(im, f, &c, "src_num", "src", &in->nsrc, in->src, light);
+	if (ret)
+		return ret;
 	if (!next_tok(&c, &t))
 		return imp_fail(im, f, "mem_width", "missing (truncated line)");
 	if (!parse_udec(&t, &v))
@@ -1278,82 +1410,28 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 		return imp_fail(im, f, "mem_width", "%llu is more than %d bytes",
 				(unsigned long long)v, PROG_MAX_WIDTH);
 	width = v;
-	active = in->mask;
 	if (width) {
-		u64 base;
-
-		if (!next_tok(&c, &t))
-			return imp_fail(im, f, "address_mode",
-					"missing (truncated line)");
-		if (!parse_udec(&t, &mode) || mode > 2)
-			return imp_fail(im, f, "address_mode",
-					"unknown compression '%s' (0, 1 or 2)",
-					show(&t, buf, sizeof(buf)));
-		if (mode == 0) {
-			while (active) {
-				unsigned int lane = __builtin_ctz(active);
-
-				active &= active - 1;
-				if (!next_tok(&c, &t))
-					return imp_fail(im, f, "address",
-							"lane %u has no address (mask %08x)",
-							lane, in->mask);
-				if (!parse_hex(&t, &in->addr[lane]))
-					return imp_fail(im, f, "address",
-							"'%s' is not hex",
-							show(&t, buf, sizeof(buf)));
-			}
-		} else {
-			if (!next_tok(&c, &t))
-				return imp_fail(im, f, "address",
-						"the base address is missing");
-			if (!parse_hex(&t, &base))
-				return imp_fail(im, f, "address", "'%s' is not hex",
-						show(&t, buf, sizeof(buf)));
-		}
-		if (mode == 1) {
-			u64 stride, lanes = active ? active >> __builtin_ctz(active) : 0;
-
-			if (!next_tok(&c, &t))
-				return imp_fail(im, f, "stride", "missing (truncated line)");
-			if (!parse_sdec(&t, &stride))
-				return imp_fail(im, f, "stride",
-						"'%s' is not a decimal number",
-						show(&t, buf, sizeof(buf)));
-			if (lanes & (lanes + 1))
-				return imp_fail(im, f, "address",
-						"stride compression needs contiguous active lanes, mask %08x",
-						in->mask);
-			for (i = 0; active; i++) {
-				unsigned int lane = __builtin_ctz(active);
-
-				active &= active - 1;
-				in->addr[lane] = base + i * stride;
-			}
-		} else if (mode == 2) {
-			bool first = true;
-
-			while (active) {
-				unsigned int lane = __builtin_ctz(active);
-
-				active &= active - 1;
-				if (!first) {
-					u64 delta;
-
-					if (!next_tok(&c, &t))
-						return imp_fail(im, f, "delta",
-								"lane %u has no delta (mask %08x)",
-								lane, in->mask);
-					if (!parse_sdec(&t, &delta))
-						return imp_fail(im, f, "delta",
-								"'%s' is not a decimal number",
-								show(&t, buf, sizeof(buf)));
-					base += delta;
-				}
-				in->addr[lane] = base;
-				first = false;
+		im->addr_dirty = true;
+		ret = parse_addrs(im, f, &c, in->mask, in->addr);
+		if (ret)
+			return ret;
+	}
+	in->op = cls->op;
+	in->space = cls->space;
+	in->kind = cls->kind;
+	class_of(&im->kernel, width > 0, in, cls->generic);
+	if (light) {
+		if (in->op != PROG_OP_MEMORY || in->space != PROG_SPACE_GLOBAL)
+			return 0;
+		for (active = in->mask; active; active &= active - 1) {
+			ret = touch(im, in->addr[__builtin_ctz(active)], width);
+			if (ret) {
+				snprintf(im->err, im->errlen, "%s: out of memory",
+					 f->path);
+				return ret;
 			}
 		}
+		return 0;
 	}
 	/* Tracer 5's immediate, then nothing. */
 	if (next_tok(&c, &t) && !parse_sdec(&t, &v))
@@ -1362,33 +1440,10 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 	if (next_tok(&c, &t))
 		return imp_fail(im, f, "line", "'%s' after the end of the instruction",
 				show(&t, buf, sizeof(buf)));
-
-	in->op = cls->cls.op;
-	in->space = cls->cls.space;
-	in->kind = cls->cls.kind;
-	class_of(&im->kernel, width > 0, in, cls->generic);
-	if (in->op == PROG_OP_MEMORY) {
+	if (in->op == PROG_OP_MEMORY)
 		in->width = width;
-	} else if (width) {
-		/* Addresses of a non-memory mnemonic are dropped. */
-		memset(in->addr, 0, sizeof(in->addr));
-	}
-	if (im->pass == PASS_TOUCH && in->op == PROG_OP_MEMORY &&
-	    in->space == PROG_SPACE_GLOBAL) {
-		active = in->mask;
-		while (active) {
-			unsigned int lane = __builtin_ctz(active);
-			int ret;
-
-			active &= active - 1;
-			ret = touch(im, in->addr[lane], width);
-			if (ret) {
-				snprintf(im->err, im->errlen, "%s: out of memory",
-					 f->path);
-				return ret;
-			}
-		}
-	}
+	else if (width)
+		memset(in->addr, 0, sizeof(in->addr));	/* dropped */
 	return 0;
 }
 
@@ -1414,6 +1469,8 @@ static int parse_header(struct imp *im, const struct in_file *f,
 		if (val.end - val.p >= PROG_NAME_MAX)
 			return imp_fail(im, f, "-kernel name",
 					"longer than %d bytes", PROG_NAME_MAX - 1);
+		if (memchr(val.p, '\0', val.end - val.p))
+			return imp_fail(im, f, "-kernel name", "a NUL byte");
 		memcpy(k->name, val.p, val.end - val.p);
 		k->name[val.end - val.p] = '\0';
 		im->ks.seen_name = true;
@@ -1496,6 +1553,16 @@ static int tb_keyword(const char *s, const char *e, struct span *key,
 	return 1;
 }
 
+/*
+ * Instruction lines start with a hex digit (the PC, or the decimal line
+ * number); of the keywords only "cluster" does.
+ */
+static inline bool is_inst_line(const char *s, const char *e)
+{
+	return hex_digit(*s) <= 15 &&
+	       !(e - s >= 7 && !memcmp(s, "cluster", 7));
+}
+
 static int read_kernel(struct imp *im, const char *name)
 {
 	enum tb_state st = TB_OUT;
@@ -1520,6 +1587,15 @@ static int read_kernel(struct imp *im, const char *name)
 			continue;
 		s = line.p;
 		e = line.end;
+		if (!header && im->pass == PASS_TOUCH) {
+			/* The first pass: instruction lines only, unchecked. */
+			if (is_inst_line(s, e)) {
+				ret = parse_inst(im, &f, s, e);
+				if (ret)
+					break;
+			}
+			continue;
+		}
 		if (header) {
 			if (*s == '-') {
 				ret = parse_header(im, &f, s, e);
@@ -1587,7 +1663,8 @@ static int read_kernel(struct imp *im, const char *name)
 			}
 			continue;	/* a comment */
 		}
-		if (st == TB_INSTS && !tb_keyword(s, e, &key, &val)) {
+		if (st == TB_INSTS && !is_inst_line(s, e) &&
+		    !tb_keyword(s, e, &key, &val)) {
 			ret = imp_fail(im, &f, "insts",
 				       "warp %u declares %u instructions, %u follow",
 				       warp_id, insts, insts - left);
@@ -1688,7 +1765,9 @@ static int read_kernel(struct imp *im, const char *name)
 		left = insts;
 		st = left ? TB_INSTS : TB_IN;
 	}
-	if (!ret) {
+	if (!ret && im->pass == PASS_TOUCH) {
+		/* Structure is the full passes' business. */
+	} else if (!ret) {
 		if (header) {
 			ret = imp_fail(im, &f, "#BEGIN_TB",
 				       "no thread block in the file");
@@ -1729,6 +1808,9 @@ static int copy_line(struct imp *im, const struct in_file *f, struct span line,
 		return imp_fail(im, f, field, "address: not hex");
 	if (!parse_num(&b, &bytes))
 		return imp_fail(im, f, field, "bytes: not a number");
+	/* An empty copy moves nothing: the program has no such record. */
+	if (!bytes || im->pass == PASS_TOUCH)
+		return 0;
 	if (im->pass == PASS_COPIES) {
 		if (add_copied(im, base, bytes)) {
 			snprintf(im->err, im->errlen, "%s: out of memory", f->path);
@@ -1844,6 +1926,21 @@ static int import(struct imp *im, prog_sink_fn sink, void *ctx)
 			im->pass = PASS_TOUCH;
 			ret = read_list(im);
 		}
+		if (ret == -EINVAL) {
+			/*
+			 * The light passes found an error, not necessarily the
+			 * first: a checking pass finds that one.
+			 */
+			char *first = malloc(im->errlen);
+
+			if (first)
+				memcpy(first, im->err, im->errlen);
+			prog_grammar_init(&im->g);
+			im->pass = PASS_CHECK;
+			if (!read_list(im) && first)
+				memcpy(im->err, first, im->errlen);
+			free(first);
+		}
 		if (!ret)
 			ret = infer_objects(im);
 	}
@@ -1918,6 +2015,7 @@ struct exp {
 	struct out_file list, objs, trace;
 	u64 recno;			/* records read, for messages */
 	u64 entries;			/* kernelslist.g entries written */
+	u64 objs_at;			/* the sidecar's last "at" */
 	u32 launches;
 	char line[8192];
 };
@@ -2030,23 +2128,12 @@ static char *put_hex(char *p, u64 v, int min)
 	return p;
 }
 
-static bool has_blank(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
 static int write_kernel_header(struct exp *ex, const struct prog_kernel *k)
 {
 	char name[64];
 	int n;
 
-	if (!k->name[0] || is_blank(k->name[0]) ||
-	    is_blank(k->name[strlen(k->name) - 1]) || strchr(k->name, '\n'))
-		return exp_fail(ex, "name", "'%s' cannot be a trace's kernel name",
-				k->name);
+	/* The grammar checked the name: printable, no blank at either end. */
 	ex->launches++;
 	snprintf(name, sizeof(name), "kernel-%u.traceg", ex->launches);
 	n = out_open(ex, &ex->trace, name);
@@ -2089,8 +2176,6 @@ static int check_class(struct exp *ex, const struct prog_inst *in)
 	struct prog_inst want = *in;
 	int generic;
 
-	if (has_blank(in->opcode))
-		return exp_fail(ex, "opcode", "'%s' has a blank", in->opcode);
 	generic = accelsim_classify(in->opcode, &want);
 	if (generic < 0)
 		return exp_fail(ex, "opcode", "'%s' is not a mnemonic",
@@ -2194,18 +2279,17 @@ static int export_rec(struct exp *ex, const struct prog_rec *rec)
 
 	switch (rec->type) {
 	case PROG_REC_OBJECT:
-		if (has_blank(rec->object.name))
-			return exp_fail(ex, "name", "'%s' has a blank",
-					rec->object.name);
-		n = fprintf(ex->objs.fp, "object 0x%llx %llu %s",
-			    (unsigned long long)rec->object.base,
-			    (unsigned long long)rec->object.size,
-			    rec->object.name);
-		if (n >= 0 && ex->entries)
-			n = fprintf(ex->objs.fp, " @%llu",
+		n = 0;
+		if (ex->entries != ex->objs_at) {
+			n = fprintf(ex->objs.fp, "at %llu\n",
 				    (unsigned long long)ex->entries);
+			ex->objs_at = ex->entries;
+		}
 		if (n >= 0)
-			n = fputc('\n', ex->objs.fp);
+			n = fprintf(ex->objs.fp, "object 0x%llx %llu %s\n",
+				    (unsigned long long)rec->object.base,
+				    (unsigned long long)rec->object.size,
+				    rec->object.name);
 		return n < 0 ? out_write(ex, &ex->objs, "", 1) : 0;
 	case PROG_REC_COPY:
 		n = fprintf(ex->list.fp, "%s,0x%016llx,%llu\n",
@@ -2236,7 +2320,7 @@ static int export_rec(struct exp *ex, const struct prog_rec *rec)
 	case PROG_REC_INST:
 		return write_inst(ex, &rec->inst);
 	case PROG_REC_BLOCK_END:
-		return out_write(ex, &ex->trace, "\n#END_TB\n", 10);
+		return out_write(ex, &ex->trace, "\n#END_TB\n", 9);
 	case PROG_REC_KERNEL_END:
 		return out_close(ex, &ex->trace, 0);
 	default:

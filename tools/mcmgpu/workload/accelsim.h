@@ -38,8 +38,9 @@
  * not a memory access (CCTL and the like) are checked and dropped.
  *
  * Objects: if DIR holds "mcmgpu-objects" (export writes it: lines
- * "object BASE SIZE NAME [@N]", N the kernelslist.g entries before the
- * object), the objects are exactly those. Otherwise every copy range
+ * "object BASE SIZE NAME", NAME the rest of the line, and "at N" lines
+ * placing the objects after them behind kernelslist.g's first N entries),
+ * the objects are exactly those. Otherwise every copy range
  * (overlapping or adjacent ranges merged) is an object "copied_I", and
  * the rest are inferred from the global accesses of every kernel (a first
  * pass over the traces): each active lane touches the 256 B blocks of
@@ -88,9 +89,9 @@ int accelsim_import_mem(const struct accelsim_mem_file *files, size_t nfiles,
  * and mcmgpu-objects. Addresses are compressed as the tracer does: mode 1
  * when two or more active lanes are contiguous with one stride that fits
  * in 32 bits (and for no active lane, base 0 stride 0), else mode 2. A
- * record a trace cannot carry (a class the mnemonic does not give back, a
- * generic access its windows resolve elsewhere, a name with a space) is
- * an error naming the record. import(export(p)) gives p's records back.
+ * record a trace cannot carry (a class the mnemonic does not give back,
+ * a generic access its windows resolve elsewhere) is an error naming the
+ * record. import(export(p)) gives p's records back.
  */
 int accelsim_export(prog_source_fn src, void *ctx, const char *dir, char *err,
 		    size_t errlen);
