@@ -43,21 +43,37 @@ typedef void (*simt_kernel_fn)(struct simt_thread *t, const void *args);
 
 /*
  * A GPU: its objects' backing memory and the program being written to
- * out (its header already written). NULL on allocation failure.
+ * out (its header already written; NULL: only to the sink below). NULL
+ * on allocation failure.
  */
 struct simt_gpu *simt_gpu_new(struct prog_writer *out);
-/* Writes END; the errno of the first failed write, or 0. */
+/*
+ * Every record the GPU writes also goes to sink (before out), e.g. the
+ * timing core's or a test's. A sink's error stops the GPU like a write's.
+ */
+void simt_gpu_set_sink(struct simt_gpu *gpu, prog_sink_fn sink, void *ctx);
+/*
+ * Writes END; the first error of the GPU (a failed write, a launch's
+ * error, a bad copy or allocation), or 0. After an error the program is
+ * left incomplete and every later call fails with the same error.
+ */
 int simt_gpu_finish(struct simt_gpu *gpu);
+/* The message of the GPU's first error ("" while there is none). */
+const char *simt_gpu_error(const struct simt_gpu *gpu);
 void simt_gpu_free(struct simt_gpu *gpu);
 
 /*
  * cudaMalloc: a zeroed object named name (an OBJECT record). Addresses
- * are deterministic: 256 B aligned, and 2 MiB aligned from 1 MiB up.
+ * are deterministic: 256 B aligned, and 2 MiB aligned from 1 MiB up,
+ * the first at 0x7f0000000000. 0 on error (simt_gpu_error()).
  */
 uint64_t simt_malloc(struct simt_gpu *gpu, uint64_t bytes, const char *name);
 /* The object's bytes at a GPU address, for host code between launches. */
 void *simt_host(struct simt_gpu *gpu, uint64_t addr);
-/* cudaMemcpy both ways: moves the bytes and writes a COPY record. */
+/*
+ * cudaMemcpy both ways: moves the bytes and writes a COPY record. A range
+ * not inside one object is the GPU's error (-EFAULT), and copies nothing.
+ */
 void simt_h2d(struct simt_gpu *gpu, uint64_t dst, const void *src,
 	      uint64_t bytes);
 void simt_d2h(struct simt_gpu *gpu, void *dst, uint64_t src, uint64_t bytes);
@@ -99,6 +115,16 @@ enum simt_atomic_op {
 	SIMT_ATOMIC_ADD, SIMT_ATOMIC_MIN, SIMT_ATOMIC_MAX, SIMT_ATOMIC_EXCH,
 	SIMT_ATOMIC_CAS, SIMT_ATOMIC_OR, SIMT_ATOMIC_AND, SIMT_ATOMIC_FADD,
 };
+/*
+ * Flags the macros add to the op from T: MIN and MAX compare signed
+ * (int32_t, int64_t) or as floats, ADD adds floats (float: 4 bytes,
+ * double: 8).
+ */
+#define SIMT_ATOMIC_SIGNED	0x100
+#define SIMT_ATOMIC_FLOAT	0x200
+#define simt_atomic_flags_(T)						\
+	(((T)0.5 != (T)0) ? SIMT_ATOMIC_FLOAT :				\
+	 ((T)-1 < (T)0) ? SIMT_ATOMIC_SIGNED : 0)
 
 /* A static instruction's PC: its line, and its place among the macros. */
 #define SIMT_PC ((uint64_t)__LINE__ << 8 | (__COUNTER__ & 0xff))
@@ -139,10 +165,14 @@ enum simt_atomic_op {
 /*
  * Atomics on global memory (ATOMG: returns the old value) and
  * reductions (RED: returns nothing). T is uint32_t, uint64_t, int32_t,
- * or float (FADD). CAS stores v where the old value equals cmp.
+ * int64_t, float or double (ADD or FADD adds them as floats). CAS stores
+ * v where the old value equals cmp (bit for bit). The atomics of a block
+ * take effect in the order its threads run (thread by thread between
+ * barriers), on the real bytes.
  */
 #define ATOMIC(t, T, op, base, i, v) simt_from_bits_(T, simt_atomic((t),	\
-	SIMT_PC, PROG_SPACE_GLOBAL, PROG_KIND_ATOMIC, (op),		\
+	SIMT_PC, PROG_SPACE_GLOBAL, PROG_KIND_ATOMIC,			\
+	(op) | simt_atomic_flags_(T),					\
 	(base) + (uint64_t)(i) * sizeof(T), simt_bits_(T, v), 0,	\
 	sizeof(T)))
 #define ATOMIC_CAS(t, T, base, i, cmp, v) simt_from_bits_(T,		\
@@ -150,13 +180,14 @@ enum simt_atomic_op {
 	SIMT_ATOMIC_CAS, (base) + (uint64_t)(i) * sizeof(T),		\
 	simt_bits_(T, v), simt_bits_(T, cmp), sizeof(T)))
 #define RED(t, T, op, base, i, v) ((void)simt_atomic((t), SIMT_PC,	\
-	PROG_SPACE_GLOBAL, PROG_KIND_REDUCTION, (op),			\
+	PROG_SPACE_GLOBAL, PROG_KIND_REDUCTION, (op) | simt_atomic_flags_(T), \
 	(base) + (uint64_t)(i) * sizeof(T), simt_bits_(T, v), 0,	\
 	sizeof(T)))
 /* Atomics on shared memory (ATOMS), by byte offset / sizeof(T). */
 #define ATOMIC_SHARED(t, T, op, i, v) simt_from_bits_(T,		\
 	simt_atomic((t), SIMT_PC, PROG_SPACE_SHARED, PROG_KIND_ATOMIC,	\
-	(op), (uint64_t)(i) * sizeof(T), simt_bits_(T, v), 0,		\
+	(op) | simt_atomic_flags_(T), (uint64_t)(i) * sizeof(T),	\
+	simt_bits_(T, v), 0,						\
 	sizeof(T)))
 
 /* A value's bits in a u64 (floats by their representation). */
