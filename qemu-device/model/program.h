@@ -1,4 +1,3 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * GPU programs, the one input of the workloads (docs/workloads.md): the
  * GPU objects and host copies of a program and its kernel launches, each
@@ -19,125 +18,127 @@
  * reader and a writer accept exactly the same programs.
  *
  * Freestanding: included by the QEMU device, the tool and the tests.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef MCMGPU_PROGRAM_H
 #define MCMGPU_PROGRAM_H
 
 #include "mcmgpu_compat.h"
 
-#define PROG_VERSION		1
-#define PROG_WARP_SIZE		32
-#define PROG_MAX_REGS		16	/* destination or source registers */
-#define PROG_NAME_MAX		512	/* kernel and object names, with NUL */
-#define PROG_OPCODE_MAX		32	/* SASS mnemonic, with NUL */
-#define PROG_MAX_OPCODES	4096	/* distinct mnemonics in one program */
-#define PROG_MAX_WIDTH		128	/* bytes one lane accesses */
-#define PROG_MAX_BLOCK_THREADS	1024	/* CUDA's limit: 32 warps */
+#define PROG_VERSION            1
+#define PROG_WARP_SIZE          32
+#define PROG_MAX_REGS           16      /* destination or source registers */
+#define PROG_NAME_MAX           512     /* kernel and object names, with NUL */
+#define PROG_OPCODE_MAX         32      /* SASS mnemonic, with NUL */
+#define PROG_MAX_OPCODES        4096    /* distinct mnemonics in one program */
+#define PROG_MAX_WIDTH          128     /* bytes one lane accesses */
+#define PROG_MAX_BLOCK_THREADS  1024    /* CUDA's limit: 32 warps */
 
 enum prog_rec_type {
-	PROG_REC_OBJECT = 1,	/* a GPU allocation */
-	PROG_REC_COPY,		/* a host copy in or out */
-	PROG_REC_KERNEL,	/* a launch; its blocks follow */
-	PROG_REC_BLOCK,		/* a thread block; its warps follow */
-	PROG_REC_WARP,		/* a warp; its insts instructions follow */
-	PROG_REC_INST,
-	PROG_REC_BLOCK_END,
-	PROG_REC_KERNEL_END,
-	PROG_REC_END,		/* the program's last record */
-	PROG_REC_NR
+    PROG_REC_OBJECT = 1,    /* a GPU allocation */
+    PROG_REC_COPY,          /* a host copy in or out */
+    PROG_REC_KERNEL,        /* a launch; its blocks follow */
+    PROG_REC_BLOCK,         /* a thread block; its warps follow */
+    PROG_REC_WARP,          /* a warp; its insts instructions follow */
+    PROG_REC_INST,
+    PROG_REC_BLOCK_END,
+    PROG_REC_KERNEL_END,
+    PROG_REC_END,           /* the program's last record */
+    PROG_REC_NR
 };
 
 /* What an instruction does, for the timing core's functional units. */
 enum prog_op {
-	PROG_OP_INT = 0,	/* integer and logic ALU, moves */
-	PROG_OP_FP,		/* single and half precision */
-	PROG_OP_DP,		/* double precision */
-	PROG_OP_SFU,		/* special functions (MUFU) */
-	PROG_OP_TENSOR,		/* matrix units (HMMA, IMMA) */
-	PROG_OP_BRANCH,		/* branches, calls, returns, EXIT */
-	PROG_OP_BARRIER,	/* thread-block barriers (BAR), warp sync */
-	PROG_OP_MEMORY,		/* has space, kind, width and addresses */
-	PROG_OP_OTHER,		/* NOP, fences, special registers, ... */
-	PROG_OP_NR
+    PROG_OP_INT = 0,        /* integer and logic ALU, moves */
+    PROG_OP_FP,             /* single and half precision */
+    PROG_OP_DP,             /* double precision */
+    PROG_OP_SFU,            /* special functions (MUFU) */
+    PROG_OP_TENSOR,         /* matrix units (HMMA, IMMA) */
+    PROG_OP_BRANCH,         /* branches, calls, returns, EXIT */
+    PROG_OP_BARRIER,        /* thread-block barriers (BAR), warp sync */
+    PROG_OP_MEMORY,         /* has space, kind, width and addresses */
+    PROG_OP_OTHER,          /* NOP, fences, special registers, ... */
+    PROG_OP_NR
 };
 
 enum prog_space {
-	PROG_SPACE_NONE = 0,	/* not a memory instruction */
-	PROG_SPACE_GLOBAL,
-	PROG_SPACE_SHARED,
-	PROG_SPACE_LOCAL,
-	PROG_SPACE_CONST,
-	PROG_SPACE_TEXTURE,
-	PROG_SPACE_NR
+    PROG_SPACE_NONE = 0,    /* not a memory instruction */
+    PROG_SPACE_GLOBAL,
+    PROG_SPACE_SHARED,
+    PROG_SPACE_LOCAL,
+    PROG_SPACE_CONST,
+    PROG_SPACE_TEXTURE,
+    PROG_SPACE_NR
 };
 
 enum prog_kind {
-	PROG_KIND_NONE = 0,
-	PROG_KIND_LOAD,
-	PROG_KIND_STORE,
-	PROG_KIND_ATOMIC,	/* read-modify-write returning the old value */
-	PROG_KIND_REDUCTION,	/* read-modify-write returning nothing (RED) */
-	PROG_KIND_NR
+    PROG_KIND_NONE = 0,
+    PROG_KIND_LOAD,
+    PROG_KIND_STORE,
+    PROG_KIND_ATOMIC,       /* read-modify-write returning the old value */
+    PROG_KIND_REDUCTION,    /* read-modify-write returning nothing (RED) */
+    PROG_KIND_NR
 };
 
 enum prog_copy_dir {
-	PROG_COPY_H2D = 0,
-	PROG_COPY_D2H,
+    PROG_COPY_H2D = 0,
+    PROG_COPY_D2H,
 };
 
 struct prog_object {
-	u64 base, size;			/* GPU virtual addresses */
-	char name[PROG_NAME_MAX];
+    u64 base, size;                 /* GPU virtual addresses */
+    char name[PROG_NAME_MAX];
 };
 
 struct prog_copy {
-	u32 dir;			/* enum prog_copy_dir */
-	u64 base, bytes;
+    u32 dir;                        /* enum prog_copy_dir */
+    u64 base, bytes;
 };
 
 struct prog_kernel {
-	u32 id;				/* 1, 2, ... in launch order */
-	char name[PROG_NAME_MAX];
-	u32 grid[3], block[3];		/* thread blocks; threads a block */
-	u32 shmem;			/* dynamic + static shared bytes */
-	u32 nregs;			/* registers a thread; 0 unknown */
-	u32 binary_version;		/* SM version the kernel was built for */
-	u64 stream;			/* CUDA stream; launches on one stream
-					 * are ordered, others may overlap */
-	u64 shmem_base, local_base;	/* generic-address windows; 0 none */
+    u32 id;                         /* 1, 2, ... in launch order */
+    char name[PROG_NAME_MAX];
+    u32 grid[3], block[3];          /* thread blocks; threads a block */
+    u32 shmem;                      /* dynamic + static shared bytes */
+    u32 nregs;                      /* registers a thread; 0 unknown */
+    u32 binary_version;             /* SM version the kernel was built for */
+    /* CUDA stream; launches on one stream are ordered, others may overlap */
+    u64 stream;
+    u64 shmem_base, local_base;     /* generic-address windows; 0 none */
 };
 
 struct prog_block {
-	u32 x, y, z;			/* index in the grid */
+    u32 x, y, z;                    /* index in the grid */
 };
 
 struct prog_warp {
-	u32 id;				/* warp in its block: threads id*32.. */
-	u32 insts;			/* INST records that follow */
+    u32 id;                         /* warp in its block: threads id*32.. */
+    u32 insts;                      /* INST records that follow */
 };
 
 struct prog_inst {
-	u64 pc;
-	u32 mask;			/* active lanes: bit i = lane i */
-	u8 op;				/* enum prog_op */
-	u8 space, kind;			/* PROG_OP_MEMORY only, else NONE */
-	u8 ndst, nsrc;
-	u16 width;			/* bytes a lane; memory only, else 0 */
-	u16 dst[PROG_MAX_REGS], src[PROG_MAX_REGS];
-	char opcode[PROG_OPCODE_MAX];	/* SASS mnemonic, never empty */
-	u64 addr[PROG_WARP_SIZE];	/* memory: active lanes' (others 0) */
+    u64 pc;
+    u32 mask;                       /* active lanes: bit i = lane i */
+    u8 op;                          /* enum prog_op */
+    u8 space, kind;                 /* PROG_OP_MEMORY only, else NONE */
+    u8 ndst, nsrc;
+    u16 width;                      /* bytes a lane; memory only, else 0 */
+    u16 dst[PROG_MAX_REGS], src[PROG_MAX_REGS];
+    char opcode[PROG_OPCODE_MAX];   /* SASS mnemonic, never empty */
+    u64 addr[PROG_WARP_SIZE];       /* memory: active lanes' (others 0) */
 };
 
 struct prog_rec {
-	u32 type;			/* enum prog_rec_type */
-	union {
-		struct prog_object object;
-		struct prog_copy copy;
-		struct prog_kernel kernel;
-		struct prog_block block;
-		struct prog_warp warp;
-		struct prog_inst inst;
-	};
+    u32 type;                       /* enum prog_rec_type */
+    union {
+        struct prog_object object;
+        struct prog_copy copy;
+        struct prog_kernel kernel;
+        struct prog_block block;
+        struct prog_warp warp;
+        struct prog_inst inst;
+    };
 };
 
 /*
@@ -163,15 +164,15 @@ const char *prog_default_opcode(const struct prog_inst *in);
  * text form spells it) and the reason say what was wrong.
  */
 struct prog_grammar {
-	u32 state;			/* what may come next */
-	u64 records;			/* records accepted, header excluded */
-	u32 kernels;			/* kernels so far */
-	u32 last_kernel_id;
-	u32 grid[3];			/* the current kernel's */
-	u32 insts_left;			/* of the current warp */
-	u32 warp_mask;			/* warp ids seen in the current block */
-	u32 warps_in_block;		/* per-block warp limit from the kernel */
-	const char *err_field, *err_why;
+    u32 state;                      /* what may come next */
+    u64 records;                    /* records accepted, header excluded */
+    u32 kernels;                    /* kernels so far */
+    u32 last_kernel_id;
+    u32 grid[3];                    /* the current kernel's */
+    u32 insts_left;                 /* of the current warp */
+    u32 warp_mask;                  /* warp ids seen in the current block */
+    u32 warps_in_block;             /* per-block warp limit from the kernel */
+    const char *err_field, *err_why;
 };
 
 void prog_grammar_init(struct prog_grammar *g);
@@ -196,8 +197,8 @@ int prog_kind_parse(const char *s);
  * Mnemonics are numbered on first use. The writer and reader move bytes
  * through callbacks, so files, pipes and guest memory all stream.
  */
-#define PROG_MAGIC		"MCMGPROG"
-#define PROG_MAGIC_LEN		8
+#define PROG_MAGIC              "MCMGPROG"
+#define PROG_MAGIC_LEN          8
 
 /* Writes len bytes; 0 or a negative errno. */
 typedef int (*prog_write_fn)(void *ctx, const void *buf, size_t len);
@@ -205,43 +206,47 @@ typedef int (*prog_write_fn)(void *ctx, const void *buf, size_t len);
 typedef long (*prog_read_fn)(void *ctx, void *buf, size_t len);
 
 struct prog_opcode_table {
-	u32 count;
-	char name[PROG_MAX_OPCODES][PROG_OPCODE_MAX];
-	u32 hash[PROG_MAX_OPCODES * 2];	/* open addressing: index + 1 */
+    u32 count;
+    char name[PROG_MAX_OPCODES][PROG_OPCODE_MAX];
+    u32 hash[PROG_MAX_OPCODES * 2]; /* open addressing: index + 1 */
 };
 
 struct prog_writer {
-	prog_write_fn write;
-	void *ctx;
-	struct prog_grammar grammar;
-	struct prog_opcode_table opcodes;
-	u64 pc;				/* the warp's previous PC */
-	size_t used;
-	u8 buf[65536];
+    prog_write_fn write;
+    void *ctx;
+    struct prog_grammar grammar;
+    struct prog_opcode_table opcodes;
+    u64 pc;                         /* the warp's previous PC */
+    size_t used;
+    u8 buf[65536];
 };
 
 struct prog_reader {
-	prog_read_fn read;
-	void *ctx;
-	struct prog_grammar grammar;
-	struct prog_opcode_table opcodes;
-	u64 offset;			/* bytes consumed, for errors */
-	u64 pc;				/* the warp's previous PC */
-	size_t pos, len;
-	bool eof;
-	const char *err_field, *err_why;
-	u8 buf[65536];
+    prog_read_fn read;
+    void *ctx;
+    struct prog_grammar grammar;
+    struct prog_opcode_table opcodes;
+    u64 offset;                     /* bytes consumed, for errors */
+    u64 pc;                         /* the warp's previous PC */
+    size_t pos, len;
+    bool eof;
+    const char *err_field, *err_why;
+    u8 buf[65536];
 };
 
 /* Writes the header. 0 or a negative errno. */
 int prog_writer_init(struct prog_writer *w, prog_write_fn write, void *ctx);
-/* Checks and encodes one record: -EINVAL (w->grammar says why) or the
- * callback's error. END flushes. */
+/*
+ * Checks and encodes one record: -EINVAL (w->grammar says why) or the
+ * callback's error. END flushes.
+ */
 int prog_write(struct prog_writer *w, const struct prog_rec *rec);
 int prog_writer_flush(struct prog_writer *w);
 
-/* Reads and checks the header: 0, -EINVAL (not a program) or
- * -EPROTONOSUPPORT (another version). */
+/*
+ * Reads and checks the header: 0, -EINVAL (not a program) or
+ * -EPROTONOSUPPORT (another version).
+ */
 int prog_reader_init(struct prog_reader *r, prog_read_fn read, void *ctx);
 /*
  * The next record: 1 (END included), 0 after END, or a negative errno
@@ -252,12 +257,12 @@ int prog_read(struct prog_reader *r, struct prog_rec *rec);
 /* Helpers for both encodings and their users. */
 static inline unsigned int prog_lanes(u32 mask)
 {
-	return __builtin_popcount(mask);
+    return __builtin_popcount(mask);
 }
 
 static inline bool prog_inst_is_mem(const struct prog_inst *in)
 {
-	return in->op == PROG_OP_MEMORY;
+    return in->op == PROG_OP_MEMORY;
 }
 
 #endif /* MCMGPU_PROGRAM_H */
