@@ -178,14 +178,15 @@ TEST(a_seed_moves_the_addresses_of_data_dependent_apps_only)
 				     sizeof(err))) TH_LOG("%s", err);
 		ASSERT_EQ(0, run_app(*a, (*a)->small_size, 2, &b2, err,
 				     sizeof(err))) TH_LOG("%s", err);
-		if (app_randomized(*a))
+		if (app_randomized(*a)) {
 			EXPECT_NE(buf_hash(&b1), buf_hash(&b2))
 				TH_LOG("%s: seeds 1 and 2 wrote the same program",
 				       (*a)->name);
-		else
+		} else {
 			EXPECT_EQ(buf_hash(&b1), buf_hash(&b2))
 				TH_LOG("%s: the values changed the program",
 				       (*a)->name);
+		}
 		free(b1.bytes);
 		free(b2.bytes);
 	}

@@ -91,8 +91,8 @@ int app_alloc(struct simt_gpu *gpu, uint64_t bytes, const char *name,
 {
 	*addr = simt_malloc(gpu, bytes, name);
 	if (!*addr) {
-		app_err(err, errlen, app, "cannot allocate %llu bytes for %s",
-			(unsigned long long)bytes, name);
+		app_err(err, errlen, app, "cannot allocate %llu bytes for %s: %s",
+			(unsigned long long)bytes, name, simt_gpu_error(gpu));
 		return -ENOMEM;
 	}
 	return 0;
@@ -106,6 +106,7 @@ int app_launch(struct simt_gpu *gpu, const char *kernel, simt_kernel_fn fn,
 
 	if (ret < 0)
 		app_err(err, errlen, app, "launch of %s failed: %s", kernel,
+			simt_gpu_error(gpu)[0] ? simt_gpu_error(gpu) :
 			strerror(-ret));
 	return ret;
 }
