@@ -14,8 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "adsm_rt.h"
 #include "adsm_tool.h"
+#include "file.h"
 #include "device.h"
 #include "json.h"
 #include "opts.h"
@@ -214,6 +216,129 @@ static int adsm_cmd_run(int argc, char **argv)
 	return o.verified ? 0 : 1;
 }
 
+/* ---- mcmgpu adsm replay ---------------------------------------------------- */
+
+static void replay_usage(FILE *f)
+{
+	fprintf(f, "usage: mcmgpu adsm replay PATTERN-FILE [--protocol P] "
+		"[--block B] [--rolling R]\n"
+		"                         [--host [--chiplets N]] [-d DEV] "
+		"[--json]\n\n"
+		"Replays an object pattern, as 'mcmgpu workload to adsm' writes "
+		"it from a\nprogram: objects, the CPU's writes and reads (the "
+		"program's copies) and\nkernels, on the device or with --host on "
+		"the same cores. The protocol\n(batch, lazy, rolling or explicit: "
+		"the copies by hand; default rolling),\nits block and R as in "
+		"'mcmgpu adsm run'.\n");
+}
+
+static int adsm_cmd_replay(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(replay_usage, MCMGPU_MIN_CHIPLETS);
+	struct adsm_params p = { .protocol = MCMGPU_ADSM_ROLLING,
+				 .block = 256 << 10 };
+	enum { O_PROTOCOL = 256, O_BLOCK, O_ROLLING };
+	static const struct option opts[] = {
+		{ "protocol", required_argument, NULL, O_PROTOCOL },
+		{ "block", required_argument, NULL, O_BLOCK },
+		{ "rolling", required_argument, NULL, O_ROLLING },
+		OPTION_JSON, OPTION_HOST, OPTION_DEVICE, OPTION_CHIPLETS,
+		OPTION_HELP, { }
+	};
+	struct adapt_adsm_result res;
+	const struct mcmgpu_adsm_stats *s = &res.stats;
+	struct adsm_device d;
+	struct adsm_rt *rt;
+	const char *path;
+	char err[512];
+	size_t len;
+	char *text;
+	int c, ret, v;
+
+	while ((c = common_parse(&co, argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_PROTOCOL:
+			v = adsm_protocol_parse(optarg);
+			if (v < 0)
+				die_usage("--protocol: '%s' is not batch, lazy, "
+					  "rolling or explicit", optarg);
+			p.protocol = v;
+			break;
+		case O_BLOCK:
+			p.block = parse_arg_range(optarg, "--block",
+					1ULL << MCMGPU_ADSM_BLOCK_MIN_SHIFT,
+					1ULL << MCMGPU_ADSM_BLOCK_MAX_SHIFT);
+			if (p.block & (p.block - 1))
+				die_usage("--block: %llu is not a power of two",
+					  (unsigned long long)p.block);
+			break;
+		case O_ROLLING:
+			p.rolling = parse_arg_range(optarg, "--rolling", 0,
+						    MCMGPU_ADSM_ROLLING_MAX);
+			break;
+		}
+	}
+	path = common_operand(&co, argc, argv);
+	text = file_load(path, &len, err, sizeof(err));
+	if (!text)
+		fatal("%s", err);
+	if (co.host) {
+		rt = adsm_host_new(p.protocol, p.block, p.rolling, co.chiplets);
+		if (!rt)
+			fatal("out of memory");
+	} else {
+		if (co.chiplets_given)
+			die_usage("adsm replay: --chiplets is for --host (the "
+				  "device has its own)");
+		if (adsm_device_open(&d, co.device, &p))
+			return 1;
+		rt = &d.rt;
+	}
+	/* The device checks its kernels' chiplets itself. */
+	ret = adapt_adsm_run(text, len, rt, co.host ? co.chiplets :
+			     MCMGPU_MAX_CHIPLETS, &res, err, sizeof(err));
+	if (co.host)
+		adsm_host_free(rt);
+	else
+		close(d.fd);
+	free(text);
+	if (ret)
+		fatal("adsm replay: %s: %s", path, err);
+	if (co.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_string(&j, "protocol", adsm_protocol_name(p.protocol));
+		json_u64(&j, "block", s->block_bytes);
+		json_u64(&j, "rolling", s->rolling);
+		json_u64(&j, "objects", res.objects);
+		json_u64(&j, "kernels", res.kernels);
+		json_u64(&j, "cpu_bytes_written", res.cpu_bytes_written);
+		json_u64(&j, "cpu_bytes_read", res.cpu_bytes_read);
+		json_break(&j, "  ");
+		json_u64(&j, "h2d_bytes", s->h2d_bytes);
+		json_u64(&j, "d2h_bytes", s->d2h_bytes);
+		json_u64(&j, "h2d_eager", s->h2d_evict);
+		json_u64(&j, "faults", s->faults);
+		json_u64(&j, "evictions", s->evictions);
+		json_u64(&j, "launches", s->launches);
+		json_u64(&j, "transfers", s->transfers);
+		json_u64(&j, "modeled_cycles", s->modeled_cycles);
+		json_end(&j);
+	} else {
+		printf("%s: %llu objects, %llu kernels: H2D %llu bytes, D2H %llu, "
+		       "%llu protocol faults, %llu modeled cycles\n",
+		       adsm_protocol_name(p.protocol),
+		       (unsigned long long)res.objects,
+		       (unsigned long long)res.kernels,
+		       (unsigned long long)s->h2d_bytes,
+		       (unsigned long long)s->d2h_bytes,
+		       (unsigned long long)s->faults,
+		       (unsigned long long)s->modeled_cycles);
+	}
+	return 0;
+}
+
 /* ---- mcmgpu adsm bench ----------------------------------------------------- */
 
 static void bench_usage(FILE *f)
@@ -373,6 +498,8 @@ static int adsm_cmd_bench(int argc, char **argv)
 const struct subcommand adsm_commands[] = {
 	{ "run", "an access pattern on shared objects under a protocol",
 	  adsm_cmd_run },
+	{ "replay", "an object pattern (mcmgpu workload to adsm) under a "
+	  "protocol", adsm_cmd_replay },
 	{ "bench", "protocol faults and bytes per second, mapping vs copies",
 	  adsm_cmd_bench },
 	{ }
