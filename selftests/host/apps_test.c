@@ -228,7 +228,7 @@ TEST(bad_sizes_are_refused_by_name)
 	char err[512];
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		const struct app_desc *app = app_find(bad[i].app);
 
 		ASSERT_NE(NULL, app);
