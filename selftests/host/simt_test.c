@@ -21,6 +21,8 @@ struct capture {
 	struct prog_rec *rec;
 	size_t n, cap;
 	int fail_at;		/* refuse the n-th record (1-based); 0 never */
+	struct prog_grammar g;	/* every record checked as writers do */
+	const char *bad_field, *bad_why;
 };
 
 static int capture_sink(void *ctx, const struct prog_rec *rec)
@@ -29,6 +31,10 @@ static int capture_sink(void *ctx, const struct prog_rec *rec)
 
 	if (c->fail_at && c->n + 1 == (size_t)c->fail_at)
 		return -ENOSPC;
+	if (!c->bad_field && prog_grammar_check(&c->g, rec)) {
+		c->bad_field = c->g.err_field;
+		c->bad_why = c->g.err_why;
+	}
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 256;
 		c->rec = realloc(c->rec, c->cap * sizeof(*c->rec));
@@ -44,6 +50,7 @@ static struct simt_gpu *gpu_new(struct capture *c)
 	struct simt_gpu *gpu = simt_gpu_new(NULL);
 
 	memset(c, 0, sizeof(*c));
+	prog_grammar_init(&c->g);
 	if (gpu)
 		simt_gpu_set_sink(gpu, capture_sink, c);
 	return gpu;
@@ -101,58 +108,22 @@ static const struct prog_inst *inst(const struct capture *c, long at, u32 k)
 	return &c->rec[at + k].inst;
 }
 
-/* Checks the record order (program.h's grammar, in short). */
+/*
+ * 0 if every record passed program.h's grammar (and every instruction
+ * has lanes), else the first bad one's field and reason in the log.
+ */
 static int check_order(const struct capture *c)
 {
-	u32 left = 0;
 	size_t i;
-	int in_kernel = 0, in_block = 0;
 
-	for (i = 0; i < c->n; i++) {
-		const struct prog_rec *r = &c->rec[i];
-
-		if (left) {
-			if (r->type != PROG_REC_INST)
-				return -(int)i - 1;
-			if (!r->inst.mask || !r->inst.opcode[0])
-				return -(int)i - 1;
-			left--;
-			continue;
-		}
-		switch (r->type) {
-		case PROG_REC_KERNEL:
-			if (in_kernel)
-				return -(int)i - 1;
-			in_kernel = 1;
-			break;
-		case PROG_REC_BLOCK:
-			if (!in_kernel || in_block)
-				return -(int)i - 1;
-			in_block = 1;
-			break;
-		case PROG_REC_WARP:
-			if (!in_block || !r->warp.insts)
-				return -(int)i - 1;
-			left = r->warp.insts;
-			break;
-		case PROG_REC_BLOCK_END:
-			if (!in_block)
-				return -(int)i - 1;
-			in_block = 0;
-			break;
-		case PROG_REC_KERNEL_END:
-			if (!in_kernel || in_block)
-				return -(int)i - 1;
-			in_kernel = 0;
-			break;
-		case PROG_REC_INST:
-			return -(int)i - 1;
-		default:
-			if (in_kernel)
-				return -(int)i - 1;
-		}
+	if (c->bad_field) {
+		printf("# grammar: %s: %s\n", c->bad_field, c->bad_why);
+		return -EINVAL;
 	}
-	return left || in_kernel ? -1 : 0;
+	for (i = 0; i < c->n; i++)
+		if (c->rec[i].type == PROG_REC_INST && !c->rec[i].inst.mask)
+			return -EINVAL;
+	return 0;
 }
 
 /* ---- kernels ---- */
@@ -355,6 +326,7 @@ TEST(coalesced_load_and_store)
 	EXPECT_EQ(PROG_OP_BRANCH, inst(&c, w, 2)->op);
 	EXPECT_STREQ("EXIT", inst(&c, w, 2)->opcode);
 	EXPECT_EQ(FULL, inst(&c, w, 2)->mask);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -377,6 +349,7 @@ TEST(strided_load)
 	ASSERT_EQ(3, n);
 	for (l = 0; l < 32; l++)
 		EXPECT_EQ(a.a + 4 * 5 * (32 + l), inst(&c, w, 0)->addr[l]);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -414,6 +387,7 @@ TEST(divergent_if_else_reconverges)
 		EXPECT_EQ(l < 10 ? 0 : a.a + 4 * (l + 32),
 			  inst(&c, w, 1)->addr[l]);
 	}
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -450,6 +424,7 @@ TEST(loop_masks_shrink_with_trip_counts)
 	}
 	EXPECT_EQ(FULL, inst(&c, w, 4)->mask);
 	EXPECT_EQ(PROG_KIND_STORE, inst(&c, w, 4)->kind);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -510,6 +485,7 @@ TEST(block_reduction_with_barriers)
 	w = warp_insts(&c, 1, 0, &n);
 	ASSERT_LE(0, w);
 	EXPECT_EQ(FULL, inst(&c, w, n - 1)->mask);	/* EXIT */
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -586,6 +562,7 @@ TEST(atomics_histogram)
 	EXPECT_STREQ("ATOMG.E.CAS", inst(&c, w, 7)->opcode);
 	EXPECT_STREQ("ATOMS.OR", inst(&c, w, 8)->opcode);
 	EXPECT_EQ(PROG_SPACE_SHARED, inst(&c, w, 8)->space);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -611,6 +588,7 @@ TEST(partial_last_warp)
 	EXPECT_EQ(a.a + 4 * 47, inst(&c, w, 0)->addr[15]);
 	EXPECT_EQ(0, inst(&c, w, 0)->addr[16]);
 	EXPECT_EQ(-1, warp_insts(&c, 0, 2, &n));
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -646,6 +624,7 @@ TEST(grid_and_block_indices_2d_3d)
 		EXPECT_EQ(nblocks / 6, c.rec[r].block.z);
 	}
 	EXPECT_EQ(12, nblocks);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -694,6 +673,7 @@ TEST(registers_chain_loads_ops_and_stores)
 	EXPECT_EQ(2, in->src[0]);
 	EXPECT_EQ(3, in->src[1]);
 	EXPECT_EQ(0, in->ndst);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -721,6 +701,7 @@ TEST(ops_counts_by_lane)
 	EXPECT_EQ(m2, inst(&c, w, 1)->mask);
 	EXPECT_EQ(inst(&c, w, 0)->pc + 1, inst(&c, w, 1)->pc);
 	EXPECT_EQ(FULL, inst(&c, w, 2)->mask);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -750,6 +731,7 @@ TEST(exited_threads_count_as_arrived)
 	ASSERT_LE(0, w);
 	ASSERT_EQ(3, n);	/* BAR, STG, EXIT */
 	EXPECT_EQ(FULL, inst(&c, w, 0)->mask);
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -802,6 +784,7 @@ TEST(out_of_bounds_is_efault_with_a_message)
 	EXPECT_NE(NULL, strstr(simt_gpu_error(gpu), "simt_h2d")) {
 		TH_LOG("%s", simt_gpu_error(gpu));
 	}
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -820,6 +803,7 @@ TEST(bad_launches_are_einval)
 	gpu = gpu_new(&c);
 	EXPECT_EQ(-EINVAL, simt_launch(gpu, "nogrid", k_ops, DIM3(0, 1, 1),
 				       DIM3(1, 1, 1), 0, NULL));
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
@@ -838,17 +822,73 @@ TEST(sink_error_stops_the_gpu)
 				       DIM3(32, 1, 1), 0, &a));
 	EXPECT_EQ(5, c.n);
 	EXPECT_EQ(-ENOSPC, simt_gpu_finish(gpu));
+	EXPECT_EQ(0, check_order(&c));
 	simt_gpu_free(gpu);
 	free(c.rec);
 }
 
-static void run_program(struct capture *c, uint64_t seed)
+struct bytes {
+	uint8_t *buf;
+	size_t n, cap;
+};
+
+static int bytes_write(void *ctx, const void *buf, size_t len)
 {
-	struct simt_gpu *gpu = gpu_new(c);
+	struct bytes *b = ctx;
+
+	if (b->n + len > b->cap) {
+		b->cap = (b->n + len) * 2;
+		b->buf = realloc(b->buf, b->cap);
+		if (!b->buf)
+			return -ENOMEM;
+	}
+	memcpy(b->buf + b->n, buf, len);
+	b->n += len;
+	return 0;
+}
+
+/* A gather: where it reads depends on the data. */
+static void k_gather(struct simt_thread *t, const void *p)
+{
+	const struct copy_args *a = p;
+	uint64_t i = simt_global_x(t);
+	uint32_t v = LD(t, uint32_t, a->a, i);
+
+	if (v & 1)
+		v = LD(t, uint32_t, a->a, v % 512);
+	ST(t, uint32_t, a->b, i % 8, v);
+}
+
+static int run_kernels(struct simt_gpu *gpu, uint64_t seed);
+
+/* A program of three kernels, as records and as binary bytes. */
+static int run_program(struct capture *c, struct bytes *b, uint64_t seed)
+{
+	struct prog_writer *w = calloc(1, sizeof(*w));
+	struct simt_gpu *gpu;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!w || prog_writer_init(w, bytes_write, b))
+		return -ENOMEM;
+	gpu = simt_gpu_new(w);
+	memset(c, 0, sizeof(*c));
+	prog_grammar_init(&c->g);
+	simt_gpu_set_sink(gpu, capture_sink, c);
+	ret = run_kernels(gpu, seed);
+	simt_gpu_free(gpu);
+	free(w);
+	return ret;
+}
+
+static int run_kernels(struct simt_gpu *gpu, uint64_t seed)
+{
 	struct copy_args a = { 0 };
 	uint32_t in[512];
 	u32 i;
 
+	if (!gpu)
+		return -ENOMEM;
 	for (i = 0; i < 512; i++)
 		in[i] = (uint32_t)((i + seed) * 2654435761u);
 	a.a = simt_malloc(gpu, sizeof(in), "in");
@@ -857,21 +897,33 @@ static void run_program(struct capture *c, uint64_t seed)
 	simt_launch(gpu, "reduce", k_reduce, DIM3(8, 1, 1), DIM3(64, 1, 1),
 		    256, &a);
 	simt_launch(gpu, "loop", k_loop, DIM3(1, 1, 1), DIM3(8, 1, 1), 0, &a);
-	simt_gpu_finish(gpu);
-	simt_gpu_free(gpu);
+	simt_launch(gpu, "gather", k_gather, DIM3(4, 1, 1), DIM3(128, 1, 1), 0,
+		    &a);
+	return simt_gpu_finish(gpu);
 }
 
-TEST(deterministic_records)
+TEST(deterministic_bytes)
 {
-	struct capture c1, c2;
+	struct capture c1, c2, c3;
+	struct bytes b1, b2, b3;
 
-	run_program(&c1, 1);
-	run_program(&c2, 1);
+	ASSERT_EQ(0, run_program(&c1, &b1, 1));
+	ASSERT_EQ(0, run_program(&c2, &b2, 1));
+	ASSERT_EQ(0, run_program(&c3, &b3, 2));
 	ASSERT_EQ(c1.n, c2.n);
 	EXPECT_EQ(0, memcmp(c1.rec, c2.rec, c1.n * sizeof(*c1.rec)));
+	ASSERT_EQ(b1.n, b2.n);
+	EXPECT_EQ(0, memcmp(b1.buf, b2.buf, b1.n));
+	EXPECT_EQ(0, memcmp(b1.buf, PROG_MAGIC, PROG_MAGIC_LEN));
+	/* Another seed, other data: other gathers, other bytes. */
+	EXPECT_TRUE(b1.n != b3.n || memcmp(b1.buf, b3.buf, b1.n));
 	EXPECT_EQ(0, check_order(&c1));
 	free(c1.rec);
 	free(c2.rec);
+	free(c3.rec);
+	free(b1.buf);
+	free(b2.buf);
+	free(b3.buf);
 }
 
 TEST_HARNESS_MAIN

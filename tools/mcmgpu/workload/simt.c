@@ -61,7 +61,10 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#ifndef __x86_64__
+/* Our own switch on x86-64; ucontext elsewhere (or with SIMT_UCONTEXT). */
+#if defined(__x86_64__) && !defined(SIMT_UCONTEXT)
+#define SIMT_ASM_SWITCH 1
+#else
 #include <ucontext.h>
 #endif
 
@@ -88,13 +91,17 @@
 /* Private ops: the end of a thread (EXIT). */
 #define SIMT_OP_EXIT		0xff
 
-/* One macro use by one thread. */
+/*
+ * One macro use by one thread: 16 bytes, as merging a warp streams
+ * through 32 threads' lists of them.
+ */
 struct simt_op {
-	u64 pc;
 	u64 addr;		/* memory: GPU address; OPS: count */
+	u32 pc;			/* SIMT_PC: lines up to 2^24 */
 	u8 op;			/* enum prog_op or SIMT_OP_EXIT */
-	u8 space, kind, width;
-	u16 aop;		/* atomics: op and flags */
+	u8 space_kind;		/* space | kind << 4 */
+	u8 width;
+	u8 aop;			/* atomics: op | flags >> 4 */
 };
 
 /* One warp instruction (or a run of count OPS instructions). */
@@ -146,7 +153,7 @@ struct simt_thread {
 #ifdef SIMT_ASAN
 	void *fake;
 #endif
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	ucontext_t uc;
 #endif
 };
@@ -169,7 +176,7 @@ struct simt_run {
 	const void *main_bottom;
 	size_t main_size;
 #endif
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	ucontext_t main_uc;
 	struct simt_thread *starting;
 #endif
@@ -201,7 +208,7 @@ struct simt_gpu {
 
 /* ---- context switches ---- */
 
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 /*
  * simt_ctx_switch(save, to): saves the callee-saved registers and the
  * SSE and x87 control words on the current stack, stores the stack
@@ -253,14 +260,14 @@ __asm__(
 
 static void simt_thread_main(struct simt_thread *t);
 
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 static void simt_uc_entry(void);
 #endif
 
 /* Builds the first frame of a coroutine running t on its stack. */
 static void simt_stack_prepare(struct simt_thread *t)
 {
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	u64 *sp = t->stack->top;
 
 	*--sp = (u64)(uintptr_t)simt_ctx_start;	/* ret lands here */
@@ -289,7 +296,7 @@ static void simt_resume(struct simt_run *run, struct simt_thread *t)
 	__sanitizer_start_switch_fiber(&run->main_fake, t->stack->lo,
 				       SIMT_STACK_BYTES);
 #endif
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	simt_ctx_switch(&run->main_sp, t->sp);
 #else
 	run->starting = t;
@@ -311,7 +318,7 @@ static void simt_yield(struct simt_thread *t, bool final)
 #else
 	(void)final;
 #endif
-#ifdef __x86_64__
+#ifdef SIMT_ASM_SWITCH
 	simt_ctx_switch(&t->sp, run->main_sp);
 #else
 	swapcontext(&t->uc, &run->main_uc);
@@ -322,7 +329,7 @@ static void simt_yield(struct simt_thread *t, bool final)
 #endif
 }
 
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 static struct simt_run *simt_uc_run;
 
 static void simt_uc_entry(void)
@@ -720,28 +727,31 @@ simt_thread_fail(struct simt_thread *t, int err, const char *fmt, ...)
 	simt_abort(t);
 }
 
-static struct simt_op *simt_push(struct simt_thread *t, u64 pc, u8 op)
+static void __attribute__((noinline)) simt_grow(struct simt_thread *t)
+{
+	u32 cap = t->cap ? t->cap * 2 : 64;
+	struct simt_op *n = NULL;
+
+	if (cap <= (1u << 30))
+		n = realloc(t->ops, (size_t)cap * sizeof(*n));
+	if (!n)
+		simt_thread_fail(t, -ENOMEM,
+				 "no memory for %u instructions between barriers",
+				 t->nops);
+	t->ops = n;
+	t->cap = cap;
+}
+
+static inline struct simt_op *simt_push(struct simt_thread *t, u64 pc, u8 op)
 {
 	struct simt_op *o;
 
-	if (t->nops == t->cap) {
-		u32 cap = t->cap ? t->cap * 2 : 64;
-		struct simt_op *n = NULL;
-
-		if (cap <= (1u << 30))
-			n = realloc(t->ops, (size_t)cap * sizeof(*n));
-		if (!n)
-			simt_thread_fail(t, -ENOMEM,
-					 "no memory for %u instructions between barriers",
-					 t->nops);
-		t->ops = n;
-		t->cap = cap;
-	}
+	if (t->nops == t->cap)
+		simt_grow(t);
 	o = &t->ops[t->nops++];
-	o->pc = pc;
+	o->pc = (u32)pc;
 	o->op = op;
-	o->space = 0;
-	o->kind = 0;
+	o->space_kind = 0;
 	o->width = 0;
 	o->aop = 0;
 	o->addr = 0;
@@ -808,10 +818,9 @@ static u8 *simt_mem(struct simt_thread *t, u64 pc, unsigned int space,
 				 space);
 	}
 	o = simt_push(t, pc, PROG_OP_MEMORY);
-	o->space = space;
-	o->kind = kind;
-	o->width = width;
-	o->aop = aop;
+	o->space_kind = (u8)(space | kind << 4);
+	o->width = (u8)width;
+	o->aop = (u8)((aop & SIMT_AOP_MASK) | aop >> 4);
 	o->addr = gaddr;
 	return host;
 }
@@ -1020,8 +1029,7 @@ static inline u64 simt_key(const struct simt_op *o)
 /* What must agree for lanes at one PC to share a warp instruction. */
 static inline u32 simt_shape(const struct simt_op *o)
 {
-	return (u32)o->op | (u32)o->space << 8 | (u32)o->kind << 16 |
-	       (u32)o->width << 24;
+	return (u32)o->op | (u32)o->space_kind << 8 | (u32)o->width << 16;
 }
 
 /*
@@ -1084,10 +1092,10 @@ static int simt_merge_warp(struct simt_run *run, u32 w)
 
 			wi.mask = mask;
 			wi.count = 1;
-			wi.space = first->space;
-			wi.kind = first->kind;
+			wi.space = first->space_kind & 0xf;
+			wi.kind = first->space_kind >> 4;
 			wi.width = first->width;
-			wi.aop = first->aop;
+			wi.aop = (first->aop & 0xf) | (first->aop & 0xf0) << 4;
 			if (simt_wbuf_addrs(wb, prog_lanes(mask)))
 				return -ENOMEM;
 			for (m = mask; m; m &= m - 1) {
@@ -1584,7 +1592,7 @@ int simt_launch(struct simt_gpu *gpu, const char *name, simt_kernel_fn fn,
 		return ret;
 
 	gpu->running = true;
-#ifndef __x86_64__
+#ifndef SIMT_ASM_SWITCH
 	simt_uc_run = run;
 #endif
 	nblocks = (u64)grid.x * grid.y * grid.z;

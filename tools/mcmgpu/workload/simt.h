@@ -124,7 +124,7 @@ enum simt_atomic_op {
 #define SIMT_ATOMIC_FLOAT	0x200
 #define simt_atomic_flags_(T)						\
 	(((T)0.5 != (T)0) ? SIMT_ATOMIC_FLOAT :				\
-	 ((T)-1 < (T)0) ? SIMT_ATOMIC_SIGNED : 0)
+	 ((T)-1 < (T)1) ? SIMT_ATOMIC_SIGNED : 0)
 
 /* A static instruction's PC: its line, and its place among the macros. */
 #define SIMT_PC ((uint64_t)__LINE__ << 8 | (__COUNTER__ & 0xff))
