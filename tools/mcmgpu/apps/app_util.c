@@ -38,7 +38,7 @@ uint64_t app_rng_next(struct app_rng *r)
 
 uint64_t app_rng_below(struct app_rng *r, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)app_rng_next(r) * n) >> 64);
+	return (uint64_t)(((__uint128_t)app_rng_next(r) * n) >> 64);
 }
 
 double app_rng_unit(struct app_rng *r)
@@ -91,8 +91,8 @@ int app_alloc(struct simt_gpu *gpu, uint64_t bytes, const char *name,
 {
 	*addr = simt_malloc(gpu, bytes, name);
 	if (!*addr) {
-		app_err(err, errlen, app, "cannot allocate %llu bytes for %s",
-			(unsigned long long)bytes, name);
+		app_err(err, errlen, app, "cannot allocate %llu bytes for %s: %s",
+			(unsigned long long)bytes, name, simt_gpu_error(gpu));
 		return -ENOMEM;
 	}
 	return 0;
@@ -106,31 +106,60 @@ int app_launch(struct simt_gpu *gpu, const char *kernel, simt_kernel_fn fn,
 
 	if (ret < 0)
 		app_err(err, errlen, app, "launch of %s failed: %s", kernel,
+			simt_gpu_error(gpu)[0] ? simt_gpu_error(gpu) :
 			strerror(-ret));
 	return ret;
 }
 
-/* One checker per element type; the message names the first mismatch. */
-#define APP_CHECK_INT(fn, T, fmt, cast)					\
-int fn(const T *got, const T *want, size_t n, const char *app,		\
-       const char *what, char *err, size_t errlen)			\
-{									\
-	size_t i;							\
-									\
-	for (i = 0; i < n; i++) {					\
-		if (got[i] == want[i])					\
-			continue;					\
-		app_err(err, errlen, app,				\
-			"%s[%zu] = " fmt ", the reference says " fmt,	\
-			what, i, (cast)got[i], (cast)want[i]);		\
-		return -EIO;						\
-	}								\
-	return 0;							\
+/* The first index where two arrays of n elements of size bytes differ. */
+static size_t app_first_diff(const void *got, const void *want, size_t n,
+			     size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (memcmp((const char *)got + i * size,
+			   (const char *)want + i * size, size))
+			break;
+	return i;
 }
 
-APP_CHECK_INT(app_check_u32, uint32_t, "%u", unsigned int)
-APP_CHECK_INT(app_check_i32, int32_t, "%d", int)
-APP_CHECK_INT(app_check_u64, uint64_t, "%#llx", unsigned long long)
+int app_check_u32(const uint32_t *got, const uint32_t *want, size_t n,
+		  const char *app, const char *what, char *err, size_t errlen)
+{
+	size_t i = app_first_diff(got, want, n, sizeof(*got));
+
+	if (i == n)
+		return 0;
+	app_err(err, errlen, app, "%s[%zu] = %u, the reference says %u",
+		what, i, got[i], want[i]);
+	return -EIO;
+}
+
+int app_check_i32(const int32_t *got, const int32_t *want, size_t n,
+		  const char *app, const char *what, char *err, size_t errlen)
+{
+	size_t i = app_first_diff(got, want, n, sizeof(*got));
+
+	if (i == n)
+		return 0;
+	app_err(err, errlen, app, "%s[%zu] = %d, the reference says %d",
+		what, i, got[i], want[i]);
+	return -EIO;
+}
+
+int app_check_u64(const uint64_t *got, const uint64_t *want, size_t n,
+		  const char *app, const char *what, char *err, size_t errlen)
+{
+	size_t i = app_first_diff(got, want, n, sizeof(*got));
+
+	if (i == n)
+		return 0;
+	app_err(err, errlen, app, "%s[%zu] = %#llx, the reference says %#llx",
+		what, i, (unsigned long long)got[i],
+		(unsigned long long)want[i]);
+	return -EIO;
+}
 
 int app_check_f32(const float *got, const float *want, size_t n, float rel,
 		  const char *app, const char *what, char *err, size_t errlen)

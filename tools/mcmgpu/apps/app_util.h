@@ -64,8 +64,10 @@ void app_graph_free(struct app_graph *g);
 uint32_t app_graph_root(const struct app_graph *g, uint64_t seed);
 #define APP_RMAT_MAX_SCALE	26
 
-/* HPCC RandomAccess: the stream's polynomial and period, one step and
- * the n-th value from the start (HPCC_starts' jump ahead). */
+/*
+ * HPCC RandomAccess: the stream's polynomial and period, one step and
+ * the n-th value from the start (HPCC_starts' jump ahead).
+ */
 #define APP_HPCC_POLY		7ULL
 #define APP_HPCC_PERIOD		1317624576693539401ULL
 static inline uint64_t app_hpcc_step(uint64_t ran)

@@ -227,6 +227,6 @@ const struct app_desc app_bfs = {
 		 "loops or duplicates; the root a random vertex with an edge; "
 		 "all from the seed",
 	.small_size = 10,
-	.large_size = 18,
+	.large_size = 17,
 	.run = bfs_run,
 };

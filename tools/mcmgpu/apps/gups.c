@@ -6,8 +6,8 @@
  * polynomial 7 when its top bit was set). 4 x size updates (HPCC's
  * NUPDATE) are shared by a fixed grid of 32 blocks of 256 threads,
  * each thread taking a consecutive run of the stream from its own
- * starting value (HPCC_starts, computed on the host and copied in as
- * HPCC's GPU versions do). A kernel first sets T[i] = i.
+ * starting value (HPCC_starts' value, computed on the host and copied
+ * in as HPCC's GPU versions do). A kernel first sets T[i] = i.
  *
  * The update is a plain load and store, as HPCC allows (its check
  * tolerates 1 % lost updates; the executor runs a thread's updates
@@ -101,9 +101,19 @@ static int gups_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 		app_err(err, errlen, app, "out of memory");
 		goto out;
 	}
+	/*
+	 * Thread i starts at HPCC_starts(base + i * updates): walking the
+	 * stream there is cheaper than 8192 jumps ahead.
+	 */
 	base = app_mix64(seed) % APP_HPCC_PERIOD;
-	for (i = 0; i < GUPS_THREADS; i++)
-		ran[i] = app_hpcc_starts(base + i * args.updates);
+	temp = app_hpcc_starts(base);
+	for (i = 0; i < GUPS_THREADS; i++) {
+		uint64_t k;
+
+		ran[i] = temp;
+		for (k = 0; k < args.updates; k++)
+			temp = app_hpcc_step(temp);
+	}
 
 	ret = app_alloc(gpu, size * sizeof(uint64_t), "Table", &args.table,
 			app, err, errlen);

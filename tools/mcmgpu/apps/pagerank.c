@@ -222,6 +222,6 @@ const struct app_desc app_pagerank = {
 		 "seed); M[v][u] = 1 / degree(u) for each edge, x starts at "
 		 "1 / 2^scale; 10 iterations at every size",
 	.small_size = 7,
-	.large_size = 14,
+	.large_size = 13,
 	.run = pagerank_run,
 };

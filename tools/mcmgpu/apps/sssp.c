@@ -243,6 +243,6 @@ const struct app_desc app_sssp = {
 		 "edge's weight an integer uniform in [1, 255]; the source a "
 		 "random vertex with an edge; all from the seed",
 	.small_size = 8,
-	.large_size = 16,
+	.large_size = 14,
 	.run = sssp_run,
 };
