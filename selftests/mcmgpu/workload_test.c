@@ -2,7 +2,7 @@
 /*
  * kselftests of 'mcmgpu workload' (docs/workloads.md) as a user runs it:
  * an application into a program, its statistics, the two encodings'
- * round trip, the same program twice, --help everywhere, and errors with
+ * round trip, an Accel-Sim export imported back, the same program twice, --help everywhere, and errors with
  * their exit status (2 usage, 1 failure) and what they name. No device
  * needed: it runs in the guest with the rest, and on the host with
  * build/tools on PATH.
@@ -87,6 +87,22 @@ TEST_F(wl, convert_round_trip)
 			" -o - | cmp - b.prog"));
 	EXPECT_NE(0, sh("cd " DIR " && mcmgpu workload gen bfs --size 8 --seed 4"
 			" -o - | cmp -s - b.prog"));
+}
+
+/* An Accel-Sim export imports back to the same bytes; stats reads DIR. */
+TEST_F(wl, export_import_round_trip)
+{
+	static char a[65536];
+
+	ASSERT_EQ(0, sh("cd " DIR " && mcmgpu workload gen transpose -o t.prog"
+			" && mcmgpu workload export t.prog -o t.trace"
+			" && mcmgpu workload import t.trace -o t2.prog"
+			" && cmp t.prog t2.prog 2>&1")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/t.prog"));
+	memcpy(a, out, sizeof(a));
+	EXPECT_LT(0, mt_json_number(a, "shared_accesses")) TH_LOG("%s", a);
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/t.trace"));
+	EXPECT_STREQ(a, out);
 }
 
 TEST(every_workload_command_has_help)
