@@ -45,7 +45,7 @@ WORKLOAD_LIBS := $(filter-out %/cmd_workload.c %/cmd_adapt.c,$(wildcard tools/mc
 CORE_LIBS   += $(WORKLOAD_LIBS)
 # The parts of it that need no model core (the guest selftests link them).
 TOOL_LIBS   := $(addprefix tools/mcmgpu/lib/,fp_trace.c cpe_seq.c file.c \
-	num.c cxl_trace.c)
+	num.c cxl_trace.c json.c)
 # libFuzzer targets (selftests/fuzz/): every parser and checker of guest or
 # user input. FUZZ_TIME: seconds per target for 'make fuzz'.
 FUZZERS     := $(patsubst selftests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard selftests/fuzz/fuzz_*.c))

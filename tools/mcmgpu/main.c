@@ -2,9 +2,10 @@
 /*
  * mcmgpu: user-space front end of the mcmgpu device. The commands on the
  * device itself sit beside this file (cmd_info.c, cmd_dma.c), each
- * mechanism's in its own directory, and what they share (trace formats,
- * replays over the host and device backends, the command line) in lib/;
- * this table names them all.
+ * mechanism's in its own directory, the GPU programs they all run in
+ * workload/, and what they share (trace formats, replays over the host
+ * and device backends, the command line) in lib/; this table names them
+ * all.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,37 +16,45 @@
 #include "cpe_tool.h"
 #include "cxl_tool.h"
 #include "fp_tool.h"
+#include "workload_tool.h"
 #include "cli.h"
 
 const char *prog = "mcmgpu";
 
+enum section { DEVICE, MECHANISM, PROGRAMS };
+
 static const struct command {
 	const char *name, *summary;
 	int (*run)(int argc, char **argv);	/* a command on the device itself */
-	const struct subcommand *sub;		/* a mechanism's subcommands */
+	const struct subcommand *sub;		/* a group's subcommands */
+	enum section section;
 } commands[] = {
-	{ "info", "find mcmgpu devices and show their geometry", cmd_info, NULL },
-	{ "dma", "copy between files or random data and GPU memory", cmd_dma, NULL },
+	{ "info", "find mcmgpu devices and show their geometry", cmd_info, NULL,
+	  DEVICE },
+	{ "dma", "copy between files or random data and GPU memory", cmd_dma, NULL,
+	  DEVICE },
 	{ "finepack", "FinePack trace replay, generators and models", NULL,
-	  fp_commands },
+	  fp_commands, MECHANISM },
 	{ "cpelide", "CPElide launch replay through the command processor", NULL,
-	  cpe_commands },
+	  cpe_commands, MECHANISM },
 	{ "barre", "Barre allocation, TLBs and the IOMMU walker with PEC", NULL,
-	  barre_commands },
+	  barre_commands, MECHANISM },
 	{ "cxl", "the GPU's CXL root complex: endpoints and HDM decoders", NULL,
-	  cxl_commands },
+	  cxl_commands, MECHANISM },
 	{ "adsm", "ADSM/GMAC: shared objects kept coherent by the driver", NULL,
-	  adsm_commands },
+	  adsm_commands, MECHANISM },
+	{ "workload", "GPU programs: Accel-Sim traces, applications, statistics",
+	  NULL, workload_commands, PROGRAMS },
 	{ }
 };
 
-static void list(FILE *f, bool mechanisms)
+static void list(FILE *f, enum section section)
 {
 	const struct subcommand *s;
 	const struct command *c;
 
 	for (c = commands; c->name; c++) {
-		if (!c->sub != !mechanisms)
+		if (c->section != section)
 			continue;
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 		if (!c->sub)
@@ -60,10 +69,13 @@ static void list(FILE *f, bool mechanisms)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mcmgpu <command> [options]\n"
-		"       mcmgpu <mechanism> <command> [options]\n\ncommands:\n");
-	list(f, false);
+		"       mcmgpu <mechanism> <command> [options]\n"
+		"       mcmgpu workload <command> [options]\n\ncommands:\n");
+	list(f, DEVICE);
 	fprintf(f, "\nmechanisms:\n");
-	list(f, true);
+	list(f, MECHANISM);
+	fprintf(f, "\nthe programs they run:\n");
+	list(f, PROGRAMS);
 	fprintf(f, "\n'mcmgpu <command> --help' describes one command.\n");
 }
 

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kselftests of 'mcmgpu workload' (docs/workloads.md) as a user runs it:
+ * an application into a program, its statistics, the two encodings'
+ * round trip, an Accel-Sim export imported back, the same program twice, --help everywhere, and errors with
+ * their exit status (2 usage, 1 failure) and what they name. No device
+ * needed: it runs in the guest with the rest, and on the host with
+ * build/tools on PATH.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "../lib/mcmgpu_test.h"
+
+#define DIR "/tmp/mt-workload"
+
+static char out[65536];
+
+static int sh(const char *cmd)
+{
+	return mt_run_cmd(cmd, out, sizeof(out));
+}
+
+FIXTURE(wl) {
+	int unused;
+};
+
+FIXTURE_SETUP(wl)
+{
+	ASSERT_EQ(0, sh("rm -rf " DIR " && mkdir -p " DIR));
+}
+
+FIXTURE_TEARDOWN(wl)
+{
+	sh("rm -rf " DIR);
+}
+
+/*
+ * vadd at 4096 floats: 16 blocks of 256 threads, 128 warps, each warp 2
+ * loads and 1 store of 4 B a lane, all lanes active: 256 global loads,
+ * 128 stores, 12 288 lanes; 3 objects of 16 KiB, 32 KiB in, 16 KiB out;
+ * a, b and c each 128 lines of 128 B and 4 pages.
+ */
+TEST_F(wl, gen_stats_vadd)
+{
+	ASSERT_EQ(0, sh("mcmgpu workload gen vadd -o " DIR "/v.prog 2>&1"))
+		TH_LOG("%s", out);
+	EXPECT_STREQ("", out);	/* gen prints nothing but errors */
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/v.prog"));
+	EXPECT_EQ(1, mt_json_number(out, "kernel_launches")) TH_LOG("%s", out);
+	EXPECT_EQ(16, mt_json_number(out, "thread_blocks"));
+	EXPECT_EQ(128, mt_json_number(out, "warps"));
+	EXPECT_EQ(256, mt_json_number(out, "global_loads"));
+	EXPECT_EQ(128, mt_json_number(out, "global_stores"));
+	EXPECT_EQ(0, mt_json_number(out, "global_atomics"));
+	EXPECT_EQ(12288, mt_json_number(out, "global_lanes"));
+	EXPECT_EQ(32768, mt_json_number(out, "global_bytes_loaded"));
+	EXPECT_EQ(16384, mt_json_number(out, "global_bytes_stored"));
+	EXPECT_EQ(384, mt_json_number(out, "global_lines"));
+	EXPECT_EQ(12, mt_json_number(out, "global_pages"));
+	EXPECT_EQ(32768, mt_json_number(out, "h2d_bytes"));
+	EXPECT_EQ(16384, mt_json_number(out, "d2h_bytes"));
+	EXPECT_NE(NULL, strstr(out, "\"kernels\": ["));
+	EXPECT_NE(NULL, strstr(out, "\"grid\": [16, 1, 1], \"block\": [256, 1, 1]"));
+	EXPECT_NE(NULL, strstr(out, "\"size\": 16384, \"name\": \"c\""));
+}
+
+/* Binary to text and back gives the same bytes; stats agree on both. */
+TEST_F(wl, convert_round_trip)
+{
+	static char a[65536];
+
+	ASSERT_EQ(0, sh("cd " DIR " && mcmgpu workload gen bfs --size 8 --seed 3 -o b.prog"
+			" && mcmgpu workload convert b.prog -o b.txt"
+			" && mcmgpu workload convert b.txt -o b2.prog"
+			" && cmp b.prog b2.prog && head -1 b.txt 2>&1"))
+		TH_LOG("%s", out);
+	EXPECT_STREQ("mcmgpu-program 1\n", out);
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/b.prog"));
+	memcpy(a, out, sizeof(a));
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/b.txt"));
+	EXPECT_STREQ(a, out);
+	/* The same application, size and seed: the same bytes. */
+	EXPECT_EQ(0, sh("cd " DIR " && mcmgpu workload gen bfs --size 8 --seed 3"
+			" -o - | cmp - b.prog"));
+	EXPECT_NE(0, sh("cd " DIR " && mcmgpu workload gen bfs --size 8 --seed 4"
+			" -o - | cmp -s - b.prog"));
+}
+
+/* An Accel-Sim export imports back to the same bytes; stats reads DIR. */
+TEST_F(wl, export_import_round_trip)
+{
+	static char a[65536];
+
+	ASSERT_EQ(0, sh("cd " DIR " && mcmgpu workload gen transpose -o t.prog"
+			" && mcmgpu workload export t.prog -o t.trace"
+			" && mcmgpu workload import t.trace -o t2.prog"
+			" && cmp t.prog t2.prog 2>&1")) TH_LOG("%s", out);
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/t.prog"));
+	memcpy(a, out, sizeof(a));
+	EXPECT_LT(0, mt_json_number(a, "shared_accesses")) TH_LOG("%s", a);
+	ASSERT_EQ(0, sh("mcmgpu workload stats --json " DIR "/t.trace"));
+	EXPECT_STREQ(a, out);
+}
+
+TEST(every_workload_command_has_help)
+{
+	static const char *const cmds[] = {
+		"import", "export", "gen", "list", "stats", "convert", "to",
+	};
+	char cmd[128];
+	unsigned int i;
+
+	EXPECT_EQ(0, mt_run_cmd("mcmgpu workload --help", NULL, 0));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu workload %s --help", cmds[i]);
+		EXPECT_EQ(0, mt_run_cmd(cmd, NULL, 0)) TH_LOG("%s", cmd);
+	}
+	EXPECT_EQ(0, sh("mcmgpu workload list --json"));
+	EXPECT_NE(NULL, strstr(out, "{\"name\": \"vadd\""));
+}
+
+TEST_F(wl, errors_say_what_and_exit_status)
+{
+	EXPECT_EQ(2, sh("mcmgpu workload gen nosuch -o " DIR "/x 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "no application 'nosuch'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, sh("mcmgpu workload gen vadd 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "-o PROG is required"));
+	EXPECT_EQ(2, sh("mcmgpu workload gen gups --size 3 -o " DIR "/g 2>&1"));
+	EXPECT_EQ(0, sh("test -e " DIR "/g || echo gone"));
+	EXPECT_STREQ("gone\n", out);	/* no half program left */
+	EXPECT_EQ(2, sh("mcmgpu workload stats 2>/dev/null"));
+	EXPECT_EQ(2, sh("mcmgpu workload convert x --text --binary -o y 2>&1"));
+	/* A bad line: the file, the line and the field. */
+	ASSERT_EQ(0, sh("cd " DIR " && mcmgpu workload gen vadd -o v.txt &&"
+			" sed '10s/ int / intx /' v.txt > bad.txt"));
+	EXPECT_EQ(1, sh("mcmgpu workload stats " DIR "/bad.txt 2>&1"));
+	EXPECT_NE(NULL, strstr(out, DIR "/bad.txt:10: class:")) TH_LOG("%s", out);
+	EXPECT_EQ(1, sh("mcmgpu workload convert " DIR "/bad.txt -o " DIR
+			"/bad.prog 2>&1"));
+	EXPECT_EQ(0, sh("test -e " DIR "/bad.prog || echo gone"));
+	EXPECT_STREQ("gone\n", out);
+	EXPECT_EQ(1, sh("mcmgpu workload import " DIR "/nosuch -o " DIR
+			"/i.prog 2>&1"));
+}
+
+TEST_HARNESS_MAIN

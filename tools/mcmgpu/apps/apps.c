@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The applications' table (apps.h). */
+#include <string.h>
+
+#include "apps.h"
+
+/* The order `mcmgpu workload list` shows: by suite, then the simple ones. */
+const struct app_desc *const apps[] = {
+	&app_gups,
+	&app_atax,
+	&app_gesummv,
+	&app_bicg,
+	&app_transpose,
+	&app_spmv,
+	&app_bfs,
+	&app_sssp,
+	&app_pagerank,
+	&app_vadd,
+	&app_saxpy,
+	NULL
+};
+
+const struct app_desc *app_find(const char *name)
+{
+	const struct app_desc *const *a;
+
+	for (a = apps; *a; a++)
+		if (!strcmp((*a)->name, name))
+			return *a;
+	return NULL;
+}

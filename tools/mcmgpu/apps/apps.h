@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The applications: GPU kernels written against the SIMT executor's API
+ * (simt.h), each from its suite's published algorithm, with its host code
+ * between launches, a deterministic input generator and a plain-C
+ * reference its result is checked against. `mcmgpu workload gen APP`
+ * runs one into a program (docs/workloads.md).
+ *
+ * Arithmetic is stated with OPS() as a compiler would emit it for the
+ * kernel's own operations, one per thread at each place:
+ *  - FP: one per float add or multiply, a * b + c being one (FFMA);
+ *  - INT: one per integer operation on values (add, compare, shift,
+ *    logic, select; an index a * b + c is one IMAD). The thread's global
+ *    index costs one, a bounds test one; address arithmetic folded into
+ *    a load or store is not counted;
+ *  - BRANCH: one per conditional branch the code takes or skips (a
+ *    bounds test, a data-dependent if, a loop's back edge per iteration).
+ * Each kernel's comment derives its counts from its code.
+ */
+#ifndef MCMGPU_APPS_H
+#define MCMGPU_APPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simt.h"
+
+struct app_desc {
+	const char *name, *suite, *summary;
+	/* How the data is generated, and what size means. */
+	const char *input;
+	/* make check's size, and make run's. */
+	uint64_t small_size, large_size;
+	/*
+	 * Generates the input from (size, seed), copies it in, launches the
+	 * kernels with the host code between them, copies the result out
+	 * and checks it against the reference: 0, -EIO naming the first
+	 * wrong element, -EINVAL for a size the application cannot take,
+	 * -ENOMEM, or the executor's error; the message in err.
+	 */
+	int (*run)(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
+		   char *err, size_t errlen);
+};
+
+/* NULL-terminated, in a fixed order. */
+extern const struct app_desc *const apps[];
+/* The application named name, or NULL. */
+const struct app_desc *app_find(const char *name);
+
+/*
+ * For tests only: while set, every run() corrupts one element of its
+ * result after copying it out, so the check must catch it.
+ */
+extern bool app_test_corrupt;
+
+extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
+	app_transpose, app_spmv, app_bfs, app_sssp, app_pagerank, app_vadd,
+	app_saxpy;
+
+#endif /* MCMGPU_APPS_H */
