@@ -80,6 +80,24 @@ static const char *const names[] = {
 
 static char dir[64];
 
+/* Removes the export directory when the fuzzer exits. */
+static void cleanup(void)
+{
+	char path[128];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, ACCELSIM_KERNELSLIST);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, ACCELSIM_OBJECTS);
+	unlink(path);
+	for (i = 1;; i++) {
+		snprintf(path, sizeof(path), "%s/kernel-%d.traceg", dir, i);
+		if (unlink(path))
+			break;
+	}
+	rmdir(dir);
+}
+
 /* The next line "=====" (ended by a newline) from p, or NULL. */
 static const char *next_sep(const char *p, const char *end)
 {
@@ -106,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/tmp/fuzz_accelsim.%d", (int)getpid());
+		atexit(cleanup);
 	}
 	while (n < 4) {
 		const char *sep = next_sep(p, end);
@@ -142,12 +161,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret)
 		__builtin_trap();
 	ret = accelsim_import(dir, collect, &b, err, sizeof(err));
+	if (getenv("FUZZ_ACCELSIM_VERBOSE"))
+		fprintf(stderr, "again: %d %s (%zu records)\n", ret, err, b.n);
 	if (ret || a.n != b.n)
 		__builtin_trap();
 	for (i = 0; i < a.n; i++) {
 		if (a.r[i].type != b.r[i].type ||
-		    memcmp(&a.r[i].object, &b.r[i].object, rec_size(a.r[i].type)))
+		    memcmp(&a.r[i].object, &b.r[i].object, rec_size(a.r[i].type))) {
+			if (getenv("FUZZ_ACCELSIM_VERBOSE"))
+				fprintf(stderr, "record %zu (type %u) differs\n",
+					i + 1, a.r[i].type);
 			__builtin_trap();
+		}
 	}
 	free(a.r);
 	free(b.r);

@@ -569,7 +569,7 @@ TEST(objects_inferred_from_touched_blocks)
 	static const char list[] =
 		"MemcpyHtoD,0x10000000,0x804\n"		/* 2052 bytes */
 		"MemcpyHtoD,0x10000400,0x100\n"		/* inside: merged */
-		"MemcpyHtoD,0x10100000,4096\n"
+		"MemcpyHtoD,0x10300000,4096\n"
 		"kernel-1.traceg\n";
 	static const char trace[] =
 		"-kernel name = t\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
@@ -578,12 +578,12 @@ TEST(objects_inferred_from_touched_blocks)
 		"0000 00000003 1 R1 LDG.E 1 R2 4 1 0x10000000 4\n"
 		/* just past copied_0: block 0x10000800 clipped at 0x10000804 */
 		"0010 00000001 0 STG.E 2 R2 R3 4 0 0x10000810\n"
-		/* 1 MiB on: the same run (gap under 2 MiB) */
-		"0020 00000001 0 STG.E 2 R2 R3 4 0 0x100a0000\n"
-		/* past copied_1 at 0x10100000: a new run, crossing a block */
-		"0030 00000001 0 STG.E.128 2 R2 R3 16 0 0x101010f8\n"
-		/* 3 MiB further: a third run */
-		"0040 00000001 1 R1 LDG.E 1 R2 4 0 0x10401000\n"
+		/* 256 B short of 2 MiB further: the same run */
+		"0020 00000001 0 STG.E 2 R2 R3 4 0 0x10200800\n"
+		/* past copied_1 at 0x10300000: a new run, crossing a block */
+		"0030 00000001 0 STG.E.128 2 R2 R3 16 0 0x103010f8\n"
+		/* 2 MiB further exactly: a third run */
+		"0040 00000001 1 R1 LDG.E 1 R2 4 0 0x10501200\n"
 		/* shared: no object */
 		"0050 00000001 1 R1 LDS 1 R2 4 0 0x10900000\n"
 		"#END_TB\n";
@@ -592,10 +592,10 @@ TEST(objects_inferred_from_touched_blocks)
 	};
 	static const struct { u64 base, size; const char *name; } want[] = {
 		{ 0x10000000, 0x804, "copied_0" },
-		{ 0x10000804, 0x100a0100 - 0x10000804, "inferred_0" },
-		{ 0x10100000, 0x1000, "copied_1" },
-		{ 0x10101000, 0x200, "inferred_1" },
-		{ 0x10401000, 0x100, "inferred_2" },
+		{ 0x10000804, 0x10200900 - 0x10000804, "inferred_0" },
+		{ 0x10300000, 0x1000, "copied_1" },
+		{ 0x10301000, 0x200, "inferred_1" },
+		{ 0x10501200, 0x100, "inferred_2" },
 	};
 	struct recs v = { 0 };
 	char err[512];
@@ -619,6 +619,7 @@ TEST(kernels_and_streams)
 		"-kernel name = first\n-kernel id = 1\n-grid dim = (2,2,1)\n"
 		"-block dim = (8,8,1)\n-cuda stream id = 93847561234\n"
 		"-future key = whatever\n"
+		"-kernel name = first after a longer name\n-kernel name = first\n"
 		"#BEGIN_TB\nthread block = 1,1,0\ncluster id = 0,0,0\n"
 		"cluster cta = 0,0,0\ncluster rank = 0\nwarp = 1\ninsts = 1\n"
 		"0000 ffffffff 0 NOP 0 0\n#END_TB\n"
@@ -638,6 +639,8 @@ TEST(kernels_and_streams)
 
 	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(17, v.n);
+	EXPECT_STREQ("first", v.r[0].kernel.name);
+	EXPECT_EQ(0, v.r[0].kernel.name[6]);	/* the longer name is gone */
 	EXPECT_EQ(93847561234ull, v.r[0].kernel.stream);
 	EXPECT_EQ(2, v.r[0].kernel.grid[1]);
 	EXPECT_EQ(1, v.r[1].block.x);
@@ -852,6 +855,8 @@ static const struct bad_case {
 	  "kernelslist.g:2: MemcpyDtoH: address: not hex" },
 	{ "MemcpyHtoD,0x10,many\n", NULL,
 	  "kernelslist.g:1: MemcpyHtoD: bytes: not a number" },
+	/* a missing file before a bad line: the first error, with its errno */
+	{ "kernel-7.traceg\nnonsense\n", NULL, "kernel-7.traceg: No such file" },
 	{ "cudaFree,0x10\n", NULL,
 	  "kernelslist.g:1: command: 'cudaFree,0x10' is not MemcpyHtoD" },
 	{ "kernel-9.traceg.xz\n", NULL,

@@ -284,8 +284,10 @@ int accelsim_classify(const char *opcode, struct prog_inst *in)
 	for (base = 0; base < len && opcode[base] != '.'; base++)
 		;
 	cls = sass_find(opcode, base);
-	/* The uniform datapath (Turing on) repeats integer ALU names with a
-	 * 'U' in front: UIADD3, UMOV, ULOP3, USHF, ... */
+	/*
+	 * The uniform datapath (Turing on) repeats integer ALU names with a
+	 * 'U' in front: UIADD3, UMOV, ULOP3, USHF, ...
+	 */
 	if (!cls && base > 1 && opcode[0] == 'U') {
 		cls = sass_find(opcode + 1, base - 1);
 		if (cls && cls->op != PROG_OP_INT)
@@ -1471,6 +1473,8 @@ static int parse_header(struct imp *im, const struct in_file *f,
 					"longer than %d bytes", PROG_NAME_MAX - 1);
 		if (memchr(val.p, '\0', val.end - val.p))
 			return imp_fail(im, f, "-kernel name", "a NUL byte");
+		/* A second name replaces the first, all of it. */
+		memset(k->name, 0, sizeof(k->name));
 		memcpy(k->name, val.p, val.end - val.p);
 		k->name[val.end - val.p] = '\0';
 		im->ks.seen_name = true;
@@ -1932,12 +1936,16 @@ static int import(struct imp *im, prog_sink_fn sink, void *ctx)
 			 * first: a checking pass finds that one.
 			 */
 			char *first = malloc(im->errlen);
+			int check;
 
 			if (first)
 				memcpy(first, im->err, im->errlen);
 			prog_grammar_init(&im->g);
 			im->pass = PASS_CHECK;
-			if (!read_list(im) && first)
+			check = read_list(im);
+			if (check)
+				ret = check;
+			else if (first)
 				memcpy(im->err, first, im->errlen);
 			free(first);
 		}
