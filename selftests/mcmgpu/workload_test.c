@@ -2,14 +2,18 @@
 /*
  * kselftests of 'mcmgpu workload' (docs/workloads.md) as a user runs it:
  * an application into a program, its statistics, the two encodings'
- * round trip, an Accel-Sim export imported back, the same program twice, --help everywhere, and errors with
- * their exit status (2 usage, 1 failure) and what they name. No device
- * needed: it runs in the guest with the rest, and on the host with
- * build/tools on PATH.
+ * round trip, an Accel-Sim export imported back, the same program twice,
+ * --help everywhere, and errors with their exit status (2 usage, 1
+ * failure) and what they name: none needs the device, so they also run
+ * on the host with build/tools on PATH. And a real program (bfs on an
+ * R-MAT graph) adapted to each mechanism's trace and replayed on the
+ * device, equal to the --host replay (needs the device: skipped on the
+ * host).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "../lib/mcmgpu_test.h"
@@ -144,6 +148,64 @@ TEST_F(wl, errors_say_what_and_exit_status)
 	EXPECT_STREQ("gone\n", out);
 	EXPECT_EQ(1, sh("mcmgpu workload import " DIR "/nosuch -o " DIR
 			"/i.prog 2>&1"));
+}
+
+/* The device's replay and the host's print the same JSON. */
+static void same_replay(struct __test_metadata *_metadata, const char *mech,
+			const char *dev_opts, const char *host_opts)
+{
+	static char dev[1 << 16], host[1 << 16];
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "mcmgpu %s replay --json %s " DIR "/bfs.%s",
+		 mech, dev_opts, mech);
+	ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
+	snprintf(cmd, sizeof(cmd), "mcmgpu %s replay --json --host %s %s "
+		 DIR "/bfs.%s", mech, host_opts, dev_opts, mech);
+	ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s: %s", cmd, host);
+	EXPECT_STREQ(host, dev) TH_LOG("%s", mech);
+}
+
+/*
+ * A real program through every mechanism: bfs (Rodinia's two kernels, a
+ * host loop, R-MAT scale 10) adapted by 'workload to' and replayed on the
+ * device equals the host replay, FinePack's bytes verified.
+ */
+TEST_F(wl, adapted_program_replays_on_device_as_on_host)
+{
+	static const char *const mechs[] = {
+		"barre", "finepack", "cpelide", "cxl", "adsm",
+	};
+	static const char *const protocols[] = {
+		"batch", "lazy", "rolling", "explicit",
+	};
+	char cmd[512], host_opts[128];
+	unsigned int i, n = mt_expect_chiplets();
+
+	if (access("/dev/mcmgpu0", F_OK))
+		SKIP(return, "no mcmgpu device");
+	ASSERT_EQ(0, sh("mcmgpu workload gen bfs --seed 3 -o " DIR "/bfs.prog"))
+		TH_LOG("%s", out);
+	for (i = 0; i < sizeof(mechs) / sizeof(mechs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu workload to %s " DIR
+			 "/bfs.prog --chiplets %u -o " DIR "/bfs.%s",
+			 mechs[i], n, mechs[i]);
+		ASSERT_EQ(0, sh(cmd)) TH_LOG("%s: %s", cmd, out);
+	}
+	snprintf(host_opts, sizeof(host_opts),
+		 "--chiplets %u --vram-per-chiplet %llu", n,
+		 (unsigned long long)mt_expect_vram_per_chiplet());
+	same_replay(_metadata, "barre", "", host_opts);
+	snprintf(host_opts, sizeof(host_opts), "--chiplets %u", n);
+	same_replay(_metadata, "finepack", "--verify", host_opts);
+	same_replay(_metadata, "cpelide", "", host_opts);
+	for (i = 0; i < sizeof(protocols) / sizeof(protocols[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "--protocol %s", protocols[i]);
+		same_replay(_metadata, "adsm", cmd, host_opts);
+	}
+	/* The device's default decoders: every port, DRAM endpoints. */
+	ASSERT_EQ(0, sh("mcmgpu cxl setup")) TH_LOG("%s", out);
+	same_replay(_metadata, "cxl", "", "--media dram");
 }
 
 TEST_HARNESS_MAIN
