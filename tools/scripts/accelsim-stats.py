@@ -40,7 +40,9 @@ MEM_OPS = {
     "STG": ("global", "store"),
     "ATOMG": ("global", "atomic"),
     "RED": ("global", "red"),
+    "LDGSTS": ("global", "load"),   # the post-processor keeps the global line
     "LDS": ("shared", "load"),
+    "LDSM": ("shared", "load"),
     "STS": ("shared", "store"),
     "ATOMS": ("shared", "atomic"),
     "LDL": ("local", "load"),
