@@ -278,7 +278,9 @@ def read_objects_file(path):
 
 def infer_objects(copies, kernels):
     """Copied ranges merged, then the uncopied buffers from the accesses."""
-    rng = sorted((b, b + n) for d, b, n in copies if d == "h2d" or True)
+    # Copies either way are objects: a buffer only read back was still
+    # allocated.
+    rng = sorted((b, b + n) for _, b, n in copies)
     merged = []
     for lo, hi in rng:
         if hi <= lo:
