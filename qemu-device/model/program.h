@@ -29,8 +29,8 @@
 #define PROG_VERSION            1
 #define PROG_WARP_SIZE          32
 #define PROG_MAX_REGS           16      /* destination or source registers */
-#define PROG_NAME_MAX           512     /* kernel and object names, with NUL */
-#define PROG_OPCODE_MAX         32      /* SASS mnemonic, with NUL */
+#define PROG_NAME_MAX           4096    /* kernel and object names, with NUL */
+#define PROG_OPCODE_MAX         64      /* SASS mnemonic, with NUL */
 #define PROG_MAX_OPCODES        4096    /* distinct mnemonics in one program */
 #define PROG_MAX_WIDTH          128     /* bytes one lane accesses */
 #define PROG_MAX_BLOCK_THREADS  1024    /* CUDA's limit: 32 warps */

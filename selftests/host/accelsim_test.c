@@ -690,6 +690,61 @@ TEST(addresses_and_memory_mnemonics)
 	recs_free(&v);
 }
 
+/*
+ * Real traces carry mnemonics longer than 31 characters (a float
+ * atomicAdd whose old value is used, Ampere's zero-filling async copy)
+ * and kernel names of thousands (CUTLASS templates, mangled): both are
+ * imported whole.
+ */
+TEST(real_long_mnemonics_and_names)
+{
+	static const char atom[] = "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU";
+	static const char cp[] = "LDGSTS.E.BYPASS.LTC128B.128.ZFILL";
+	char trace[4096 + 512], name[3001];
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\n", "kernel-1.traceg", trace,
+		NULL
+	};
+	struct recs v = { 0 };
+	char err[512];
+	int i;
+
+	/* _ZN7cutlass6KernelI... then a repeated template argument */
+	for (i = 0; i < 3000; i++)
+		name[i] = "_ZN7cutlass6KernelINS_4gemm"[i % 27];
+	name[3000] = '\0';
+	snprintf(trace, sizeof(trace),
+		 "-kernel name = %s\n-grid dim = (1,1,1)\n"
+		 "-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+		 "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+		 "0000 ffffffff 0 NOP 0 0 0\n"
+		 "0010 00000001 1 R4 %s 2 R2 R5 4 2 0x7f0000000000 0\n"
+		 "0020 ffffffff 0 %s 2 R2 R4 16 1 0x7f0000000000 16 0\n"
+		 "0030 ffffffff 0 EXIT 0 0 0\n"
+		 "#END_TB\n", name, atom, cp);
+	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	/* the touched block inferred, then the kernel */
+	ASSERT_EQ(11, v.n);
+	EXPECT_EQ(PROG_REC_KERNEL, v.r[1].type);
+	EXPECT_STREQ(name, v.r[1].kernel.name);
+	/*
+	 * The name shares the record's storage with an instruction's
+	 * addresses: the first instruction, which has none, must not
+	 * inherit the name's bytes as addresses.
+	 */
+	EXPECT_STREQ("NOP", v.r[4].inst.opcode);
+	for (i = 0; i < PROG_WARP_SIZE; i++)
+		EXPECT_EQ(0, v.r[4].inst.addr[i]);
+	EXPECT_STREQ(atom, v.r[5].inst.opcode);
+	EXPECT_EQ(PROG_SPACE_GLOBAL, v.r[5].inst.space);
+	EXPECT_EQ(PROG_KIND_ATOMIC, v.r[5].inst.kind);
+	EXPECT_STREQ(cp, v.r[6].inst.opcode);
+	EXPECT_EQ(PROG_SPACE_GLOBAL, v.r[6].inst.space);
+	EXPECT_EQ(PROG_KIND_LOAD, v.r[6].inst.kind);
+	EXPECT_EQ(16, v.r[6].inst.width);
+	recs_free(&v);
+}
+
 /* The sidecar gives the objects exactly, at their places in the list. */
 TEST(sidecar_objects)
 {
@@ -789,8 +844,8 @@ static const struct bad_case {
 	{ NULL, HDR TB0 "insts = 1\n0000 ffffffff 0 NOP 20 0\n#END_TB\n",
 	  "kernel-1.traceg:9: src_num: 20 is more than 16" },
 	{ NULL, HDR TB0 "insts = 1\n0000 ffffffff 0 "
-	  "ABCDEFGHIJKLMNOPQRSTUVWXYZ.ABCDEF 0 0\n#END_TB\n",
-	  "kernel-1.traceg:9: opcode: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ.ABCDEF' is longer than 31" },
+	  "ABCDEFGHIJKLMNOPQRSTUVWXYZ.ABCDEFGHIJKLMNOPQRSTUVWXYZ.0123456789 0 0\n#END_TB\n",
+	  "kernel-1.traceg:9: opcode: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ.ABCDEFGHIJKLMNOPQRSTUVWXYZ.012345' is longer than 63" },
 	/* the header */
 	{ NULL, "-kernel name = t\n-grid dim = 1,1,1\n",
 	  "kernel-1.traceg:2: -grid dim: (x,y,z) expected" },
@@ -1190,7 +1245,9 @@ TEST(classify_mnemonics)
 		EXPECT_EQ(cases[i].kind, in.kind) TH_LOG("%s", cases[i].opcode);
 	}
 	EXPECT_EQ(-EINVAL, accelsim_classify("", &in));
-	EXPECT_EQ(-EINVAL, accelsim_classify("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345", &in));
+	EXPECT_EQ(-EINVAL, accelsim_classify(
+		  "ABCDEFGHIJKLMNOPQRSTUVWXYZ.ABCDEFGHIJKLMNOPQRSTUVWXYZ.0123456789",
+		  &in));
 }
 
 /* Every mnemonic the executor writes classifies back to its record. */

@@ -45,6 +45,10 @@ lint "qemu generic-fuzz" bash tools/scripts/qemu-fuzz.sh 120
 lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 	--chiplets 4 --policies baseline,cpelide,hmg --tool build/tools/mcmgpu
 
+# The Accel-Sim importer's statistics against counts taken independently
+# from the trace text, on hand-written, generated and exported traces.
+lint "accelsim stats xcheck" bash tools/scripts/accelsim-xcheck.sh build/tools/mcmgpu
+
 # make run's runners on two small experiments: GNU parallel with 1 vs 2
 # workers, interrupt and resume, a failing job; then the same lists as a
 # Slurm job array on a one-node cluster this machine runs (as root:

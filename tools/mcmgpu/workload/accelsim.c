@@ -765,6 +765,13 @@ static int emit(struct imp *im, const struct in_file *f, u32 type)
 {
 	int ret;
 
+	/*
+	 * Every other record shares the union with inst.addr (a kernel's
+	 * or an object's name reaches into it): the next instruction must
+	 * zero the addresses, not trust them to be zero.
+	 */
+	if (type != PROG_REC_INST)
+		im->addr_dirty = true;
 	if (im->pass < PASS_CHECK)
 		return 0;
 	im->rec.type = type;
