@@ -460,6 +460,8 @@ static int opcode_add(struct prog_opcode_table *t, const char *s, u32 slot)
     if (t->count >= PROG_MAX_OPCODES) {
         return -E2BIG;
     }
+    /* Whole entry: readers copy it out whole, so no stale tail bytes. */
+    memset(t->name[t->count], 0, PROG_OPCODE_MAX);
     memcpy(t->name[t->count], s, strlen(s) + 1);
     t->hash[slot] = ++t->count;
     return 0;
