@@ -446,4 +446,94 @@ TEST(records_read_are_zero_padded)
 	free(bin.buf);
 }
 
+/* A grammar inside a warp of many instructions, ready for INST records. */
+static void grammar_in_warp(struct prog_grammar *g)
+{
+	struct prog_rec rec;
+
+	prog_grammar_init(g);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PROG_REC_KERNEL;
+	rec.kernel.id = 1;
+	strcpy(rec.kernel.name, "k");
+	rec.kernel.grid[0] = rec.kernel.grid[1] = rec.kernel.grid[2] = 1;
+	rec.kernel.block[0] = 32;
+	rec.kernel.block[1] = rec.kernel.block[2] = 1;
+	prog_grammar_check(g, &rec);
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PROG_REC_BLOCK;
+	prog_grammar_check(g, &rec);
+	rec.type = PROG_REC_WARP;
+	rec.warp.insts = 1000000;
+	prog_grammar_check(g, &rec);
+}
+
+/* The INST's field the grammar refuses it for, or "" if it takes it. */
+static const char *inst_refused(const struct prog_grammar *in_warp,
+				const struct prog_rec *rec)
+{
+	struct prog_grammar g = *in_warp;
+
+	if (!prog_grammar_check(&g, rec))
+		return "";
+	return g.err_field ? g.err_field : "?";
+}
+
+/*
+ * Unused register slots and the addresses of inactive lanes (of every
+ * lane on a non-memory instruction) must be zero: each slot and lane on
+ * its own is refused, whatever the counts and the mask.
+ */
+TEST(grammar_checks_every_slot_and_lane)
+{
+	static const u32 masks[] = {
+		0xffffffff, 0, 1, 0x80000000, 0x0000ffff, 0xaaaaaaaa, 0x7ffffffe,
+	};
+	struct prog_grammar g;
+	struct prog_rec rec, mem, alu;
+	unsigned int n, i, m, l;
+
+	grammar_in_warp(&g);
+	memset(&alu, 0, sizeof(alu));
+	alu.type = PROG_REC_INST;
+	alu.inst.op = PROG_OP_INT;
+	strcpy(alu.inst.opcode, "IADD3");
+	mem = alu;
+	mem.inst.op = PROG_OP_MEMORY;
+	mem.inst.space = PROG_SPACE_GLOBAL;
+	mem.inst.kind = PROG_KIND_LOAD;
+	mem.inst.width = 4;
+	strcpy(mem.inst.opcode, "LDG.E");
+	EXPECT_STREQ("", inst_refused(&g, &alu));
+	for (n = 0; n <= PROG_MAX_REGS; n++) {
+		for (i = 0; i < PROG_MAX_REGS; i++) {
+			rec = alu;
+			rec.inst.ndst = rec.inst.nsrc = n;
+			rec.inst.dst[i] = 7;
+			EXPECT_STREQ(i < n ? "" : "d", inst_refused(&g, &rec))
+				TH_LOG("ndst %u, slot %u", n, i);
+			rec.inst.dst[i] = 0;
+			rec.inst.src[i] = 0x8000;
+			EXPECT_STREQ(i < n ? "" : "s", inst_refused(&g, &rec))
+				TH_LOG("nsrc %u, slot %u", n, i);
+		}
+	}
+	for (l = 0; l < PROG_WARP_SIZE; l++) {
+		rec = alu;
+		rec.inst.mask = 1u << l;
+		rec.inst.addr[l] = 1;
+		EXPECT_STREQ("@", inst_refused(&g, &rec)) TH_LOG("lane %u", l);
+	}
+	for (m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		for (l = 0; l < PROG_WARP_SIZE; l++) {
+			rec = mem;
+			rec.inst.mask = masks[m];
+			rec.inst.addr[l] = 1ull << 63;
+			EXPECT_STREQ(masks[m] >> l & 1 ? "" : "@",
+				     inst_refused(&g, &rec))
+				TH_LOG("mask %08x, lane %u", masks[m], l);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN

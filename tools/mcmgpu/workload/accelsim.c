@@ -547,23 +547,129 @@ static bool parse_udec(const struct span *t, u64 *v)
 	return true;
 }
 
-/* Signed decimal, kept as its two's complement (the tracer's %lld). */
-static bool parse_sdec(const struct span *t, u64 *v)
+/*
+ * The scanners of instruction lines: the next token of c parsed as it is
+ * read (one pass over its bytes, not one to find its end and another to
+ * parse it), the same numbers accepted as by parse_hex() and parse_udec()
+ * of the token; signed decimals (the tracer's %lld) kept as their two's
+ * complement. 1 with the token in *t and the cursor after
+ * it, 0 if no token is left, -1 with the whole token in *t (for the
+ * message) if it is not a number of that kind.
+ */
+static int scan_fail(struct span *c, const char *start, struct span *t)
 {
-	struct span m = *t;
-	bool neg = false;
-	u64 x;
+	const char *p = start;
 
-	if (m.p < m.end && (*m.p == '-' || *m.p == '+')) {
-		neg = *m.p == '-';
-		m.p++;
+	while (p < c->end && !is_blank(*p))
+		p++;
+	t->p = start;
+	t->end = p;
+	c->p = p;
+	return -1;
+}
+
+static inline int scan_done(struct span *c, const char *start,
+			    const char *digits, const char *p, struct span *t)
+{
+	if (p == digits || (p < c->end && !is_blank(*p)))
+		return scan_fail(c, start, t);
+	t->p = start;
+	t->end = p;
+	c->p = p;
+	return 1;
+}
+
+static inline const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && is_blank(*p))
+		p++;
+	return p;
+}
+
+static int scan_hex(struct span *c, struct span *t, u64 *v)
+{
+	const char *end = c->end, *p = skip_blanks(c->p, end);
+	const char *start = p, *digits;
+	u64 x = 0;
+
+	if (p == end) {
+		c->p = p;
+		return 0;
 	}
-	if (!parse_udec(&m, &x))
-		return false;
+	/* 0x only before a digit, as parse_hex() of a token longer than 2 */
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+	    !is_blank(p[2]))
+		p += 2;
+	digits = p;
+	for (; p < end; p++) {
+		unsigned int d = hex_digit(*p);
+
+		if (d > 15)
+			break;
+		if (x >> 60)
+			return scan_fail(c, start, t);	/* over 64 bits */
+		x = x << 4 | d;
+	}
+	*v = x;
+	return scan_done(c, start, digits, p, t);
+}
+
+static int scan_udec(struct span *c, struct span *t, u64 *v)
+{
+	const char *end = c->end, *p = skip_blanks(c->p, end);
+	const char *start = p;
+	u64 x = 0;
+
+	if (p == end) {
+		c->p = p;
+		return 0;
+	}
+	for (; p < end; p++) {
+		unsigned int d = (unsigned char)*p - '0';
+
+		if (d > 9)
+			break;
+		if (__builtin_mul_overflow(x, 10, &x) ||
+		    __builtin_add_overflow(x, d, &x))
+			return scan_fail(c, start, t);
+	}
+	*v = x;
+	return scan_done(c, start, start, p, t);
+}
+
+static int scan_sdec(struct span *c, struct span *t, u64 *v)
+{
+	const char *end = c->end, *p = skip_blanks(c->p, end);
+	const char *start = p, *digits;
+	bool neg = false;
+	u64 x = 0;
+	int ret;
+
+	if (p == end) {
+		c->p = p;
+		return 0;
+	}
+	if (*p == '-' || *p == '+') {
+		neg = *p == '-';
+		p++;
+	}
+	digits = p;
+	for (; p < end; p++) {
+		unsigned int d = (unsigned char)*p - '0';
+
+		if (d > 9)
+			break;
+		if (__builtin_mul_overflow(x, 10, &x) ||
+		    __builtin_add_overflow(x, d, &x))
+			return scan_fail(c, start, t);
+	}
+	ret = scan_done(c, start, digits, p, t);
+	if (ret < 0)
+		return ret;
 	if (x > (neg ? 1ull << 63 : (1ull << 63) - 1))
-		return false;
+		return scan_fail(c, start, t);
 	*v = neg ? -x : x;
-	return true;
+	return 1;
 }
 
 /* Decimal, or hex with 0x. */
@@ -1215,30 +1321,40 @@ static const struct opc_ent *classify_cached(struct imp *im,
 	return e;
 }
 
-/* Rn (n below 65536) or RZ, which the tracer writes as R255. */
-static int parse_reg(const struct span *t, u16 *r)
+/*
+ * Rn (n below 65536, at most 5 digits) or RZ, which the tracer writes as
+ * R255: scanned as scan_hex() is, 0 if no token is left, -1 if it is
+ * not one.
+ */
+static int scan_reg(struct span *c, struct span *t, u16 *r)
 {
-	const char *p = t->p;
-	size_t n = t->end - p;
+	const char *end = c->end, *p = skip_blanks(c->p, end);
+	const char *start = p, *digits;
 	u32 v = 0;
 
-	if (n < 2 || n > 6 || p[0] != 'R')
-		return -1;
-	if (n == 2 && p[1] == 'Z') {
-		*r = 255;
+	if (p == end) {
+		c->p = p;
 		return 0;
 	}
-	for (p++; p < t->end; p++) {
+	if (*p++ != 'R')
+		return scan_fail(c, start, t);
+	if (p < end && *p == 'Z') {
+		*r = 255;
+		return scan_done(c, start, p, p + 1, t);
+	}
+	for (digits = p; p < end; p++) {
 		unsigned int d = (unsigned char)*p - '0';
 
 		if (d > 9)
-			return -1;
+			break;
+		if (p - digits == 5)
+			return scan_fail(c, start, t);
 		v = v * 10 + d;
 	}
 	if (v > UINT16_MAX)
-		return -1;
+		return scan_fail(c, start, t);
 	*r = v;
-	return 0;
+	return scan_done(c, start, digits, p, t);
 }
 
 /* The addresses of the active lanes in one of the three compressions. */
@@ -1250,10 +1366,12 @@ static int parse_addrs(struct imp *im, const struct in_file *f, struct span *c,
 	char buf[64];
 	u64 mode, base;
 	unsigned int i;
+	int ret;
 
-	if (!next_tok(c, &t))
+	ret = scan_udec(c, &t, &mode);
+	if (!ret)
 		return imp_fail(im, f, "address_mode", "missing (truncated line)");
-	if (!parse_udec(&t, &mode) || mode > 2)
+	if (ret < 0 || mode > 2)
 		return imp_fail(im, f, "address_mode",
 				"unknown compression '%s' (0, 1 or 2)",
 				show(&t, buf, sizeof(buf)));
@@ -1262,27 +1380,30 @@ static int parse_addrs(struct imp *im, const struct in_file *f, struct span *c,
 			unsigned int lane = __builtin_ctz(active);
 
 			active &= active - 1;
-			if (!next_tok(c, &t))
+			ret = scan_hex(c, &t, &addr[lane]);
+			if (!ret)
 				return imp_fail(im, f, "address",
 						"lane %u has no address (mask %08x)",
 						lane, mask);
-			if (!parse_hex(&t, &addr[lane]))
+			if (ret < 0)
 				return imp_fail(im, f, "address", "'%s' is not hex",
 						show(&t, buf, sizeof(buf)));
 		}
 		return 0;
 	}
-	if (!next_tok(c, &t))
+	ret = scan_hex(c, &t, &base);
+	if (!ret)
 		return imp_fail(im, f, "address", "the base address is missing");
-	if (!parse_hex(&t, &base))
+	if (ret < 0)
 		return imp_fail(im, f, "address", "'%s' is not hex",
 				show(&t, buf, sizeof(buf)));
 	if (mode == 1) {
 		u64 stride, lanes = active ? active >> __builtin_ctz(active) : 0;
 
-		if (!next_tok(c, &t))
+		ret = scan_sdec(c, &t, &stride);
+		if (!ret)
 			return imp_fail(im, f, "stride", "missing (truncated line)");
-		if (!parse_sdec(&t, &stride))
+		if (ret < 0)
 			return imp_fail(im, f, "stride", "'%s' is not a decimal number",
 					show(&t, buf, sizeof(buf)));
 		/* The tracer's rule: a run of lanes from the first active. */
@@ -1308,10 +1429,11 @@ static int parse_addrs(struct imp *im, const struct in_file *f, struct span *c,
 		u64 delta;
 
 		active &= active - 1;
-		if (!next_tok(c, &t))
+		ret = scan_sdec(c, &t, &delta);
+		if (!ret)
 			return imp_fail(im, f, "delta", "lane %u has no delta (mask %08x)",
 					lane, mask);
-		if (!parse_sdec(&t, &delta))
+		if (ret < 0)
 			return imp_fail(im, f, "delta", "'%s' is not a decimal number",
 					show(&t, buf, sizeof(buf)));
 		base += delta;
@@ -1328,11 +1450,13 @@ static int parse_regs(struct imp *im, const struct in_file *f, struct span *c,
 	struct span t;
 	char buf[64];
 	unsigned int i;
+	int ret;
 	u64 v;
 
-	if (!next_tok(c, &t))
+	ret = scan_udec(c, &t, &v);
+	if (!ret)
 		return imp_fail(im, f, count_field, "missing (truncated line)");
-	if (!parse_udec(&t, &v))
+	if (ret < 0)
 		return imp_fail(im, f, count_field, "'%s' is not a number",
 				show(&t, buf, sizeof(buf)));
 	if (v > PROG_MAX_REGS)
@@ -1340,10 +1464,11 @@ static int parse_regs(struct imp *im, const struct in_file *f, struct span *c,
 				(unsigned long long)v, PROG_MAX_REGS);
 	*n = v;
 	for (i = 0; i < v; i++) {
-		if (!next_tok(c, &t))
+		ret = light ? next_tok(c, &t) : scan_reg(c, &t, &regs[i]);
+		if (!ret)
 			return imp_fail(im, f, field, "register %u of %u missing",
 					i + 1, *n);
-		if (!light && parse_reg(&t, &regs[i]))
+		if (ret < 0)
 			return imp_fail(im, f, field, "'%s' is not a register",
 					show(&t, buf, sizeof(buf)));
 	}
@@ -1373,17 +1498,19 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 		im->addr_dirty = false;
 	}
 	if (im->ks.lineinfo) {
-		if (!next_tok(&c, &t) || !parse_udec(&t, &v))
+		if (scan_udec(&c, &t, &v) <= 0)
 			return imp_fail(im, f, "line_num", "missing or not a number");
 	}
-	if (!next_tok(&c, &t))
+	ret = scan_hex(&c, &t, &in->pc);
+	if (!ret)
 		return imp_fail(im, f, "pc", "missing");
-	if (!parse_hex(&t, &in->pc))
+	if (ret < 0)
 		return imp_fail(im, f, "pc", "'%s' is not hex",
 				show(&t, buf, sizeof(buf)));
-	if (!next_tok(&c, &t))
+	ret = scan_hex(&c, &t, &v);
+	if (!ret)
 		return imp_fail(im, f, "mask", "missing (truncated line)");
-	if (!parse_hex(&t, &v))
+	if (ret < 0)
 		return imp_fail(im, f, "mask", "'%s' is not hex",
 				show(&t, buf, sizeof(buf)));
 	if (v > UINT32_MAX)
@@ -1410,9 +1537,10 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 	ret = parse_regs(im, f, &c, "src_num", "src", &in->nsrc, in->src, light);
 	if (ret)
 		return ret;
-	if (!next_tok(&c, &t))
+	ret = scan_udec(&c, &t, &v);
+	if (!ret)
 		return imp_fail(im, f, "mem_width", "missing (truncated line)");
-	if (!parse_udec(&t, &v))
+	if (ret < 0)
 		return imp_fail(im, f, "mem_width", "'%s' is not a number",
 				show(&t, buf, sizeof(buf)));
 	if (v > PROG_MAX_WIDTH)
@@ -1443,7 +1571,7 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 		return 0;
 	}
 	/* Tracer 5's immediate, then nothing. */
-	if (next_tok(&c, &t) && !parse_sdec(&t, &v))
+	if (scan_sdec(&c, &t, &v) < 0)
 		return imp_fail(im, f, "immediate", "'%s' is not a decimal number",
 				show(&t, buf, sizeof(buf)));
 	if (next_tok(&c, &t))
