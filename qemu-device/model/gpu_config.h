@@ -1,0 +1,137 @@
+/*
+ * The GPU timing core's configuration (gpu_core.h): every parameter of
+ * the modeled GPU, one preset per paper with the source of each value,
+ * and overrides by name ("l2_tlb_entries=1024"). The same table is read
+ * by the device, the tool (mcmgpu gpu config) and the tests.
+ * Freestanding: shared by the QEMU device, the tool (--host) and the host
+ * tests.
+ *
+ * Units: latencies in GPU core cycles; bandwidths in bytes per 1000
+ * cycles (so 768 GB/s at 1 GHz is 768000) to keep fractions exact;
+ * sizes in bytes. Every field is a u32 so one table of { name, offset }
+ * rows describes them all.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MCMGPU_GPU_CONFIG_H
+#define MCMGPU_GPU_CONFIG_H
+
+#include "mcmgpu_compat.h"
+#include "program.h"
+
+#define GPU_MAX_CHIPLETS        16      /* the host; the device allows 8 */
+#define GPU_MAX_SMS             128     /* a chiplet */
+#define GPU_MAX_WARPS_PER_SM    64
+#define GPU_MAX_BLOCKS_PER_SM   32
+#define GPU_LINE_BYTES          128     /* cache line */
+#define GPU_SECTOR_BYTES        32      /* cache sector, the unit moved */
+#define GPU_PAGE_SHIFT          12      /* 4 KiB pages (every paper's base) */
+#define GPU_CONFIG_NAME_MAX     32
+
+enum gpu_tb_sched {
+    GPU_TB_RR = 0,          /* block i to chiplet i mod n */
+    GPU_TB_CHUNK,           /* n contiguous ranges of blocks (MCM-GPU, LASP) */
+    GPU_TB_NR
+};
+
+enum gpu_warp_sched {
+    GPU_WS_LRR = 0,         /* loose round-robin */
+    GPU_WS_GTO,             /* greedy then oldest */
+    GPU_WS_NR
+};
+
+/* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
+enum gpu_placement {
+    GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
+    GPU_PLACE_RR,           /* page i on chiplet i mod n */
+    GPU_PLACE_KWC,          /* kernel-wide chunking: ceil(pages / n) a chiplet */
+    GPU_PLACE_NR
+};
+
+struct gpu_config {
+    char name[GPU_CONFIG_NAME_MAX];
+    /* The GPU */
+    u32 chiplets;           /* 1..GPU_MAX_CHIPLETS */
+    u32 sms;                /* SMs (CUs) a chiplet */
+    u32 warps_per_sm;       /* warp slots */
+    u32 blocks_per_sm;      /* resident thread blocks */
+    u32 regs_per_sm;        /* 32-bit registers */
+    u32 shmem_per_sm;       /* bytes */
+    u32 tb_sched;           /* enum gpu_tb_sched */
+    u32 warp_sched;         /* enum gpu_warp_sched */
+    u32 clock_mhz;          /* cycles to time, for reports only */
+    /* Issue-to-result latency of each class (enum prog_op) */
+    u32 lat_int, lat_fp, lat_dp, lat_sfu, lat_tensor, lat_branch,
+        lat_other;
+    u32 shmem_lat;          /* shared memory, no bank conflict */
+    u32 const_lat;          /* constant cache hit; local and const */
+    /* Translation (0: no TLBs; addresses are physical, home by placement) */
+    u32 translate;
+    u32 l1_tlb_entries, l1_tlb_ways, l1_tlb_lat;    /* per SM */
+    u32 l2_tlb_entries, l2_tlb_ways, l2_tlb_lat;    /* per chiplet */
+    u32 l2_tlb_mshrs;       /* outstanding L2 TLB misses a chiplet */
+    u32 pcie_lat;           /* device <-> IOMMU, one way */
+    u32 walkers;            /* IOMMU page-table walkers */
+    u32 walk_lat;           /* one walk */
+    /* Caches (sectored: 128 B lines of 32 B sectors) */
+    u32 l1_size, l1_ways, l1_lat;   /* per SM; write-through, no allocate */
+    u32 l1_mshrs;                   /* outstanding sector misses an SM */
+    u32 l2_size, l2_ways, l2_lat;   /* per chiplet; write-back */
+    u32 l2_bw;              /* bytes / 1000 cycles, a chiplet's L2 */
+    /* Inter-chiplet link, each chiplet's port, each direction */
+    u32 link_lat, link_bw;
+    /* Memory, per chiplet */
+    u32 dram_lat, dram_bw;
+    u32 vram_mib;           /* a chiplet's memory: global PFN / its frames */
+    /* Object placement */
+    u32 placement;          /* enum gpu_placement */
+    u32 place_g;            /* GPU_PLACE_CHUNK: pages a chiplet a round */
+    /* Limits */
+    u32 kernel_mib;         /* a kernel's decoded instructions, MiB */
+};
+
+/* One parameter: its name, where it is, its unit and what it means. */
+struct gpu_config_field {
+    const char *name;       /* as overrides and JSON spell it */
+    u32 offset;             /* of a u32 in struct gpu_config */
+    const char *unit;       /* "cycles", "bytes", "B/kcycle", "" */
+    u32 min, max;
+};
+
+extern const struct gpu_config_field gpu_config_fields[];
+extern const u32 gpu_config_nfields;
+
+/* A preset: the values and where each comes from (paper, table, page). */
+struct gpu_preset {
+    const char *name;       /* "barre", "finepack", ... */
+    const char *title;
+    struct gpu_config cfg;
+    /* sources[i]: gpu_config_fields[i]'s source, NULL where a default */
+    const char *const *sources;
+};
+
+extern const struct gpu_preset gpu_presets[];
+extern const u32 gpu_npresets;
+
+/* The default preset's name (Barre Chord's Table II). */
+#define GPU_CONFIG_DEFAULT      "barre"
+
+/* The preset, or NULL. */
+const struct gpu_preset *gpu_preset_find(const char *name);
+/* The field called name, or NULL. */
+const struct gpu_config_field *gpu_config_field_find(const char *name);
+static inline u32 *gpu_config_u32(struct gpu_config *c,
+                                  const struct gpu_config_field *f)
+{
+    return (u32 *)((char *)c + f->offset);
+}
+/*
+ * Every field within its range and the combination consistent (ways
+ * divide entries, sizes a multiple of a line's ways, ...): 0, or -EINVAL
+ * with *field naming the first bad one and *why the reason.
+ * max_chiplets: GPU_MAX_CHIPLETS on the host, 8 on the device.
+ */
+int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
+                     const char **field, const char **why);
+
+#endif /* MCMGPU_GPU_CONFIG_H */

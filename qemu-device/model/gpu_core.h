@@ -1,0 +1,189 @@
+/*
+ * The GPU timing core: a multi-chiplet GPU that executes a program
+ * (program.h) in virtual cycles. Chiplets of SMs with warp slots; a
+ * thread-block scheduler across chiplets (rr or chunk); per SM a warp
+ * scheduler (loose round-robin or greedy-then-oldest) issuing at most one
+ * warp instruction a cycle; a scoreboard from the trace's registers; ALU
+ * latencies per class; barriers. Memory instructions coalesce into 32 B
+ * sectors of 128 B lines and go through the per-SM L1 TLB, the chiplet's
+ * L2 TLB with MSHRs and, on a miss, an ATS request to the IOMMU (the
+ * caller's: the Barre walker on the host, barre_iommu.ko from the
+ * device); then the SM's L1 cache, the L2 of the page's home chiplet
+ * (across the inter-chiplet link when remote) and the home chiplet's
+ * DRAM. Every link and memory is a bandwidth server, so queues build and
+ * drain, and a warp waits for exactly what it needs.
+ *
+ * Time: gpu_core_run(until) runs every event before cycle until, in
+ * (cycle, sequence) order, so the result never depends on how the caller
+ * cuts the run. The ATS protocol is chiplet_tlb.h's: requests leave
+ * through ops->ats_request with the cycle they leave the chiplet;
+ * replies come back through gpu_core_deliver() with the cycle they
+ * arrive, which must not be before the current cycle. The caller runs
+ * the IOMMU's epochs around it exactly as for the Barre replay
+ * (tools/mcmgpu/lib/barre_host.c).
+ *
+ * The program is read from a source (prog_source_fn) a kernel at a time:
+ * the header records before each kernel (objects, copies), then the
+ * kernel's blocks, decoded into memory taken from ops->alloc (at most
+ * cfg.kernel_mib MiB; a larger kernel is an error), then run to its end.
+ * Kernels run one after another (streams are not overlapped).
+ *
+ * Errors (a record the source refuses, an address in no object,
+ * inconsistent registers or masks, a kernel over the limits) stop the
+ * run with a negative errno and a message naming the kernel, block,
+ * warp and instruction (gpu_core_error()); the core can then only be
+ * freed.
+ *
+ * Freestanding: shared by the QEMU device, the tool (--host) and the host
+ * tests. Deterministic: the same program and configuration give the same
+ * counters, bit for bit.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MCMGPU_GPU_CORE_H
+#define MCMGPU_GPU_CORE_H
+
+#include "mcmgpu_compat.h"
+#include "program.h"
+#include "gpu_config.h"
+#include "chiplet_tlb.h"
+
+#define GPU_CORE_ERR_MAX        256
+
+struct gpu_kernel_stats;
+
+/* A program's object as the core places it. */
+struct gpu_object {
+    u64 base, size;         /* the program's addresses */
+    u64 gpu_va;             /* where it is mapped (page aligned) */
+    u32 policy;             /* enum gpu_placement */
+    u32 g;                  /* pages a chiplet a round (chunk) */
+    u32 index;              /* 0, 1, ... in program order */
+};
+
+/* What the core asks of its caller. */
+struct gpu_core_ops {
+    /* Memory for the core's tables; zeroed. NULL: out of memory. */
+    void *(*alloc)(void *priv, size_t bytes);
+    void (*free)(void *priv, void *p);
+    /*
+     * An OBJECT record: map it. The caller sets o->gpu_va (and may
+     * change o->policy / o->g); the core has filled the rest with the
+     * configuration's placement. 0 or a negative errno (message in why).
+     * NULL: identity (gpu_va = base rounded down to a page).
+     */
+    int (*object)(void *priv, struct gpu_object *o, char *why, size_t len);
+    /* An L2 TLB miss leaves for the IOMMU (only with cfg.translate). */
+    void (*ats_request)(void *priv, const struct chiplet_tlb_request *r);
+    /* A kernel finished (optional). */
+    void (*kernel_done)(void *priv, const struct gpu_kernel_stats *k);
+};
+
+/* A bandwidth server's counters (a link port, an L2, a DRAM). */
+struct gpu_queue_stats {
+    u64 requests;
+    u64 bytes;
+    u64 busy_cycles;        /* cycles transferring */
+    u64 wait_cycles;        /* sum over requests of cycles queued */
+    u64 max_wait;           /* longest one request queued */
+};
+
+/* The counters; every u64, totals over the chiplets. */
+struct gpu_core_stats {
+    /* Execution */
+    u64 cycles;             /* the program's last event */
+    u64 kernels;
+    u64 blocks;
+    u64 warps;
+    u64 warp_insts;
+    u64 thread_insts;       /* active lanes summed */
+    u64 mem_insts;          /* global, local, const, texture, shared */
+    u64 global_loads, global_stores, global_atomics;
+    u64 shared_insts;
+    u64 barriers;           /* block barriers completed */
+    /* Cycles an SM had a warp but issued none, by the oldest one's reason */
+    u64 stall_scoreboard;   /* waiting on a register (ALU or memory) */
+    u64 stall_memory;       /* waiting on a load's data */
+    u64 stall_translation;  /* waiting on a TLB miss */
+    u64 stall_barrier;
+    u64 stall_mshr;         /* L1 or L2 TLB MSHRs full */
+    u64 idle_sm_cycles;     /* SM cycles with no warp at all */
+    /* Coalescing */
+    u64 sectors;            /* 32 B sectors the global accesses touched */
+    u64 lines;              /* 128 B lines */
+    /* Translation (translate on): accesses = hits + misses */
+    u64 l1_tlb_accesses, l1_tlb_hits, l1_tlb_misses;
+    u64 l2_tlb_accesses, l2_tlb_hits, l2_tlb_misses;
+    u64 l2_tlb_mshr_merges; /* a miss on a page already missing */
+    u64 ats_requests;       /* = l2_tlb_misses - l2_tlb_mshr_merges */
+    u64 ats_replies;
+    u64 ats_round_trip;     /* sum of arrive - issue */
+    u64 translation_faults;
+    /* Caches: sectors; accesses = hits + misses */
+    u64 l1_accesses, l1_hits, l1_misses;
+    u64 l2_accesses, l2_hits, l2_misses;
+    u64 l2_local, l2_remote;        /* accesses by where they came from */
+    u64 l2_writebacks;              /* dirty sectors evicted to DRAM */
+    u64 bytes_loaded, bytes_stored; /* lanes' bytes, as the program says */
+    /* Queues: [0] inter-chiplet links (every port), [1] L2s, [2] DRAMs */
+    struct gpu_queue_stats link, l2, dram;
+};
+
+/* One kernel, as it finished. */
+struct gpu_kernel_stats {
+    u32 id;                 /* the program's kernel id */
+    u32 pad;
+    u64 start, end;         /* cycles: launch, last block and store done */
+    u64 blocks, warp_insts, thread_insts;
+    u64 l1_tlb_misses, l2_tlb_misses, l1_misses, l2_misses;
+    char name[64];          /* truncated */
+};
+
+struct gpu_core;
+
+/*
+ * Bytes a core takes with cfg (the caller allocates it, aligned to 8, and
+ * passes it to gpu_core_init). 0: cfg is bad.
+ */
+size_t gpu_core_size(const struct gpu_config *cfg);
+/*
+ * Starts a run of the program src gives (its reader keeps its own
+ * state). cfg is checked (-EINVAL, gpu_core_error() names the field) and
+ * copied. 0 or a negative errno.
+ */
+int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
+                  const struct gpu_core_ops *ops, void *priv,
+                  prog_source_fn src, void *src_priv);
+/* Frees what the core took from ops->alloc (not g itself). */
+void gpu_core_destroy(struct gpu_core *g);
+/*
+ * Runs every event before cycle until (reading the program as it needs
+ * it). 0, or a negative errno with gpu_core_error() set; after an error
+ * every call returns it again.
+ */
+int gpu_core_run(struct gpu_core *g, u64 until);
+/* The current cycle: every event before it has run. */
+u64 gpu_core_now(const struct gpu_core *g);
+/*
+ * The cycle of the next event, ~0 if nothing can happen without an ATS
+ * reply (or the program is done).
+ */
+u64 gpu_core_next_event(const struct gpu_core *g);
+/* The program's END was read and everything it started has finished. */
+bool gpu_core_done(const struct gpu_core *g);
+/*
+ * An ATS reply: -EINVAL for a tag never sent or already answered, or an
+ * arrival before gpu_core_now() (the message says which).
+ */
+int gpu_core_deliver(struct gpu_core *g, const struct chiplet_tlb_reply *r);
+void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st);
+const char *gpu_core_error(const struct gpu_core *g);
+
+/*
+ * The home chiplet of page i of an object under o's policy (n chiplets),
+ * as gpu_alloc_page_chiplet() places it. With translation the home is
+ * the chiplet of the PFN the IOMMU returns (pfn / (vram_mib << 8)).
+ */
+u32 gpu_object_page_home(const struct gpu_object *o, u64 page, u32 n);
+
+#endif /* MCMGPU_GPU_CORE_H */

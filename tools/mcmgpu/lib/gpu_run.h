@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One program through the GPU timing core (qemu-device/model/gpu_core.h)
+ * with the mechanisms the options enable: `mcmgpu run`. Two backends
+ * give the same result: the host one runs the core, the allocator and
+ * the IOMMU walker in-process (gpu_run_host.c); the device one sends the
+ * program to the device, which runs the core, while mcmgpu.ko and
+ * barre_iommu.ko allocate and translate (gpu_run_device.c). Both
+ * allocate the program's objects in program order with the same
+ * allocator and serve ATS requests by the same epoch protocol, so their
+ * results are equal field for field and the JSON (gpu_run_json) byte
+ * for byte.
+ */
+#ifndef MCMGPU_TOOL_GPU_RUN_H
+#define MCMGPU_TOOL_GPU_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpu_core.h"
+#include "json.h"
+#include "mcmgpu_barre.h"
+
+enum gpu_run_barre {
+	GPU_RUN_BARRE_OFF = 0,	/* TLBs and a conventional IOMMU (no PEC) */
+	GPU_RUN_BARRE_ON,	/* Barre: coalescing allocation and PEC */
+	GPU_RUN_BARRE_FBARRE,	/* F-Barre: Barre and in-package translation */
+};
+
+struct gpu_run_opts {
+	struct gpu_config cfg;
+	uint32_t barre;		/* enum gpu_run_barre (cfg.translate on) */
+	bool shadow;		/* Barre: check every walk against a true one */
+	bool progress;		/* a progress line on stderr */
+};
+
+struct gpu_run_result {
+	struct gpu_core_stats core;
+	struct mcmgpu_barre_stats barre;	/* the IOMMU's, translate on */
+	struct gpu_kernel_stats *kernels;	/* malloc'ed; nkernels of them */
+	uint32_t nkernels;
+	uint64_t objects;			/* mapped */
+};
+
+/*
+ * Runs the program in path (either encoding). 0, or a negative errno
+ * with the message in err (the program's file and record, the core's
+ * kernel/block/warp/instruction, or the backend's).
+ */
+int gpu_run_host(const char *path, const struct gpu_run_opts *o,
+		 struct gpu_run_result *r, char *err, size_t errlen);
+/* The same on the device behind fd (an open /dev/mcmgpuN). */
+int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
+		   struct gpu_run_result *r, char *err, size_t errlen);
+void gpu_run_result_free(struct gpu_run_result *r);
+
+/* The result as the items of the object j has open (see docs/gpu.md). */
+void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
+		  const struct gpu_run_result *r);
+void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
+		  const struct gpu_run_result *r);
+
+#endif /* MCMGPU_TOOL_GPU_RUN_H */
