@@ -33,7 +33,8 @@ DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
 # the command-line helpers are the tool's alone.
 CORE_LIBS   := $(addprefix tools/mcmgpu/lib/,barre_trace.c barre_replay.c \
 	barre_host.c replay.c fp_replay.c fp_host.c cpe_replay.c cpe_host.c \
-	cxl_replay.c adsm_patterns.c adsm_host.c)
+	cxl_replay.c adsm_patterns.c adsm_host.c gpu_run.c gpu_run_host.c \
+	gpu_run_objects.c stats.c)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # The workloads (tools/mcmgpu/workload/: the program format's text form,
 # Accel-Sim import and export, the SIMT executor, statistics and the

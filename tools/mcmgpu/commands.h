@@ -8,5 +8,7 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
+/* gpu/cmd_run.c: a program through the GPU timing core */
+int cmd_run(int argc, char **argv);
 
 #endif /* MCMGPU_TOOL_COMMANDS_H */

@@ -43,6 +43,8 @@ static const struct command {
 	  cxl_commands, MECHANISM },
 	{ "adsm", "ADSM/GMAC: shared objects kept coherent by the driver", NULL,
 	  adsm_commands, MECHANISM },
+	{ "run", "run a program through the GPU timing core, every mechanism on",
+	  cmd_run, NULL, PROGRAMS },
 	{ "workload", "GPU programs: Accel-Sim traces, applications, statistics",
 	  NULL, workload_commands, PROGRAMS },
 	{ }

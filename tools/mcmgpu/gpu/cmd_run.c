@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mcmgpu run: one program through the GPU timing core, on the device or
+ * --host, with the mechanisms the options enable (lib/gpu_run.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "cli.h"
+#include "gpu_cli.h"
+#include "gpu_run.h"
+#include "json.h"
+#include "opts.h"
+
+#define MAX_SETS 256
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
+		"          [--chiplets N] [--barre off|on|fbarre] [--shadow] [--progress] [--json]\n"
+		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
+		"import, convert) through the GPU timing core with every enabled mechanism,\n"
+		"and prints cycles per kernel and in total, IPC, hit rates and queue\n"
+		"occupancies of every level, and each mechanism's counters.\n"
+		"  --host             run in-process instead of on the device\n"
+		"  -d, --device DEV   the device (default %s)\n"
+		"  --config NAME      a paper's configuration (mcmgpu gpu config lists them;\n"
+		"                     default %s)\n"
+		"  --set FIELD=VALUE  override one parameter (repeatable)\n"
+		"  --chiplets N       chiplets (1..%u on the host, 1..%u on the device)\n"
+		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
+		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
+		"                     (default off; needs translate=1, the default)\n"
+		"  --shadow           Barre: check every coalesced translation by a true walk\n"
+		"  --finepack, --cpelide, --cxl, --adsm MODE\n"
+		"                     only 'off' for now: these mechanisms are not yet in\n"
+		"                     the core's memory path\n"
+		"  --progress         a progress line per kernel on stderr\n"
+		"  --json             JSON (the same from the device and --host)\n",
+		prog, DEFAULT_DEVICE, GPU_CONFIG_DEFAULT, GPU_MAX_CHIPLETS,
+		MCMGPU_MAX_CHIPLETS);
+}
+
+enum {
+	OPT_CONFIG = 0x100, OPT_SET, OPT_BARRE, OPT_SHADOW, OPT_PROGRESS,
+	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM,
+};
+
+static const struct option run_options[] = {
+	OPTION_JSON, OPTION_HOST, OPTION_DEVICE, OPTION_CHIPLETS, OPTION_HELP,
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "barre", required_argument, NULL, OPT_BARRE },
+	{ "shadow", no_argument, NULL, OPT_SHADOW },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "finepack", required_argument, NULL, OPT_FINEPACK },
+	{ "cpelide", required_argument, NULL, OPT_CPELIDE },
+	{ "cxl", required_argument, NULL, OPT_CXL },
+	{ "adsm", required_argument, NULL, OPT_ADSM },
+	{ }
+};
+
+static uint32_t parse_barre(const char *s)
+{
+	if (!strcmp(s, "off"))
+		return GPU_RUN_BARRE_OFF;
+	if (!strcmp(s, "on"))
+		return GPU_RUN_BARRE_ON;
+	if (!strcmp(s, "fbarre"))
+		return GPU_RUN_BARRE_FBARRE;
+	die_usage("--barre: '%s' is not off, on or fbarre", s);
+	return 0;
+}
+
+static void only_off(const char *opt, const char *s)
+{
+	if (strcmp(s, "off"))
+		die_usage("--%s %s: the mechanism is not yet in the GPU core's memory path; only 'off'",
+			  opt, s);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(usage, 1);
+	struct gpu_run_opts o = { 0 };
+	struct gpu_run_result r;
+	const char *preset = GPU_CONFIG_DEFAULT, *path;
+	char *sets[MAX_SETS + 1];
+	int nsets = 0, c, ret, fd = -1;
+	char err[512], chip[32];
+
+	co.max_chiplets = GPU_MAX_CHIPLETS;
+	while ((c = common_parse(&co, argc, argv, "", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG:
+			preset = optarg;
+			break;
+		case OPT_SET:
+			if (nsets == MAX_SETS)
+				die_usage("--set: at most %d overrides", MAX_SETS);
+			sets[nsets++] = optarg;
+			break;
+		case OPT_BARRE:
+			o.barre = parse_barre(optarg);
+			break;
+		case OPT_SHADOW:
+			o.shadow = true;
+			break;
+		case OPT_PROGRESS:
+			o.progress = true;
+			break;
+		case OPT_FINEPACK:
+			only_off("finepack", optarg);
+			break;
+		case OPT_CPELIDE:
+			only_off("cpelide", optarg);
+			break;
+		case OPT_CXL:
+			only_off("cxl", optarg);
+			break;
+		case OPT_ADSM:
+			only_off("adsm", optarg);
+			break;
+		}
+	}
+	path = common_operand(&co, argc, argv);
+	/* --chiplets is one more override, applied last. */
+	if (co.chiplets_given) {
+		snprintf(chip, sizeof(chip), "chiplets=%u", co.chiplets);
+		sets[nsets++] = chip;
+	}
+	if (gpu_config_from_args(&o.cfg, preset, sets, nsets, err, sizeof(err)))
+		die_usage("%s", err);
+	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
+		die_usage("--barre %s needs translation (translate=1)",
+			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	if (co.host) {
+		ret = gpu_run_host(path, &o, &r, err, sizeof(err));
+	} else {
+		fd = open_device(co.device);
+		if (fd < 0)
+			return 1;
+		ret = gpu_run_device(fd, path, &o, &r, err, sizeof(err));
+		close(fd);
+	}
+	if (ret) {
+		fprintf(stderr, "%s: run %s: %s\n", prog, path, err);
+		return 1;
+	}
+	if (co.json) {
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_string(&j, "program", path);
+		gpu_run_json(&j, &o, &r);
+		json_end(&j);
+	} else {
+		gpu_run_text(stdout, &o, &r);
+	}
+	gpu_run_result_free(&r);
+	return 0;
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `mcmgpu run`'s result as JSON and text, the same for both backends:
+ * the core's counters (cycles, IPC, hit rates of every level, queue
+ * occupancies), then each kernel, then each enabled mechanism's counters
+ * under its name with the names its replay's JSON uses.
+ */
+#include <stdlib.h>
+
+#include "gpu_run.h"
+#include "stats.h"
+
+#define CS(field) STAT(struct gpu_core_stats, field)
+#define CQ(q) \
+	STAT_OPEN(#q "_queue"), \
+	STAT_AT("requests", struct gpu_core_stats, q.requests), \
+	STAT_AT("bytes", struct gpu_core_stats, q.bytes), \
+	STAT_AT("busy_cycles", struct gpu_core_stats, q.busy_cycles), \
+	STAT_AT("wait_cycles", struct gpu_core_stats, q.wait_cycles), \
+	STAT_AT("max_wait", struct gpu_core_stats, q.max_wait), \
+	STAT_RATIO("utilization", STAT_SHARE, struct gpu_core_stats, \
+		   q.busy_cycles, cycles), \
+	STAT_RATIO("mean_occupancy", STAT_MEAN, struct gpu_core_stats, \
+		   q.wait_cycles, cycles), \
+	STAT_RATIO("mean_wait", STAT_MEAN, struct gpu_core_stats, \
+		   q.wait_cycles, q.requests), \
+	STAT_CLOSE
+
+static const struct stat_row core_rows[] = {
+	CS(cycles), CS(kernels), CS(blocks), CS(warps),
+	CS(warp_insts), CS(thread_insts),
+	STAT_RATIO("ipc", STAT_MEAN, struct gpu_core_stats, warp_insts, cycles),
+	STAT_NEWLINE,
+	CS(mem_insts), CS(global_loads), CS(global_stores), CS(global_atomics),
+	CS(shared_insts), CS(barriers), CS(sectors), CS(lines),
+	CS(bytes_loaded), CS(bytes_stored),
+	STAT_NEWLINE,
+	STAT_OPEN("stalls"),
+	CS(stall_scoreboard), CS(stall_memory), CS(stall_translation),
+	CS(stall_barrier), CS(stall_mshr), CS(idle_sm_cycles),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	STAT_OPEN("l1_tlb"),
+	STAT_AT("accesses", struct gpu_core_stats, l1_tlb_accesses),
+	STAT_AT("hits", struct gpu_core_stats, l1_tlb_hits),
+	STAT_AT("misses", struct gpu_core_stats, l1_tlb_misses),
+	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l1_tlb_hits,
+		   l1_tlb_misses),
+	STAT_CLOSE,
+	STAT_OPEN("l2_tlb"),
+	STAT_AT("accesses", struct gpu_core_stats, l2_tlb_accesses),
+	STAT_AT("hits", struct gpu_core_stats, l2_tlb_hits),
+	STAT_AT("misses", struct gpu_core_stats, l2_tlb_misses),
+	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l2_tlb_hits,
+		   l2_tlb_misses),
+	STAT_AT("mshr_merges", struct gpu_core_stats, l2_tlb_mshr_merges),
+	STAT_AT("ats_requests", struct gpu_core_stats, ats_requests),
+	STAT_AT("ats_replies", struct gpu_core_stats, ats_replies),
+	STAT_RATIO("mean_ats_cycles", STAT_MEAN, struct gpu_core_stats,
+		   ats_round_trip, ats_replies),
+	STAT_AT("translation_faults", struct gpu_core_stats, translation_faults),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	STAT_OPEN("l1"),
+	STAT_AT("accesses", struct gpu_core_stats, l1_accesses),
+	STAT_AT("hits", struct gpu_core_stats, l1_hits),
+	STAT_AT("misses", struct gpu_core_stats, l1_misses),
+	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l1_hits,
+		   l1_misses),
+	STAT_CLOSE,
+	STAT_OPEN("l2"),
+	STAT_AT("accesses", struct gpu_core_stats, l2_accesses),
+	STAT_AT("hits", struct gpu_core_stats, l2_hits),
+	STAT_AT("misses", struct gpu_core_stats, l2_misses),
+	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l2_hits,
+		   l2_misses),
+	STAT_AT("local", struct gpu_core_stats, l2_local),
+	STAT_AT("remote", struct gpu_core_stats, l2_remote),
+	STAT_AT("writebacks", struct gpu_core_stats, l2_writebacks),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	CQ(link), CQ(l2), CQ(dram),
+};
+
+static const struct stat_table core_table = STAT_TABLE(core_rows,
+	"{cycles} cycles, {kernels} kernels, {warp_insts} warp instructions, IPC {ipc}\n"
+	"L1 TLB hit rate {l1_tlb.hit_rate}, L2 TLB hit rate {l2_tlb.hit_rate}, "
+	"{l2_tlb.ats_requests} ATS requests ({l2_tlb.mean_ats_cycles} cycles each)\n"
+	"L1 hit rate {l1.hit_rate}, L2 hit rate {l2.hit_rate} "
+	"({l2.local} local, {l2.remote} remote accesses)\n"
+	"link {link_queue.bytes} bytes, utilization {link_queue.utilization}, "
+	"mean wait {link_queue.mean_wait}; DRAM {dram_queue.bytes} bytes, "
+	"utilization {dram_queue.utilization}\n");
+
+/* The IOMMU's and the allocator's, named as `mcmgpu barre replay` names them. */
+#define BS(field) STAT(struct mcmgpu_barre_stats, field)
+static const struct stat_row barre_rows[] = {
+	BS(ats_requests), BS(walks), BS(coalesced),
+	STAT_RATIO("coalesced_share", STAT_SHARE, struct mcmgpu_barre_stats,
+		   coalesced, ats_requests),
+	BS(pec_hits), BS(pec_misses), BS(pec_evictions), BS(shadow_mismatches),
+	BS(translation_faults),
+	STAT_RATIO("mean_iommu_cycles", STAT_MEAN, struct mcmgpu_barre_stats,
+		   iommu_cycles, ats_requests),
+	BS(sched_moves),
+	STAT_NEWLINE,
+	BS(objects), BS(pages), BS(grouped_pages), BS(fallback_pages), BS(groups),
+};
+
+static const struct stat_table barre_table = STAT_TABLE(barre_rows,
+	"barre: {ats_requests} ATS requests: {walks} walks, {coalesced} coalesced "
+	"({coalesced_share}); {grouped_pages} of {pages} pages grouped\n");
+
+static const char *const barre_modes[] = { "off", "on", "fbarre" };
+
+void gpu_run_result_free(struct gpu_run_result *r)
+{
+	free(r->kernels);
+	r->kernels = NULL;
+	r->nkernels = 0;
+}
+
+void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
+		  const struct gpu_run_result *r)
+{
+	uint32_t i;
+
+	json_string(j, "config", o->cfg.name);
+	json_u64(j, "chiplets", o->cfg.chiplets);
+	json_string(j, "barre", o->cfg.translate ? barre_modes[o->barre] : "off");
+	json_break(j, " ");
+	json_open(j, "gpu", '{');
+	stats_json(j, &core_table, &r->core);
+	json_close(j);
+	json_break(j, " ");
+	json_open(j, "kernels", '[');
+	for (i = 0; i < r->nkernels; i++) {
+		const struct gpu_kernel_stats *k = &r->kernels[i];
+
+		json_break(j, "  ");
+		json_open(j, NULL, '{');
+		json_u64(j, "id", k->id);
+		json_string(j, "name", k->name);
+		json_u64(j, "start", k->start);
+		json_u64(j, "end", k->end);
+		json_u64(j, "cycles", k->end - k->start);
+		json_u64(j, "blocks", k->blocks);
+		json_u64(j, "warp_insts", k->warp_insts);
+		json_double(j, "ipc", 3, k->end > k->start ?
+			    (double)k->warp_insts / (k->end - k->start) : 0.0);
+		json_u64(j, "l1_tlb_misses", k->l1_tlb_misses);
+		json_u64(j, "l2_tlb_misses", k->l2_tlb_misses);
+		json_u64(j, "l1_misses", k->l1_misses);
+		json_u64(j, "l2_misses", k->l2_misses);
+		json_close(j);
+	}
+	json_close(j);
+	if (o->cfg.translate) {
+		json_break(j, " ");
+		json_open(j, "barre", '{');
+		stats_json(j, &barre_table, &r->barre);
+		json_close(j);
+	}
+}
+
+void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
+		  const struct gpu_run_result *r)
+{
+	fprintf(f, "config %s, %u chiplets x %u SMs\n", o->cfg.name,
+		o->cfg.chiplets, o->cfg.sms);
+	stats_text(f, &core_table, &r->core);
+	if (o->cfg.translate)
+		stats_text(f, &barre_table, &r->barre);
+}
