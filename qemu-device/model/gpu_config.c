@@ -256,7 +256,7 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
         }
     }
     if (!f) {
-        *why = "unknown field (mcmgpu gpu config lists them)";
+        *why = "unknown field";
         return -EINVAL;
     }
     value = eq + 1;
@@ -267,14 +267,12 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
         ret = parse_value(value, &v);
     }
     if (ret == -1) {
-        *why = field_is_enum(f) ? "bad value: not one of the field's names"
-                                  " or a number"
-                                : "bad number: decimal with an optional k, M"
-                                  " or G (x 1024)";
+        *why = field_is_enum(f) ? "bad value (one of its names or a number)"
+                                : "bad number (decimal, optional k, M or G)";
         return -EINVAL;
     }
     if (ret == -2 || v < f->min || v > f->max) {
-        *why = "out of the field's range (mcmgpu gpu config lists them)";
+        *why = "out of range";
         return -EINVAL;
     }
     *gpu_config_u32(c, f) = v;
@@ -307,6 +305,10 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "ours: the device's 64 MiB a chiplet (MCMGPU_DEFAULT_VRAM_PER_CHIPLET)" \
     " so PFN homes match it; the paper's GPU has " paper
 
+#define KERNEL_MIB_SOURCE \
+    "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
+    " sets (a larger kernel is refused, not swapped)"
+
 /*
  * Barre Chord, Table II (notes/barre.md §1): an AMD GCN3-like MCM-GPU in
  * MGPUSim. The paper gives no clock: at our 1 GHz, B/kcycle = GB/s.
@@ -332,8 +334,8 @@ static const char *const barre_sources[CF_NR] = {
     [CF_lat_dp] = "ours: 8 cycles (GCN3 DP at half rate)",
     [CF_lat_sfu] = "ours: 16 cycles (GCN3 transcendental at quarter rate)",
     [CF_lat_tensor] = "ours: 16 cycles (no matrix units in GCN3)",
-    [CF_lat_branch] = "ours: 4 cycles",
-    [CF_lat_other] = "ours: 4 cycles",
+    [CF_lat_branch] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, one SIMD pass as an ALU op",
     [CF_shmem_lat] = "ours: 32 cycles (MGPUSim's LDS)",
     [CF_const_lat] = "ours: 32 cycles (MGPUSim's scalar cache hit)",
     [CF_translate] = "§III-A, Table II: translation through the IOMMU: on",
@@ -365,7 +367,7 @@ static const char *const barre_sources[CF_NR] = {
     [CF_placement] = "Table II: page scheduling LASP = chunk placement",
     [CF_place_g] = "ours: 1 page a chiplet a round (notes/barre.md §1.4:"
                    " interlv_gran not given)",
-    [CF_kernel_mib] = "ours: 512 MiB of decoded instructions a kernel",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 /*
@@ -394,8 +396,8 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_lat_sfu] = "ours: 16 cycles (quarter-rate SFU)",
     [CF_lat_tensor] = "ours: 16 cycles (FinePack's apps use no tensor"
                       " cores)",
-    [CF_lat_branch] = "ours: 4 cycles",
-    [CF_lat_other] = "ours: 4 cycles",
+    [CF_lat_branch] = "ours: 4 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, as an ALU op",
     [CF_shmem_lat] = "ours: 20 cycles (Volta-class shared memory)",
     [CF_const_lat] = "ours: 20 cycles (Volta-class constant cache hit)",
     [CF_translate] = "ours: off, FinePack's evaluation models no address"
@@ -404,9 +406,10 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_pcie_lat] = "unused (translate off); ours: Barre's 150 cycles",
     [CF_l1_size] = "ours: 32 KB, GV100's 128 KB L1/shared less 96 KB"
                    " shared (§IV-B's 16 MB L1+L2 = 6 MB + 80 x 128 KB)",
-    [CF_l1_ways] = "ours: 4-way",
+    [CF_l1_ways] = "ours: 4-way (the paper gives no L1 geometry)",
     [CF_l1_lat] = "ours: 28 cycles (Volta-class L1 hit)",
-    [CF_l1_mshrs] = "ours: 32",
+    [CF_l1_mshrs] = "ours: 32, a warp's sectors of one access (paper"
+                    " silent)",
     [CF_l2_size] = "Table III: L2 6 MB (a GPU)",
     [CF_l2_ways] = "ours: 24-way (6 MB needs a multiple of 3 ways for"
                    " power-of-two sets)",
@@ -422,7 +425,7 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_placement] = "ours: kwc, each GPU holds the contiguous share its"
                      " kernels write (P2P-store replicas, §II-A)",
     [CF_place_g] = "unused (placement kwc); ours: 1",
-    [CF_kernel_mib] = "ours: 512 MiB of decoded instructions a kernel",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 /*
@@ -447,8 +450,8 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_lat_dp] = "ours: 8 cycles (DP at half rate)",
     [CF_lat_sfu] = "ours: 16 cycles (transcendental at quarter rate)",
     [CF_lat_tensor] = "ours: 16 cycles (no matrix units)",
-    [CF_lat_branch] = "ours: 4 cycles",
-    [CF_lat_other] = "ours: 4 cycles",
+    [CF_lat_branch] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, one SIMD pass as an ALU op",
     [CF_shmem_lat] = "Table I: LDS latency 65 cycles",
     [CF_const_lat] = "ours: 32 cycles (scalar cache hit, as Barre's)",
     [CF_translate] = "ours: off, CPElide's evaluation says nothing of"
@@ -474,7 +477,7 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_placement] = "Table I: first touch, which the model lacks; ours:"
                      " kwc, what first touch gives under chunk scheduling",
     [CF_place_g] = "unused (placement kwc); ours: 1",
-    [CF_kernel_mib] = "ours: 512 MiB of decoded instructions a kernel",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 /*
@@ -499,28 +502,29 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_warp_sched] = "ours: LRR, a simple in-order core's round-robin",
     [CF_clock_mhz] = "ours: 1000 MHz, so a cycle is 1 ns (the paper gives"
                      " no clock)",
-    [CF_lat_int] = "ours: 4 cycles",
-    [CF_lat_fp] = "ours: 4 cycles",
-    [CF_lat_dp] = "ours: 8 cycles",
-    [CF_lat_sfu] = "ours: 16 cycles",
+    [CF_lat_int] = "ours: 4 cycles (the paper gives no Vortex pipeline"
+                   " latencies)",
+    [CF_lat_fp] = "ours: 4 cycles, as integer",
+    [CF_lat_dp] = "ours: 8 cycles, twice integer",
+    [CF_lat_sfu] = "ours: 16 cycles, a multi-cycle functional unit",
     [CF_lat_tensor] = "ours: 16 cycles (Vortex has no matrix units)",
-    [CF_lat_branch] = "ours: 4 cycles",
-    [CF_lat_other] = "ours: 4 cycles",
+    [CF_lat_branch] = "ours: 4 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, as an ALU op",
     [CF_shmem_lat] = "ours: 8 cycles (an on-core local memory)",
-    [CF_const_lat] = "ours: 8 cycles",
+    [CF_const_lat] = "ours: 8 cycles, as the local memory",
     [CF_translate] = "ours: off, the paper's GPU addresses are HPAs with"
                      " no TLBs (notes §1.1)",
     UNUSED_TLB("translate off"),
     [CF_pcie_lat] = "unused (translate off); Table 10(a): PCIe 5.0 x8,"
                     " latency not printed; ours: Barre's 150 cycles",
     [CF_l1_size] = "ours: 16 KB (the paper sizes no cache)",
-    [CF_l1_ways] = "ours: 4-way",
-    [CF_l1_lat] = "ours: 4 cycles",
-    [CF_l1_mshrs] = "ours: 16",
+    [CF_l1_ways] = "ours: 4-way (the paper gives no cache geometry)",
+    [CF_l1_lat] = "ours: 4 cycles, a small on-core cache",
+    [CF_l1_mshrs] = "ours: 16, as Barre's Table II (paper silent)",
     [CF_l2_size] = "ours: 1 MB LLC (§System configuration names an LLC,"
                    " not its size)",
-    [CF_l2_ways] = "ours: 16-way",
-    [CF_l2_lat] = "ours: 20 cycles",
+    [CF_l2_ways] = "ours: 16-way (the paper gives no cache geometry)",
+    [CF_l2_lat] = "ours: 20 cycles, a shared LLC a few times L1's",
     [CF_l2_bw] = "ours: 64 B a cycle, above the DRAM rate",
     [CF_link_lat] = "unused (one chiplet); Barre's Table II: 32 cycles",
     [CF_link_bw] = "unused (one chiplet); Barre's Table II: 768 GB/s",
@@ -531,8 +535,8 @@ static const char *const cxl_sources[CF_NR] = {
                    " GB/s (Table 10(a) names the part, not channels)",
     [CF_vram_mib] = VRAM_SOURCE("memory the paper does not size"),
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
-    [CF_place_g] = "ours: 1 (one chiplet)",
-    [CF_kernel_mib] = "ours: 512 MiB of decoded instructions a kernel",
+    [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 /*
@@ -545,20 +549,23 @@ static const char *const cxl_sources[CF_NR] = {
 static const char *const adsm_sources[CF_NR] = {
     [CF_chiplets] = "§5: one G280 GPU: 1 chiplet",
     [CF_sms] = "ours: GTX 280's 30 SMs (240 cores; not in the paper)",
-    [CF_warps_per_sm] = "ours: GT200's 1024 threads = 32 warps an SM",
-    [CF_blocks_per_sm] = "ours: GT200's 8 blocks an SM",
-    [CF_regs_per_sm] = "ours: GT200's 16384 registers an SM",
-    [CF_shmem_per_sm] = "ours: GT200's 16 KB shared memory an SM",
+    [CF_warps_per_sm] = "ours: GT200's 1024 threads = 32 warps an SM (the"
+                        " part's)",
+    [CF_blocks_per_sm] = "ours: GT200's 8 blocks an SM (the part's)",
+    [CF_regs_per_sm] = "ours: GT200's 16384 registers an SM (the part's)",
+    [CF_shmem_per_sm] = "ours: GT200's 16 KB shared memory an SM (the"
+                        " part's)",
     [CF_tb_sched] = "ours: rr (one chiplet: either is the same)",
     [CF_warp_sched] = "ours: LRR (GT200-era round-robin issue)",
     [CF_clock_mhz] = "ours: 1296 MHz, GTX 280's shader clock",
     [CF_lat_int] = "ours: 24 cycles (GT200-class dependent issue)",
     [CF_lat_fp] = "ours: 24 cycles (GT200-class dependent issue)",
     [CF_lat_dp] = "ours: 48 cycles (one DP unit an SM)",
-    [CF_lat_sfu] = "ours: 32 cycles",
+    [CF_lat_sfu] = "ours: 32 cycles (two SFUs an SM, slower than the"
+                   " ALUs)",
     [CF_lat_tensor] = "ours: 24 cycles (GT200 has no matrix units)",
-    [CF_lat_branch] = "ours: 24 cycles",
-    [CF_lat_other] = "ours: 24 cycles",
+    [CF_lat_branch] = "ours: 24 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 24 cycles, as an ALU op",
     [CF_shmem_lat] = "ours: 38 cycles (GT200-class shared memory)",
     [CF_const_lat] = "ours: 40 cycles (GT200-class constant cache hit)",
     [CF_translate] = "ours: off, ADSM's evaluation models no GPU"
@@ -568,13 +575,13 @@ static const char *const adsm_sources[CF_NR] = {
                     " given; ours: Barre's 150 cycles",
     [CF_l1_size] = "ours: 16 KB (GT200 caches no global data; the model"
                    " needs an L1)",
-    [CF_l1_ways] = "ours: 4-way",
-    [CF_l1_lat] = "ours: 30 cycles",
-    [CF_l1_mshrs] = "ours: 16",
+    [CF_l1_ways] = "ours: 4-way (no GT200 data L1 to copy)",
+    [CF_l1_lat] = "ours: 30 cycles (no GT200 data L1 to copy)",
+    [CF_l1_mshrs] = "ours: 16, as Barre's Table II (paper silent)",
     [CF_l2_size] = "ours: 256 KB (GT200's L2 holds textures only; the"
                    " model needs an L2)",
-    [CF_l2_ways] = "ours: 16-way",
-    [CF_l2_lat] = "ours: 200 cycles",
+    [CF_l2_ways] = "ours: 16-way (no GT200 data L2 to copy)",
+    [CF_l2_lat] = "ours: 200 cycles, about half the DRAM latency",
     [CF_l2_bw] = "ours: 256 B a cycle, above the DRAM rate",
     [CF_link_lat] = "unused (one chiplet); Barre's Table II: 32 cycles",
     [CF_link_bw] = "unused (one chiplet); Barre's Table II: 768 GB/s",
@@ -583,8 +590,8 @@ static const char *const adsm_sources[CF_NR] = {
                    " 141.7 GB/s = 109333 B/kcycle at 1296 MHz",
     [CF_vram_mib] = VRAM_SOURCE("1 GB (§5)"),
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
-    [CF_place_g] = "ours: 1 (one chiplet)",
-    [CF_kernel_mib] = "ours: 512 MiB of decoded instructions a kernel",
+    [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 const struct gpu_preset gpu_presets[] = {
