@@ -28,13 +28,14 @@ DRIVER_CORES := drivers/mcmgpu/gpu_alloc.c drivers/iommu/barre/barre_walk.c \
 	drivers/mcmgpu/adsm_protocol.c
 DRIVER_CORE_HDRS := $(DRIVER_CORES:.c=.h)
 # The tool's library (tools/mcmgpu/lib/): the trace formats and parsers,
-# each mechanism's replay loop and its host backend (the cores here); the
-# host tests and fuzzers link it too. The device backends (*_device.c) and
-# the command-line helpers are the tool's alone.
+# each mechanism's replay loop and its host backend (the cores here), and
+# the GPU configuration from --config/--set; the host tests and fuzzers
+# link it too. The device backends (*_device.c) and the command-line
+# helpers are the tool's alone.
 CORE_LIBS   := $(addprefix tools/mcmgpu/lib/,barre_trace.c barre_replay.c \
 	barre_host.c replay.c fp_replay.c fp_host.c cpe_replay.c cpe_host.c \
-	cxl_replay.c adsm_patterns.c adsm_host.c gpu_run.c gpu_run_host.c \
-	gpu_run_objects.c stats.c)
+	cxl_replay.c adsm_patterns.c adsm_host.c gpu_cli.c gpu_run.c \
+	gpu_run_host.c gpu_run_objects.c stats.c)
 TEST_HDRS   := $(wildcard selftests/lib/*.h)
 # The workloads (tools/mcmgpu/workload/: the program format's text form,
 # Accel-Sim import and export, the SIMT executor, statistics and the

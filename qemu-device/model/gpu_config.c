@@ -7,10 +7,29 @@
  */
 #include "gpu_config.h"
 
-#define F(field, unit, lo, hi) \
-    { #field, (u32)offsetof(struct gpu_config, field), unit, lo, hi }
+/*
+ * Field indexes, in gpu_config_fields[] order. The table and each
+ * preset's sources are keyed by them ([CF_chiplets] = ...), so a row or
+ * a source cannot land on another field's index.
+ */
+enum gpu_config_field_index {
+    CF_chiplets, CF_sms, CF_warps_per_sm, CF_blocks_per_sm, CF_regs_per_sm,
+    CF_shmem_per_sm, CF_tb_sched, CF_warp_sched, CF_clock_mhz, CF_lat_int,
+    CF_lat_fp, CF_lat_dp, CF_lat_sfu, CF_lat_tensor, CF_lat_branch,
+    CF_lat_other, CF_shmem_lat, CF_const_lat, CF_translate, CF_l1_tlb_entries,
+    CF_l1_tlb_ways, CF_l1_tlb_lat, CF_l2_tlb_entries, CF_l2_tlb_ways,
+    CF_l2_tlb_lat, CF_l2_tlb_mshrs, CF_pcie_lat, CF_walkers, CF_walk_lat,
+    CF_l1_size, CF_l1_ways, CF_l1_lat, CF_l1_mshrs, CF_l2_size, CF_l2_ways,
+    CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
+    CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib,
+    CF_NR
+};
 
-const struct gpu_config_field gpu_config_fields[] = {
+#define F(field, unit, lo, hi) \
+    [CF_##field] = { #field, (u32)offsetof(struct gpu_config, field), \
+                     unit, lo, hi }
+
+const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(chiplets, "", 1, GPU_MAX_CHIPLETS),
     F(sms, "", 1, GPU_MAX_SMS),
     F(warps_per_sm, "", 1, GPU_MAX_WARPS_PER_SM),
@@ -59,8 +78,7 @@ const struct gpu_config_field gpu_config_fields[] = {
 };
 #undef F
 
-const u32 gpu_config_nfields =
-    sizeof(gpu_config_fields) / sizeof(gpu_config_fields[0]);
+const u32 gpu_config_nfields = CF_NR;
 
 const struct gpu_config_field *gpu_config_field_find(const char *name)
 {
@@ -121,62 +139,467 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     return 0;
 }
 
+
+/* ---- Overrides: "name=value" ---- */
+
+/* An enum's unit spells its values: "lrr=0 gto=1". */
+static bool field_is_enum(const struct gpu_config_field *f)
+{
+    return strchr(f->unit, '=') != NULL;
+}
+
+/*
+ * Walks f's "name=value" pairs: the value of the name s[0..len), or with
+ * s NULL the name of value *v (into *name, *len). 0, or -1 if none.
+ */
+static int enum_lookup(const struct gpu_config_field *f, const char **s,
+                       u32 *len, u32 *v)
+{
+    const char *p = f->unit;
+
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        const char *end;
+        u32 n = 0;
+
+        if (!eq) {
+            return -1;
+        }
+        for (end = eq + 1; *end >= '0' && *end <= '9'; end++) {
+            n = n * 10 + (u32)(*end - '0');
+        }
+        if (*s && (u32)(eq - p) == *len && !memcmp(p, *s, *len)) {
+            *v = n;
+            return 0;
+        }
+        if (!*s && n == *v) {
+            *s = p;
+            *len = (u32)(eq - p);
+            return 0;
+        }
+        while (*end == ' ') {
+            end++;
+        }
+        p = end;
+    }
+    return -1;
+}
+
+int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
+                          const char **name, u32 *len)
+{
+    *name = NULL;
+    return field_is_enum(f) ? enum_lookup(f, name, len, &v) : -1;
+}
+
+/*
+ * Decimal with an optional k, M or G (x 1024, 1024^2, 1024^3): 0, -1
+ * for no number, -2 for one above U32_MAX.
+ */
+static int parse_value(const char *s, u32 *out)
+{
+    u64 v = 0;
+    const char *p = s;
+    u32 shift = 0;
+    bool big = false;
+
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (u64)(*p - '0');
+        if (v > 0xffffffffull) {
+            big = true;         /* keep reading: a bad suffix still wins */
+            v = 0xffffffffull + 1;
+        }
+    }
+    if (p == s) {
+        return -1;
+    }
+    switch (*p) {
+    case 'k': case 'K':
+        shift = 10, p++;
+        break;
+    case 'm': case 'M':
+        shift = 20, p++;
+        break;
+    case 'g': case 'G':
+        shift = 30, p++;
+        break;
+    }
+    if (*p) {
+        return -1;
+    }
+    if (big || v << shift > 0xffffffffull) {
+        return -2;
+    }
+    *out = (u32)(v << shift);
+    return 0;
+}
+
+int gpu_config_set(struct gpu_config *c, const char *assignment,
+                   const char **why)
+{
+    const char *eq = strchr(assignment, '=');
+    const struct gpu_config_field *f = NULL;
+    const char *value;
+    u32 i, len, v;
+    int ret;
+
+    if (!eq || eq == assignment) {
+        *why = "not FIELD=VALUE";
+        return -EINVAL;
+    }
+    len = (u32)(eq - assignment);
+    for (i = 0; i < gpu_config_nfields; i++) {
+        if (strlen(gpu_config_fields[i].name) == len &&
+            !memcmp(gpu_config_fields[i].name, assignment, len)) {
+            f = &gpu_config_fields[i];
+            break;
+        }
+    }
+    if (!f) {
+        *why = "unknown field";
+        return -EINVAL;
+    }
+    value = eq + 1;
+    len = (u32)strlen(value);
+    if (field_is_enum(f) && !enum_lookup(f, &value, &len, &v)) {
+        ret = 0;
+    } else {
+        ret = parse_value(value, &v);
+    }
+    if (ret == -1) {
+        *why = field_is_enum(f) ? "bad value (one of its names or a number)"
+                                : "bad number (decimal, optional k, M or G)";
+        return -EINVAL;
+    }
+    if (ret == -2 || v < f->min || v > f->max) {
+        *why = "out of range";
+        return -EINVAL;
+    }
+    *gpu_config_u32(c, f) = v;
+    return 0;
+}
+
+/* ---- The presets ---- */
+
+/*
+ * The TLB and walker fields of a preset that runs with translation off,
+ * which the core ignores then: Barre's values, so they stay valid.
+ */
+#define UNUSED_TLB(why) \
+    [CF_l1_tlb_entries] = "unused (" why "); Barre's Table II: 64", \
+    [CF_l1_tlb_ways] = "unused (" why "); Barre's Table II: fully assoc.", \
+    [CF_l1_tlb_lat] = "unused (" why "); Barre's Table II: 1 cycle", \
+    [CF_l2_tlb_entries] = "unused (" why "); Barre's Table II: 512", \
+    [CF_l2_tlb_ways] = "unused (" why "); Barre's Table II: 16-way", \
+    [CF_l2_tlb_lat] = "unused (" why "); Barre's Table II: 10 cycles", \
+    [CF_l2_tlb_mshrs] = "unused (" why "); Barre's Table II: 16", \
+    [CF_walkers] = "unused (" why "); Barre's Table II: 16 PTWs", \
+    [CF_walk_lat] = "unused (" why "); Barre's Table II: 500 cycles"
+
+#define UNUSED_TLB_VALUES \
+    .l1_tlb_entries = 64, .l1_tlb_ways = 64, .l1_tlb_lat = 1, \
+    .l2_tlb_entries = 512, .l2_tlb_ways = 16, .l2_tlb_lat = 10, \
+    .l2_tlb_mshrs = 16, .pcie_lat = 150, .walkers = 16, .walk_lat = 500
+
+#define VRAM_SOURCE(paper) \
+    "ours: the device's 64 MiB a chiplet (MCMGPU_DEFAULT_VRAM_PER_CHIPLET)" \
+    " so PFN homes match it; the paper's GPU has " paper
+
+#define KERNEL_MIB_SOURCE \
+    "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
+    " sets (a larger kernel is refused, not swapped)"
+
 /*
  * Barre Chord, Table II (notes/barre.md §1): an AMD GCN3-like MCM-GPU in
- * MGPUSim at 1 GHz. Bandwidths in B/kcycle at 1 GHz = GB/s.
+ * MGPUSim. The paper gives no clock: at our 1 GHz, B/kcycle = GB/s.
  */
-static const char *const barre_sources[] = {
-    [0] = "Table II: 4 GPU chiplets",
-    [1] = "Table II: 4 SAs x 16 CUs a chiplet",
-    [2] = "GCN3: 4 SIMDs x 10 wavefronts a CU; ours: 40 warp slots",
-    [3] = "ours: CUDA-like 32 blocks an SM (MGPUSim limits by wavefronts)",
-    [4] = "GCN3: 4 x 64 KiB vector registers a CU = 65536 x 32-bit",
-    [5] = "GCN3: 64 KiB LDS a CU",
-    [6] = "Table II: LASP co-locates CTAs with their pages: chunk",
-    [7] = "ours: GTO, the common GPGPU-Sim/Accel-Sim default",
-    [8] = "MGPUSim's R9 Nano model: 1 GHz",
-    [9] = "ours: 4 cycles (a GCN3 SIMD takes 4 cycles a wavefront instruction)",
-    [10] = "ours: 4 cycles, as integer",
-    [11] = "ours: 8 cycles (GCN3 DP at half rate)",
-    [12] = "ours: 16 cycles (GCN3 transcendental at quarter rate)",
-    [13] = "ours: 16 cycles (no matrix units in GCN3)",
-    [14] = "ours: 4 cycles",
-    [15] = "ours: 4 cycles",
-    [16] = "ours: 32 cycles (MGPUSim's LDS)",
-    [17] = "ours: 32 cycles (MGPUSim's scalar cache hit)",
-    [18] = "Barre Chord models translation: on",
-    [19] = "Table II: L1 TLB 64 entries, private per CU",
-    [20] = "Table II: fully associative",
-    [21] = "Table II: 1-cycle lookup",
-    [22] = "Table II: L2 TLB 512 entries, one per chiplet",
-    [23] = "Table II: 16-way",
-    [24] = "Table II: 10-cycle lookup",
-    [25] = "Table II: 16 MSHRs",
-    [26] = "Table II: PCIe Gen4 x16, 150 cycles",
-    [27] = "Table II: 16 shared PTWs",
-    [28] = "Table II: 500-cycle page-table walks",
-    [29] = "§III-A: L1 vector cache 16 KB",
-    [30] = "§III-A: 4-way",
-    [31] = "ours: 28 cycles (MGPUSim's L1 vector cache pipeline)",
-    [32] = "§III-A: 16 MSHRs",
-    [33] = "§III-A: L2 2 MB (a chiplet)",
-    [34] = "§III-A: 16-way",
-    [35] = "ours: 100 cycles (MGPUSim's L2 hit, R9 Nano)",
-    [36] = "ours: 1 TB/s, the chiplet's DRAM rate (never the limit)",
-    [37] = "Table II: mesh 32-cycle latency",
-    [38] = "Table II: 768 GB/s mesh",
-    [39] = "Table II: 100 ns DRAM latency at 1 GHz",
-    [40] = "Table II: 1 TBps DRAM a chiplet",
-    [41] = "the device's 64 MiB a chiplet (MCMGPU_DEFAULT_VRAM_PER_CHIPLET)",
-    [42] = "Table II: LASP = chunk placement",
-    [43] = "ours: 1 page a chiplet a round (notes/barre.md §1.4: interlv_gran not given)",
-    [44] = "ours: 512 MiB of decoded instructions a kernel",
+static const char *const barre_sources[CF_NR] = {
+    [CF_chiplets] = "Table II: 4 GPU chiplets",
+    [CF_sms] = "Table II: 4 SAs a chip x 16 CUs an SA",
+    [CF_warps_per_sm] = "ours: 40 (GCN3: 4 SIMDs x 10 wavefronts a CU;"
+                        " not in the paper)",
+    [CF_blocks_per_sm] = "ours: CUDA-like 32 blocks an SM (MGPUSim limits"
+                         " by wavefronts)",
+    [CF_regs_per_sm] = "ours: GCN3's 4 x 64 KiB vector registers a CU ="
+                       " 65536 x 32-bit (not in the paper)",
+    [CF_shmem_per_sm] = "ours: GCN3's 64 KiB LDS a CU (not in the paper)",
+    [CF_tb_sched] = "Table II: CTA scheduling LASP; chunk is our reading"
+                    " (CTAs go with their pages, notes §1.4)",
+    [CF_warp_sched] = "ours: GTO, the common GPGPU-Sim/Accel-Sim default",
+    [CF_clock_mhz] = "ours: 1 GHz, MGPUSim's R9 Nano default (the paper"
+                     " gives no clock)",
+    [CF_lat_int] = "ours: 4 cycles (a GCN3 SIMD takes 4 cycles a wavefront"
+                   " instruction)",
+    [CF_lat_fp] = "ours: 4 cycles, as integer",
+    [CF_lat_dp] = "ours: 8 cycles (GCN3 DP at half rate)",
+    [CF_lat_sfu] = "ours: 16 cycles (GCN3 transcendental at quarter rate)",
+    [CF_lat_tensor] = "ours: 16 cycles (no matrix units in GCN3)",
+    [CF_lat_branch] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_shmem_lat] = "ours: 32 cycles (MGPUSim's LDS)",
+    [CF_const_lat] = "ours: 32 cycles (MGPUSim's scalar cache hit)",
+    [CF_translate] = "§III-A, Table II: translation through the IOMMU: on",
+    [CF_l1_tlb_entries] = "Table II: L1 TLB 64 entries, private per CU",
+    [CF_l1_tlb_ways] = "Table II: fully associative (\"fully connected\")",
+    [CF_l1_tlb_lat] = "Table II: 1-cycle lookup",
+    [CF_l2_tlb_entries] = "Table II: L2 TLB 512 entries, one per chiplet",
+    [CF_l2_tlb_ways] = "Table II: 16-way",
+    [CF_l2_tlb_lat] = "Table II: 10-cycle lookup",
+    [CF_l2_tlb_mshrs] = "Table II: L2 TLB 16 MSHRs",
+    [CF_pcie_lat] = "Table II: PCIe Gen4 x16, 150 cycles",
+    [CF_walkers] = "Table II: 16 shared PTWs",
+    [CF_walk_lat] = "Table II: 500-cycle page-table walks",
+    [CF_l1_size] = "Table II: L1 vector cache 16 KB",
+    [CF_l1_ways] = "Table II: L1 vector cache 4-way",
+    [CF_l1_lat] = "ours: 28 cycles (MGPUSim's L1 vector cache pipeline)",
+    [CF_l1_mshrs] = "Table II: L1 vector cache 16 MSHRs",
+    [CF_l2_size] = "Table II: L2 2 MB (a chiplet: our reading, the table"
+                   " does not say)",
+    [CF_l2_ways] = "Table II: L2 16-way",
+    [CF_l2_lat] = "ours: 100 cycles (MGPUSim's L2 hit, R9 Nano)",
+    [CF_l2_bw] = "ours: 1 TB/s, the chiplet's DRAM rate (never the limit)",
+    [CF_link_lat] = "Table II: mesh 32-cycle latency",
+    [CF_link_bw] = "Table II: 768 GB/s mesh (taken as each chiplet's port,"
+                   " each direction: ours)",
+    [CF_dram_lat] = "Table II: DRAM 100 ns latency = 100 cycles at our 1 GHz",
+    [CF_dram_bw] = "Table II: DRAM 1 TBps (a chiplet, notes §1.1)",
+    [CF_vram_mib] = VRAM_SOURCE("memory the paper does not size"),
+    [CF_placement] = "Table II: page scheduling LASP = chunk placement",
+    [CF_place_g] = "ours: 1 page a chiplet a round (notes/barre.md §1.4:"
+                   " interlv_gran not given)",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+};
+
+/*
+ * FinePack (notes/finepack.md §2.1, §4.1): NVAS with four GV100 GPUs on
+ * PCIe 4.0 (Table III, §V); one chiplet a GPU. Table III gives few
+ * numbers: the rest are V100 facts or our choices, marked. 1530 MHz.
+ */
+static const char *const finepack_sources[CF_NR] = {
+    [CF_chiplets] = "§V: four GV100 GPUs, one chiplet a GPU",
+    [CF_sms] = "Table III: 80 SMs",
+    [CF_warps_per_sm] = "Table III: 2048 threads an SM / warp size 32",
+    [CF_blocks_per_sm] = "ours: 32, Volta's (CUDA 7.0) limit; not in the"
+                         " paper",
+    [CF_regs_per_sm] = "ours: GV100's 64K 32-bit registers an SM; not in"
+                       " the paper",
+    [CF_shmem_per_sm] = "ours: GV100's largest shared memory, 96 KB an SM;"
+                        " not in the paper",
+    [CF_tb_sched] = "ours: chunk, each GPU runs a contiguous share of the"
+                    " work as the apps partition it (§V)",
+    [CF_warp_sched] = "ours: GTO, the common GPGPU-Sim/Accel-Sim default",
+    [CF_clock_mhz] = "ours: 1530 MHz, V100's boost clock (Table III gives"
+                     " none)",
+    [CF_lat_int] = "ours: 4 cycles (Volta-class dependent issue)",
+    [CF_lat_fp] = "ours: 4 cycles (Volta-class dependent issue)",
+    [CF_lat_dp] = "ours: 8 cycles (DP at half rate)",
+    [CF_lat_sfu] = "ours: 16 cycles (quarter-rate SFU)",
+    [CF_lat_tensor] = "ours: 16 cycles (FinePack's apps use no tensor"
+                      " cores)",
+    [CF_lat_branch] = "ours: 4 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, as an ALU op",
+    [CF_shmem_lat] = "ours: 20 cycles (Volta-class shared memory)",
+    [CF_const_lat] = "ours: 20 cycles (Volta-class constant cache hit)",
+    [CF_translate] = "ours: off, FinePack's evaluation models no address"
+                     " translation",
+    UNUSED_TLB("translate off"),
+    [CF_pcie_lat] = "unused (translate off); ours: Barre's 150 cycles",
+    [CF_l1_size] = "ours: 32 KB, GV100's 128 KB L1/shared less 96 KB"
+                   " shared (§IV-B's 16 MB L1+L2 = 6 MB + 80 x 128 KB)",
+    [CF_l1_ways] = "ours: 4-way (the paper gives no L1 geometry)",
+    [CF_l1_lat] = "ours: 28 cycles (Volta-class L1 hit)",
+    [CF_l1_mshrs] = "ours: 32, a warp's sectors of one access (paper"
+                    " silent)",
+    [CF_l2_size] = "Table III: L2 6 MB (a GPU)",
+    [CF_l2_ways] = "ours: 24-way (6 MB needs a multiple of 3 ways for"
+                   " power-of-two sets)",
+    [CF_l2_lat] = "ours: 190 cycles (Volta-class L2 hit)",
+    [CF_l2_bw] = "ours: 2 KB a cycle, above the DRAM rate (paper silent)",
+    [CF_link_lat] = "ours: 1000 cycles (650 ns at 1530 MHz, a P2P write"
+                    " through a PCIe switch; the paper gives none)",
+    [CF_link_bw] = "§V: PCIe 4.0 at 32 GB/s = 20915 B/kcycle at 1530 MHz",
+    [CF_dram_lat] = "ours: 450 cycles (HBM2-class access; paper silent)",
+    [CF_dram_bw] = "ours: 900 GB/s, V100's HBM2 = 588235 B/kcycle at 1530"
+                   " MHz (Table III gives 16 GB, no rate)",
+    [CF_vram_mib] = VRAM_SOURCE("16 GB (Table III)"),
+    [CF_placement] = "ours: kwc, each GPU holds the contiguous share its"
+                     " kernels write (P2P-store replicas, §II-A)",
+    [CF_place_g] = "unused (placement kwc); ours: 1",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+};
+
+/*
+ * CPElide, Table I (notes/cpelide.md §3.1): gem5 v21.1 with ROCm 1.6, a
+ * Radeon VII-like chiplet GPU at 1801 MHz; 4 chiplets, the headline
+ * count. Its lines are 64 B, ours 128 B: sizes and ways are the paper's.
+ */
+static const char *const cpelide_sources[CF_NR] = {
+    [CF_chiplets] = "Table I: 2, 4, 6 chiplets; 4 is the headline (§V)",
+    [CF_sms] = "Table I: 60 CUs a chiplet",
+    [CF_warps_per_sm] = "Table I: 4 SIMDs a CU x 10 WFs a SIMD",
+    [CF_blocks_per_sm] = "ours: 32 (the paper gives no workgroup limit)",
+    [CF_regs_per_sm] = "Table I: 256 KB VRF a CU = 65536 x 32-bit",
+    [CF_shmem_per_sm] = "Table I: 64 KB LDS a CU",
+    [CF_tb_sched] = "Table I: static kernel partitioning = contiguous WG"
+                    " ranges a chiplet: chunk",
+    [CF_warp_sched] = "ours: GTO (the paper does not say)",
+    [CF_clock_mhz] = "Table I: GPU clock 1801 MHz",
+    [CF_lat_int] = "ours: 4 cycles (GCN: a SIMD takes 4 cycles a"
+                   " wavefront instruction)",
+    [CF_lat_fp] = "ours: 4 cycles, as integer",
+    [CF_lat_dp] = "ours: 8 cycles (DP at half rate)",
+    [CF_lat_sfu] = "ours: 16 cycles (transcendental at quarter rate)",
+    [CF_lat_tensor] = "ours: 16 cycles (no matrix units)",
+    [CF_lat_branch] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, one SIMD pass as an ALU op",
+    [CF_shmem_lat] = "Table I: LDS latency 65 cycles",
+    [CF_const_lat] = "ours: 32 cycles (scalar cache hit, as Barre's)",
+    [CF_translate] = "ours: off, CPElide's evaluation says nothing of"
+                     " translation",
+    UNUSED_TLB("translate off"),
+    [CF_pcie_lat] = "unused (translate off); ours: Barre's 150 cycles",
+    [CF_l1_size] = "Table I: L1D 16 KB a CU (64 B lines)",
+    [CF_l1_ways] = "Table I: L1D 16-way",
+    [CF_l1_lat] = "Table I: L1 latency 140 cycles",
+    [CF_l1_mshrs] = "ours: 16 (the paper gives none)",
+    [CF_l2_size] = "Table I: L2 8 MB a chiplet (64 B lines)",
+    [CF_l2_ways] = "Table I: L2 32-way",
+    [CF_l2_lat] = "Table I: local L2 latency 269 cycles",
+    [CF_l2_bw] = "ours: 2 KB a cycle, above the DRAM rate (paper silent)",
+    [CF_link_lat] = "Table I: remote L2 390 - local 269 = 121 cycles",
+    [CF_link_bw] = "Table I: 768 GB/s inter-chiplet = 426430 B/kcycle at"
+                   " 1801 MHz (a chiplet's port, each direction: ours)",
+    [CF_dram_lat] = "ours: 330 cycles, Table I's L3 latency (the model has"
+                    " no L3; HBM latency not given)",
+    [CF_dram_bw] = "ours: one HBM2 stack a chiplet, 1024 bits at 1000 MHz"
+                   " DDR = 256 GB/s = 142143 B/kcycle (Table I: clock only)",
+    [CF_vram_mib] = VRAM_SOURCE("16 GB HBM (Table I)"),
+    [CF_placement] = "Table I: first touch, which the model lacks; ours:"
+                     " kwc, what first touch gives under chunk scheduling",
+    [CF_place_g] = "unused (placement kwc); ours: 1",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+};
+
+/*
+ * CXL-GPU, Table 10(a) (notes/cxlgpu.md §3.2): the Vortex RISC-V GPU,
+ * one GPU. The table's media latencies and bandwidths are lost from the
+ * paper's text and its bus latencies were never printed: the endpoint
+ * media are not parameters here (the CXL root complex, cxl_srds.c, times
+ * them with notes §5.1.10's [A] values), and the GPU's own DDR5 is ours.
+ * The paper gives no clock: at our 1 GHz a cycle is 1 ns.
+ */
+static const char *const cxl_sources[CF_NR] = {
+    [CF_chiplets] = "Table 10(a): one Vortex GPU: 1 chiplet",
+    [CF_sms] = "Table 10(a): Vortex 8 cores (a core = an SM)",
+    [CF_warps_per_sm] = "ours: 8 (Table 10(a)'s 8 threads are a core's"
+                        " lanes; the model's warps have 32)",
+    [CF_blocks_per_sm] = "ours: 8, one a warp slot",
+    [CF_regs_per_sm] = "ours: 16384 (8 warps x 32 lanes x 64; not in the"
+                       " paper)",
+    [CF_shmem_per_sm] = "ours: 16 KB local memory a core (not in the"
+                        " paper)",
+    [CF_tb_sched] = "ours: rr (one chiplet: either is the same)",
+    [CF_warp_sched] = "ours: LRR, a simple in-order core's round-robin",
+    [CF_clock_mhz] = "ours: 1000 MHz, so a cycle is 1 ns (the paper gives"
+                     " no clock)",
+    [CF_lat_int] = "ours: 4 cycles (the paper gives no Vortex pipeline"
+                   " latencies)",
+    [CF_lat_fp] = "ours: 4 cycles, as integer",
+    [CF_lat_dp] = "ours: 8 cycles, twice integer",
+    [CF_lat_sfu] = "ours: 16 cycles, a multi-cycle functional unit",
+    [CF_lat_tensor] = "ours: 16 cycles (Vortex has no matrix units)",
+    [CF_lat_branch] = "ours: 4 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 4 cycles, as an ALU op",
+    [CF_shmem_lat] = "ours: 8 cycles (an on-core local memory)",
+    [CF_const_lat] = "ours: 8 cycles, as the local memory",
+    [CF_translate] = "ours: off, the paper's GPU addresses are HPAs with"
+                     " no TLBs (notes §1.1)",
+    UNUSED_TLB("translate off"),
+    [CF_pcie_lat] = "unused (translate off); Table 10(a): PCIe 5.0 x8,"
+                    " latency not printed; ours: Barre's 150 cycles",
+    [CF_l1_size] = "ours: 16 KB (the paper sizes no cache)",
+    [CF_l1_ways] = "ours: 4-way (the paper gives no cache geometry)",
+    [CF_l1_lat] = "ours: 4 cycles, a small on-core cache",
+    [CF_l1_mshrs] = "ours: 16, as Barre's Table II (paper silent)",
+    [CF_l2_size] = "ours: 1 MB LLC (§System configuration names an LLC,"
+                   " not its size)",
+    [CF_l2_ways] = "ours: 16-way (the paper gives no cache geometry)",
+    [CF_l2_lat] = "ours: 20 cycles, a shared LLC a few times L1's",
+    [CF_l2_bw] = "ours: 64 B a cycle, above the DRAM rate",
+    [CF_link_lat] = "unused (one chiplet); Barre's Table II: 32 cycles",
+    [CF_link_bw] = "unused (one chiplet); Barre's Table II: 768 GB/s",
+    [CF_dram_lat] = "Table 10(a): DDR5-5600 via DRAMSim3, latency not"
+                    " printed; ours: 46 ns (notes §5.1.10 [A], as"
+                    " cxl_srds.c)",
+    [CF_dram_bw] = "ours: one DDR5-5600 channel, 5600 MT/s x 8 B = 44.8"
+                   " GB/s (Table 10(a) names the part, not channels)",
+    [CF_vram_mib] = VRAM_SOURCE("memory the paper does not size"),
+    [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
+    [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+};
+
+/*
+ * ADSM (notes/adsm.md §3.2): GMAC on an NVIDIA "G280" (GTX 280 class, 1
+ * GB) on PCIe 2.0 x16. The paper gives no microarchitecture beyond the
+ * 512-bit memory bus (§2): the GT200 numbers are the part's public
+ * specifications, ours to choose, marked so. GT200 caches no global
+ * data; the model needs an L1 and an L2, so those are ours too.
+ */
+static const char *const adsm_sources[CF_NR] = {
+    [CF_chiplets] = "§5: one G280 GPU: 1 chiplet",
+    [CF_sms] = "ours: GTX 280's 30 SMs (240 cores; not in the paper)",
+    [CF_warps_per_sm] = "ours: GT200's 1024 threads = 32 warps an SM (the"
+                        " part's)",
+    [CF_blocks_per_sm] = "ours: GT200's 8 blocks an SM (the part's)",
+    [CF_regs_per_sm] = "ours: GT200's 16384 registers an SM (the part's)",
+    [CF_shmem_per_sm] = "ours: GT200's 16 KB shared memory an SM (the"
+                        " part's)",
+    [CF_tb_sched] = "ours: rr (one chiplet: either is the same)",
+    [CF_warp_sched] = "ours: LRR (GT200-era round-robin issue)",
+    [CF_clock_mhz] = "ours: 1296 MHz, GTX 280's shader clock",
+    [CF_lat_int] = "ours: 24 cycles (GT200-class dependent issue)",
+    [CF_lat_fp] = "ours: 24 cycles (GT200-class dependent issue)",
+    [CF_lat_dp] = "ours: 48 cycles (one DP unit an SM)",
+    [CF_lat_sfu] = "ours: 32 cycles (two SFUs an SM, slower than the"
+                   " ALUs)",
+    [CF_lat_tensor] = "ours: 24 cycles (GT200 has no matrix units)",
+    [CF_lat_branch] = "ours: 24 cycles, as an ALU op",
+    [CF_lat_other] = "ours: 24 cycles, as an ALU op",
+    [CF_shmem_lat] = "ours: 38 cycles (GT200-class shared memory)",
+    [CF_const_lat] = "ours: 40 cycles (GT200-class constant cache hit)",
+    [CF_translate] = "ours: off, ADSM's evaluation models no GPU"
+                     " translation",
+    UNUSED_TLB("translate off"),
+    [CF_pcie_lat] = "unused (translate off); §5: PCIe 2.0 x16, latency not"
+                    " given; ours: Barre's 150 cycles",
+    [CF_l1_size] = "ours: 16 KB (GT200 caches no global data; the model"
+                   " needs an L1)",
+    [CF_l1_ways] = "ours: 4-way (no GT200 data L1 to copy)",
+    [CF_l1_lat] = "ours: 30 cycles (no GT200 data L1 to copy)",
+    [CF_l1_mshrs] = "ours: 16, as Barre's Table II (paper silent)",
+    [CF_l2_size] = "ours: 256 KB (GT200's L2 holds textures only; the"
+                   " model needs an L2)",
+    [CF_l2_ways] = "ours: 16-way (no GT200 data L2 to copy)",
+    [CF_l2_lat] = "ours: 200 cycles, about half the DRAM latency",
+    [CF_l2_bw] = "ours: 256 B a cycle, above the DRAM rate",
+    [CF_link_lat] = "unused (one chiplet); Barre's Table II: 32 cycles",
+    [CF_link_bw] = "unused (one chiplet); Barre's Table II: 768 GB/s",
+    [CF_dram_lat] = "ours: 440 cycles (GT200-class global memory)",
+    [CF_dram_bw] = "§2: 512-bit bus; ours: GDDR3 at 2214 MT/s x 64 B ="
+                   " 141.7 GB/s = 109333 B/kcycle at 1296 MHz",
+    [CF_vram_mib] = VRAM_SOURCE("1 GB (§5)"),
+    [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
+    [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
+    [CF_kernel_mib] = KERNEL_MIB_SOURCE,
 };
 
 const struct gpu_preset gpu_presets[] = {
     {
         .name = "barre",
         .title = "Barre Chord (Table II): 4 x 64 CUs, MGPUSim GCN3",
+        .note = "The paper gives no clock or core latencies: 1 GHz and"
+                " MGPUSim-like latencies are ours.",
         .sources = barre_sources,
         .cfg = {
             .name = "barre",
@@ -202,6 +625,117 @@ const struct gpu_preset gpu_presets[] = {
             .kernel_mib = 512,
         },
     },
+    {
+        .name = "finepack",
+        .title = "FinePack (Table III, §V): 4 GV100 GPUs on PCIe 4.0, NVAS",
+        .note = "Table III gives SMs, threads, L2 and memory size only: the"
+                " clock, latencies and rates are V100 facts or ours.",
+        .sources = finepack_sources,
+        .cfg = {
+            .name = "finepack",
+            .chiplets = 4, .sms = 80, .warps_per_sm = 64,
+            .blocks_per_sm = 32, .regs_per_sm = 65536,
+            .shmem_per_sm = 98304, .tb_sched = GPU_TB_CHUNK,
+            .warp_sched = GPU_WS_GTO, .clock_mhz = 1530,
+            .lat_int = 4, .lat_fp = 4, .lat_dp = 8, .lat_sfu = 16,
+            .lat_tensor = 16, .lat_branch = 4, .lat_other = 4,
+            .shmem_lat = 20, .const_lat = 20,
+            .translate = 0,
+            UNUSED_TLB_VALUES,
+            .l1_size = 32768, .l1_ways = 4, .l1_lat = 28, .l1_mshrs = 32,
+            .l2_size = 6u << 20, .l2_ways = 24, .l2_lat = 190,
+            .l2_bw = 2048000,
+            .link_lat = 1000, .link_bw = 20915,
+            .dram_lat = 450, .dram_bw = 588235,
+            .vram_mib = 64,
+            .placement = GPU_PLACE_KWC, .place_g = 1,
+            .kernel_mib = 512,
+        },
+    },
+    {
+        .name = "cpelide",
+        .title = "CPElide (Table I): 4 x 60 CUs, Radeon VII-like, gem5",
+        .note = "Table I's lines are 64 B; the model's are 128 B. The L3 is"
+                " not modeled: its latency stands for DRAM's.",
+        .sources = cpelide_sources,
+        .cfg = {
+            .name = "cpelide",
+            .chiplets = 4, .sms = 60, .warps_per_sm = 40,
+            .blocks_per_sm = 32, .regs_per_sm = 65536,
+            .shmem_per_sm = 65536, .tb_sched = GPU_TB_CHUNK,
+            .warp_sched = GPU_WS_GTO, .clock_mhz = 1801,
+            .lat_int = 4, .lat_fp = 4, .lat_dp = 8, .lat_sfu = 16,
+            .lat_tensor = 16, .lat_branch = 4, .lat_other = 4,
+            .shmem_lat = 65, .const_lat = 32,
+            .translate = 0,
+            UNUSED_TLB_VALUES,
+            .l1_size = 16384, .l1_ways = 16, .l1_lat = 140, .l1_mshrs = 16,
+            .l2_size = 8u << 20, .l2_ways = 32, .l2_lat = 269,
+            .l2_bw = 2048000,
+            .link_lat = 121, .link_bw = 426430,
+            .dram_lat = 330, .dram_bw = 142143,
+            .vram_mib = 64,
+            .placement = GPU_PLACE_KWC, .place_g = 1,
+            .kernel_mib = 512,
+        },
+    },
+    {
+        .name = "cxl",
+        .title = "CXL-GPU (Table 10(a)): Vortex, 8 cores, DDR5-5600",
+        .note = "The paper's media latencies and bandwidths (Table 10(a))"
+                " are missing from its text: the endpoints are timed by the"
+                " CXL model (cxl_srds.c) with notes §5.1.10's assumed"
+                " values, and the GPU's DDR5 here is ours.",
+        .sources = cxl_sources,
+        .cfg = {
+            .name = "cxl",
+            .chiplets = 1, .sms = 8, .warps_per_sm = 8,
+            .blocks_per_sm = 8, .regs_per_sm = 16384,
+            .shmem_per_sm = 16384, .tb_sched = GPU_TB_RR,
+            .warp_sched = GPU_WS_LRR, .clock_mhz = 1000,
+            .lat_int = 4, .lat_fp = 4, .lat_dp = 8, .lat_sfu = 16,
+            .lat_tensor = 16, .lat_branch = 4, .lat_other = 4,
+            .shmem_lat = 8, .const_lat = 8,
+            .translate = 0,
+            UNUSED_TLB_VALUES,
+            .l1_size = 16384, .l1_ways = 4, .l1_lat = 4, .l1_mshrs = 16,
+            .l2_size = 1u << 20, .l2_ways = 16, .l2_lat = 20,
+            .l2_bw = 64000,
+            .link_lat = 32, .link_bw = 768000,
+            .dram_lat = 46, .dram_bw = 44800,
+            .vram_mib = 64,
+            .placement = GPU_PLACE_CHUNK, .place_g = 1,
+            .kernel_mib = 512,
+        },
+    },
+    {
+        .name = "adsm",
+        .title = "ADSM/GMAC (§5): one GTX 280-class GPU on PCIe 2.0 x16",
+        .note = "The paper names the GPU and its bus, nothing else: the"
+                " GT200 figures are the part's public specifications and"
+                " the caches (GT200 has none for data) are ours.",
+        .sources = adsm_sources,
+        .cfg = {
+            .name = "adsm",
+            .chiplets = 1, .sms = 30, .warps_per_sm = 32,
+            .blocks_per_sm = 8, .regs_per_sm = 16384,
+            .shmem_per_sm = 16384, .tb_sched = GPU_TB_RR,
+            .warp_sched = GPU_WS_LRR, .clock_mhz = 1296,
+            .lat_int = 24, .lat_fp = 24, .lat_dp = 48, .lat_sfu = 32,
+            .lat_tensor = 24, .lat_branch = 24, .lat_other = 24,
+            .shmem_lat = 38, .const_lat = 40,
+            .translate = 0,
+            UNUSED_TLB_VALUES,
+            .l1_size = 16384, .l1_ways = 4, .l1_lat = 30, .l1_mshrs = 16,
+            .l2_size = 256u << 10, .l2_ways = 16, .l2_lat = 200,
+            .l2_bw = 256000,
+            .link_lat = 32, .link_bw = 768000,
+            .dram_lat = 440, .dram_bw = 109333,
+            .vram_mib = 64,
+            .placement = GPU_PLACE_CHUNK, .place_g = 1,
+            .kernel_mib = 512,
+        },
+    },
 };
 
 const u32 gpu_npresets = sizeof(gpu_presets) / sizeof(gpu_presets[0]);
@@ -216,4 +750,10 @@ const struct gpu_preset *gpu_preset_find(const char *name)
         }
     }
     return NULL;
+}
+
+const char *gpu_preset_source(const struct gpu_preset *p,
+                              const struct gpu_config_field *f)
+{
+    return p->sources[f - gpu_config_fields];
 }

@@ -44,7 +44,7 @@ enum gpu_warp_sched {
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
     GPU_PLACE_RR,           /* page i on chiplet i mod n */
-    GPU_PLACE_KWC,          /* kernel-wide chunking: ceil(pages / n) a chiplet */
+    GPU_PLACE_KWC,          /* kernel-wide chunking: ceil(pages / n) each */
     GPU_PLACE_NR
 };
 
@@ -101,12 +101,16 @@ struct gpu_config_field {
 extern const struct gpu_config_field gpu_config_fields[];
 extern const u32 gpu_config_nfields;
 
-/* A preset: the values and where each comes from (paper, table, page). */
+/*
+ * A preset: the values and where each comes from (paper, table, page, or
+ * "ours: ..." where the paper is silent). Every field has a source.
+ */
 struct gpu_preset {
     const char *name;       /* "barre", "finepack", ... */
     const char *title;
+    const char *note;       /* what the paper leaves out, in a sentence */
     struct gpu_config cfg;
-    /* sources[i]: gpu_config_fields[i]'s source, NULL where a default */
+    /* sources[i]: gpu_config_fields[i]'s source */
     const char *const *sources;
 };
 
@@ -118,8 +122,28 @@ extern const u32 gpu_npresets;
 
 /* The preset, or NULL. */
 const struct gpu_preset *gpu_preset_find(const char *name);
+/* p's source of field f. */
+const char *gpu_preset_source(const struct gpu_preset *p,
+                              const struct gpu_config_field *f);
 /* The field called name, or NULL. */
 const struct gpu_config_field *gpu_config_field_find(const char *name);
+/*
+ * An enum field's value's name ("gto" for warp_sched 1), its unit being
+ * "lrr=0 gto=1": *name (not terminated) and *len; -1 if it has none.
+ */
+int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
+                          const char **name, u32 *len);
+/*
+ * An override, "name=value": value is decimal with an optional k, M or
+ * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
+ * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
+ * translate=off|on). 0, or -EINVAL with c unchanged and *why saying
+ * which: not name=value, unknown field, bad number (or name), out of
+ * the field's range; the caller names the assignment. Only the field's
+ * own range is checked: gpu_config_check() the result.
+ */
+int gpu_config_set(struct gpu_config *c, const char *assignment,
+                   const char **why);
 static inline u32 *gpu_config_u32(struct gpu_config *c,
                                   const struct gpu_config_field *f)
 {

@@ -16,6 +16,7 @@
 #include "cpe_tool.h"
 #include "cxl_tool.h"
 #include "fp_tool.h"
+#include "gpu_tool.h"
 #include "workload_tool.h"
 #include "cli.h"
 
@@ -47,6 +48,8 @@ static const struct command {
 	  cmd_run, NULL, PROGRAMS },
 	{ "workload", "GPU programs: Accel-Sim traces, applications, statistics",
 	  NULL, workload_commands, PROGRAMS },
+	{ "gpu", "the GPU timing core: its configurations", NULL,
+	  gpu_commands, PROGRAMS },
 	{ }
 };
 

@@ -49,6 +49,10 @@ lint "cpelide proxies" python3 tools/scripts/cpelide-workloads-check.py \
 # from the trace text, on hand-written, generated and exported traces.
 lint "accelsim stats xcheck" bash tools/scripts/accelsim-xcheck.sh build/tools/mcmgpu
 
+# The GPU timing core's configurations: every preset's JSON parses, with a
+# source for each parameter; bad names and overrides are usage errors.
+lint "gpu config" bash tools/scripts/gpu-config-check.sh build/tools/mcmgpu
+
 # make run's runners on two small experiments: GNU parallel with 1 vs 2
 # workers, interrupt and resume, a failing job; then the same lists as a
 # Slurm job array on a one-node cluster this machine runs (as root:
