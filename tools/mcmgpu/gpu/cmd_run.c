@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "../commands.h"
 #include "cli.h"
 #include "gpu_cli.h"
 #include "gpu_run.h"

@@ -3,9 +3,9 @@
 
 #include "gpu_run_objects.h"
 
-_Static_assert(GPU_PLACE_CHUNK == MCMGPU_ALLOC_CHUNK &&
-	       GPU_PLACE_RR == MCMGPU_ALLOC_RR &&
-	       GPU_PLACE_KWC == MCMGPU_ALLOC_KWC,
+_Static_assert((int)GPU_PLACE_CHUNK == (int)MCMGPU_ALLOC_CHUNK &&
+	       (int)GPU_PLACE_RR == (int)MCMGPU_ALLOC_RR &&
+	       (int)GPU_PLACE_KWC == (int)MCMGPU_ALLOC_KWC,
 	       "the core's placements are the allocator's policies");
 
 void gpu_run_object_req(const struct gpu_run_opts *o,
