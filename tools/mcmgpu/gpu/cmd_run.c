@@ -155,7 +155,8 @@ int cmd_run(int argc, char **argv)
 		struct json j;
 
 		json_begin(&j, stdout);
-		json_string(&j, "program", path);
+		/* Its name only: the device's and the host's paths may differ. */
+		json_string(&j, "program", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 		gpu_run_json(&j, &o, &r);
 		json_end(&j);
 	} else {

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The GPU core (docs/gpu.md): the applications (tools/mcmgpu/apps/) as
+# programs through the timing core with Barre's configuration (Table II),
+# translation by a conventional IOMMU (Barre off) and by Barre (on), and
+# with translation off (the bound: every translation free); one job an
+# application on the host core; one guest job runs two of them on the
+# device, whose JSON must equal the host's.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Application and the size it runs at: larger than make check's small
+# sizes so that the TLBs and the IOMMU see real pressure, small enough for
+# make run's budget (each is a few seconds a configuration on the host).
+apps() {
+	cat <<-'EOF2'
+		gups 262144
+		atax 512
+		gesummv 512
+		bicg 512
+		transpose 512
+		spmv 4096
+		bfs 13
+		sssp 9
+		pagerank 9
+		vadd 262144
+		saxpy 262144
+	EOF2
+}
+
+list_jobs() {
+	local a s
+	while read -r a s; do emit "host-$a" "$a" "$s"; done < <(apps)
+	emit guest-equal
+}
+
+run_job() {
+	local job=$1 a s m
+	shift
+	mkdir -p prog "$JOB_OUT/host" "$JOB_OUT/device"
+	case "$job" in
+	host-*)
+		a=$1 s=$2
+		"$tool" workload gen "$a" --size "$s" -o "prog/$a.prog"
+		"$tool" workload stats --json "prog/$a.prog" >"$JOB_OUT/host/$a-stats.json"
+		"$tool" run --host --json --set translate=0 "prog/$a.prog" \
+			>"$JOB_OUT/host/$a-notlb.json"
+		for m in off on; do
+			"$tool" run --host --json --barre "$m" --shadow "prog/$a.prog" \
+				>"$JOB_OUT/host/$a-$m.json"
+		done ;;
+	guest-equal)
+		for a in gups spmv; do
+			"$tool" workload gen "$a" --size small -o "prog/$a.prog"
+			for m in off on; do
+				"$tool" run --host --json --barre "$m" "prog/$a.prog" \
+					>"$JOB_OUT/host/$a-$m.json"
+			done
+		done
+		guest_replays --timeout 1800 -- prog/gups.prog prog/spmv.prog <<-'EOF2'
+			%-off.json run --json --barre off
+			%-on.json run --json --barre on
+		EOF2
+		;;
+	esac
+}
+
+reduce() {
+	python3 "$(dirname "$0")/gpu_report.py" "$1" "$2"
+}
+
+dispatch "$@"
