@@ -40,14 +40,16 @@ static void usage(FILE *f)
 		"                     only 'off' for now: these mechanisms are not yet in\n"
 		"                     the core's memory path\n"
 		"  --progress         a progress line per kernel on stderr\n"
-		"  --json             JSON (the same from the device and --host)\n",
+		"  --json             JSON (the same from the device and --host)\n"
+		"  --bench            instead of the result, the run's wall-clock time and\n"
+		"                     warp instructions a second, as JSON (make bench)\n",
 		prog, DEFAULT_DEVICE, GPU_CONFIG_DEFAULT, GPU_MAX_CHIPLETS,
 		MCMGPU_MAX_CHIPLETS);
 }
 
 enum {
 	OPT_CONFIG = 0x100, OPT_SET, OPT_BARRE, OPT_SHADOW, OPT_PROGRESS,
-	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM,
+	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM, OPT_BENCH,
 };
 
 static const struct option run_options[] = {
@@ -61,6 +63,7 @@ static const struct option run_options[] = {
 	{ "cpelide", required_argument, NULL, OPT_CPELIDE },
 	{ "cxl", required_argument, NULL, OPT_CXL },
 	{ "adsm", required_argument, NULL, OPT_ADSM },
+	{ "bench", no_argument, NULL, OPT_BENCH },
 	{ }
 };
 
@@ -92,6 +95,8 @@ int cmd_run(int argc, char **argv)
 	char *sets[MAX_SETS + 1];
 	int nsets = 0, c, ret, fd = -1;
 	char err[512], chip[32];
+	bool bench = false;
+	double t0;
 
 	co.max_chiplets = GPU_MAX_CHIPLETS;
 	while ((c = common_parse(&co, argc, argv, "", run_options, NULL)) != -1) {
@@ -125,6 +130,9 @@ int cmd_run(int argc, char **argv)
 		case OPT_ADSM:
 			only_off("adsm", optarg);
 			break;
+		case OPT_BENCH:
+			bench = true;
+			break;
 		}
 	}
 	path = common_operand(&co, argc, argv);
@@ -138,6 +146,7 @@ int cmd_run(int argc, char **argv)
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	t0 = now_seconds();
 	if (co.host) {
 		ret = gpu_run_host(path, &o, &r, err, sizeof(err));
 	} else {
@@ -151,7 +160,18 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s: run %s: %s\n", prog, path, err);
 		return 1;
 	}
-	if (co.json) {
+	if (bench) {
+		double secs = now_seconds() - t0;
+		struct json j;
+
+		json_begin(&j, stdout);
+		json_string(&j, "program", path);
+		json_string(&j, "where", co.host ? "host" : "device");
+		json_u64(&j, "warp_insts", r.core.warp_insts);
+		json_double(&j, "seconds", 3, secs);
+		json_double(&j, "warp_insts_per_s", 0, secs > 0 ? r.core.warp_insts / secs : 0);
+		json_end(&j);
+	} else if (co.json) {
 		struct json j;
 
 		json_begin(&j, stdout);
