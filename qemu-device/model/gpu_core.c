@@ -257,8 +257,10 @@ struct gpu_core {
     /* Tables sized by the configuration */
     struct sm *sms;
     struct warp *warps;
-    /* Hot, a warp each: next issue (NEVER: none) and dispatch order
-     * (NEVER: finished or no warp), scanned every issue. */
+    /*
+     * Hot, a warp each: next issue (NEVER: none) and dispatch order
+     * (NEVER: finished or no warp), scanned every issue.
+     */
     u64 *wready, *wseq;
     struct rblock *blocks;
     struct line *l1, *l2;
@@ -2092,9 +2094,17 @@ static void ev_sm(struct gpu_core *g, u32 s)
             return;
         }
     }
-    for (i = 0; i < n; i++) {
-        if (ready[i] < next) {
-            next = ready[i];
+    /* The earliest next issue; now + 1 is as early as it gets. */
+    if (pick != NONE && ready[pick] <= now + 1) {
+        next = now + 1;
+    } else {
+        for (i = 0; i < n; i++) {
+            if (ready[i] < next) {
+                next = ready[i];
+                if (next <= now + 1) {
+                    break;
+                }
+            }
         }
     }
     sm_wake(g, s, next);
