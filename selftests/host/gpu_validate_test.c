@@ -426,9 +426,10 @@ TEST(stream_across_chiplets_is_bound_by_the_link)
  * cold, the link both ways when remote) then the hop's 3 dependent INT
  * instructions before the next address is known.
  * Tolerance 10 %: the formula ignores the issue cycles (the load and the
- * back edge, ~2 cycles a hop of 130-300), sector transfer times (32 B at
- * 1000 B a cycle), and the first test and last store (~200 cycles of
- * 4095 hops).
+ * back edge, ~2 cycles a hop of 140-300), each server's transfer (32-40
+ * B at 768-1000 B a cycle, rounded up to a whole cycle: 1 cycle a server
+ * on the way), and the first test and last store (~200 cycles of 4095
+ * hops): at most ~4 % a hop.
  */
 static double chase_hop(const struct gpu_config *c, bool dram, bool remote)
 {
