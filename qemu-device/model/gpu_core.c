@@ -55,6 +55,7 @@
 #define OP_JUMP         0xff    /* decoded: continue at the next chunk */
 #define FILL_KEY_BIT    0       /* ATS fills first in their cycle */
 #define ORDER_KEY_BIT   (1ULL << 63)
+#define WHEEL           4096    /* cycles of near events, a power of two */
 
 enum ev_type {
     EV_SM = 1,          /* an SM may issue */
@@ -87,6 +88,17 @@ struct event {
     u64 key;            /* fills: the tag; others: ORDER_KEY_BIT | seq */
     u32 type;
     u32 arg;
+};
+
+struct heap {
+    struct event *a;
+    u32 n, cap;
+};
+
+struct enode {
+    u64 cycle;
+    u32 type, arg, next;
+    u32 pad;
 };
 
 /* One decoded instruction; regs, then (8-aligned) sectors follow. */
@@ -126,9 +138,7 @@ struct pend {
 
 struct warp {
     const u8 *pc;
-    u64 ready_at;       /* earliest issue of the next instruction */
     u64 not_before;
-    u64 seq;            /* dispatch order (GTO's oldest) */
     u32 left;           /* instructions not issued */
     u32 block;          /* the SM's block slot */
     u32 npend;
@@ -153,7 +163,6 @@ struct sm {
     u64 sched_at;       /* its pending EV_SM, NEVER if none */
     u64 last_issue;
     u64 acct_from;      /* stall cycles counted up to here */
-    u32 reason;
     u32 mshr_used;
     u32 fifo_head, fifo_tail;   /* requests waiting for an L1 MSHR */
 };
@@ -248,6 +257,11 @@ struct gpu_core {
     /* Tables sized by the configuration */
     struct sm *sms;
     struct warp *warps;
+    /*
+     * Hot, a warp each: next issue (NEVER: none) and dispatch order
+     * (NEVER: finished or no warp), scanned every issue.
+     */
+    u64 *wready, *wseq;
     struct rblock *blocks;
     struct line *l1, *l2;
     struct tlb_entry *l1t, *l2t;
@@ -257,8 +271,12 @@ struct gpu_core {
     struct server *egress, *ingress, *l2s, *drams;
 
     /* Grown as needed */
-    struct event *heap;
-    u32 nheap, capheap;
+    struct heap fills, far;
+    u64 wbase;          /* the wheel holds [wbase, wbase + WHEEL) */
+    u32 *whead, *wtail;
+    u64 *wmap;          /* buckets not empty */
+    struct enode *nodes;
+    u32 capnodes, freenode, nwheel;
     struct memop *memops;
     u32 capmemops, freememop;
     struct req *reqs;
@@ -500,70 +518,203 @@ static void xl_put(struct gpu_core *g, u32 i)
     g->freexl = i;
 }
 
-/* ---- Event queue: a binary min-heap on (cycle, key) ------------------------ */
+/*
+ * ---- Event queue -----------------------------------------------------------
+ * Order: (cycle, key). Near events (within WHEEL cycles of the wheel's
+ * base) sit in a bucket a cycle, first in first out: they are pushed in
+ * sequence order, so a bucket is in key order. Far events wait in a
+ * binary heap and move into the wheel, in heap order, as soon as their
+ * cycle comes in range (before anything else can be pushed for it).
+ * ATS fills have their own heap: in their cycle they come first, by tag.
+ */
 
 static bool ev_less(const struct event *a, const struct event *b)
 {
     return a->cycle < b->cycle || (a->cycle == b->cycle && a->key < b->key);
 }
 
-static void heap_push_key(struct gpu_core *g, u64 cycle, u64 key, u32 type,
-                          u32 arg)
+static void heap_push(struct gpu_core *g, struct heap *h,
+                      const struct event *e)
 {
-    struct event e = { .cycle = cycle, .key = key, .type = type, .arg = arg };
     u32 i;
 
-    if (g->nheap == g->capheap &&
-        grow(g, (void **)&g->heap, &g->capheap, sizeof(*g->heap),
-             (u64)g->nheap + 1)) {
+    if (h->n == h->cap &&
+        grow(g, (void **)&h->a, &h->cap, sizeof(*h->a), (u64)h->n + 1)) {
         fail_str(g, -ENOMEM, "out of memory for the event queue");
         return;
     }
-    i = g->nheap++;
+    i = h->n++;
     while (i) {
         u32 p = (i - 1) / 2;
 
-        if (!ev_less(&e, &g->heap[p])) {
+        if (!ev_less(e, &h->a[p])) {
             break;
         }
-        g->heap[i] = g->heap[p];
+        h->a[i] = h->a[p];
         i = p;
     }
-    g->heap[i] = e;
+    h->a[i] = *e;
 }
 
-static void push(struct gpu_core *g, u64 cycle, u32 type, u32 arg)
-{
-    heap_push_key(g, cycle, ORDER_KEY_BIT | g->seq++, type, arg);
-}
-
-static void heap_pop(struct gpu_core *g, struct event *out)
+static void heap_pop(struct heap *h, struct event *out)
 {
     struct event last;
     u32 i = 0, n;
 
-    *out = g->heap[0];
-    n = --g->nheap;
+    *out = h->a[0];
+    n = --h->n;
     if (!n) {
         return;
     }
-    last = g->heap[n];
+    last = h->a[n];
     for (;;) {
         u32 c = 2 * i + 1;
 
         if (c >= n) {
             break;
         }
-        if (c + 1 < n && ev_less(&g->heap[c + 1], &g->heap[c])) {
+        if (c + 1 < n && ev_less(&h->a[c + 1], &h->a[c])) {
             c++;
         }
-        if (!ev_less(&g->heap[c], &last)) {
+        if (!ev_less(&h->a[c], &last)) {
             break;
         }
-        g->heap[i] = g->heap[c];
+        h->a[i] = h->a[c];
         i = c;
     }
-    g->heap[i] = last;
+    h->a[i] = last;
+}
+
+static void wheel_append(struct gpu_core *g, u64 cycle, u32 type, u32 arg)
+{
+    u32 b = cycle & (WHEEL - 1), ni;
+    struct enode *nd;
+
+    if (g->freenode == NONE) {
+        u32 old = g->capnodes, k;
+
+        if (grow(g, (void **)&g->nodes, &g->capnodes, sizeof(*g->nodes),
+                 (u64)old + 1)) {
+            fail_str(g, -ENOMEM, "out of memory for the event queue");
+            return;
+        }
+        for (k = g->capnodes; k > old; k--) {
+            g->nodes[k - 1].next = g->freenode;
+            g->freenode = k - 1;
+        }
+    }
+    ni = g->freenode;
+    nd = &g->nodes[ni];
+    g->freenode = nd->next;
+    nd->cycle = cycle;
+    nd->type = type;
+    nd->arg = arg;
+    nd->next = NONE;
+    if (g->whead[b] == NONE) {
+        g->whead[b] = ni;
+        g->wmap[b / 64] |= 1ULL << (b % 64);
+    } else {
+        g->nodes[g->wtail[b]].next = ni;
+    }
+    g->wtail[b] = ni;
+    g->nwheel++;
+}
+
+static void push(struct gpu_core *g, u64 cycle, u32 type, u32 arg)
+{
+    if (cycle < g->wbase + WHEEL) {
+        g->seq++;
+        wheel_append(g, cycle, type, arg);
+    } else {
+        struct event e = {
+            .cycle = cycle, .key = ORDER_KEY_BIT | g->seq++,
+            .type = type, .arg = arg,
+        };
+
+        heap_push(g, &g->far, &e);
+    }
+}
+
+/* The wheel's earliest cycle, NEVER if it is empty. */
+static u64 wheel_next(const struct gpu_core *g)
+{
+    u32 p = g->wbase & (WHEEL - 1), w = p / 64, k;
+    u64 bits;
+
+    if (!g->nwheel) {
+        return NEVER;
+    }
+    bits = g->wmap[w] & (~0ULL << (p % 64));
+    for (k = 0; k <= WHEEL / 64; k++) {
+        if (bits) {
+            u32 b = (w % (WHEEL / 64)) * 64 + __builtin_ctzll(bits);
+
+            return g->wbase + ((b - p) & (WHEEL - 1));
+        }
+        w++;
+        bits = g->wmap[w % (WHEEL / 64)];
+        if (k == WHEEL / 64 - 1) {
+            bits &= (1ULL << (p % 64)) - 1;
+            bits = p % 64 ? bits : 0;
+        }
+    }
+    return NEVER;
+}
+
+/* Moves the wheel's base to c (no wheel event before it). */
+static void wheel_advance(struct gpu_core *g, u64 c)
+{
+    if (c <= g->wbase) {
+        return;
+    }
+    g->wbase = c;
+    while (g->far.n && g->far.a[0].cycle < g->wbase + WHEEL) {
+        struct event e;
+
+        heap_pop(&g->far, &e);
+        wheel_append(g, e.cycle, e.type, e.arg);
+    }
+}
+
+/* The next event's cycle (superseded ones included), NEVER if none. */
+static u64 queue_next(const struct gpu_core *g)
+{
+    u64 c = wheel_next(g);
+
+    if (c == NEVER && g->far.n) {
+        c = g->far.a[0].cycle;
+    }
+    if (g->fills.n && g->fills.a[0].cycle <= c) {
+        c = g->fills.a[0].cycle;
+    }
+    return c;
+}
+
+/* Takes the next event, at cycle c = queue_next(). */
+static void queue_pop(struct gpu_core *g, u64 c, struct event *e)
+{
+    u32 b, ni;
+    struct enode *nd;
+
+    wheel_advance(g, c);
+    if (g->fills.n && g->fills.a[0].cycle == c) {
+        heap_pop(&g->fills, e);
+        return;
+    }
+    b = c & (WHEEL - 1);
+    ni = g->whead[b];
+    nd = &g->nodes[ni];
+    e->cycle = nd->cycle;
+    e->type = nd->type;
+    e->arg = nd->arg;
+    e->key = 0;
+    g->whead[b] = nd->next;
+    if (nd->next == NONE) {
+        g->wmap[b / 64] &= ~(1ULL << (b % 64));
+    }
+    nd->next = g->freenode;
+    g->freenode = ni;
+    g->nwheel--;
 }
 
 /* ---- Bandwidth servers ------------------------------------------------- */
@@ -875,21 +1026,20 @@ static u32 warp_reason(struct gpu_core *g, struct warp *w)
 static u32 sm_reason(struct gpu_core *g, u32 s)
 {
     const struct sm *sm = &g->sms[s];
-    struct warp *ws = &g->warps[(u64)s * g->cfg.warps_per_sm];
-    struct warp *old = NULL;
-    u32 i;
+    u64 base = (u64)s * g->cfg.warps_per_sm, best = NEVER;
+    const u64 *seq = &g->wseq[base];
+    u32 i, old = NONE;
 
     if (!sm->warps_used) {
         return R_IDLE;
     }
     for (i = 0; i < g->cfg.warps_per_sm; i++) {
-        struct warp *w = &ws[i];
-
-        if (w->active && !w->done && (!old || w->seq < old->seq)) {
-            old = w;
+        if (seq[i] < best) {
+            best = seq[i];
+            old = i;
         }
     }
-    return old ? warp_reason(g, old) : R_MEMORY;
+    return old != NONE ? warp_reason(g, &g->warps[base + old]) : R_MEMORY;
 }
 
 static void sm_account(struct gpu_core *g, u32 s, u64 upto)
@@ -906,15 +1056,17 @@ static void sm_account(struct gpu_core *g, u32 s, u64 upto)
         return;
     }
     n = upto - sm->acct_from;
-    *ctr[sm->reason] += n;
+    *ctr[sm_reason(g, s)] += n;
     sm->acct_from = upto;
 }
 
-/* The SM's state changed now: count the interval before, note the reason. */
+/*
+ * The SM's state is about to change now: the cycles before are counted
+ * with the reason its state gives (it held since the last change).
+ */
 static void sm_touch(struct gpu_core *g, u32 s)
 {
     sm_account(g, s, g->now);
-    g->sms[s].reason = sm_reason(g, s);
 }
 
 /* The SM may issue at t (or later): make sure an event is there. */
@@ -942,8 +1094,8 @@ static void warp_update(struct gpu_core *g, u32 wi)
     struct warp *w = &g->warps[wi];
 
     pend_expire(w, g->now);
-    w->ready_at = warp_ready(w);
-    sm_wake(g, wi / g->cfg.warps_per_sm, w->ready_at);
+    g->wready[wi] = warp_ready(w);
+    sm_wake(g, wi / g->cfg.warps_per_sm, g->wready[wi]);
 }
 
 /* ---- Kernels and blocks ------------------------------------------------ */
@@ -977,8 +1129,9 @@ static void block_free(struct gpu_core *g, u32 s, u32 bs)
             struct warp *w = &g->warps[(u64)s * g->cfg.warps_per_sm + i];
 
             w->active = 0;
-            w->ready_at = NEVER;
             w->npend = 0;
+            g->wready[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
+            g->wseq[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
         }
     }
     sm->warps_used -= rb->nwarps;
@@ -999,8 +1152,8 @@ static void block_check_done(struct gpu_core *g, u32 s, u32 bs)
     if (rb->live || rb->loads) {
         return;
     }
-    block_free(g, s, bs);
     sm_touch(g, s);
+    block_free(g, s, bs);
     chiplet_dispatch(g, g->sms[s].chiplet);
     kernel_check_end(g);
 }
@@ -1009,6 +1162,7 @@ static void barrier_release(struct gpu_core *g, u32 s, struct rblock *rb)
 {
     u32 i;
 
+    sm_touch(g, s);
     for (i = 0; i < g->cfg.warps_per_sm; i++) {
         if (rb->slots & (1ULL << i)) {
             u32 wi = s * g->cfg.warps_per_sm + i;
@@ -1035,6 +1189,7 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
     struct rblock *rb = NULL;
     u32 bs, i, slot = 0;
 
+    sm_touch(g, s);
     for (bs = 0; bs < g->cfg.blocks_per_sm; bs++) {
         rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
         if (!rb->used) {
@@ -1062,7 +1217,7 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
         memset(w, 0, offsetof(struct warp, pend));
         w->active = 1;
         w->block = bs;
-        w->seq = g->warp_seq++;
+        g->wseq[wi] = g->warp_seq++;
         w->left = dw->ninsts;
         w->pc = dw->ninsts ? pc_fix(dw->first) : NULL;
         w->not_before = g->now;
@@ -1070,7 +1225,7 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
         g->stats.warps++;
         if (!dw->ninsts) {
             w->done = 1;
-            w->ready_at = NEVER;
+            g->wseq[wi] = NEVER;
         } else {
             rb->live++;
             warp_update(g, wi);
@@ -1079,7 +1234,6 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
     if (!rb->live) {
         block_free(g, s, bs);
     }
-    sm_touch(g, s);
 }
 
 /* Dispatches the chiplet's next blocks, in order, while they fit. */
@@ -1157,6 +1311,7 @@ static void memop_done(struct gpu_core *g, u32 oi)
         u32 s = o->warp / g->cfg.warps_per_sm;
         u32 i;
 
+        sm_touch(g, s);
         for (i = 0; i < w->npend; i++) {
             if (w->pend[i].memop == oi) {
                 w->pend[i].memop = NONE;
@@ -1164,7 +1319,6 @@ static void memop_done(struct gpu_core *g, u32 oi)
             }
         }
         warp_update(g, o->warp);
-        sm_touch(g, s);
         if (o->loads) {
             struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm +
                                            w->block];
@@ -1286,6 +1440,7 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
         }
     }
     if (free_i == NONE) {
+        sm_touch(g, s);
         r->next = NONE;
         if (sm->fifo_head == NONE) {
             sm->fifo_head = ri;
@@ -1294,7 +1449,6 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
         }
         sm->fifo_tail = ri;
         g->memops[r->memop].nmshr++;
-        sm_touch(g, s);
         return;
     }
     m[free_i].busy = 1;
@@ -1441,6 +1595,7 @@ static void l1_mshr_free(struct gpu_core *g, u32 s)
 {
     struct sm *sm = &g->sms[s];
 
+    sm_touch(g, s);
     while (sm->fifo_head != NONE) {
         u32 ri = sm->fifo_head;
         struct req *r = &g->reqs[ri];
@@ -1463,7 +1618,6 @@ static void l1_mshr_free(struct gpu_core *g, u32 s)
             break;
         }
     }
-    sm_touch(g, s);
 }
 
 static void ev_sm_reply(struct gpu_core *g, u32 ri)
@@ -1574,6 +1728,7 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
         }
     }
     if (free_i == NONE) {
+        sm_touch(g, x->sm);
         x->next = NONE;
         if (cp->fifo_head == NONE) {
             cp->fifo_head = xi;
@@ -1582,7 +1737,6 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
         }
         cp->fifo_tail = xi;
         g->memops[x->memop].nmshr++;
-        sm_touch(g, x->sm);
         return;
     }
     memset(&m[free_i], 0, sizeof(m[free_i]));
@@ -1636,10 +1790,10 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
         if (m->fault) {
             u32 oi = x->memop, n = x->nsect, s = x->sm;
 
+            sm_touch(g, s);
             g->stats.translation_faults++;
             g->memops[oi].nxlate--;
             xl_put(g, xi);
-            sm_touch(g, s);
             while (n--) {
                 sector_done(g, oi, g->now);
             }
@@ -1657,6 +1811,7 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
         u32 busy = 0, i;
 
         cp->fifo_head = g->xls[wi].next;
+        sm_touch(g, g->xls[wi].sm);
         g->memops[g->xls[wi].memop].nmshr--;
         xl_l2(g, wi, true);
         for (i = 0; i < c->l2_tlb_mshrs; i++) {
@@ -1674,9 +1829,9 @@ static void xl_data(struct gpu_core *g, u32 xi)
     struct xl x = g->xls[xi];
     u32 i;
 
+    sm_touch(g, x.sm);
     xl_put(g, xi);
     g->memops[x.memop].nxlate--;
-    sm_touch(g, x.sm);
     for (i = 0; i < x.nsect && !g->err; i++) {
         u64 pa = (x.pfn << GPU_PAGE_SHIFT) |
                  (x.sect[i] & ((1u << GPU_PAGE_SHIFT) - 32));
@@ -1824,8 +1979,10 @@ static void warp_finish(struct gpu_core *g, u32 s, u32 wi)
     struct warp *w = &g->warps[wi];
     struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + w->block];
 
+    sm_touch(g, s);
     w->done = 1;
-    w->ready_at = NEVER;
+    g->wready[wi] = NEVER;
+    g->wseq[wi] = NEVER;
     rb->live--;
     if (rb->arrived && rb->arrived == rb->live) {
         barrier_release(g, s, rb);
@@ -1884,7 +2041,7 @@ static void issue(struct gpu_core *g, u32 s, u32 wi)
                 barrier_release(g, s, rb);
             }
         }
-        w->ready_at = w->at_barrier ? NEVER : warp_ready(w);
+        g->wready[wi] = w->at_barrier ? NEVER : warp_ready(w);
     } else {
         warp_finish(g, s, wi);
     }
@@ -1895,23 +2052,24 @@ static void ev_sm(struct gpu_core *g, u32 s)
 {
     struct sm *sm = &g->sms[s];
     const struct gpu_config *c = &g->cfg;
-    struct warp *ws = &g->warps[(u64)s * c->warps_per_sm];
     u32 n = c->warps_per_sm, i, pick = NONE;
-    u64 next = NEVER;
+    u64 base = (u64)s * n;
+    const u64 *ready = &g->wready[base], *seq = &g->wseq[base];
+    u64 next = NEVER, now = g->now;
 
-    if (sm->sched_at != g->now) {
+    if (sm->sched_at != now) {
         return;         /* superseded by an earlier wake */
     }
     sm->sched_at = NEVER;
     if (c->warp_sched == GPU_WS_GTO) {
-        struct warp *lw = &ws[sm->last_warp];
-
-        if (lw->active && lw->ready_at <= g->now) {
+        if (ready[sm->last_warp] <= now) {
             pick = sm->last_warp;
         } else {
+            u64 best = NEVER;
+
             for (i = 0; i < n; i++) {
-                if (ws[i].active && ws[i].ready_at <= g->now &&
-                    (pick == NONE || ws[i].seq < ws[pick].seq)) {
+                if (ready[i] <= now && seq[i] < best) {
+                    best = seq[i];
                     pick = i;
                 }
             }
@@ -1920,28 +2078,35 @@ static void ev_sm(struct gpu_core *g, u32 s)
         for (i = 1; i <= n; i++) {
             u32 k = (sm->last_warp + i) % n;
 
-            if (ws[k].active && ws[k].ready_at <= g->now) {
+            if (ready[k] <= now) {
                 pick = k;
                 break;
             }
         }
     }
     if (pick != NONE) {
-        sm_account(g, s, g->now);
-        sm->acct_from = g->now + 1;
-        sm->last_issue = g->now;
+        sm_account(g, s, now);
+        sm->acct_from = now + 1;
+        sm->last_issue = now;
         sm->last_warp = pick;
-        issue(g, s, s * n + pick);
+        issue(g, s, (u32)(base + pick));
         if (g->err) {
             return;
         }
     }
-    for (i = 0; i < n; i++) {
-        if (ws[i].active && ws[i].ready_at < next) {
-            next = ws[i].ready_at;
+    /* The earliest next issue; now + 1 is as early as it gets. */
+    if (pick != NONE && ready[pick] <= now + 1) {
+        next = now + 1;
+    } else {
+        for (i = 0; i < n; i++) {
+            if (ready[i] < next) {
+                next = ready[i];
+                if (next <= now + 1) {
+                    break;
+                }
+            }
         }
     }
-    sm->reason = sm_reason(g, s);
     sm_wake(g, s, next);
 }
 
@@ -2495,10 +2660,17 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         sm->last_issue = NEVER;
         sm->last_warp = cfg->warps_per_sm - 1;
         sm->fifo_head = sm->fifo_tail = NONE;
-        sm->reason = R_IDLE;
     }
+    TABLE(g, g->wready, nsms * cfg->warps_per_sm);
+    TABLE(g, g->wseq, nsms * cfg->warps_per_sm);
+    TABLE(g, g->whead, WHEEL);
+    TABLE(g, g->wtail, WHEEL);
+    TABLE(g, g->wmap, WHEEL / 64);
+    memset(g->whead, 0xff, WHEEL * sizeof(*g->whead));
+    g->freenode = NONE;
     for (i = 0; i < nsms * cfg->warps_per_sm; i++) {
-        g->warps[i].ready_at = NEVER;
+        g->wready[i] = NEVER;
+        g->wseq[i] = NEVER;
     }
     for (i = 0; i < cfg->chiplets; i++) {
         g->chip[i].fifo_head = g->chip[i].fifo_tail = NONE;
@@ -2523,6 +2695,8 @@ void gpu_core_destroy(struct gpu_core *g)
     g->chunks = NULL;
     zfree(g, g->sms);
     zfree(g, g->warps);
+    zfree(g, g->wready);
+    zfree(g, g->wseq);
     zfree(g, g->blocks);
     zfree(g, g->l1);
     zfree(g, g->l2);
@@ -2535,7 +2709,12 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->ingress);
     zfree(g, g->l2s);
     zfree(g, g->drams);
-    zfree(g, g->heap);
+    zfree(g, g->fills.a);
+    zfree(g, g->far.a);
+    zfree(g, g->whead);
+    zfree(g, g->wtail);
+    zfree(g, g->wmap);
+    zfree(g, g->nodes);
     zfree(g, g->memops);
     zfree(g, g->reqs);
     zfree(g, g->xls);
@@ -2544,6 +2723,7 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->dwarps);
     g->sms = NULL;
     g->warps = NULL;
+    g->wready = g->wseq = NULL;
     g->blocks = NULL;
     g->l1 = g->l2 = NULL;
     g->l1t = g->l2t = NULL;
@@ -2551,7 +2731,10 @@ void gpu_core_destroy(struct gpu_core *g)
     g->l2m = NULL;
     g->chip = NULL;
     g->egress = g->ingress = g->l2s = g->drams = NULL;
-    g->heap = NULL;
+    g->fills.a = g->far.a = NULL;
+    g->whead = g->wtail = NULL;
+    g->wmap = NULL;
+    g->nodes = NULL;
     g->memops = NULL;
     g->reqs = NULL;
     g->xls = NULL;
@@ -2617,6 +2800,7 @@ static void finish(struct gpu_core *g)
 int gpu_core_run(struct gpu_core *g, u64 until)
 {
     struct event e;
+    u64 c;
 
     if (g->err) {
         return g->err;
@@ -2633,10 +2817,11 @@ int gpu_core_run(struct gpu_core *g, u64 until)
             }
             continue;   /* a kernel with nothing in it ends at once */
         }
-        if (!g->nheap || g->heap[0].cycle >= until) {
+        c = queue_next(g);
+        if (c == NEVER || c >= until) {
             break;
         }
-        heap_pop(g, &e);
+        queue_pop(g, c, &e);
         g->now = e.cycle;
         if (e.type == EV_SM && g->sms[e.arg].sched_at != e.cycle) {
             continue;   /* superseded */
@@ -2662,26 +2847,13 @@ u64 gpu_core_now(const struct gpu_core *g)
 
 u64 gpu_core_next_event(const struct gpu_core *g)
 {
-    u32 i;
-
     if (g->err || g->done) {
         return NEVER;
     }
     if (!g->kactive && !g->prog_end) {
         return g->now;
     }
-    /* Superseded SM events are not events. */
-    for (i = 0; i < g->nheap; i++) {
-        const struct event *e = &g->heap[i];
-
-        if (e->type != EV_SM || g->sms[e->arg].sched_at == e->cycle) {
-            break;
-        }
-    }
-    if (i == g->nheap) {
-        return NEVER;
-    }
-    return g->heap[0].cycle;
+    return queue_next(g);
 }
 
 bool gpu_core_done(const struct gpu_core *g)
@@ -2726,7 +2898,14 @@ int gpu_core_deliver(struct gpu_core *g, const struct chiplet_tlb_reply *r)
     g->l2m[i].arrive = r->arrive;
     g->l2m[i].pfn = r->pfn;
     g->l2m[i].fault = r->fault ? 1 : 0;
-    heap_push_key(g, r->arrive, FILL_KEY_BIT | r->tag, EV_ATS_FILL, (u32)i);
+    {
+        struct event e = {
+            .cycle = r->arrive, .key = FILL_KEY_BIT | r->tag,
+            .type = EV_ATS_FILL, .arg = (u32)i,
+        };
+
+        heap_push(g, &g->fills, &e);
+    }
     return g->err;
 }
 
