@@ -127,7 +127,7 @@ static int read_back(struct prog_buf *b, struct prog_counts *c)
 static bool app_randomized(const struct app_desc *app)
 {
 	static const char *const names[] = {
-		"gups", "spmv", "bfs", "sssp", "pagerank", NULL
+		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase", NULL
 	};
 	const char *const *n;
 
@@ -223,6 +223,8 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "transpose", 0 }, { "transpose", 100 },
 		{ "spmv", 5 }, { "bfs", 0 }, { "sssp", 40 },
 		{ "pagerank", 0 }, { "vadd", 0 }, { "saxpy", 1ULL << 40 },
+		{ "micro-stream", 0 }, { "micro-chase", 1 },
+		{ "micro-compute", 0 }, { "micro-tlb", 100 },
 	};
 	struct prog_buf b;
 	char err[512];
@@ -256,7 +258,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(11, n);
+	EXPECT_EQ(15, n);
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)

@@ -4,7 +4,10 @@
 
 #include "apps.h"
 
-/* The order `mcmgpu workload list` shows: by suite, then the simple ones. */
+/*
+ * The order `mcmgpu workload list` shows: by suite, then the simple ones,
+ * then the microbenchmarks.
+ */
 const struct app_desc *const apps[] = {
 	&app_gups,
 	&app_atax,
@@ -17,6 +20,10 @@ const struct app_desc *const apps[] = {
 	&app_pagerank,
 	&app_vadd,
 	&app_saxpy,
+	&app_micro_stream,
+	&app_micro_chase,
+	&app_micro_compute,
+	&app_micro_tlb,
 	NULL
 };
 
