@@ -4,7 +4,8 @@
 # translation by a conventional IOMMU (Barre off) and by Barre (on), and
 # with translation off (the bound: every translation free); one job an
 # application on the host core; one guest job runs two of them on the
-# device, whose JSON must equal the host's.
+# device, whose JSON must equal the host's; the microbenchmarks'
+# validation (selftests/host/gpu_validate_test.c) against their formulas.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +30,7 @@ apps() {
 
 list_jobs() {
 	local a s
+	emit validate
 	while read -r a s; do emit "host-$a" "$a" "$s"; done < <(apps)
 	emit guest-equal
 }
@@ -38,6 +40,11 @@ run_job() {
 	shift
 	mkdir -p prog "$JOB_OUT/host" "$JOB_OUT/device"
 	case "$job" in
+	validate)
+		# The microbenchmarks against their formulas (docs/gpu.md#validation).
+		make -s -C "$top" "$top/build/host/gpu_validate_test" >/dev/null
+		"$top/build/host/gpu_validate_test" 2>&1 | grep -E '^# .* measured |^# (PASSED|FAILED)' \
+			>"$JOB_OUT/validate.txt" ;;
 	host-*)
 		a=$1 s=$2
 		"$tool" workload gen "$a" --size "$s" -o "prog/$a.prog"

@@ -6,6 +6,7 @@ classes) and Fig 16b (the coalesced share, 58 % on average); and the
 device's JSON against the host's. Usage: RAW RESULTS."""
 import json
 import os
+import re
 import sys
 
 from report import head, load, mean, row, write_section
@@ -31,7 +32,24 @@ apps = sorted(f[:-len("-on.json")] for f in os.listdir(f"{raw}/host")
               if f.endswith("-on.json") and os.path.exists(
                   f"{raw}/host/{f[:-len('-on.json')]}-notlb.json"))
 out = {"apps": {}}
-lines = ["## The GPU core: applications with Barre's configuration", "",
+lines = ["## The GPU core: validation by microbenchmarks", "",
+         "Each microbenchmark (suite micro, `tools/mcmgpu/apps/micro.c`) through "
+         "the core against its analytic answer from the configuration "
+         "(`selftests/host/gpu_validate_test.c`, formulas in docs/gpu.md):", ""]
+lines += head("case", "measured", "expected", "error", "tolerance")
+val = []
+vt = f"{raw}/validate.txt"
+if os.path.exists(vt):
+    for ln in open(vt):
+        m = re.match(r"# (.*?)\s+measured\s+(\S+) expected\s+(\S+) \((\S+) %, tolerance (\S+) %\)", ln)
+        if m:
+            val.append({"case": m[1], "measured": float(m[2]), "expected": float(m[3]),
+                        "error_pct": float(m[4]), "tolerance_pct": float(m[5])})
+            lines.append(row(m[1], m[2], m[3], f"{m[4]} %", f"{m[5]} %"))
+        elif "PASSED" in ln or "FAILED" in ln:
+            lines += ["", ln[2:].strip()]
+out["validation"] = val
+lines += ["", "## The GPU core: applications with Barre's configuration", "",
          "Each application (`tools/mcmgpu/apps/`, sizes in "
          "`tools/experiments/60-gpu.sh`) generated as a program and run by "
          "`mcmgpu run --host --config barre` (4 chiplets x 64 SMs, Table II) "
