@@ -113,12 +113,17 @@ static int mcmgpu_ioctl_gpu_load(void *file, void *arg, u32 usize)
 	return ret;
 }
 
-/* GPU_RUN: the answers in, an epoch, the requests out. */
+/*
+ * GPU_RUN: the answers in, an epoch, the requests out. Each command moves
+ * the core's clock (translation on: the horizon) or ends the run, so a
+ * device that stops doing so is an error rather than a loop.
+ */
 static int mcmgpu_gpu_step(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 			   struct mcmgpu_epoch *e, void *priv)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
 	struct mcmgpu_gpu_result *res = priv;
+	u64 cycle = res->cycle, horizon = res->horizon;
 	struct mcmgpu_cmd c = {
 		.opcode = MCMGPU_OP_GPU_RUN,
 		.ctx = mf->ctx,
@@ -131,6 +136,12 @@ static int mcmgpu_gpu_step(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 	e->requests = res->requests;
 	e->horizon = res->horizon;
 	e->done = res->done;
+	if (!ret && !e->done && !e->first &&
+	    (iommu ? res->horizon <= horizon : res->cycle <= cycle)) {
+		dev_err(&mdev->pdev->dev, "GPU_RUN: no progress at cycle %llu\n",
+			res->cycle);
+		return -EIO;
+	}
 	return ret;
 }
 
@@ -145,6 +156,7 @@ static int mcmgpu_gpu_run_plain(struct mcmgpu_file *mf,
 		ret = mcmgpu_gpu_step(mf, NULL, &e, res);
 		if (ret || e.done)
 			return ret;
+		e.first = false;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
