@@ -1,0 +1,2944 @@
+/*
+ * The GPU timing core (gpu_core.h): one global event queue in (cycle,
+ * order) and everything else reacting to its events.
+ *
+ * Decisions the interface leaves open, each the simplest that keeps the
+ * model honest:
+ * - A kernel is decoded whole before it runs: per instruction its class,
+ *   registers and, for global accesses, the sorted list of distinct 32 B
+ *   sectors its active lanes touch (a lane of width w touches every
+ *   sector of [addr, addr + w)), already mapped to GPU virtual addresses.
+ *   Address errors are found at decode, before the kernel's first cycle.
+ * - An object's first byte is at its gpu_va (objects start a page, as
+ *   the allocator maps them); a page's index counts from there.
+ * - Local, constant and texture accesses take const_lat and make no
+ *   traffic (local memory assumed to hit in the L1); shared ones
+ *   shmem_lat.
+ * - Sizes on the link: a load's request is an 8 B header, its reply 32 B
+ *   of data and the header; a store's or atomic's request carries 32 B
+ *   and the header; a store's or reduction's acknowledgement is 8 B.
+ * - The L1 is write-through without allocation (a store updates a
+ *   present sector); atomics and reductions bypass it. An access leaves
+ *   the SM after l1_lat (a load's miss, a store), an atomic at once.
+ * - The L2 has no MSHRs of its own: a request for a sector whose fill is
+ *   still on its way misses too. A store that misses allocates its sector
+ *   without reading DRAM (a sector written whole); an atomic that misses
+ *   reads it first. Reductions are atomics with no reply data.
+ * - A bandwidth server keeps its next free time exactly, in cycles and
+ *   1/bw fractions of one: b bytes take b * 1000 / bw cycles. A transfer
+ *   ending inside a cycle is usable at the next one.
+ * - ATS fills order before every other event of their cycle, by tag, so
+ *   the result does not depend on when the caller delivered them.
+ * - A miss that waited for an L2 TLB MSHR and finds its page translated
+ *   when it retries counts as a merge (it was served by another's
+ *   request), so ats_requests = l2_tlb_misses - l2_tlb_mshr_merges.
+ * - A barrier releases its warps lat_other cycles after the last arrives;
+ *   a warp whose last instruction is a barrier just finishes.
+ * - Stall cycles take the reason of the oldest unfinished warp when the
+ *   SM's state last changed (scoreboard: an ALU result; memory: a load or
+ *   atomic in the memory system; translation; barrier; mshr: an access
+ *   waiting for an L1 or L2 TLB MSHR). Finished warps waiting for loads
+ *   count as memory.
+ * - Overlapping objects are refused (as the adapters do).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "gpu_core.h"
+
+#define NEVER           (~0ULL)
+#define NONE            0xffffffffu
+#define PEND_MAX        32      /* pending register writes a warp */
+#define CHUNK_BYTES     (1u << 20)      /* decoded instructions a chunk */
+#define CHUNK_RESERVE   16      /* a chunk's end: the jump to the next */
+#define MAX_SECTORS     (PROG_WARP_SIZE * (PROG_MAX_WIDTH / 32 + 1))
+#define HDR_BYTES       8       /* a link message's header */
+#define OP_JUMP         0xff    /* decoded: continue at the next chunk */
+#define FILL_KEY_BIT    0       /* ATS fills first in their cycle */
+#define ORDER_KEY_BIT   (1ULL << 63)
+#define WHEEL           4096    /* cycles of near events, a power of two */
+
+enum ev_type {
+    EV_SM = 1,          /* an SM may issue */
+    EV_OPDONE,          /* a memory instruction's last sector is back */
+    EV_XL_L2,           /* an L1 TLB miss reaches the L2 TLB */
+    EV_XL_DATA,         /* a page group is translated: its sectors go */
+    EV_ATS_SEND,        /* an L2 TLB miss leaves for the IOMMU */
+    EV_ATS_FILL,        /* its reply arrives */
+    EV_DEPART,          /* a sector request leaves the SM's L1 */
+    EV_INGRESS,         /* at a chiplet's link ingress port */
+    EV_L2,              /* at the home L2 */
+    EV_DRAM,            /* at the home DRAM */
+    EV_FILL,            /* DRAM data back at the L2 */
+    EV_REPLY,           /* the L2's reply leaves */
+    EV_SM_REPLY,        /* the reply is back at the SM */
+};
+
+enum reason {
+    R_SCOREBOARD = 0,
+    R_MEMORY,
+    R_TRANSLATION,
+    R_BARRIER,
+    R_MSHR,
+    R_IDLE,
+    R_NR
+};
+
+struct event {
+    u64 cycle;
+    u64 key;            /* fills: the tag; others: ORDER_KEY_BIT | seq */
+    u32 type;
+    u32 arg;
+};
+
+struct heap {
+    struct event *a;
+    u32 n, cap;
+};
+
+struct enode {
+    u64 cycle;
+    u32 type, arg, next;
+    u32 pad;
+};
+
+/* One decoded instruction; regs, then (8-aligned) sectors follow. */
+struct dinst {
+    u8 op, space, kind, ndst;
+    u8 nsrc, nlines;
+    u16 width;
+    u32 mask;
+    u16 nsect;
+    u16 size;           /* bytes of the whole record */
+};
+
+struct dblock {
+    u32 x, y, z;
+    u32 first_warp, nwarps;
+};
+
+struct dwarp {
+    const u8 *first;
+    u32 ninsts;
+    u32 id;
+};
+
+struct chunk {
+    struct chunk *next;
+    u32 used;
+    u32 pad;
+    u8 data[];
+};
+
+struct pend {
+    u64 ready;          /* NEVER while memop != NONE */
+    u32 memop;
+    u16 reg;
+    u16 pad;
+};
+
+struct warp {
+    const u8 *pc;
+    u64 not_before;
+    u32 left;           /* instructions not issued */
+    u32 block;          /* the SM's block slot */
+    u32 npend;
+    u8 active, done, at_barrier, pad;
+    struct pend pend[PEND_MAX];
+};
+
+struct rblock {
+    u32 kb;             /* decoded block */
+    u32 live;           /* warps not finished */
+    u32 arrived;        /* at the barrier */
+    u32 loads;          /* loads and atomics in flight */
+    u32 nwarps;
+    u32 used;
+    u64 slots;          /* the SM's warp slots it holds */
+};
+
+struct sm {
+    u32 chiplet;
+    u32 warps_used, blocks_used, shmem_used, regs_used;
+    u32 last_warp;
+    u64 sched_at;       /* its pending EV_SM, NEVER if none */
+    u64 last_issue;
+    u64 acct_from;      /* stall cycles counted up to here */
+    u32 mshr_used;
+    u32 fifo_head, fifo_tail;   /* requests waiting for an L1 MSHR */
+};
+
+struct l1_mshr {
+    u64 addr;
+    u32 head;           /* requests waiting for this sector */
+    u32 busy;
+};
+
+struct line {
+    u64 tag;            /* line address >> 7 */
+    u64 lru;
+    u8 valid, dirty;    /* sector bits */
+    u8 pad[6];
+};
+
+struct tlb_entry {
+    u64 vpn, pfn, lru;
+    u64 valid;
+};
+
+struct tlb_mshr {
+    u64 tag, vpn, issue, pfn, arrive;
+    u32 head, tail;     /* translations waiting */
+    u8 busy, sent, answered, fault, write;
+    u8 pad[3];
+};
+
+struct chiplet {
+    u32 cursor, end, step;      /* blocks still to dispatch */
+    u32 last_sm;
+    u32 fifo_head, fifo_tail;   /* translations waiting for an MSHR */
+};
+
+struct server {
+    u64 free_c;         /* next free: free_c + free_f / bw cycles */
+    u64 free_f;
+    u64 busy_f;
+    struct gpu_queue_stats st;
+};
+
+struct memop {
+    u64 done_max;
+    u32 left;           /* sectors not back */
+    u32 warp;           /* global warp index; NONE for stores */
+    u32 sm;
+    u32 nxlate, nmshr;  /* page groups translating; accesses waiting */
+    u32 next;
+    u8 kind, loads, used, pad;
+};
+
+struct req {
+    u64 addr;           /* physical sector address */
+    u32 memop, next;
+    u32 sm;
+    u8 src, home, kind, reply;
+};
+
+struct xl {
+    u64 vpn, pfn;
+    const u64 *sect;
+    u32 nsect, memop, sm, next;
+    u8 kind, pad[7];
+};
+
+struct msg {
+    char *buf;
+    size_t pos, cap;
+};
+
+struct gpu_core {
+    struct gpu_config cfg;
+    const struct gpu_core_ops *ops;
+    void *priv;
+    prog_source_fn src;
+    void *src_priv;
+    int err;
+    char errmsg[GPU_CORE_ERR_MAX];
+
+    u64 now;
+    u64 last_cycle;
+    u64 seq;
+    u64 lru;
+    u64 next_tag;
+    u64 warp_seq;
+    u32 nsms;
+    u32 l1_sets, l2_sets, l1t_sets, l2t_sets;
+    u64 frames;         /* a chiplet's page frames */
+    u64 kernel_limit;
+
+    /* Tables sized by the configuration */
+    struct sm *sms;
+    struct warp *warps;
+    /*
+     * Hot, a warp each: next issue (NEVER: none) and dispatch order
+     * (NEVER: finished or no warp), scanned every issue.
+     */
+    u64 *wready, *wseq;
+    struct rblock *blocks;
+    struct line *l1, *l2;
+    struct tlb_entry *l1t, *l2t;
+    struct l1_mshr *l1m;
+    struct tlb_mshr *l2m;
+    struct chiplet *chip;
+    struct server *egress, *ingress, *l2s, *drams;
+
+    /* Grown as needed */
+    struct heap fills, far;
+    u64 wbase;          /* the wheel holds [wbase, wbase + WHEEL) */
+    u32 *whead, *wtail;
+    u64 *wmap;          /* buckets not empty */
+    struct enode *nodes;
+    u32 capnodes, freenode, nwheel;
+    struct memop *memops;
+    u32 capmemops, freememop;
+    struct req *reqs;
+    u32 capreqs, freereq;
+    struct xl *xls;
+    u32 capxls, freexl;
+    struct gpu_object *objs;
+    u32 nobjs, capobjs, last_obj;
+
+    /* The decoded kernel */
+    struct chunk *chunks, *cur_chunk;
+    struct dblock *dblocks;
+    u32 ndblocks, capdblocks;
+    struct dwarp *dwarps;
+    u32 ndwarps, capdwarps;
+    u64 kernel_bytes;
+
+    /* The program */
+    struct prog_grammar grammar;
+    u64 records;
+    u64 copies;
+    bool kactive, prog_end, done;
+    struct prog_kernel kern;    /* the running one (name kept short) */
+    u64 kstart, kend;
+    u32 blocks_left;
+    u64 ops_left;
+    struct gpu_core_stats kbase;
+    struct gpu_core_stats stats;
+    struct prog_rec rec;
+};
+
+/* ---- Messages ---------------------------------------------------------- */
+
+static void m_str(struct msg *m, const char *s)
+{
+    while (*s && m->pos + 1 < m->cap) {
+        m->buf[m->pos++] = *s++;
+    }
+    m->buf[m->pos] = 0;
+}
+
+static void m_strn(struct msg *m, const char *s, size_t n)
+{
+    while (n-- && *s && m->pos + 1 < m->cap) {
+        m->buf[m->pos++] = *s++;
+    }
+    m->buf[m->pos] = 0;
+}
+
+static void m_num(struct msg *m, u64 v, u32 base)
+{
+    char tmp[24];
+    int n = 0;
+
+    if (base == 16) {
+        m_str(m, "0x");
+    }
+    do {
+        tmp[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    while (n && m->pos + 1 < m->cap) {
+        m->buf[m->pos++] = tmp[--n];
+    }
+    m->buf[m->pos] = 0;
+}
+
+static void m_begin(struct gpu_core *g, struct msg *m)
+{
+    m->buf = g->errmsg;
+    m->cap = sizeof(g->errmsg);
+    m->pos = 0;
+    m->buf[0] = 0;
+}
+
+static void m_kernel(struct msg *m, const struct gpu_core *g)
+{
+    m_str(m, "kernel ");
+    m_num(m, g->kern.id, 10);
+    m_str(m, " (");
+    m_strn(m, g->kern.name, 48);
+    m_str(m, ")");
+}
+
+/* "kernel K (NAME) block (x,y,z) warp W inst I (pc 0x...): " */
+static void m_where(struct msg *m, const struct gpu_core *g,
+                    const struct dblock *b, u32 warp, u64 inst, u64 pc)
+{
+    m_kernel(m, g);
+    if (b) {
+        m_str(m, " block (");
+        m_num(m, b->x, 10);
+        m_str(m, ",");
+        m_num(m, b->y, 10);
+        m_str(m, ",");
+        m_num(m, b->z, 10);
+        m_str(m, ")");
+    }
+    if (warp != NONE) {
+        m_str(m, " warp ");
+        m_num(m, warp, 10);
+    }
+    if (inst != NEVER) {
+        m_str(m, " inst ");
+        m_num(m, inst, 10);
+        m_str(m, " (pc ");
+        m_num(m, pc, 16);
+        m_str(m, ")");
+    }
+    m_str(m, ": ");
+}
+
+static int fail(struct gpu_core *g, int err)
+{
+    g->err = err;
+    return err;
+}
+
+static int fail_str(struct gpu_core *g, int err, const char *s)
+{
+    struct msg m;
+
+    m_begin(g, &m);
+    m_str(&m, s);
+    return fail(g, err);
+}
+
+/* ---- Memory ------------------------------------------------------------ */
+
+static void *zalloc(struct gpu_core *g, size_t bytes)
+{
+    return g->ops->alloc(g->priv, bytes ? bytes : 1);
+}
+
+static void zfree(struct gpu_core *g, void *p)
+{
+    if (p) {
+        g->ops->free(g->priv, p);
+    }
+}
+
+/* Grows *arr (of *cap elements) to hold at least need. 0 or -ENOMEM. */
+static int grow(struct gpu_core *g, void **arr, u32 *cap, size_t elem,
+                u64 need)
+{
+    u64 ncap = *cap ? *cap : 16;
+    void *p;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    while (ncap < need) {
+        ncap *= 2;
+    }
+    if (ncap > 0xfffffff0u) {
+        return -ENOMEM;
+    }
+    p = zalloc(g, ncap * elem);
+    if (!p) {
+        return -ENOMEM;
+    }
+    if (*arr) {
+        memcpy(p, *arr, *cap * elem);
+        zfree(g, *arr);
+    }
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* Free lists of memops, requests and translations (indexes). */
+#define POOL_GET(g, arr, cap, freel, out)                               \
+    do {                                                                \
+        if ((g)->freel == NONE) {                                       \
+            u32 old_ = (g)->cap, i_;                                    \
+            if (grow((g), (void **)&(g)->arr, &(g)->cap,                \
+                     sizeof(*(g)->arr), (u64)old_ + 1)) {               \
+                (out) = NONE;                                           \
+                break;                                                  \
+            }                                                           \
+            for (i_ = (g)->cap; i_ > old_; i_--) {                      \
+                (g)->arr[i_ - 1].next = (g)->freel;                     \
+                (g)->freel = i_ - 1;                                    \
+            }                                                           \
+        }                                                               \
+        (out) = (g)->freel;                                             \
+        (g)->freel = (g)->arr[(out)].next;                              \
+        (g)->arr[(out)].next = NONE;                                    \
+    } while (0)
+
+static u32 memop_get(struct gpu_core *g)
+{
+    u32 i;
+
+    POOL_GET(g, memops, capmemops, freememop, i);
+    if (i != NONE) {
+        struct memop *o = &g->memops[i];
+
+        memset(o, 0, sizeof(*o));
+        o->next = NONE;
+        o->warp = NONE;
+        o->used = 1;
+    }
+    return i;
+}
+
+static void memop_put(struct gpu_core *g, u32 i)
+{
+    g->memops[i].used = 0;
+    g->memops[i].next = g->freememop;
+    g->freememop = i;
+}
+
+static u32 req_get(struct gpu_core *g)
+{
+    u32 i;
+
+    POOL_GET(g, reqs, capreqs, freereq, i);
+    return i;
+}
+
+static void req_put(struct gpu_core *g, u32 i)
+{
+    g->reqs[i].next = g->freereq;
+    g->freereq = i;
+}
+
+static u32 xl_get(struct gpu_core *g)
+{
+    u32 i;
+
+    POOL_GET(g, xls, capxls, freexl, i);
+    return i;
+}
+
+static void xl_put(struct gpu_core *g, u32 i)
+{
+    g->xls[i].next = g->freexl;
+    g->freexl = i;
+}
+
+/*
+ * ---- Event queue -----------------------------------------------------------
+ * Order: (cycle, key). Near events (within WHEEL cycles of the wheel's
+ * base) sit in a bucket a cycle, first in first out: they are pushed in
+ * sequence order, so a bucket is in key order. Far events wait in a
+ * binary heap and move into the wheel, in heap order, as soon as their
+ * cycle comes in range (before anything else can be pushed for it).
+ * ATS fills have their own heap: in their cycle they come first, by tag.
+ */
+
+static bool ev_less(const struct event *a, const struct event *b)
+{
+    return a->cycle < b->cycle || (a->cycle == b->cycle && a->key < b->key);
+}
+
+static void heap_push(struct gpu_core *g, struct heap *h,
+                      const struct event *e)
+{
+    u32 i;
+
+    if (h->n == h->cap &&
+        grow(g, (void **)&h->a, &h->cap, sizeof(*h->a), (u64)h->n + 1)) {
+        fail_str(g, -ENOMEM, "out of memory for the event queue");
+        return;
+    }
+    i = h->n++;
+    while (i) {
+        u32 p = (i - 1) / 2;
+
+        if (!ev_less(e, &h->a[p])) {
+            break;
+        }
+        h->a[i] = h->a[p];
+        i = p;
+    }
+    h->a[i] = *e;
+}
+
+static void heap_pop(struct heap *h, struct event *out)
+{
+    struct event last;
+    u32 i = 0, n;
+
+    *out = h->a[0];
+    n = --h->n;
+    if (!n) {
+        return;
+    }
+    last = h->a[n];
+    for (;;) {
+        u32 c = 2 * i + 1;
+
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && ev_less(&h->a[c + 1], &h->a[c])) {
+            c++;
+        }
+        if (!ev_less(&h->a[c], &last)) {
+            break;
+        }
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    h->a[i] = last;
+}
+
+static void wheel_append(struct gpu_core *g, u64 cycle, u32 type, u32 arg)
+{
+    u32 b = cycle & (WHEEL - 1), ni;
+    struct enode *nd;
+
+    if (g->freenode == NONE) {
+        u32 old = g->capnodes, k;
+
+        if (grow(g, (void **)&g->nodes, &g->capnodes, sizeof(*g->nodes),
+                 (u64)old + 1)) {
+            fail_str(g, -ENOMEM, "out of memory for the event queue");
+            return;
+        }
+        for (k = g->capnodes; k > old; k--) {
+            g->nodes[k - 1].next = g->freenode;
+            g->freenode = k - 1;
+        }
+    }
+    ni = g->freenode;
+    nd = &g->nodes[ni];
+    g->freenode = nd->next;
+    nd->cycle = cycle;
+    nd->type = type;
+    nd->arg = arg;
+    nd->next = NONE;
+    if (g->whead[b] == NONE) {
+        g->whead[b] = ni;
+        g->wmap[b / 64] |= 1ULL << (b % 64);
+    } else {
+        g->nodes[g->wtail[b]].next = ni;
+    }
+    g->wtail[b] = ni;
+    g->nwheel++;
+}
+
+static void push(struct gpu_core *g, u64 cycle, u32 type, u32 arg)
+{
+    if (cycle < g->wbase + WHEEL) {
+        g->seq++;
+        wheel_append(g, cycle, type, arg);
+    } else {
+        struct event e = {
+            .cycle = cycle, .key = ORDER_KEY_BIT | g->seq++,
+            .type = type, .arg = arg,
+        };
+
+        heap_push(g, &g->far, &e);
+    }
+}
+
+/* The wheel's earliest cycle, NEVER if it is empty. */
+static u64 wheel_next(const struct gpu_core *g)
+{
+    u32 p = g->wbase & (WHEEL - 1), w = p / 64, k;
+    u64 bits;
+
+    if (!g->nwheel) {
+        return NEVER;
+    }
+    bits = g->wmap[w] & (~0ULL << (p % 64));
+    for (k = 0; k <= WHEEL / 64; k++) {
+        if (bits) {
+            u32 b = (w % (WHEEL / 64)) * 64 + __builtin_ctzll(bits);
+
+            return g->wbase + ((b - p) & (WHEEL - 1));
+        }
+        w++;
+        bits = g->wmap[w % (WHEEL / 64)];
+        if (k == WHEEL / 64 - 1) {
+            bits &= (1ULL << (p % 64)) - 1;
+            bits = p % 64 ? bits : 0;
+        }
+    }
+    return NEVER;
+}
+
+/* Moves the wheel's base to c (no wheel event before it). */
+static void wheel_advance(struct gpu_core *g, u64 c)
+{
+    if (c <= g->wbase) {
+        return;
+    }
+    g->wbase = c;
+    while (g->far.n && g->far.a[0].cycle < g->wbase + WHEEL) {
+        struct event e;
+
+        heap_pop(&g->far, &e);
+        wheel_append(g, e.cycle, e.type, e.arg);
+    }
+}
+
+/* The next event's cycle (superseded ones included), NEVER if none. */
+static u64 queue_next(const struct gpu_core *g)
+{
+    u64 c = wheel_next(g);
+
+    if (c == NEVER && g->far.n) {
+        c = g->far.a[0].cycle;
+    }
+    if (g->fills.n && g->fills.a[0].cycle <= c) {
+        c = g->fills.a[0].cycle;
+    }
+    return c;
+}
+
+/* Takes the next event, at cycle c = queue_next(). */
+static void queue_pop(struct gpu_core *g, u64 c, struct event *e)
+{
+    u32 b, ni;
+    struct enode *nd;
+
+    wheel_advance(g, c);
+    if (g->fills.n && g->fills.a[0].cycle == c) {
+        heap_pop(&g->fills, e);
+        return;
+    }
+    b = c & (WHEEL - 1);
+    ni = g->whead[b];
+    nd = &g->nodes[ni];
+    e->cycle = nd->cycle;
+    e->type = nd->type;
+    e->arg = nd->arg;
+    e->key = 0;
+    g->whead[b] = nd->next;
+    if (nd->next == NONE) {
+        g->wmap[b / 64] &= ~(1ULL << (b % 64));
+    }
+    nd->next = g->freenode;
+    g->freenode = ni;
+    g->nwheel--;
+}
+
+/* ---- Bandwidth servers ------------------------------------------------- */
+
+/* A transfer of bytes arriving at t: the cycle its result is usable. */
+static u64 server_use(struct server *s, u32 bw, u32 lat, u64 t, u32 bytes)
+{
+    u64 start_c = t, start_f = 0, end_c, end_f, wait;
+    u64 svc = (u64)bytes * 1000;
+
+    if (s->free_c > t || (s->free_c == t && s->free_f)) {
+        start_c = s->free_c;
+        start_f = s->free_f;
+    }
+    wait = start_c - t + (start_f ? 1 : 0);
+    end_f = start_f + svc;
+    end_c = start_c + end_f / bw;
+    end_f %= bw;
+    s->free_c = end_c;
+    s->free_f = end_f;
+    s->busy_f += svc;
+    s->st.busy_cycles += s->busy_f / bw;
+    s->busy_f %= bw;
+    s->st.requests++;
+    s->st.bytes += bytes;
+    s->st.wait_cycles += wait;
+    if (wait > s->st.max_wait) {
+        s->st.max_wait = wait;
+    }
+    return end_c + (end_f ? 1 : 0) + lat;
+}
+
+/* ---- Caches and TLBs --------------------------------------------------- */
+
+/* The line holding tag in a set of ways lines, or NULL. */
+static struct line *line_find(struct line *set, u32 ways, u64 tag)
+{
+    u32 i;
+
+    for (i = 0; i < ways; i++) {
+        if (set[i].valid && set[i].tag == tag) {
+            return &set[i];
+        }
+    }
+    return NULL;
+}
+
+/* The least recently used line of a set (an empty one first). */
+static struct line *line_victim(struct line *set, u32 ways)
+{
+    struct line *v = &set[0];
+    u32 i;
+
+    for (i = 0; i < ways; i++) {
+        if (!set[i].valid) {
+            return &set[i];
+        }
+        if (set[i].lru < v->lru) {
+            v = &set[i];
+        }
+    }
+    return v;
+}
+
+static struct line *l1_set(struct gpu_core *g, u32 sm, u64 addr)
+{
+    u64 tag = addr >> 7;
+
+    return &g->l1[((u64)sm * g->l1_sets + (tag & (g->l1_sets - 1))) *
+                  g->cfg.l1_ways];
+}
+
+static struct line *l2_set(struct gpu_core *g, u32 c, u64 addr)
+{
+    u64 tag = addr >> 7;
+
+    return &g->l2[((u64)c * g->l2_sets + (tag & (g->l2_sets - 1))) *
+                  g->cfg.l2_ways];
+}
+
+static u8 sector_bit(u64 addr)
+{
+    return 1u << ((addr >> 5) & 3);
+}
+
+static struct tlb_entry *tlb_find(struct tlb_entry *set, u32 ways, u64 vpn)
+{
+    u32 i;
+
+    for (i = 0; i < ways; i++) {
+        if (set[i].valid && set[i].vpn == vpn) {
+            return &set[i];
+        }
+    }
+    return NULL;
+}
+
+static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
+                     u64 vpn, u64 pfn)
+{
+    struct tlb_entry *v = tlb_find(set, ways, vpn);
+    u32 i;
+
+    if (!v) {
+        v = &set[0];
+        for (i = 0; i < ways; i++) {
+            if (!set[i].valid) {
+                v = &set[i];
+                break;
+            }
+            if (set[i].lru < v->lru) {
+                v = &set[i];
+            }
+        }
+    }
+    v->valid = 1;
+    v->vpn = vpn;
+    v->pfn = pfn;
+    v->lru = ++g->lru;
+}
+
+static struct tlb_entry *l1t_set(struct gpu_core *g, u32 sm, u64 vpn)
+{
+    return &g->l1t[((u64)sm * g->l1t_sets + (vpn & (g->l1t_sets - 1))) *
+                   g->cfg.l1_tlb_ways];
+}
+
+static struct tlb_entry *l2t_set(struct gpu_core *g, u32 c, u64 vpn)
+{
+    return &g->l2t[((u64)c * g->l2t_sets + (vpn & (g->l2t_sets - 1))) *
+                   g->cfg.l2_tlb_ways];
+}
+
+/* ---- Placement --------------------------------------------------------- */
+
+u32 gpu_object_page_home(const struct gpu_object *o, u64 page, u32 n)
+{
+    u64 pages = (o->size + (1u << GPU_PAGE_SHIFT) - 1) >> GPU_PAGE_SHIFT;
+    u64 gr;
+
+    if (!n) {
+        return 0;
+    }
+    switch (o->policy) {
+    case GPU_PLACE_RR:
+        gr = 1;
+        break;
+    case GPU_PLACE_KWC:
+        gr = (pages + n - 1) / n;
+        break;
+    default:
+        gr = o->g;
+        break;
+    }
+    if (!gr) {
+        gr = 1;
+    }
+    return (u32)((page % ((u64)n * gr)) / gr);
+}
+
+/* ---- Warps: scoreboard and readiness ------------------------------------ */
+
+static const struct dinst *di(const u8 *p)
+{
+    return (const struct dinst *)p;
+}
+
+static const u16 *di_regs(const struct dinst *d)
+{
+    return (const u16 *)(d + 1);
+}
+
+static const u64 *di_sect(const struct dinst *d)
+{
+    u32 rb = ((u32)(d->ndst + d->nsrc) * 2 + 7) & ~7u;
+
+    return (const u64 *)((const u8 *)(d + 1) + rb);
+}
+
+/* Follows the jump to the next chunk, if the warp is at one. */
+static const u8 *pc_fix(const u8 *pc)
+{
+    if (di(pc)->op == OP_JUMP) {
+        const u8 *next;
+
+        memcpy(&next, pc + 8, sizeof(next));
+        return next;
+    }
+    return pc;
+}
+
+static void pend_expire(struct warp *w, u64 now)
+{
+    u32 i = 0;
+
+    while (i < w->npend) {
+        if (w->pend[i].memop == NONE && w->pend[i].ready <= now) {
+            w->pend[i] = w->pend[--w->npend];
+        } else {
+            i++;
+        }
+    }
+}
+
+static struct pend *pend_find(struct warp *w, u16 reg)
+{
+    u32 i;
+
+    for (i = 0; i < w->npend; i++) {
+        if (w->pend[i].reg == reg) {
+            return &w->pend[i];
+        }
+    }
+    return NULL;
+}
+
+/* After pend_expire(now): the earliest cycle the next instruction can go. */
+static u64 warp_ready(struct warp *w)
+{
+    const struct dinst *d;
+    const u16 *regs;
+    u64 r = w->not_before;
+    u32 i, n, live, guard;
+
+    if (!w->active || w->done || w->at_barrier) {
+        return NEVER;
+    }
+    d = di(w->pc);
+    regs = di_regs(d);
+    n = d->ndst + d->nsrc;
+    for (i = 0; i < n; i++) {
+        struct pend *p = pend_find(w, regs[i]);
+
+        if (p) {
+            if (p->memop != NONE) {
+                return NEVER;
+            }
+            if (p->ready > r) {
+                r = p->ready;
+            }
+        }
+    }
+    /* Room in the table for the destinations: wait for ALU entries. */
+    for (guard = 0; guard < PEND_MAX; guard++) {
+        u64 first = NEVER;
+
+        live = 0;
+        for (i = 0; i < w->npend; i++) {
+            const struct pend *p = &w->pend[i];
+
+            if (p->memop != NONE || p->ready > r) {
+                live++;
+                if (p->memop == NONE && p->ready < first) {
+                    first = p->ready;
+                }
+            }
+        }
+        if (PEND_MAX - live >= d->ndst) {
+            return r;
+        }
+        if (first == NEVER) {
+            return NEVER;
+        }
+        r = first;
+    }
+    return r;
+}
+
+static void pend_set(struct warp *w, u16 reg, u64 ready, u32 memop)
+{
+    struct pend *p = pend_find(w, reg);
+
+    if (!p) {
+        p = &w->pend[w->npend++];
+    }
+    p->reg = reg;
+    p->ready = ready;
+    p->memop = memop;
+}
+
+/* Why the warp's next instruction cannot go (reason). */
+static u32 warp_reason(struct gpu_core *g, struct warp *w)
+{
+    const struct dinst *d;
+    const u16 *regs;
+    u32 i, n;
+
+    if (w->at_barrier) {
+        return R_BARRIER;
+    }
+    d = di(w->pc);
+    regs = di_regs(d);
+    n = d->ndst + d->nsrc;
+    for (i = 0; i < n; i++) {
+        struct pend *p = pend_find(w, regs[i]);
+
+        if (p && p->memop != NONE) {
+            const struct memop *o = &g->memops[p->memop];
+
+            if (o->nmshr) {
+                return R_MSHR;
+            }
+            return o->nxlate ? R_TRANSLATION : R_MEMORY;
+        }
+    }
+    return R_SCOREBOARD;
+}
+
+static u32 sm_reason(struct gpu_core *g, u32 s)
+{
+    const struct sm *sm = &g->sms[s];
+    u64 base = (u64)s * g->cfg.warps_per_sm, best = NEVER;
+    const u64 *seq = &g->wseq[base];
+    u32 i, old = NONE;
+
+    if (!sm->warps_used) {
+        return R_IDLE;
+    }
+    for (i = 0; i < g->cfg.warps_per_sm; i++) {
+        if (seq[i] < best) {
+            best = seq[i];
+            old = i;
+        }
+    }
+    return old != NONE ? warp_reason(g, &g->warps[base + old]) : R_MEMORY;
+}
+
+static void sm_account(struct gpu_core *g, u32 s, u64 upto)
+{
+    struct sm *sm = &g->sms[s];
+    u64 n;
+    u64 *ctr[R_NR] = {
+        &g->stats.stall_scoreboard, &g->stats.stall_memory,
+        &g->stats.stall_translation, &g->stats.stall_barrier,
+        &g->stats.stall_mshr, &g->stats.idle_sm_cycles,
+    };
+
+    if (upto <= sm->acct_from) {
+        return;
+    }
+    n = upto - sm->acct_from;
+    *ctr[sm_reason(g, s)] += n;
+    sm->acct_from = upto;
+}
+
+/*
+ * The SM's state is about to change now: the cycles before are counted
+ * with the reason its state gives (it held since the last change).
+ */
+static void sm_touch(struct gpu_core *g, u32 s)
+{
+    sm_account(g, s, g->now);
+}
+
+/* The SM may issue at t (or later): make sure an event is there. */
+static void sm_wake(struct gpu_core *g, u32 s, u64 t)
+{
+    struct sm *sm = &g->sms[s];
+
+    if (t == NEVER) {
+        return;
+    }
+    if (t < g->now) {
+        t = g->now;
+    }
+    if (sm->last_issue != NEVER && t <= sm->last_issue) {
+        t = sm->last_issue + 1;
+    }
+    if (t < sm->sched_at) {
+        sm->sched_at = t;
+        push(g, t, EV_SM, s);
+    }
+}
+
+static void warp_update(struct gpu_core *g, u32 wi)
+{
+    struct warp *w = &g->warps[wi];
+
+    pend_expire(w, g->now);
+    g->wready[wi] = warp_ready(w);
+    sm_wake(g, wi / g->cfg.warps_per_sm, g->wready[wi]);
+}
+
+/* ---- Kernels and blocks ------------------------------------------------ */
+
+static void kernel_check_end(struct gpu_core *g);
+
+static bool block_fits(struct gpu_core *g, const struct sm *sm,
+                       const struct dblock *b)
+{
+    const struct gpu_config *c = &g->cfg;
+    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
+                  g->kern.block[2];
+    u64 regs = g->kern.nregs ? g->kern.nregs * threads : 0;
+
+    return sm->warps_used + b->nwarps <= c->warps_per_sm &&
+           sm->blocks_used < c->blocks_per_sm &&
+           sm->shmem_used + g->kern.shmem <= c->shmem_per_sm &&
+           sm->regs_used + regs <= c->regs_per_sm;
+}
+
+static void block_free(struct gpu_core *g, u32 s, u32 bs)
+{
+    struct sm *sm = &g->sms[s];
+    struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
+    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
+                  g->kern.block[2];
+    u32 i;
+
+    for (i = 0; i < g->cfg.warps_per_sm; i++) {
+        if (rb->slots & (1ULL << i)) {
+            struct warp *w = &g->warps[(u64)s * g->cfg.warps_per_sm + i];
+
+            w->active = 0;
+            w->npend = 0;
+            g->wready[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
+            g->wseq[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
+        }
+    }
+    sm->warps_used -= rb->nwarps;
+    sm->blocks_used--;
+    sm->shmem_used -= g->kern.shmem;
+    sm->regs_used -= g->kern.nregs ? (u32)(g->kern.nregs * threads) : 0;
+    rb->used = 0;
+    g->stats.blocks++;
+    g->blocks_left--;
+}
+
+static void chiplet_dispatch(struct gpu_core *g, u32 c);
+
+static void block_check_done(struct gpu_core *g, u32 s, u32 bs)
+{
+    struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
+
+    if (rb->live || rb->loads) {
+        return;
+    }
+    sm_touch(g, s);
+    block_free(g, s, bs);
+    chiplet_dispatch(g, g->sms[s].chiplet);
+    kernel_check_end(g);
+}
+
+static void barrier_release(struct gpu_core *g, u32 s, struct rblock *rb)
+{
+    u32 i;
+
+    sm_touch(g, s);
+    for (i = 0; i < g->cfg.warps_per_sm; i++) {
+        if (rb->slots & (1ULL << i)) {
+            u32 wi = s * g->cfg.warps_per_sm + i;
+            struct warp *w = &g->warps[wi];
+
+            if (w->at_barrier) {
+                w->at_barrier = 0;
+                w->not_before = g->now + g->cfg.lat_other;
+                warp_update(g, wi);
+            }
+        }
+    }
+    rb->arrived = 0;
+    g->stats.barriers++;
+}
+
+/* Places block kb on SM s now. */
+static void block_place(struct gpu_core *g, u32 s, u32 kb)
+{
+    struct sm *sm = &g->sms[s];
+    const struct dblock *b = &g->dblocks[kb];
+    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
+                  g->kern.block[2];
+    struct rblock *rb = NULL;
+    u32 bs, i, slot = 0;
+
+    sm_touch(g, s);
+    for (bs = 0; bs < g->cfg.blocks_per_sm; bs++) {
+        rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
+        if (!rb->used) {
+            break;
+        }
+    }
+    memset(rb, 0, sizeof(*rb));
+    rb->used = 1;
+    rb->kb = kb;
+    rb->nwarps = b->nwarps;
+    sm->warps_used += b->nwarps;
+    sm->blocks_used++;
+    sm->shmem_used += g->kern.shmem;
+    sm->regs_used += g->kern.nregs ? (u32)(g->kern.nregs * threads) : 0;
+    for (i = 0; i < b->nwarps; i++) {
+        const struct dwarp *dw = &g->dwarps[b->first_warp + i];
+        struct warp *w;
+        u32 wi;
+
+        while (g->warps[(u64)s * g->cfg.warps_per_sm + slot].active) {
+            slot++;
+        }
+        wi = s * g->cfg.warps_per_sm + slot;
+        w = &g->warps[wi];
+        memset(w, 0, offsetof(struct warp, pend));
+        w->active = 1;
+        w->block = bs;
+        g->wseq[wi] = g->warp_seq++;
+        w->left = dw->ninsts;
+        w->pc = dw->ninsts ? pc_fix(dw->first) : NULL;
+        w->not_before = g->now;
+        rb->slots |= 1ULL << slot;
+        g->stats.warps++;
+        if (!dw->ninsts) {
+            w->done = 1;
+            g->wseq[wi] = NEVER;
+        } else {
+            rb->live++;
+            warp_update(g, wi);
+        }
+    }
+    if (!rb->live) {
+        block_free(g, s, bs);
+    }
+}
+
+/* Dispatches the chiplet's next blocks, in order, while they fit. */
+static void chiplet_dispatch(struct gpu_core *g, u32 c)
+{
+    struct chiplet *ch = &g->chip[c];
+    u32 n = g->cfg.sms;
+
+    while (ch->cursor < ch->end) {
+        const struct dblock *b = &g->dblocks[ch->cursor];
+        u32 k, s = NONE;
+
+        for (k = 1; k <= n; k++) {
+            u32 cand = c * n + (ch->last_sm + k) % n;
+
+            if (block_fits(g, &g->sms[cand], b)) {
+                s = cand;
+                break;
+            }
+        }
+        if (s == NONE) {
+            return;
+        }
+        ch->last_sm = s - c * n;
+        block_place(g, s, ch->cursor);
+        ch->cursor += ch->step;
+    }
+}
+
+static void kernel_check_end(struct gpu_core *g)
+{
+    struct gpu_kernel_stats ks;
+    const struct gpu_core_stats *a = &g->kbase, *b = &g->stats;
+
+    if (!g->kactive || g->blocks_left || g->ops_left) {
+        return;
+    }
+    g->kactive = false;
+    g->kend = g->now;
+    if (g->now > g->last_cycle) {
+        g->last_cycle = g->now;
+    }
+    g->stats.kernels++;
+    if (g->ops->kernel_done) {
+        memset(&ks, 0, sizeof(ks));
+        ks.id = g->kern.id;
+        ks.start = g->kstart;
+        ks.end = g->now;
+        ks.blocks = b->blocks - a->blocks;
+        ks.warp_insts = b->warp_insts - a->warp_insts;
+        ks.thread_insts = b->thread_insts - a->thread_insts;
+        ks.l1_tlb_misses = b->l1_tlb_misses - a->l1_tlb_misses;
+        ks.l2_tlb_misses = b->l2_tlb_misses - a->l2_tlb_misses;
+        ks.l1_misses = b->l1_misses - a->l1_misses;
+        ks.l2_misses = b->l2_misses - a->l2_misses;
+        {
+            u32 i;
+
+            for (i = 0; i + 1 < sizeof(ks.name) && g->kern.name[i]; i++) {
+                ks.name[i] = g->kern.name[i];
+            }
+        }
+        g->ops->kernel_done(g->priv, &ks);
+    }
+}
+
+/* ---- Memory instructions ----------------------------------------------- */
+
+static void memop_done(struct gpu_core *g, u32 oi)
+{
+    struct memop *o = &g->memops[oi];
+
+    if (o->warp != NONE) {
+        struct warp *w = &g->warps[o->warp];
+        u32 s = o->warp / g->cfg.warps_per_sm;
+        u32 i;
+
+        sm_touch(g, s);
+        for (i = 0; i < w->npend; i++) {
+            if (w->pend[i].memop == oi) {
+                w->pend[i].memop = NONE;
+                w->pend[i].ready = g->now;
+            }
+        }
+        warp_update(g, o->warp);
+        if (o->loads) {
+            struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm +
+                                           w->block];
+
+            rb->loads--;
+            memop_put(g, oi);
+            g->ops_left--;
+            block_check_done(g, s, w->block);
+            kernel_check_end(g);
+            return;
+        }
+    }
+    memop_put(g, oi);
+    g->ops_left--;
+    kernel_check_end(g);
+}
+
+/* A sector of memop oi is usable at tc (>= now). */
+static void sector_done(struct gpu_core *g, u32 oi, u64 tc)
+{
+    struct memop *o = &g->memops[oi];
+
+    if (tc > o->done_max) {
+        o->done_max = tc;
+    }
+    if (--o->left) {
+        return;
+    }
+    if (o->done_max <= g->now) {
+        memop_done(g, oi);
+    } else {
+        push(g, o->done_max, EV_OPDONE, oi);
+    }
+}
+
+static void ev_depart(struct gpu_core *g, u32 ri);
+static void ev_l2(struct gpu_core *g, u32 ri);
+
+/* Sends request ri on at t: now inline, later by an event. */
+static void go(struct gpu_core *g, u64 t, u32 type, u32 ri)
+{
+    if (t == g->now && type == EV_DEPART) {
+        ev_depart(g, ri);
+    } else {
+        push(g, t, type, ri);
+    }
+}
+
+static void l1_mshr_try(struct gpu_core *g, u32 ri);
+
+/* A sector access starts at the SM now. */
+static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
+                         u32 home, u32 kind)
+{
+    struct memop *o = &g->memops[oi];
+    u32 ri;
+    struct req *r;
+
+    if (kind == PROG_KIND_LOAD) {
+        struct line *l = line_find(l1_set(g, s, addr), g->cfg.l1_ways,
+                                   addr >> 7);
+
+        g->stats.l1_accesses++;
+        if (l && (l->valid & sector_bit(addr))) {
+            g->stats.l1_hits++;
+            l->lru = ++g->lru;
+            sector_done(g, oi, g->now + g->cfg.l1_lat);
+            return;
+        }
+        g->stats.l1_misses++;
+    } else if (kind == PROG_KIND_STORE) {
+        struct line *l = line_find(l1_set(g, s, addr), g->cfg.l1_ways,
+                                   addr >> 7);
+
+        if (l && (l->valid & sector_bit(addr))) {
+            l->lru = ++g->lru;
+        }
+    }
+    ri = req_get(g);
+    if (ri == NONE) {
+        fail_str(g, -ENOMEM, "out of memory for memory requests");
+        return;
+    }
+    r = &g->reqs[ri];
+    r->addr = addr;
+    r->memop = oi;
+    r->next = NONE;
+    r->sm = s;
+    r->src = g->sms[s].chiplet;
+    r->home = home;
+    r->kind = kind;
+    r->reply = 0;
+    (void)o;
+    if (kind == PROG_KIND_LOAD) {
+        l1_mshr_try(g, ri);
+    } else if (kind == PROG_KIND_STORE) {
+        go(g, g->now + g->cfg.l1_lat, EV_DEPART, ri);
+    } else {
+        go(g, g->now, EV_DEPART, ri);
+    }
+}
+
+/* A load's miss: merge with one in flight, take an MSHR or wait. */
+static void l1_mshr_try(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    u32 s = r->sm, i, free_i = NONE;
+    struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
+    struct sm *sm = &g->sms[s];
+
+    for (i = 0; i < g->cfg.l1_mshrs; i++) {
+        if (m[i].busy && m[i].addr == r->addr) {
+            r->next = m[i].head;
+            m[i].head = ri;
+            return;
+        }
+        if (!m[i].busy && free_i == NONE) {
+            free_i = i;
+        }
+    }
+    if (free_i == NONE) {
+        sm_touch(g, s);
+        r->next = NONE;
+        if (sm->fifo_head == NONE) {
+            sm->fifo_head = ri;
+        } else {
+            g->reqs[sm->fifo_tail].next = ri;
+        }
+        sm->fifo_tail = ri;
+        g->memops[r->memop].nmshr++;
+        return;
+    }
+    m[free_i].busy = 1;
+    m[free_i].addr = r->addr;
+    m[free_i].head = NONE;
+    sm->mshr_used++;
+    r->next = NONE;
+    go(g, g->now + g->cfg.l1_lat, EV_DEPART, ri);
+}
+
+static void ev_depart(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    const struct gpu_config *c = &g->cfg;
+    u32 from = r->reply ? r->home : r->src;
+    u32 to = r->reply ? r->src : r->home;
+    u32 bytes;
+    u64 t;
+
+    if (from == to) {
+        if (r->reply) {
+            push(g, g->now, EV_SM_REPLY, ri);
+        } else {
+            ev_l2(g, ri);
+        }
+        return;
+    }
+    if (r->reply) {
+        bytes = (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) ?
+                GPU_SECTOR_BYTES + HDR_BYTES : HDR_BYTES;
+    } else {
+        bytes = r->kind == PROG_KIND_LOAD ? HDR_BYTES :
+                GPU_SECTOR_BYTES + HDR_BYTES;
+    }
+    t = server_use(&g->egress[from], c->link_bw, c->link_lat, g->now, bytes);
+    push(g, t, EV_INGRESS, ri);
+}
+
+static void ev_ingress(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    const struct gpu_config *c = &g->cfg;
+    u32 to = r->reply ? r->src : r->home;
+    u32 bytes;
+    u64 t;
+
+    if (r->reply) {
+        bytes = (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) ?
+                GPU_SECTOR_BYTES + HDR_BYTES : HDR_BYTES;
+    } else {
+        bytes = r->kind == PROG_KIND_LOAD ? HDR_BYTES :
+                GPU_SECTOR_BYTES + HDR_BYTES;
+    }
+    t = server_use(&g->ingress[to], c->link_bw, 0, g->now, bytes);
+    push(g, t, r->reply ? EV_SM_REPLY : EV_L2, ri);
+}
+
+/* Puts a sector into home's L2 now; a dirty victim is written back. */
+static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+{
+    struct line *set = l2_set(g, home, addr);
+    struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
+    u8 bit = sector_bit(addr);
+
+    if (!l) {
+        l = line_victim(set, g->cfg.l2_ways);
+        if (l->valid && l->dirty) {
+            u32 n = __builtin_popcount(l->dirty);
+
+            g->stats.l2_writebacks += n;
+            while (n--) {
+                server_use(&g->drams[home], g->cfg.dram_bw, g->cfg.dram_lat,
+                           g->now, GPU_SECTOR_BYTES);
+            }
+        }
+        l->tag = addr >> 7;
+        l->valid = 0;
+        l->dirty = 0;
+    }
+    l->valid |= bit;
+    if (dirty) {
+        l->dirty |= bit;
+    }
+    l->lru = ++g->lru;
+}
+
+static void ev_l2(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    const struct gpu_config *c = &g->cfg;
+    struct line *l = line_find(l2_set(g, r->home, r->addr), c->l2_ways,
+                               r->addr >> 7);
+    bool hit = l && (l->valid & sector_bit(r->addr));
+    u64 t;
+
+    g->stats.l2_accesses++;
+    if (r->src == r->home) {
+        g->stats.l2_local++;
+    } else {
+        g->stats.l2_remote++;
+    }
+    t = server_use(&g->l2s[r->home], c->l2_bw, c->l2_lat, g->now,
+                   GPU_SECTOR_BYTES);
+    if (hit) {
+        g->stats.l2_hits++;
+        l->lru = ++g->lru;
+        if (r->kind != PROG_KIND_LOAD) {
+            l->dirty |= sector_bit(r->addr);
+        }
+        r->reply = 1;
+        push(g, t, EV_REPLY, ri);
+        return;
+    }
+    g->stats.l2_misses++;
+    if (r->kind == PROG_KIND_STORE) {
+        l2_fill(g, r->home, r->addr, true);
+        r->reply = 1;
+        push(g, t, EV_REPLY, ri);
+        return;
+    }
+    push(g, t, EV_DRAM, ri);
+}
+
+static void ev_dram(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    u64 t = server_use(&g->drams[r->home], g->cfg.dram_bw, g->cfg.dram_lat,
+                       g->now, GPU_SECTOR_BYTES);
+
+    push(g, t, EV_FILL, ri);
+}
+
+static void ev_fill(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+
+    l2_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
+    r->reply = 1;
+    ev_depart(g, ri);
+}
+
+/* A freed L1 MSHR: the oldest waiting miss retries. */
+static void l1_mshr_free(struct gpu_core *g, u32 s)
+{
+    struct sm *sm = &g->sms[s];
+
+    sm_touch(g, s);
+    while (sm->fifo_head != NONE) {
+        u32 ri = sm->fifo_head;
+        struct req *r = &g->reqs[ri];
+        struct line *l = line_find(l1_set(g, s, r->addr), g->cfg.l1_ways,
+                                   r->addr >> 7);
+        u32 used = sm->mshr_used;
+
+        sm->fifo_head = r->next;
+        g->memops[r->memop].nmshr--;
+        if (l && (l->valid & sector_bit(r->addr))) {
+            u32 oi = r->memop;
+
+            req_put(g, ri);
+            sector_done(g, oi, g->now + g->cfg.l1_lat);
+            continue;
+        }
+        l1_mshr_try(g, ri);
+        if (sm->mshr_used > used || sm->fifo_head == NONE ||
+            sm->mshr_used == g->cfg.l1_mshrs) {
+            break;
+        }
+    }
+}
+
+static void ev_sm_reply(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    u32 s = r->sm;
+
+    if (r->kind == PROG_KIND_LOAD) {
+        struct line *set = l1_set(g, s, r->addr);
+        struct line *l = line_find(set, g->cfg.l1_ways, r->addr >> 7);
+        struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
+        u32 i, w;
+
+        if (!l) {
+            l = line_victim(set, g->cfg.l1_ways);
+            l->tag = r->addr >> 7;
+            l->valid = 0;
+        }
+        l->valid |= sector_bit(r->addr);
+        l->lru = ++g->lru;
+        for (i = 0; i < g->cfg.l1_mshrs; i++) {
+            if (m[i].busy && m[i].addr == r->addr) {
+                break;
+            }
+        }
+        if (i < g->cfg.l1_mshrs) {
+            w = m[i].head;
+            m[i].busy = 0;
+            g->sms[s].mshr_used--;
+            while (w != NONE) {
+                u32 nx = g->reqs[w].next, oi = g->reqs[w].memop;
+
+                req_put(g, w);
+                sector_done(g, oi, g->now);
+                w = nx;
+            }
+        }
+        {
+            u32 oi = r->memop;
+
+            req_put(g, ri);
+            sector_done(g, oi, g->now);
+        }
+        if (g->sms[s].fifo_head != NONE) {
+            l1_mshr_free(g, s);
+        }
+        return;
+    }
+    {
+        u32 oi = r->memop;
+
+        req_put(g, ri);
+        sector_done(g, oi, g->now);
+    }
+}
+
+/* ---- Translation ------------------------------------------------------- */
+
+static void xl_data(struct gpu_core *g, u32 xi);
+static void xl_l2(struct gpu_core *g, u32 xi, bool retry);
+
+static u32 xl_chiplet(struct gpu_core *g, u32 xi)
+{
+    return g->sms[g->xls[xi].sm].chiplet;
+}
+
+/* At the L2 TLB now: hit, merge, take an MSHR or wait for one. */
+static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
+{
+    struct xl *x = &g->xls[xi];
+    const struct gpu_config *c = &g->cfg;
+    u32 ch = xl_chiplet(g, xi), i, free_i = NONE;
+    struct tlb_entry *e = tlb_find(l2t_set(g, ch, x->vpn), c->l2_tlb_ways,
+                                   x->vpn);
+    struct tlb_mshr *m = &g->l2m[(u64)ch * c->l2_tlb_mshrs];
+    struct chiplet *cp = &g->chip[ch];
+
+    if (!retry) {
+        g->stats.l2_tlb_accesses++;
+    }
+    if (e) {
+        if (!retry) {
+            g->stats.l2_tlb_hits++;
+        } else {
+            g->stats.l2_tlb_mshr_merges++;
+        }
+        e->lru = ++g->lru;
+        x->pfn = e->pfn;
+        tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
+                 e->pfn);
+        push(g, g->now + c->l2_tlb_lat, EV_XL_DATA, xi);
+        return;
+    }
+    if (!retry) {
+        g->stats.l2_tlb_misses++;
+    }
+    for (i = 0; i < c->l2_tlb_mshrs; i++) {
+        if (m[i].busy && m[i].vpn == x->vpn) {
+            g->stats.l2_tlb_mshr_merges++;
+            x->next = NONE;
+            g->xls[m[i].tail].next = xi;
+            m[i].tail = xi;
+            m[i].write |= x->kind != PROG_KIND_LOAD;
+            return;
+        }
+        if (!m[i].busy && free_i == NONE) {
+            free_i = i;
+        }
+    }
+    if (free_i == NONE) {
+        sm_touch(g, x->sm);
+        x->next = NONE;
+        if (cp->fifo_head == NONE) {
+            cp->fifo_head = xi;
+        } else {
+            g->xls[cp->fifo_tail].next = xi;
+        }
+        cp->fifo_tail = xi;
+        g->memops[x->memop].nmshr++;
+        return;
+    }
+    memset(&m[free_i], 0, sizeof(m[free_i]));
+    m[free_i].busy = 1;
+    m[free_i].vpn = x->vpn;
+    m[free_i].tag = ++g->next_tag;
+    m[free_i].head = m[free_i].tail = xi;
+    m[free_i].write = x->kind != PROG_KIND_LOAD;
+    x->next = NONE;
+    push(g, g->now + c->l2_tlb_lat, EV_ATS_SEND,
+         ch * c->l2_tlb_mshrs + free_i);
+}
+
+static void ev_ats_send(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    struct chiplet_tlb_request rq;
+
+    memset(&rq, 0, sizeof(rq));
+    rq.tag = m->tag;
+    rq.vpn = m->vpn;
+    rq.issue = g->now;
+    rq.chiplet = mi / g->cfg.l2_tlb_mshrs;
+    rq.write = m->write;
+    m->issue = g->now;
+    m->sent = 1;
+    g->stats.ats_requests++;
+    if (g->ops->ats_request) {
+        g->ops->ats_request(g->priv, &rq);
+    }
+}
+
+static void ev_ats_fill(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    const struct gpu_config *c = &g->cfg;
+    u32 ch = mi / c->l2_tlb_mshrs;
+    struct chiplet *cp = &g->chip[ch];
+    u32 xi = m->head;
+
+    g->stats.ats_replies++;
+    g->stats.ats_round_trip += m->arrive - m->issue;
+    if (!m->fault) {
+        tlb_fill(g, l2t_set(g, ch, m->vpn), c->l2_tlb_ways, m->vpn, m->pfn);
+    }
+    m->busy = 0;
+    while (xi != NONE) {
+        struct xl *x = &g->xls[xi];
+        u32 nx = x->next;
+
+        if (m->fault) {
+            u32 oi = x->memop, n = x->nsect, s = x->sm;
+
+            sm_touch(g, s);
+            g->stats.translation_faults++;
+            g->memops[oi].nxlate--;
+            xl_put(g, xi);
+            while (n--) {
+                sector_done(g, oi, g->now);
+            }
+        } else {
+            x->pfn = m->pfn;
+            tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
+                     m->pfn);
+            xl_data(g, xi);
+        }
+        xi = nx;
+    }
+    /* Waiting misses retry, oldest first, until one takes the MSHR. */
+    while (cp->fifo_head != NONE) {
+        u32 wi = cp->fifo_head;
+        u32 busy = 0, i;
+
+        cp->fifo_head = g->xls[wi].next;
+        sm_touch(g, g->xls[wi].sm);
+        g->memops[g->xls[wi].memop].nmshr--;
+        xl_l2(g, wi, true);
+        for (i = 0; i < c->l2_tlb_mshrs; i++) {
+            busy += g->l2m[ch * c->l2_tlb_mshrs + i].busy;
+        }
+        if (busy == c->l2_tlb_mshrs) {
+            break;
+        }
+    }
+}
+
+/* The page group's translation is known now: its sectors go. */
+static void xl_data(struct gpu_core *g, u32 xi)
+{
+    struct xl x = g->xls[xi];
+    u32 i;
+
+    sm_touch(g, x.sm);
+    xl_put(g, xi);
+    g->memops[x.memop].nxlate--;
+    for (i = 0; i < x.nsect && !g->err; i++) {
+        u64 pa = (x.pfn << GPU_PAGE_SHIFT) |
+                 (x.sect[i] & ((1u << GPU_PAGE_SHIFT) - 32));
+        u64 home = x.pfn / g->frames;
+
+        if (home >= g->cfg.chiplets) {
+            struct msg m;
+
+            m_begin(g, &m);
+            m_str(&m, "ATS reply: pfn ");
+            m_num(&m, x.pfn, 16);
+            m_str(&m, " for vpn ");
+            m_num(&m, x.vpn, 16);
+            m_str(&m, " is past the chiplets' memory");
+            fail(g, -EINVAL);
+            return;
+        }
+        sector_start(g, x.sm, x.memop, pa, (u32)home, x.kind);
+    }
+}
+
+/* ---- Issue ------------------------------------------------------------- */
+
+static u32 alu_lat(const struct gpu_config *c, u32 op)
+{
+    switch (op) {
+    case PROG_OP_INT:
+        return c->lat_int;
+    case PROG_OP_FP:
+        return c->lat_fp;
+    case PROG_OP_DP:
+        return c->lat_dp;
+    case PROG_OP_SFU:
+        return c->lat_sfu;
+    case PROG_OP_TENSOR:
+        return c->lat_tensor;
+    case PROG_OP_BRANCH:
+        return c->lat_branch;
+    default:
+        return c->lat_other;
+    }
+}
+
+static void issue_global(struct gpu_core *g, u32 s, u32 wi,
+                         const struct dinst *d)
+{
+    const struct gpu_config *c = &g->cfg;
+    struct warp *w = &g->warps[wi];
+    const u64 *sect = di_sect(d);
+    const u16 *regs = di_regs(d);
+    u32 bytes = prog_lanes(d->mask) * d->width;
+    u32 i, oi, kind = d->kind;
+    bool loads = kind == PROG_KIND_LOAD || kind == PROG_KIND_ATOMIC;
+
+    switch (kind) {
+    case PROG_KIND_LOAD:
+        g->stats.global_loads++;
+        g->stats.bytes_loaded += bytes;
+        break;
+    case PROG_KIND_STORE:
+        g->stats.global_stores++;
+        g->stats.bytes_stored += bytes;
+        break;
+    case PROG_KIND_ATOMIC:
+        g->stats.global_atomics++;
+        g->stats.bytes_loaded += bytes;
+        g->stats.bytes_stored += bytes;
+        break;
+    default:
+        g->stats.global_atomics++;
+        g->stats.bytes_stored += bytes;
+        break;
+    }
+    g->stats.sectors += d->nsect;
+    g->stats.lines += d->nlines;
+    if (!d->nsect) {
+        for (i = 0; i < d->ndst; i++) {
+            pend_set(w, regs[i], g->now + c->l1_lat, NONE);
+        }
+        return;
+    }
+    oi = memop_get(g);
+    if (oi == NONE) {
+        fail_str(g, -ENOMEM, "out of memory for memory instructions");
+        return;
+    }
+    g->memops[oi].left = d->nsect;
+    g->memops[oi].kind = kind;
+    g->memops[oi].sm = s;
+    g->ops_left++;
+    if (loads) {
+        g->memops[oi].warp = wi;
+        g->memops[oi].loads = 1;
+        g->blocks[(u64)s * c->blocks_per_sm + w->block].loads++;
+        for (i = 0; i < d->ndst; i++) {
+            pend_set(w, regs[i], NEVER, oi);
+        }
+    }
+    if (!c->translate) {
+        for (i = 0; i < d->nsect && !g->err; i++) {
+            sector_start(g, s, oi, sect[i] & ~31ULL, sect[i] & 31, kind);
+        }
+        return;
+    }
+    for (i = 0; i < d->nsect && !g->err;) {
+        u64 vpn = sect[i] >> GPU_PAGE_SHIFT;
+        u32 j = i, xi;
+        struct xl *x;
+        struct tlb_entry *e;
+
+        while (j < d->nsect && (sect[j] >> GPU_PAGE_SHIFT) == vpn) {
+            j++;
+        }
+        xi = xl_get(g);
+        if (xi == NONE) {
+            fail_str(g, -ENOMEM, "out of memory for translations");
+            return;
+        }
+        x = &g->xls[xi];
+        x->vpn = vpn;
+        x->sect = &sect[i];
+        x->nsect = j - i;
+        x->memop = oi;
+        x->sm = s;
+        x->kind = kind;
+        x->next = NONE;
+        g->memops[oi].nxlate++;
+        g->stats.l1_tlb_accesses++;
+        e = tlb_find(l1t_set(g, s, vpn), c->l1_tlb_ways, vpn);
+        if (e) {
+            g->stats.l1_tlb_hits++;
+            e->lru = ++g->lru;
+            x->pfn = e->pfn;
+            push(g, g->now + c->l1_tlb_lat, EV_XL_DATA, xi);
+        } else {
+            g->stats.l1_tlb_misses++;
+            push(g, g->now + c->l1_tlb_lat, EV_XL_L2, xi);
+        }
+        i = j;
+    }
+}
+
+static void warp_finish(struct gpu_core *g, u32 s, u32 wi)
+{
+    struct warp *w = &g->warps[wi];
+    struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + w->block];
+
+    sm_touch(g, s);
+    w->done = 1;
+    g->wready[wi] = NEVER;
+    g->wseq[wi] = NEVER;
+    rb->live--;
+    if (rb->arrived && rb->arrived == rb->live) {
+        barrier_release(g, s, rb);
+    }
+    block_check_done(g, s, w->block);
+}
+
+static void issue(struct gpu_core *g, u32 s, u32 wi)
+{
+    const struct gpu_config *c = &g->cfg;
+    struct warp *w = &g->warps[wi];
+    const struct dinst *d = di(w->pc);
+    const u16 *regs = di_regs(d);
+    u32 i, lat = 0;
+    bool barrier = false;
+
+    g->stats.warp_insts++;
+    g->stats.thread_insts += prog_lanes(d->mask);
+    switch (d->op) {
+    case PROG_OP_MEMORY:
+        g->stats.mem_insts++;
+        if (d->space == PROG_SPACE_GLOBAL) {
+            issue_global(g, s, wi, d);
+            break;
+        }
+        if (d->space == PROG_SPACE_SHARED) {
+            g->stats.shared_insts++;
+            lat = c->shmem_lat;
+        } else {
+            lat = c->const_lat;
+        }
+        for (i = 0; i < d->ndst; i++) {
+            pend_set(w, regs[i], g->now + lat, NONE);
+        }
+        break;
+    case PROG_OP_BARRIER:
+        barrier = true;
+        /* fall through */
+    default:
+        lat = alu_lat(c, d->op);
+        for (i = 0; i < d->ndst; i++) {
+            pend_set(w, regs[i], g->now + lat, NONE);
+        }
+        break;
+    }
+    w->not_before = g->now + 1;
+    if (--w->left) {
+        w->pc = pc_fix(w->pc + d->size);
+        if (barrier) {
+            struct rblock *rb = &g->blocks[(u64)s * c->blocks_per_sm +
+                                           w->block];
+
+            w->at_barrier = 1;
+            rb->arrived++;
+            if (rb->arrived == rb->live) {
+                barrier_release(g, s, rb);
+            }
+        }
+        g->wready[wi] = w->at_barrier ? NEVER : warp_ready(w);
+    } else {
+        warp_finish(g, s, wi);
+    }
+}
+
+/* An SM's turn at now: issue one ready warp, then sleep until the next. */
+static void ev_sm(struct gpu_core *g, u32 s)
+{
+    struct sm *sm = &g->sms[s];
+    const struct gpu_config *c = &g->cfg;
+    u32 n = c->warps_per_sm, i, pick = NONE;
+    u64 base = (u64)s * n;
+    const u64 *ready = &g->wready[base], *seq = &g->wseq[base];
+    u64 next = NEVER, now = g->now;
+
+    if (sm->sched_at != now) {
+        return;         /* superseded by an earlier wake */
+    }
+    sm->sched_at = NEVER;
+    if (c->warp_sched == GPU_WS_GTO) {
+        if (ready[sm->last_warp] <= now) {
+            pick = sm->last_warp;
+        } else {
+            u64 best = NEVER;
+
+            for (i = 0; i < n; i++) {
+                if (ready[i] <= now && seq[i] < best) {
+                    best = seq[i];
+                    pick = i;
+                }
+            }
+        }
+    } else {
+        for (i = 1; i <= n; i++) {
+            u32 k = (sm->last_warp + i) % n;
+
+            if (ready[k] <= now) {
+                pick = k;
+                break;
+            }
+        }
+    }
+    if (pick != NONE) {
+        sm_account(g, s, now);
+        sm->acct_from = now + 1;
+        sm->last_issue = now;
+        sm->last_warp = pick;
+        issue(g, s, (u32)(base + pick));
+        if (g->err) {
+            return;
+        }
+    }
+    /* The earliest next issue; now + 1 is as early as it gets. */
+    if (pick != NONE && ready[pick] <= now + 1) {
+        next = now + 1;
+    } else {
+        for (i = 0; i < n; i++) {
+            if (ready[i] < next) {
+                next = ready[i];
+                if (next <= now + 1) {
+                    break;
+                }
+            }
+        }
+    }
+    sm_wake(g, s, next);
+}
+
+/* ---- Decoding a kernel ------------------------------------------------- */
+
+static int kernel_fail(struct gpu_core *g, int err, const struct dblock *b,
+                       u32 warp, u64 inst, u64 pc, const char *what)
+{
+    struct msg m;
+
+    m_begin(g, &m);
+    m_where(&m, g, b, warp, inst, pc);
+    m_str(&m, what);
+    return fail(g, err);
+}
+
+/* Room for bytes of decoded instructions; NULL: over the limit or OOM. */
+static u8 *arena_take(struct gpu_core *g, u32 bytes)
+{
+    struct chunk *c = g->cur_chunk;
+    u8 *p;
+
+    if (g->kernel_bytes + bytes > g->kernel_limit) {
+        return NULL;
+    }
+    if (c && c->used + bytes + CHUNK_RESERVE <= CHUNK_BYTES) {
+        p = c->data + c->used;
+        c->used += bytes;
+        g->kernel_bytes += bytes;
+        return p;
+    }
+    /* The next chunk (kept from an earlier kernel or new). */
+    {
+        struct chunk *nc = c ? c->next : g->chunks;
+
+        if (!nc) {
+            nc = zalloc(g, sizeof(*nc) + CHUNK_BYTES);
+            if (!nc) {
+                return NULL;
+            }
+            if (c) {
+                c->next = nc;
+            } else {
+                g->chunks = nc;
+            }
+        }
+        nc->used = 0;
+        if (c) {
+            /* The jump: a marker and the next chunk's start. */
+            u8 *j = c->data + c->used;
+            const u8 *to = nc->data;
+
+            memset(j, 0, CHUNK_RESERVE);
+            j[0] = OP_JUMP;
+            memcpy(j + 8, &to, sizeof(to));
+        }
+        g->cur_chunk = nc;
+        c = nc;
+    }
+    p = c->data;
+    c->used = bytes;
+    g->kernel_bytes += bytes;
+    return p;
+}
+
+static struct gpu_object *obj_lookup(struct gpu_core *g, u64 a)
+{
+    u32 lo = 0, hi = g->nobjs;
+    struct gpu_object *o;
+
+    if (g->last_obj < g->nobjs) {
+        o = &g->objs[g->last_obj];
+        if (a >= o->base && a - o->base < o->size) {
+            return o;
+        }
+    }
+    while (lo < hi) {
+        u32 mid = (lo + hi) / 2;
+
+        if (g->objs[mid].base <= a) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (!lo) {
+        return NULL;
+    }
+    o = &g->objs[lo - 1];
+    if (a - o->base >= o->size) {
+        return NULL;
+    }
+    g->last_obj = lo - 1;
+    return o;
+}
+
+static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
+                       const struct dblock *b, u32 warp, u32 idx,
+                       const u8 **at)
+{
+    u64 tmp[MAX_SECTORS];
+    u32 n = 0, i, nregs = in->ndst + in->nsrc, nlines = 0, size;
+    u32 rb = (nregs * 2 + 7) & ~7u;
+    struct dinst *d;
+    u8 *p;
+
+    if (in->op == PROG_OP_MEMORY && in->space == PROG_SPACE_GLOBAL) {
+        u32 mask = in->mask;
+
+        while (mask) {
+            u32 lane = __builtin_ctz(mask);
+            u64 a = in->addr[lane], va, s, e;
+            struct gpu_object *o;
+
+            mask &= mask - 1;
+            o = obj_lookup(g, a);
+            if (!o) {
+                struct msg m;
+
+                m_begin(g, &m);
+                m_where(&m, g, b, warp, idx, in->pc);
+                m_str(&m, "address ");
+                m_num(&m, a, 16);
+                m_str(&m, " is in no object");
+                return fail(g, -EFAULT);
+            }
+            va = o->gpu_va + (a - o->base);
+            for (s = va >> 5, e = (va + in->width - 1) >> 5; s <= e; s++) {
+                u64 v = s << 5;
+
+                if (!g->cfg.translate) {
+                    v |= gpu_object_page_home(o, (v - o->gpu_va) >>
+                                              GPU_PAGE_SHIFT,
+                                              g->cfg.chiplets);
+                }
+                /* Insertion into a sorted list: lanes mostly ascend. */
+                for (i = n; i && tmp[i - 1] > v; i--) {
+                    tmp[i] = tmp[i - 1];
+                }
+                if (i && (tmp[i - 1] >> 5) == (v >> 5)) {
+                    memmove(&tmp[i], &tmp[i + 1], (n - i) * sizeof(u64));
+                    continue;
+                }
+                tmp[i] = v;
+                n++;
+            }
+        }
+        for (i = 0; i < n; i++) {
+            if (!i || (tmp[i] >> 7) != (tmp[i - 1] >> 7)) {
+                nlines++;
+            }
+        }
+    }
+    size = sizeof(*d) + rb + n * 8;
+    p = arena_take(g, size);
+    if (!p) {
+        struct msg m;
+
+        m_begin(g, &m);
+        m_where(&m, g, b, warp, idx, in->pc);
+        m_str(&m, "the kernel's decoded instructions exceed kernel_mib (");
+        m_num(&m, g->cfg.kernel_mib, 10);
+        m_str(&m, " MiB)");
+        return fail(g, -E2BIG);
+    }
+    *at = p;
+    d = (struct dinst *)p;
+    d->op = in->op;
+    d->space = in->space;
+    d->kind = in->kind;
+    d->ndst = in->ndst;
+    d->nsrc = in->nsrc;
+    d->nlines = nlines;
+    d->width = in->width;
+    d->mask = in->mask;
+    d->nsect = n;
+    d->size = size;
+    memcpy((u16 *)(d + 1), in->dst, in->ndst * 2);
+    memcpy((u16 *)(d + 1) + in->ndst, in->src, in->nsrc * 2);
+    memcpy(p + sizeof(*d) + rb, tmp, n * 8);
+    return 0;
+}
+
+/* ---- Reading the program ----------------------------------------------- */
+
+static int next_rec(struct gpu_core *g)
+{
+    int ret = g->src(g->src_priv, &g->rec);
+    struct msg m;
+
+    if (ret < 0) {
+        m_begin(g, &m);
+        m_str(&m, "the program's record ");
+        m_num(&m, g->records + 1, 10);
+        m_str(&m, " could not be read (its reader says why)");
+        return fail(g, ret);
+    }
+    if (!ret) {
+        return fail_str(g, -EINVAL, "the program ends without its END record");
+    }
+    ret = prog_grammar_check(&g->grammar, &g->rec);
+    if (ret) {
+        m_begin(g, &m);
+        m_str(&m, "the program's record ");
+        m_num(&m, g->records + 1, 10);
+        if (g->kactive || g->rec.type > PROG_REC_KERNEL) {
+            m_str(&m, " in ");
+            m_kernel(&m, g);
+        }
+        m_str(&m, ": ");
+        m_str(&m, g->grammar.err_field ? g->grammar.err_field : "?");
+        m_str(&m, ": ");
+        m_str(&m, g->grammar.err_why ? g->grammar.err_why : "invalid");
+        return fail(g, -EINVAL);
+    }
+    g->records++;
+    return 0;
+}
+
+static int add_object(struct gpu_core *g, const struct prog_object *po)
+{
+    const struct gpu_config *c = &g->cfg;
+    struct gpu_object o;
+    char why[128];
+    u64 pages = (po->size + (1u << GPU_PAGE_SHIFT) - 1) >> GPU_PAGE_SHIFT;
+    struct msg m;
+    u32 i;
+    int ret;
+
+    memset(&o, 0, sizeof(o));
+    o.base = po->base;
+    o.size = po->size;
+    o.policy = c->placement;
+    o.g = c->placement == GPU_PLACE_CHUNK ? c->place_g :
+          c->placement == GPU_PLACE_RR ? 1 :
+          (u32)((pages + c->chiplets - 1) / c->chiplets);
+    o.index = g->nobjs;
+    why[0] = 0;
+    if (g->ops->object) {
+        ret = g->ops->object(g->priv, &o, why, sizeof(why));
+        if (ret) {
+            why[sizeof(why) - 1] = 0;
+            m_begin(g, &m);
+            m_str(&m, "object ");
+            m_num(&m, o.index, 10);
+            m_str(&m, " (");
+            m_strn(&m, po->name, 48);
+            m_str(&m, "): ");
+            m_str(&m, why[0] ? why : "could not be mapped");
+            return fail(g, ret < 0 ? ret : -EINVAL);
+        }
+    } else {
+        o.gpu_va = o.base & ~((1ULL << GPU_PAGE_SHIFT) - 1);
+    }
+    if (o.gpu_va & ((1u << GPU_PAGE_SHIFT) - 1) || !o.g ||
+        o.policy >= GPU_PLACE_NR) {
+        m_begin(g, &m);
+        m_str(&m, "object ");
+        m_num(&m, o.index, 10);
+        m_str(&m, " (");
+        m_strn(&m, po->name, 48);
+        m_str(&m, "): mapped at an address not a page or with a bad policy");
+        return fail(g, -EINVAL);
+    }
+    if (grow(g, (void **)&g->objs, &g->capobjs, sizeof(*g->objs),
+             (u64)g->nobjs + 1)) {
+        return fail_str(g, -ENOMEM, "out of memory for the objects");
+    }
+    for (i = g->nobjs; i && g->objs[i - 1].base > o.base; i--) {
+        ;
+    }
+    if ((i && g->objs[i - 1].base + g->objs[i - 1].size > o.base) ||
+        (i < g->nobjs && o.base + o.size > g->objs[i].base)) {
+        u32 other = (i && g->objs[i - 1].base + g->objs[i - 1].size > o.base) ?
+                    g->objs[i - 1].index : g->objs[i].index;
+
+        m_begin(g, &m);
+        m_str(&m, "object ");
+        m_num(&m, o.index, 10);
+        m_str(&m, " (");
+        m_strn(&m, po->name, 48);
+        m_str(&m, ") overlaps object ");
+        m_num(&m, other, 10);
+        return fail(g, -EINVAL);
+    }
+    memmove(&g->objs[i + 1], &g->objs[i],
+            (g->nobjs - i) * sizeof(*g->objs));
+    g->objs[i] = o;
+    g->nobjs++;
+    return 0;
+}
+
+static int kernel_limit_fail(struct gpu_core *g, const char *limit,
+                             u64 need, u64 have)
+{
+    struct msg m;
+
+    m_begin(g, &m);
+    m_kernel(&m, g);
+    m_str(&m, ": a block needs ");
+    m_num(&m, need, 10);
+    m_str(&m, ", more than ");
+    m_str(&m, limit);
+    m_str(&m, " (");
+    m_num(&m, have, 10);
+    m_str(&m, ")");
+    return fail(g, -E2BIG);
+}
+
+/* Reads the kernel's blocks to KERNEL_END, then starts it now. */
+static int read_kernel(struct gpu_core *g)
+{
+    const struct gpu_config *c = &g->cfg;
+    const struct prog_kernel *pk = &g->rec.kernel;
+    u64 threads, regs;
+    u32 maxw = 0, i, n;
+    int ret;
+
+    memcpy(&g->kern, pk, sizeof(g->kern));
+    g->kern.name[PROG_NAME_MAX - 1] = 0;
+    g->ndblocks = g->ndwarps = 0;
+    g->kernel_bytes = 0;
+    g->cur_chunk = NULL;
+    for (;;) {
+        struct dblock *b;
+
+        ret = next_rec(g);
+        if (ret) {
+            return ret;
+        }
+        if (g->rec.type == PROG_REC_KERNEL_END) {
+            break;
+        }
+        /* BLOCK */
+        g->kernel_bytes += sizeof(struct dblock);
+        if (g->kernel_bytes > g->kernel_limit) {
+            return kernel_fail(g, -E2BIG, NULL, NONE, NEVER, 0,
+                               "the kernel's decoded blocks exceed "
+                               "kernel_mib");
+        }
+        if (grow(g, (void **)&g->dblocks, &g->capdblocks,
+                 sizeof(*g->dblocks), (u64)g->ndblocks + 1)) {
+            return fail_str(g, -ENOMEM, "out of memory for the blocks");
+        }
+        b = &g->dblocks[g->ndblocks++];
+        b->x = g->rec.block.x;
+        b->y = g->rec.block.y;
+        b->z = g->rec.block.z;
+        b->first_warp = g->ndwarps;
+        b->nwarps = 0;
+        for (;;) {
+            struct dwarp *dw;
+            u32 k;
+
+            ret = next_rec(g);
+            if (ret) {
+                return ret;
+            }
+            if (g->rec.type == PROG_REC_BLOCK_END) {
+                break;
+            }
+            /* WARP and its instructions */
+            g->kernel_bytes += sizeof(struct dwarp);
+            if (grow(g, (void **)&g->dwarps, &g->capdwarps,
+                     sizeof(*g->dwarps), (u64)g->ndwarps + 1)) {
+                return fail_str(g, -ENOMEM, "out of memory for the warps");
+            }
+            b = &g->dblocks[g->ndblocks - 1];
+            dw = &g->dwarps[g->ndwarps++];
+            dw->id = g->rec.warp.id;
+            dw->ninsts = g->rec.warp.insts;
+            dw->first = NULL;
+            b->nwarps++;
+            for (k = 0; k < dw->ninsts; k++) {
+                const u8 *at;
+
+                ret = next_rec(g);
+                if (ret) {
+                    return ret;
+                }
+                ret = decode_inst(g, &g->rec.inst, b, dw->id, k, &at);
+                if (ret) {
+                    return ret;
+                }
+                if (!k) {
+                    dw->first = at;
+                }
+            }
+        }
+        if (b->nwarps > maxw) {
+            maxw = b->nwarps;
+        }
+    }
+    /* Every block must fit an empty SM. */
+    threads = (u64)g->kern.block[0] * g->kern.block[1] * g->kern.block[2];
+    regs = g->kern.nregs ? (u64)g->kern.nregs * threads : 0;
+    if (maxw > c->warps_per_sm) {
+        return kernel_limit_fail(g, "warps_per_sm", maxw, c->warps_per_sm);
+    }
+    if (g->kern.shmem > c->shmem_per_sm) {
+        return kernel_limit_fail(g, "shmem_per_sm", g->kern.shmem,
+                                 c->shmem_per_sm);
+    }
+    if (regs > c->regs_per_sm) {
+        return kernel_limit_fail(g, "regs_per_sm", regs, c->regs_per_sm);
+    }
+    /* Start: blocks to chiplets, then each chiplet's first blocks. */
+    n = c->chiplets;
+    g->kactive = true;
+    g->kstart = g->now;
+    g->blocks_left = g->ndblocks;
+    g->ops_left = 0;
+    g->kbase = g->stats;
+    for (i = 0; i < n; i++) {
+        struct chiplet *ch = &g->chip[i];
+
+        if (c->tb_sched == GPU_TB_RR) {
+            ch->cursor = i;
+            ch->end = g->ndblocks;
+            ch->step = n;
+        } else {
+            ch->cursor = (u32)(((u64)i * g->ndblocks + n - 1) / n);
+            ch->end = (u32)(((u64)(i + 1) * g->ndblocks + n - 1) / n);
+            ch->step = 1;
+        }
+        if (ch->cursor > ch->end) {
+            ch->cursor = ch->end;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        chiplet_dispatch(g, i);
+    }
+    kernel_check_end(g);
+    return g->err;
+}
+
+/* Reads header records and the next kernel (or END) and starts it. */
+static int read_next(struct gpu_core *g)
+{
+    int ret;
+
+    for (;;) {
+        ret = next_rec(g);
+        if (ret) {
+            return ret;
+        }
+        switch (g->rec.type) {
+        case PROG_REC_OBJECT:
+            ret = add_object(g, &g->rec.object);
+            if (ret) {
+                return ret;
+            }
+            break;
+        case PROG_REC_COPY:
+            g->copies++;
+            break;
+        case PROG_REC_KERNEL:
+            return read_kernel(g);
+        case PROG_REC_END:
+            g->prog_end = true;
+            return 0;
+        default:
+            return fail_str(g, -EINVAL, "unexpected record in the program");
+        }
+    }
+}
+
+/* ---- The interface ----------------------------------------------------- */
+
+size_t gpu_core_size(const struct gpu_config *cfg)
+{
+    const char *field, *why;
+
+    if (!cfg || gpu_config_check(cfg, GPU_MAX_CHIPLETS, &field, &why)) {
+        return 0;
+    }
+    return sizeof(struct gpu_core);
+}
+
+#define TABLE(g, ptr, count)                                            \
+    do {                                                                \
+        (ptr) = zalloc((g), (size_t)(count) * sizeof(*(ptr)));          \
+        if (!(ptr)) {                                                   \
+            return fail_str((g), -ENOMEM, "out of memory for the "      \
+                            #ptr " table");                             \
+        }                                                               \
+    } while (0)
+
+int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
+                  const struct gpu_core_ops *ops, void *priv,
+                  prog_source_fn src, void *src_priv)
+{
+    const char *field = NULL, *why = NULL;
+    u64 nsms, i;
+    struct msg m;
+
+    memset(g, 0, sizeof(*g));
+    g->ops = ops;
+    g->priv = priv;
+    g->src = src;
+    g->src_priv = src_priv;
+    g->freememop = g->freereq = g->freexl = NONE;
+    if (!ops || !ops->alloc || !ops->free || !src) {
+        return fail_str(g, -EINVAL, "ops->alloc, ops->free and the source "
+                        "are required");
+    }
+    if (gpu_config_check(cfg, GPU_MAX_CHIPLETS, &field, &why)) {
+        m_begin(g, &m);
+        m_str(&m, "configuration: ");
+        m_str(&m, field);
+        m_str(&m, ": ");
+        m_str(&m, why);
+        return fail(g, -EINVAL);
+    }
+    if (cfg->warps_per_sm > 64) {
+        return fail_str(g, -EINVAL, "configuration: warps_per_sm: over 64");
+    }
+    g->cfg = *cfg;
+    nsms = (u64)cfg->chiplets * cfg->sms;
+    g->nsms = (u32)nsms;
+    g->l1_sets = cfg->l1_size / (GPU_LINE_BYTES * cfg->l1_ways);
+    g->l2_sets = cfg->l2_size / (GPU_LINE_BYTES * cfg->l2_ways);
+    g->l1t_sets = cfg->l1_tlb_entries / cfg->l1_tlb_ways;
+    g->l2t_sets = cfg->l2_tlb_entries / cfg->l2_tlb_ways;
+    g->frames = (u64)cfg->vram_mib << (20 - GPU_PAGE_SHIFT);
+    g->kernel_limit = (u64)cfg->kernel_mib << 20;
+    g->last_obj = NONE;
+    prog_grammar_init(&g->grammar);
+
+    TABLE(g, g->sms, nsms);
+    TABLE(g, g->warps, nsms * cfg->warps_per_sm);
+    TABLE(g, g->blocks, nsms * cfg->blocks_per_sm);
+    TABLE(g, g->l1, nsms * (cfg->l1_size / GPU_LINE_BYTES));
+    TABLE(g, g->l2, (u64)cfg->chiplets * (cfg->l2_size / GPU_LINE_BYTES));
+    TABLE(g, g->l1m, nsms * cfg->l1_mshrs);
+    TABLE(g, g->chip, cfg->chiplets);
+    TABLE(g, g->egress, cfg->chiplets);
+    TABLE(g, g->ingress, cfg->chiplets);
+    TABLE(g, g->l2s, cfg->chiplets);
+    TABLE(g, g->drams, cfg->chiplets);
+    if (cfg->translate) {
+        TABLE(g, g->l1t, nsms * cfg->l1_tlb_entries);
+        TABLE(g, g->l2t, (u64)cfg->chiplets * cfg->l2_tlb_entries);
+        TABLE(g, g->l2m, (u64)cfg->chiplets * cfg->l2_tlb_mshrs);
+    }
+    for (i = 0; i < nsms; i++) {
+        struct sm *sm = &g->sms[i];
+
+        sm->chiplet = (u32)(i / cfg->sms);
+        sm->sched_at = NEVER;
+        sm->last_issue = NEVER;
+        sm->last_warp = cfg->warps_per_sm - 1;
+        sm->fifo_head = sm->fifo_tail = NONE;
+    }
+    TABLE(g, g->wready, nsms * cfg->warps_per_sm);
+    TABLE(g, g->wseq, nsms * cfg->warps_per_sm);
+    TABLE(g, g->whead, WHEEL);
+    TABLE(g, g->wtail, WHEEL);
+    TABLE(g, g->wmap, WHEEL / 64);
+    memset(g->whead, 0xff, WHEEL * sizeof(*g->whead));
+    g->freenode = NONE;
+    for (i = 0; i < nsms * cfg->warps_per_sm; i++) {
+        g->wready[i] = NEVER;
+        g->wseq[i] = NEVER;
+    }
+    for (i = 0; i < cfg->chiplets; i++) {
+        g->chip[i].fifo_head = g->chip[i].fifo_tail = NONE;
+        g->chip[i].last_sm = cfg->sms - 1;
+    }
+    return 0;
+}
+
+void gpu_core_destroy(struct gpu_core *g)
+{
+    struct chunk *c = g->chunks;
+
+    if (!g->ops || !g->ops->free) {
+        return;
+    }
+    while (c) {
+        struct chunk *n = c->next;
+
+        zfree(g, c);
+        c = n;
+    }
+    g->chunks = NULL;
+    zfree(g, g->sms);
+    zfree(g, g->warps);
+    zfree(g, g->wready);
+    zfree(g, g->wseq);
+    zfree(g, g->blocks);
+    zfree(g, g->l1);
+    zfree(g, g->l2);
+    zfree(g, g->l1t);
+    zfree(g, g->l2t);
+    zfree(g, g->l1m);
+    zfree(g, g->l2m);
+    zfree(g, g->chip);
+    zfree(g, g->egress);
+    zfree(g, g->ingress);
+    zfree(g, g->l2s);
+    zfree(g, g->drams);
+    zfree(g, g->fills.a);
+    zfree(g, g->far.a);
+    zfree(g, g->whead);
+    zfree(g, g->wtail);
+    zfree(g, g->wmap);
+    zfree(g, g->nodes);
+    zfree(g, g->memops);
+    zfree(g, g->reqs);
+    zfree(g, g->xls);
+    zfree(g, g->objs);
+    zfree(g, g->dblocks);
+    zfree(g, g->dwarps);
+    g->sms = NULL;
+    g->warps = NULL;
+    g->wready = g->wseq = NULL;
+    g->blocks = NULL;
+    g->l1 = g->l2 = NULL;
+    g->l1t = g->l2t = NULL;
+    g->l1m = NULL;
+    g->l2m = NULL;
+    g->chip = NULL;
+    g->egress = g->ingress = g->l2s = g->drams = NULL;
+    g->fills.a = g->far.a = NULL;
+    g->whead = g->wtail = NULL;
+    g->wmap = NULL;
+    g->nodes = NULL;
+    g->memops = NULL;
+    g->reqs = NULL;
+    g->xls = NULL;
+    g->objs = NULL;
+    g->dblocks = NULL;
+    g->dwarps = NULL;
+}
+
+static void dispatch_event(struct gpu_core *g, const struct event *e)
+{
+    switch (e->type) {
+    case EV_SM:
+        ev_sm(g, e->arg);
+        break;
+    case EV_OPDONE:
+        memop_done(g, e->arg);
+        break;
+    case EV_XL_L2:
+        xl_l2(g, e->arg, false);
+        break;
+    case EV_XL_DATA:
+        xl_data(g, e->arg);
+        break;
+    case EV_ATS_SEND:
+        ev_ats_send(g, e->arg);
+        break;
+    case EV_ATS_FILL:
+        ev_ats_fill(g, e->arg);
+        break;
+    case EV_DEPART:
+    case EV_REPLY:
+        ev_depart(g, e->arg);
+        break;
+    case EV_INGRESS:
+        ev_ingress(g, e->arg);
+        break;
+    case EV_L2:
+        ev_l2(g, e->arg);
+        break;
+    case EV_DRAM:
+        ev_dram(g, e->arg);
+        break;
+    case EV_FILL:
+        ev_fill(g, e->arg);
+        break;
+    case EV_SM_REPLY:
+        ev_sm_reply(g, e->arg);
+        break;
+    }
+}
+
+/* The program ended: every SM's cycles counted to the last one. */
+static void finish(struct gpu_core *g)
+{
+    u32 s;
+
+    g->done = true;
+    for (s = 0; s < g->nsms; s++) {
+        sm_account(g, s, g->last_cycle);
+    }
+}
+
+int gpu_core_run(struct gpu_core *g, u64 until)
+{
+    struct event e;
+    u64 c;
+
+    if (g->err) {
+        return g->err;
+    }
+    while (!g->done) {
+        if (!g->kactive && !g->prog_end) {
+            g->now = g->kend;
+            if (read_next(g)) {
+                return g->err;
+            }
+            if (g->prog_end) {
+                finish(g);
+                break;
+            }
+            continue;   /* a kernel with nothing in it ends at once */
+        }
+        c = queue_next(g);
+        if (c == NEVER || c >= until) {
+            break;
+        }
+        queue_pop(g, c, &e);
+        g->now = e.cycle;
+        if (e.type == EV_SM && g->sms[e.arg].sched_at != e.cycle) {
+            continue;   /* superseded */
+        }
+        if (e.cycle > g->last_cycle) {
+            g->last_cycle = e.cycle;
+        }
+        dispatch_event(g, &e);
+        if (g->err) {
+            return g->err;
+        }
+    }
+    if (until > g->now) {
+        g->now = until;
+    }
+    return 0;
+}
+
+u64 gpu_core_now(const struct gpu_core *g)
+{
+    return g->now;
+}
+
+u64 gpu_core_next_event(const struct gpu_core *g)
+{
+    if (g->err || g->done) {
+        return NEVER;
+    }
+    if (!g->kactive && !g->prog_end) {
+        return g->now;
+    }
+    return queue_next(g);
+}
+
+bool gpu_core_done(const struct gpu_core *g)
+{
+    return g->done;
+}
+
+int gpu_core_deliver(struct gpu_core *g, const struct chiplet_tlb_reply *r)
+{
+    u64 i, n;
+    struct msg m;
+
+    if (g->err) {
+        return g->err;
+    }
+    n = g->l2m ? (u64)g->cfg.chiplets * g->cfg.l2_tlb_mshrs : 0;
+    for (i = 0; i < n; i++) {
+        struct tlb_mshr *mh = &g->l2m[i];
+
+        if (mh->busy && mh->sent && !mh->answered && mh->tag == r->tag) {
+            break;
+        }
+    }
+    if (i == n) {
+        m_begin(g, &m);
+        m_str(&m, "ATS reply: tag ");
+        m_num(&m, r->tag, 10);
+        m_str(&m, " was never sent or was already answered");
+        return fail(g, -EINVAL);
+    }
+    if (r->arrive < g->now) {
+        m_begin(g, &m);
+        m_str(&m, "ATS reply: tag ");
+        m_num(&m, r->tag, 10);
+        m_str(&m, " arrives at cycle ");
+        m_num(&m, r->arrive, 10);
+        m_str(&m, ", before the current cycle ");
+        m_num(&m, g->now, 10);
+        return fail(g, -EINVAL);
+    }
+    g->l2m[i].answered = 1;
+    g->l2m[i].arrive = r->arrive;
+    g->l2m[i].pfn = r->pfn;
+    g->l2m[i].fault = r->fault ? 1 : 0;
+    {
+        struct event e = {
+            .cycle = r->arrive, .key = FILL_KEY_BIT | r->tag,
+            .type = EV_ATS_FILL, .arg = (u32)i,
+        };
+
+        heap_push(g, &g->fills, &e);
+    }
+    return g->err;
+}
+
+static void queue_add(struct gpu_queue_stats *to,
+                      const struct gpu_queue_stats *s)
+{
+    to->requests += s->requests;
+    to->bytes += s->bytes;
+    to->busy_cycles += s->busy_cycles;
+    to->wait_cycles += s->wait_cycles;
+    if (s->max_wait > to->max_wait) {
+        to->max_wait = s->max_wait;
+    }
+}
+
+void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
+{
+    u32 c;
+
+    *st = g->stats;
+    st->cycles = g->last_cycle;
+    memset(&st->link, 0, sizeof(st->link));
+    memset(&st->l2, 0, sizeof(st->l2));
+    memset(&st->dram, 0, sizeof(st->dram));
+    for (c = 0; g->chip && c < g->cfg.chiplets; c++) {
+        queue_add(&st->link, &g->egress[c].st);
+        queue_add(&st->link, &g->ingress[c].st);
+        queue_add(&st->l2, &g->l2s[c].st);
+        queue_add(&st->dram, &g->drams[c].st);
+    }
+}
+
+const char *gpu_core_error(const struct gpu_core *g)
+{
+    return g->errmsg;
+}
