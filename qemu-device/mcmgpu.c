@@ -46,6 +46,7 @@
 #include "mcmgpu_engine.h"
 #include "mcmgpu_adsm.h"
 #include "mcmgpu_cxl.h"
+#include "mcmgpu_gpu.h"
 #include "mcmgpu_pt.h"
 
 /* Mechanism structures are read from guest memory as they are (mcmgpu_hw.h). */
@@ -98,6 +99,7 @@ static const MCMGPUEngine *const mcmgpu_engines[] = {
     &mcmgpu_barre_engine,
     &mcmgpu_cxl_rc_engine,
     &mcmgpu_adsm_engine,
+    &mcmgpu_gpu_engine,
 };
 #define MCMGPU_ENGINES ARRAY_SIZE(mcmgpu_engines)
 
@@ -151,6 +153,7 @@ struct MCMGPUState {
     void *engine_dev[MCMGPU_ENGINES];   /* engines' dev_realize results */
     MCMGPUCxlConfig cxl;                /* properties */
     MCMGPUAdsmConfig adsm;              /* properties */
+    uint32_t gpu_program_max_mib;       /* property */
 
     /* properties */
     uint32_t chiplets;
@@ -327,6 +330,11 @@ const MCMGPUCxlConfig *mcmgpu_cxl_config(MCMGPUState *s)
 const MCMGPUAdsmConfig *mcmgpu_adsm_config(MCMGPUState *s)
 {
     return &s->adsm;
+}
+
+uint64_t mcmgpu_gpu_program_max(MCMGPUState *s)
+{
+    return (uint64_t)s->gpu_program_max_mib << 20;
 }
 
 const struct mcmgpu_geometry *mcmgpu_geometry(MCMGPUState *s)
@@ -1222,6 +1230,11 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
                    MCMGPU_ADSM_DMA_SETUP_MAX);
         return;
     }
+    if (s->gpu_program_max_mib < 1 || s->gpu_program_max_mib > 4096) {
+        error_setg(errp, "mcmgpu: gpu-program-max-mib=%u out of range "
+                   "1..4096", s->gpu_program_max_mib);
+        return;
+    }
     s->geom.chiplets = s->chiplets;
     s->geom.vram_per_chiplet = s->vram_per_chiplet;
     total = mcmgpu_geometry_total(&s->geom);
@@ -1445,6 +1458,8 @@ static Property mcmgpu_properties[] = {
                        MCMGPU_ADSM_DMA_SETUP_CYCLES),
     DEFINE_PROP_UINT32("adsm-dma-bw", MCMGPUState, adsm.dma_bw,
                        MCMGPU_ADSM_DMA_BYTES_PER_CYCLE),
+    DEFINE_PROP_UINT32("gpu-program-max-mib", MCMGPUState,
+                       gpu_program_max_mib, MCMGPU_GPU_PROGRAM_MAX_MIB),
     DEFINE_PROP_END_OF_LIST(),
 };
 

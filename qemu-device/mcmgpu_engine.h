@@ -90,6 +90,9 @@ typedef struct MCMGPUAdsmConfig {
 } MCMGPUAdsmConfig;
 const MCMGPUAdsmConfig *mcmgpu_adsm_config(MCMGPUState *s);
 
+/* A GPU program's bytes at most (property gpu-program-max-mib). */
+uint64_t mcmgpu_gpu_program_max(MCMGPUState *s);
+
 /* The engine's state in this context (its ctx_new result). */
 void *mcmgpu_ctx_state(MCMGPUContext *ctx, const MCMGPUEngine *e);
 /* Its id, 1..contexts: also its address space's PASID. */
@@ -150,5 +153,6 @@ extern const MCMGPUEngine mcmgpu_cpelide_engine;
 extern const MCMGPUEngine mcmgpu_barre_engine;
 extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
 extern const MCMGPUEngine mcmgpu_adsm_engine;
+extern const MCMGPUEngine mcmgpu_gpu_engine;
 
 #endif /* HW_MCMGPU_ENGINE_H */

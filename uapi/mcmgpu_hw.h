@@ -110,6 +110,7 @@
 #define MCMGPU_FEAT_CPELIDE		(1U << 2)
 #define MCMGPU_FEAT_BARRE		(1U << 3)
 #define MCMGPU_FEAT_ADSM		(1U << 4)
+#define MCMGPU_FEAT_GPU			(1U << 5)	/* the GPU timing core */
 
 /* Fault injection (cleared by reset): a hung device, a failing command. */
 #define MCMGPU_FAULT_STALL		(1U << 0)	/* do not consume the ring */
@@ -262,6 +263,32 @@ struct mcmgpu_hw_cmd {
 #define MCMGPU_OP_ADSM_XFER		0x000d
 #define MCMGPU_ADSM_XFER_TO_HOST	(1U << 0)
 #define MCMGPU_OP_ADSM_KERNEL		0x000e
+/*
+ * The GPU timing core (mcmgpu_gpu.h), per context. GPU_LOAD appends
+ * args[1] bytes (1..MCMGPU_DMA_MAX_LEN) of a binary program from host
+ * address args[0]; MCMGPU_GPU_LOAD_FIRST starts a new one and ends any
+ * run (at most the gpu-program-max-mib property: BAD_LENGTH). result: the
+ * bytes loaded. GPU_START checks the struct mcmgpu_gpu_start at args[0]
+ * and starts a run of the loaded program: with translation, args[1] is
+ * the host address of args[2] __le64 GPU VAs, one per OBJECT record in
+ * program order. GPU_RUN takes args[2] ATS responses from the queue at
+ * args[1], runs the core to cycle args[4] (~0: the end) in work-bounded
+ * steps (with translation, until an epoch sends requests or waits for
+ * answers, as BARRE_RUN) and writes its requests to the queue at args[0].
+ * Both write a struct mcmgpu_gpu_result to args[3] (also when refused:
+ * BAD_ARG a field, BAD_TRACE the program, NO_TRACE nothing loaded or
+ * started). GPU_STATS writes the result to args[0], args[2] bytes of
+ * struct gpu_core_stats to args[1] and, from record args[4] on, at most
+ * the count in args[5]'s high 32 bits of struct gpu_kernel_stats (their
+ * size in its low 32) to args[3]; result: the records written.
+ */
+#define MCMGPU_OP_GPU_LOAD		0x000f
+#define MCMGPU_GPU_LOAD_FIRST		(1U << 0)
+#define MCMGPU_OP_GPU_START		0x0010
+#define MCMGPU_OP_GPU_RUN		0x0011
+#define MCMGPU_OP_GPU_STATS		0x0012
+#define MCMGPU_GPU_STATS_ARG(size, count) \
+	((__u64)(size) | ((__u64)(count) << 32))
 
 /* One completion record per ring slot: 32 bytes, written at slot index. */
 struct mcmgpu_hw_cmpl {

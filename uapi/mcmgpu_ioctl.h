@@ -222,6 +222,82 @@ struct mcmgpu_pte_query {
 #define MCMGPU_PTE_QUERY_SIZE_VER0	32
 
 /*
+ * The GPU timing core on the device (uapi/mcmgpu_gpu.h, docs/gpu.md).
+ * GPU_LOAD appends length bytes of a binary program (program.h) to the
+ * file's program, F_FIRST starting a new one (and ending any run); the
+ * whole program is at most the device's gpu-program-max-mib. Errors:
+ * EINVAL flags or length 0, EFAULT, EIO past the device's limit, ENOMEM
+ * the device's memory budget.
+ */
+struct mcmgpu_gpu_load {
+	__u32 size;		/* sizeof(struct mcmgpu_gpu_load) */
+	__u32 flags;		/* MCMGPU_GPU_LOAD_F_FIRST */
+	__u64 program_ptr;
+	__u64 length;		/* bytes, > 0 */
+};
+
+#define MCMGPU_GPU_LOAD_F_FIRST		(1U << 0)
+#define MCMGPU_GPU_LOAD_SIZE_VER0	24
+
+/*
+ * GPU_RUN runs the loaded program to its end with the configuration
+ * (nfields u32 values in gpu_config_fields order,
+ * qemu-device/model/gpu_config.c). With the configuration's translate on,
+ * objects_ptr holds nobjects GPU VAs, one an OBJECT record in program
+ * order (each allocated with MCMGPU_IOCTL_ALLOC), and the core's TLB
+ * misses are served by barre_iommu.ko epoch by epoch, as
+ * MCMGPU_IOCTL_BARRE_RUN's (F_SHADOW: check every coalesced answer with a
+ * walk). On an error msg_ptr (if not 0) gets why, NUL-terminated: the
+ * field, or the core's kernel, block, warp and instruction. Errors:
+ * EINVAL a bad field or configuration, or the program refused; EFAULT;
+ * EBADFD nothing loaded (or the device lost it); ENODEV translation
+ * without barre_iommu.ko; EPROTO a bad ATS answer; ENOMEM the device's
+ * memory budget; EINTR a fatal signal.
+ */
+struct mcmgpu_gpu_run {
+	__u32 size;		/* sizeof(struct mcmgpu_gpu_run) */
+	__u32 flags;		/* MCMGPU_GPU_RUN_F_* */
+	__u64 config_ptr;	/* __u32 [nfields] */
+	__u32 nfields;		/* 1..MCMGPU_GPU_CONFIG_MAX_FIELDS */
+	__u32 msg_size;		/* bytes at msg_ptr */
+	__u64 objects_ptr;	/* __u64 [nobjects] */
+	__u64 nobjects;		/* 0..MCMGPU_GPU_MAX_OBJECTS */
+	__u64 msg_ptr;
+};
+
+#define MCMGPU_GPU_RUN_F_SHADOW		(1U << 0)
+#define MCMGPU_GPU_RUN_SIZE_VER0	48
+
+/*
+ * GPU_STATS: the last run's counters (struct gpu_core_stats, stats_size
+ * its size), the kernels' records (struct gpu_kernel_stats, kernel_size
+ * its size) from first on, at most count of them (out: how many were
+ * copied; nkernels: how many the device keeps), the IOMMU's counters
+ * (barre_ptr, or 0) and the run's error (msg_ptr, or 0; empty when none).
+ * Errors: EINVAL a size; EFAULT; EBADFD no run since the file's last
+ * load.
+ */
+struct mcmgpu_gpu_stats {
+	__u32 size;		/* sizeof(struct mcmgpu_gpu_stats) */
+	__u32 flags;		/* 0 */
+	__u64 stats_ptr;
+	__u32 stats_size;
+	__u32 kernel_size;
+	__u64 kernels_ptr;
+	__u64 first;
+	__u64 count;		/* in: room at kernels_ptr; out: copied */
+	__u64 nkernels;		/* out */
+	__u64 barre_ptr;	/* struct mcmgpu_barre_stats */
+	__u32 barre_size;
+	__u32 msg_size;
+	__u64 msg_ptr;
+	__s32 error;		/* out: the run's negative errno, 0 none */
+	__u32 done;		/* out: the program ran to its end */
+};
+
+#define MCMGPU_GPU_STATS_SIZE_VER0	88
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -251,5 +327,12 @@ struct mcmgpu_pte_query {
 	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0b, struct mcmgpu_adsm_query)
 #define MCMGPU_IOCTL_ADSM_COPY \
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x0c, struct mcmgpu_adsm_copy)
+/* The GPU timing core. */
+#define MCMGPU_IOCTL_GPU_LOAD \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x0d, struct mcmgpu_gpu_load)
+#define MCMGPU_IOCTL_GPU_RUN \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x0e, struct mcmgpu_gpu_run)
+#define MCMGPU_IOCTL_GPU_STATS \
+	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0f, struct mcmgpu_gpu_stats)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

@@ -213,6 +213,7 @@ extern const struct mcmgpu_engine mcmgpu_cpelide_engine;
 extern const struct mcmgpu_engine mcmgpu_mem_engine;
 extern const struct mcmgpu_engine mcmgpu_barre_engine;
 extern const struct mcmgpu_engine mcmgpu_adsm_engine;
+extern const struct mcmgpu_engine mcmgpu_gpu_engine;
 
 /* The device and its engines (mcmgpu_engine.c). */
 struct mcmgpu_device *mcmgpu_device_create(struct pci_dev *pdev,
@@ -277,6 +278,27 @@ void mcmgpu_user_pages_put(struct mcmgpu_user_pages *up, bool dirty);
 
 /* The file's GPU address space, made with its first object (mcmgpu_mem.c). */
 int mcmgpu_mem_space(struct mcmgpu_file *mf);
+
+/*
+ * One epoch of a device-side run whose TLB misses barre_iommu.ko serves
+ * (mcmgpu_barre.c): step submits the device's command with the answers
+ * to the last epoch and says what it sent, the horizon and whether the
+ * run is done.
+ */
+struct mcmgpu_epoch {
+	bool first;		/* the run's first command */
+	u32 responses;		/* in: answers in the IOMMU's response queue */
+	u32 requests;		/* out: requests in its request queue */
+	u64 horizon;		/* out: the IOMMU runs to it */
+	bool done;		/* out */
+};
+
+typedef int (*mcmgpu_epoch_step_fn)(struct mcmgpu_file *mf,
+				    struct mcmgpu_iommu *iommu,
+				    struct mcmgpu_epoch *e, void *priv);
+int mcmgpu_epoch_loop(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
+		      const char *what, u64 max_epochs,
+		      mcmgpu_epoch_step_fn step, void *priv);
 
 /* MCMGPU_IOCTL_LAUNCH with MCMGPU_LAUNCH_F_ADSM (mcmgpu_adsm.c). */
 int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln);

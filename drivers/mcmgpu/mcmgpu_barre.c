@@ -107,38 +107,65 @@ static int mcmgpu_barre_load(struct mcmgpu_file *mf, u64 uptr, u64 count)
 	(MCMGPU_ATS_QUEUE_ENTRIES * MCMGPU_BARRE_WALK_CYCLES / \
 	 (2 * MCMGPU_BARRE_PCIE_CYCLES) + 1)
 
+/*
+ * The epoch loop (barre_host.c's protocol): the device runs an epoch and
+ * leaves its ATS requests in the IOMMU's queue (step), the IOMMU answers
+ * what it completes before the horizon, the next step takes the answers.
+ * Shared with the GPU timing core's runs (mcmgpu_gpu.c).
+ */
+int mcmgpu_epoch_loop(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
+		      const char *what, u64 max_epochs,
+		      mcmgpu_epoch_step_fn step, void *priv)
+{
+	struct mcmgpu_epoch e = { .first = true };
+	u64 epoch;
+	int ret;
+
+	for (epoch = 0;; epoch++) {
+		if (epoch > max_epochs) {
+			dev_err(&mf->mdev->pdev->dev,
+				"%s: not done after %llu epochs\n", what, epoch);
+			return -EIO;
+		}
+		ret = step(mf, iommu, &e, priv);
+		if (ret || e.done)
+			return ret;
+		if (e.requests > MCMGPU_ATS_QUEUE_ENTRIES)
+			return -EIO;
+		ret = iommu->serve(iommu, mf->ctx, mf->as ? mf->as->root : 0,
+				   e.requests, e.horizon);
+		if (ret < 0)
+			return ret;
+		e.responses = ret;
+		e.first = false;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+}
+
+static int mcmgpu_barre_step(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
+			     struct mcmgpu_epoch *e, void *priv)
+{
+	struct mcmgpu_barre_run_result *res = priv;
+	int ret;
+
+	ret = mcmgpu_barre_cmd(mf, iommu, e->first ? MCMGPU_BARRE_RUN_START : 0,
+			       e->responses, res, NULL);
+	e->requests = res->requests;
+	e->horizon = res->horizon;
+	e->done = res->done;
+	return ret;
+}
+
 /* Epochs until the phase is done: the device, then the IOMMU. */
 static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
 			      struct mcmgpu_iommu *iommu, u64 count,
 			      struct mcmgpu_barre_run_result *res)
 {
-	u64 epoch, epochs = (count + 1) * MCMGPU_BARRE_EPOCHS_PER_ACCESS;
-	u16 flags = MCMGPU_BARRE_RUN_START;
-	u32 nresp = 0;
-	int ret;
-
-	for (epoch = 0;; epoch++) {
-		if (epoch > epochs) {
-			dev_err(&mf->mdev->pdev->dev,
-				"BARRE_RUN: %llu accesses not done after %llu epochs\n",
-				count, epoch);
-			return -EIO;
-		}
-		ret = mcmgpu_barre_cmd(mf, iommu, flags, nresp, res, NULL);
-		if (ret || res->done)
-			return ret;
-		if (res->requests > MCMGPU_ATS_QUEUE_ENTRIES)
-			return -EIO;
-		ret = iommu->serve(iommu, mf->ctx, mf->as ? mf->as->root : 0,
-				   res->requests, res->horizon);
-		if (ret < 0)
-			return ret;
-		nresp = ret;
-		flags = 0;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
-	}
+	return mcmgpu_epoch_loop(mf, iommu, "BARRE_RUN",
+				 (count + 1) * MCMGPU_BARRE_EPOCHS_PER_ACCESS,
+				 mcmgpu_barre_step, res);
 }
 
 static int mcmgpu_ioctl_barre_run(void *file, void *arg, u32 usize)

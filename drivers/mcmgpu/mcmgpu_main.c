@@ -29,6 +29,7 @@ static const struct mcmgpu_engine *const mcmgpu_engines[] = {
 	&mcmgpu_mem_engine,
 	&mcmgpu_barre_engine,
 	&mcmgpu_adsm_engine,
+	&mcmgpu_gpu_engine,
 };
 
 static void mcmgpu_put_action(void *data)

@@ -10,6 +10,7 @@
 #include "../lib/mcmgpu_test.h"
 #include "mcmgpu_cmd.h"
 #include "mcmgpu_hw.h"
+#include "mcmgpu_gpu.h"
 #include "mcmgpu_ioctl.h"
 
 static const struct mcmgpu_geometry geom4 = {
@@ -122,6 +123,15 @@ TEST(abi_layout)
 	EXPECT_EQ(0, offsetof(struct mcmgpu_dma, size));
 	EXPECT_EQ(16, offsetof(struct mcmgpu_info, vram_per_chiplet));
 	EXPECT_EQ(24, offsetof(struct mcmgpu_dma, length));
+	/* The GPU core's ioctls and DMA records. */
+	EXPECT_EQ(MCMGPU_GPU_LOAD_SIZE_VER0, sizeof(struct mcmgpu_gpu_load));
+	EXPECT_EQ(MCMGPU_GPU_RUN_SIZE_VER0, sizeof(struct mcmgpu_gpu_run));
+	EXPECT_EQ(MCMGPU_GPU_STATS_SIZE_VER0, sizeof(struct mcmgpu_gpu_stats));
+	EXPECT_EQ(40, offsetof(struct mcmgpu_gpu_run, msg_ptr));
+	EXPECT_EQ(80, offsetof(struct mcmgpu_gpu_stats, error));
+	EXPECT_EQ(520, sizeof(struct mcmgpu_gpu_start));
+	EXPECT_EQ(312, sizeof(struct mcmgpu_gpu_result));
+	EXPECT_EQ(56, offsetof(struct mcmgpu_gpu_result, msg));
 	/* Registers of the last chiplet stay below the MSI-X table. */
 	EXPECT_LT(MCMGPU_REG_CHIPLET(MCMGPU_MAX_CHIPLETS, 0),
 		  MCMGPU_MSIX_TABLE_OFFSET);

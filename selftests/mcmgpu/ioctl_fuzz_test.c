@@ -39,6 +39,7 @@
 #include "mcmgpu_adsm.h"
 #include "mcmgpu_barre.h"
 #include "mcmgpu_cxl.h"
+#include "mcmgpu_gpu.h"
 
 #define PROCS 3
 #define PAGE 4096
@@ -299,9 +300,9 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 	uint64_t arg;
 	unsigned long cmd;
 	struct mcmgpu_alloc *placed_alloc = NULL;
-	bool adsm_refusal = false, free_busy = false;
+	bool adsm_refusal = false, free_busy = false, gpu_refusal = false;
 
-	switch (rnd() % 14) {
+	switch (rnd() % 15) {
 	case 0: {
 		struct mcmgpu_info in = { .size = size_near(sizeof(in)) };
 
@@ -573,6 +574,69 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 		adsm_refusal = true;
 		break;
 	}
+	case 14: {	/* the GPU core: program bytes, runs, counters */
+		static uint32_t fields[MCMGPU_GPU_CONFIG_MAX_FIELDS];
+		static uint64_t va[4];
+		static char msg[MCMGPU_GPU_MSG_MAX];
+
+		if (rnd() % 3 == 0) {
+			struct mcmgpu_gpu_load ld = {
+				.size = size_near(sizeof(ld)),
+				.flags = rnd() % 4 ? rnd() % 2 : rnd(),
+				.program_ptr = ptr_for(a, 4096),
+				.length = rnd() % 8 ? 1 + rnd() % 4096 : rnd(),
+			};
+
+			/* Now and then a real header, so the reader goes on. */
+			if (ld.program_ptr == (uintptr_t)a->rw && rnd() % 2)
+				memcpy(a->rw, "MCMGPROG\x01", 9);
+			mutate_ptrs(&ld, sizeof(ld),
+				    offsetof(struct mcmgpu_gpu_load, program_ptr), -1);
+			place(a, &arg, &ld, sizeof(ld));
+			cmd = MCMGPU_IOCTL_GPU_LOAD;
+		} else if (rnd() % 2) {
+			struct mcmgpu_gpu_run run = {
+				.size = size_near(sizeof(run)),
+				.flags = rnd() % 4 ? rnd() % 2 : rnd(),
+				.config_ptr = rnd() % 4 ? (uintptr_t)fields :
+					      ptr_for(a, sizeof(fields)),
+				.nfields = rnd() % 4 ? 1 + rnd() % 64 : rnd(),
+				.objects_ptr = rnd() % 4 ? (uintptr_t)va :
+					       ptr_for(a, sizeof(va)),
+				.nobjects = rnd() % 4 ? rnd() % 4 : rnd(),
+				.msg_ptr = (uintptr_t)msg,
+				.msg_size = rnd() % 4 ? sizeof(msg) : rnd() % 8,
+			};
+			unsigned int i;
+
+			for (i = 0; i < MCMGPU_GPU_CONFIG_MAX_FIELDS; i++)
+				fields[i] = rnd() % 4 ? 1 + rnd() % 64 : rnd();
+			for (i = 0; i < 4; i++)
+				va[i] = rnd() % 2 ? (rnd() % 4096) << 12 : rnd();
+			place(a, &arg, &run, sizeof(run));
+			cmd = MCMGPU_IOCTL_GPU_RUN;
+		} else {
+			struct mcmgpu_gpu_stats gs = {
+				.size = size_near(sizeof(gs)),
+				.flags = rnd() % 8 ? 0 : rnd(),
+				.stats_ptr = ptr_for(a, 1024),
+				.stats_size = rnd() % 4 ? rnd() % 1024 : rnd(),
+				.kernel_size = rnd() % 4 ? rnd() % 256 : rnd(),
+				.kernels_ptr = ptr_for(a, 4096),
+				.first = rnd() % 4 ? rnd() % 4 : rnd(),
+				.count = rnd() % 4 ? rnd() % 16 : rnd(),
+				.barre_ptr = rnd() % 2 ? 0 : ptr_for(a, 1024),
+				.barre_size = rnd() % 1024,
+				.msg_ptr = ptr_for(a, MCMGPU_GPU_MSG_MAX),
+				.msg_size = rnd() % 512,
+			};
+
+			place(a, &arg, &gs, sizeof(gs));
+			cmd = MCMGPU_IOCTL_GPU_STATS;
+		}
+		gpu_refusal = true;
+		break;
+	}
 	case 13:
 		if (rnd() % 2 || cxl_fd < 0) {
 			adsm_touch(fd);
@@ -607,6 +671,10 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			     errno == EOPNOTSUPP))
 		return 0;
 	if (free_busy && errno == EBUSY)
+		return 0;
+	/* No barre_iommu answer for a translated run; the device's limits. */
+	if (gpu_refusal && (errno == ENODEV || errno == EPROTO ||
+			    errno == EIO))
 		return 0;
 	if ((errno == EIO || errno == ETIMEDOUT))
 		fprintf(stderr, "ioctl %#lx: %s\n", cmd, strerror(errno));

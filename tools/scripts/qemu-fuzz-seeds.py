@@ -66,6 +66,12 @@ seeds = {
     "cxl_replay": (0xc, 0, [0x300000, 0x400000]),
     "adsm_xfer": (0xd, 1, [0x300000, 0x1000, 4096, 0x301000, 0]),
     "adsm_kernel": (0xe, 1, [0x300000, 0x301000, 0x302000]),
+    # The GPU core: a load (FIRST), a start, a run to the end, the stats
+    "gpu_load": (0xf, 1, [0x300000, 4096], 1),
+    "gpu_start": (0x10, 1, [0x300000, 0x301000, 2, 0x400000]),
+    "gpu_run": (0x11, 1, [0x300000, 0x301000, 0, 0x400000, 2**64 - 1]),
+    "gpu_stats": (0x12, 1, [0x400000, 0x401000, 512, 0x402000, 0,
+                            144 | 4 << 32]),
     # BARRE_RUN with RESET and F-Barre on: merge 2, 256 rows, 10 % loss
     "barre_reset_fbarre": (0x9, 1, [0x300000, 0x301000, 0, 0x400000,
                                     1 | 2 << 8 | 256 << 16, 100000], 1),

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The allocation request of a program's object (gpu_run_objects.h). */
 #include <string.h>
 
 #include "gpu_run_objects.h"
+
+#define GPU_RUN_PAGE	(1ULL << GPU_PAGE_SHIFT)
 
 _Static_assert((int)GPU_PLACE_CHUNK == (int)MCMGPU_ALLOC_CHUNK &&
 	       (int)GPU_PLACE_RR == (int)MCMGPU_ALLOC_RR &&
@@ -12,13 +15,14 @@ void gpu_run_object_req(const struct gpu_run_opts *o,
 			const struct gpu_object *obj,
 			struct gpu_alloc_alloc_req *req)
 {
-	uint64_t first = obj->base >> GPU_PAGE_SHIFT;
-	uint64_t last = (obj->base + (obj->size ? obj->size : 1) - 1) >> GPU_PAGE_SHIFT;
+	uint64_t pages = (obj->base % GPU_RUN_PAGE + obj->size +
+			  GPU_RUN_PAGE - 1) / GPU_RUN_PAGE;
 
 	memset(req, 0, sizeof(*req));
-	req->pages = last - first + 1;
-	req->policy = obj->policy;
-	req->g = obj->policy == GPU_PLACE_CHUNK ? obj->g : 1;
+	req->pages = pages;
+	req->policy = o->cfg.placement;
+	if (req->policy == GPU_PLACE_CHUNK)
+		req->g = o->cfg.place_g < pages ? o->cfg.place_g : pages;
 	req->barre = o->barre != GPU_RUN_BARRE_OFF;
 	req->writable = true;
 }

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `mcmgpu run` on the device (gpu_run.h): the program, re-encoded in its
+ * binary form as it is read, goes to the device in GPU_LOAD chunks; with
+ * translation its objects are allocated in program order with the
+ * requests the host backend makes (gpu_run_objects.c); GPU_RUN runs the
+ * device's core to the end (mcmgpu.ko and barre_iommu.ko serving its TLB
+ * misses); GPU_STATS brings the counters and the kernels' records back.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "gpu_run.h"
+#include "gpu_run_objects.h"
+#include "mcmgpu_gpu.h"
+#include "mcmgpu_ioctl.h"
+#include "prog_file.h"
+
+/* Bytes a GPU_LOAD ioctl carries (the driver cuts them into commands). */
+#define GPU_DEV_CHUNK	(16U << 20)
+
+struct gpu_dev {
+	int fd;
+	uint8_t *buf;			/* the binary program, not sent yet */
+	size_t len;
+	uint64_t sent;
+	struct gpu_object *obj;		/* OBJECT records, program order */
+	uint32_t nobj, cap_obj;
+	int err;			/* GPU_LOAD's errno */
+};
+
+static int dev_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int dev_flush(struct gpu_dev *d)
+{
+	struct mcmgpu_gpu_load ld = {
+		.size = sizeof(ld), .program_ptr = (uintptr_t)d->buf,
+		.length = d->len,
+		.flags = d->sent ? 0 : MCMGPU_GPU_LOAD_F_FIRST,
+	};
+
+	if (!d->len)
+		return 0;
+	if (ioctl(d->fd, MCMGPU_IOCTL_GPU_LOAD, &ld)) {
+		d->err = errno;
+		return -errno;
+	}
+	d->sent += d->len;
+	d->len = 0;
+	return 0;
+}
+
+/* The writer's bytes: staged, then sent a chunk at a time. */
+static int dev_write(void *ctx, const void *p, size_t len)
+{
+	struct gpu_dev *d = ctx;
+
+	while (len) {
+		size_t n = GPU_DEV_CHUNK - d->len;
+
+		if (n > len)
+			n = len;
+		memcpy(d->buf + d->len, p, n);
+		d->len += n;
+		p = (const uint8_t *)p + n;
+		len -= n;
+		if (d->len == GPU_DEV_CHUNK && dev_flush(d))
+			return -EIO;
+	}
+	return 0;
+}
+
+static int dev_object(struct gpu_dev *d, const struct gpu_run_opts *o,
+		      const struct prog_object *po)
+{
+	if (d->nobj == d->cap_obj) {
+		uint32_t cap = d->cap_obj ? 2 * d->cap_obj : 64;
+		struct gpu_object *n = realloc(d->obj, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->obj = n;
+		d->cap_obj = cap;
+	}
+	d->obj[d->nobj] = (struct gpu_object){
+		.base = po->base, .size = po->size, .index = d->nobj,
+		.policy = o->cfg.placement, .g = o->cfg.place_g,
+	};
+	d->nobj++;
+	return 0;
+}
+
+/* Reads path, sends its binary form and notes its objects. */
+static int dev_load(struct gpu_dev *d, const char *path,
+		    const struct gpu_run_opts *o, char *err, size_t errlen)
+{
+	struct prog_writer *w = malloc(sizeof(*w));
+	struct prog_rec *rec = malloc(sizeof(*rec));
+	struct prog_in *in = NULL;
+	int ret;
+
+	if (!w || !rec) {
+		ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	in = prog_in_open(path, err, errlen);
+	if (!in) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = prog_writer_init(w, dev_write, d);
+	while (!ret && (ret = prog_in_next(in, rec)) == 1) {
+		if (rec->type == PROG_REC_OBJECT &&
+		    dev_object(d, o, &rec->object)) {
+			ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = prog_write(w, rec);
+	}
+	if (ret < 0 && d->err) {
+		ret = dev_fail(err, errlen, -d->err, "GPU_LOAD after %llu bytes: %s%s",
+			       (unsigned long long)d->sent, strerror(d->err),
+			       d->err == EIO ? " (past the device's "
+			       "gpu-program-max-mib?)" : "");
+	} else if (ret < 0 && prog_in_error(in)[0]) {
+		ret = dev_fail(err, errlen, ret, "%s", prog_in_error(in));
+	} else if (ret < 0) {
+		ret = dev_fail(err, errlen, ret, "%s: %s: %s", path,
+			       w->grammar.err_field ? w->grammar.err_field : "record",
+			       w->grammar.err_why ? w->grammar.err_why : strerror(-ret));
+	} else if (dev_flush(d)) {
+		ret = dev_fail(err, errlen, -d->err, "GPU_LOAD after %llu bytes: %s",
+			       (unsigned long long)d->sent, strerror(d->err));
+	}
+out:
+	if (in)
+		prog_in_close(in);
+	free(rec);
+	free(w);
+	return ret < 0 ? ret : 0;
+}
+
+/* Translation: each object through MCMGPU_IOCTL_ALLOC, in program order. */
+static int dev_alloc(struct gpu_dev *d, const struct gpu_run_opts *o,
+		     uint64_t *va, char *err, size_t errlen)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nobj; i++) {
+		struct gpu_alloc_alloc_req req;
+		struct mcmgpu_alloc a = { .size = sizeof(a) };
+
+		gpu_run_object_req(o, &d->obj[i], &req);
+		a.bytes = req.pages << GPU_PAGE_SHIFT;
+		a.policy = req.policy;
+		a.g = req.g;
+		a.flags = (req.writable ? MCMGPU_ALLOC_F_WRITE : 0) |
+			  (req.barre ? MCMGPU_ALLOC_F_BARRE : 0);
+		if (ioctl(d->fd, MCMGPU_IOCTL_ALLOC, &a))
+			return dev_fail(err, errlen, -errno,
+					"object %u (0x%llx, %llu bytes): ALLOC: %s",
+					i, (unsigned long long)d->obj[i].base,
+					(unsigned long long)d->obj[i].size,
+					strerror(errno));
+		va[i] = a.gpu_va;
+	}
+	return 0;
+}
+
+static int dev_stats(struct gpu_dev *d, const struct gpu_run_opts *o,
+		     struct gpu_run_result *r, char *err, size_t errlen)
+{
+	char msg[MCMGPU_GPU_MSG_MAX] = "";
+	struct mcmgpu_gpu_stats gs = {
+		.size = sizeof(gs), .stats_ptr = (uintptr_t)&r->core,
+		.stats_size = sizeof(r->core),
+		.kernel_size = sizeof(struct gpu_kernel_stats),
+		.msg_ptr = (uintptr_t)msg, .msg_size = sizeof(msg),
+		.barre_ptr = o->cfg.translate ? (uintptr_t)&r->barre : 0,
+		.barre_size = sizeof(r->barre),
+	};
+	uint64_t n;
+
+	/* How many, then all of them. */
+	if (ioctl(d->fd, MCMGPU_IOCTL_GPU_STATS, &gs))
+		return dev_fail(err, errlen, -errno, "GPU_STATS: %s%s%s",
+				strerror(errno), msg[0] ? ": " : "", msg);
+	n = gs.nkernels;
+	if (n) {
+		r->kernels = calloc(n, sizeof(*r->kernels));
+		if (!r->kernels)
+			return dev_fail(err, errlen, -ENOMEM, "out of memory");
+		gs.kernels_ptr = (uintptr_t)r->kernels;
+		gs.count = n;
+		if (ioctl(d->fd, MCMGPU_IOCTL_GPU_STATS, &gs))
+			return dev_fail(err, errlen, -errno, "GPU_STATS: %s",
+					strerror(errno));
+	}
+	r->nkernels = gs.count;
+	return 0;
+}
+
+int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
+		   struct gpu_run_result *r, char *err, size_t errlen)
+{
+	struct gpu_dev d = { .fd = fd };
+	uint32_t fields[MCMGPU_GPU_CONFIG_MAX_FIELDS];
+	char msg[MCMGPU_GPU_MSG_MAX] = "";
+	struct mcmgpu_gpu_run run = {
+		.size = sizeof(run), .config_ptr = (uintptr_t)fields,
+		.nfields = gpu_config_nfields, .msg_ptr = (uintptr_t)msg,
+		.msg_size = sizeof(msg),
+		.flags = o->shadow ? MCMGPU_GPU_RUN_F_SHADOW : 0,
+	};
+	uint64_t *va = NULL;
+	uint32_t i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (gpu_config_nfields > MCMGPU_GPU_CONFIG_MAX_FIELDS)
+		return dev_fail(err, errlen, -EINVAL, "the configuration has "
+				"more fields than the device takes");
+	for (i = 0; i < gpu_config_nfields; i++)
+		fields[i] = *gpu_config_u32((struct gpu_config *)&o->cfg,
+					    &gpu_config_fields[i]);
+	d.buf = malloc(GPU_DEV_CHUNK);
+	if (!d.buf)
+		return dev_fail(err, errlen, -ENOMEM, "out of memory");
+	ret = dev_load(&d, path, o, err, errlen);
+	if (ret)
+		goto out;
+	if (o->cfg.translate) {
+		if (d.nobj > MCMGPU_GPU_MAX_OBJECTS) {
+			ret = dev_fail(err, errlen, -E2BIG, "%s: %u objects, the "
+				       "device maps at most %u", path, d.nobj,
+				       MCMGPU_GPU_MAX_OBJECTS);
+			goto out;
+		}
+		va = calloc(d.nobj + 1, sizeof(*va));
+		if (!va) {
+			ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = dev_alloc(&d, o, va, err, errlen);
+		if (ret)
+			goto out;
+		run.objects_ptr = (uintptr_t)va;
+		run.nobjects = d.nobj;
+		r->objects = d.nobj;
+	}
+	if (ioctl(fd, MCMGPU_IOCTL_GPU_RUN, &run)) {
+		ret = dev_fail(err, errlen, -errno, "GPU_RUN: %s%s%s%s",
+			       strerror(errno), msg[0] ? ": " : "", msg,
+			       errno == ENODEV ? " (is barre_iommu.ko loaded?)" : "");
+		goto out;
+	}
+	ret = dev_stats(&d, o, r, err, errlen);
+out:
+	free(va);
+	free(d.obj);
+	free(d.buf);
+	return ret;
+}
