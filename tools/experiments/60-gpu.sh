@@ -57,7 +57,7 @@ run_job() {
 		done ;;
 	guest-equal)
 		for a in gups spmv; do
-			"$tool" workload gen "$a" --size small -o "prog/$a.prog"
+			"$tool" workload gen "$a" -o "prog/$a.prog"
 			for m in off on; do
 				"$tool" run --host --json --barre "$m" "prog/$a.prog" \
 					>"$JOB_OUT/host/$a-$m.json"

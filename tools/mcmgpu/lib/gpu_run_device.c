@@ -154,7 +154,8 @@ out:
 
 /* Translation: each object through MCMGPU_IOCTL_ALLOC, in program order. */
 static int dev_alloc(struct gpu_dev *d, const struct gpu_run_opts *o,
-		     uint64_t *va, char *err, size_t errlen)
+		     uint64_t *va, struct mcmgpu_barre_stats *st, char *err,
+		     size_t errlen)
 {
 	uint32_t i;
 
@@ -175,6 +176,12 @@ static int dev_alloc(struct gpu_dev *d, const struct gpu_run_opts *o,
 					(unsigned long long)d->obj[i].size,
 					strerror(errno));
 		va[i] = a.gpu_va;
+		/* The allocator's counters, as the host backend sums them. */
+		st->objects++;
+		st->pages += a.pages;
+		st->groups += a.groups;
+		st->grouped_pages += a.grouped_pages;
+		st->fallback_pages += a.fallback_pages;
 	}
 	return 0;
 }
@@ -225,6 +232,7 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		.flags = o->shadow ? MCMGPU_GPU_RUN_F_SHADOW : 0,
 	};
 	uint64_t *va = NULL;
+	struct mcmgpu_barre_stats alloc_st = { 0 };
 	uint32_t i;
 	int ret;
 
@@ -253,7 +261,7 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 			ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
-		ret = dev_alloc(&d, o, va, err, errlen);
+		ret = dev_alloc(&d, o, va, &alloc_st, err, errlen);
 		if (ret)
 			goto out;
 		run.objects_ptr = (uintptr_t)va;
@@ -267,6 +275,13 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		goto out;
 	}
 	ret = dev_stats(&d, o, r, err, errlen);
+	if (!ret && o->cfg.translate) {
+		r->barre.objects = alloc_st.objects;
+		r->barre.pages = alloc_st.pages;
+		r->barre.groups = alloc_st.groups;
+		r->barre.grouped_pages = alloc_st.grouped_pages;
+		r->barre.fallback_pages = alloc_st.fallback_pages;
+	}
 out:
 	free(va);
 	free(d.obj);

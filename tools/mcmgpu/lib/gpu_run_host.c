@@ -88,49 +88,92 @@ static u64 walk_read(void *priv, u64 table, u32 index)
 	return ((u64 *)(uintptr_t)table)[index];
 }
 
-/* An OBJECT record: allocated in program order, as the device path does. */
+/*
+ * Translation: every object allocated before the run, in program order,
+ * as the device path does (the allocator's PEC entries then stand from
+ * the first kernel on); the IOMMU's counters start after them.
+ */
+static int host_preallocate(struct host_run *h, const char *path, char *err,
+			    size_t errlen)
+{
+	struct prog_in *in = prog_in_open(path, err, errlen);
+	struct prog_rec *rec = malloc(sizeof(*rec));
+	struct barre_walker_config bc = h->iommu.cfg;
+	int ret = in && rec ? 0 : -ENOMEM;
+
+	while (!ret && (ret = prog_in_next(in, rec)) == 1) {
+		struct gpu_alloc_alloc_req req;
+		struct gpu_object obj = {
+			.base = rec->object.base, .size = rec->object.size,
+			.policy = h->o->cfg.placement, .g = h->o->cfg.place_g,
+		};
+		struct gpu_alloc_object *g;
+		u64 *pfn;
+
+		ret = 0;
+		if (rec->type != PROG_REC_OBJECT)
+			continue;
+		if (h->nobjs == h->cap_objs) {
+			uint32_t cap = h->cap_objs ? 2 * h->cap_objs : 64;
+			void *p = realloc(h->objs, cap * sizeof(*h->objs));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			h->objs = p;
+			h->cap_objs = cap;
+		}
+		obj.index = h->nobjs;
+		gpu_run_object_req(h->o, &obj, &req);
+		g = &h->objs[h->nobjs];
+		pfn = malloc(req.pages * sizeof(*pfn));
+		ret = pfn ? gpu_alloc(&h->pools, &h->as, &req, g, pfn) : -ENOMEM;
+		if (ret) {
+			free(pfn);
+			snprintf(err, errlen, "object %u (0x%llx, %llu bytes): %llu pages "
+				 "do not fit in %u x %u MiB (%s)", h->nobjs,
+				 (unsigned long long)obj.base, (unsigned long long)obj.size,
+				 (unsigned long long)req.pages, h->o->cfg.chiplets,
+				 h->o->cfg.vram_mib, strerror(-ret));
+			break;
+		}
+		h->nobjs++;
+		if (req.barre) {
+			struct mcmgpu_pec_entry pe;
+
+			gpu_alloc_pec_entry(&h->as, g, &pe);
+			barre_walker_pec_add(&h->iommu, &pe);
+		}
+	}
+	if (ret < 0 && in && !*err)
+		snprintf(err, errlen, "%s", *prog_in_error(in) ? prog_in_error(in) :
+			 "out of memory");
+	free(rec);
+	if (in)
+		prog_in_close(in);
+	if (ret < 0)
+		return ret;
+	/* barre_iommu.ko is reset at the run's start: counters, not PEC. */
+	return barre_walker_reset(&h->iommu, &bc);
+}
+
+/* An OBJECT record: its VA, allocated before the run (or identity). */
 static int host_object(void *priv, struct gpu_object *obj, char *why, size_t len)
 {
 	struct host_run *h = priv;
-	struct gpu_alloc_alloc_req req;
-	struct gpu_alloc_object *g;
-	u64 *pfn;
-	int ret;
 
 	h->r->objects++;
 	if (!h->o->cfg.translate) {
 		obj->gpu_va = obj->base & ~((1ULL << GPU_PAGE_SHIFT) - 1);
 		return 0;
 	}
-	if (h->nobjs == h->cap_objs) {
-		uint32_t cap = h->cap_objs ? 2 * h->cap_objs : 64;
-		void *p = realloc(h->objs, cap * sizeof(*h->objs));
-
-		if (!p)
-			return -ENOMEM;
-		h->objs = p;
-		h->cap_objs = cap;
+	if (obj->index >= h->nobjs) {
+		snprintf(why, len, "object %u was not in the program's first reading",
+			 obj->index);
+		return -EINVAL;
 	}
-	gpu_run_object_req(h->o, obj, &req);
-	g = &h->objs[h->nobjs];
-	pfn = malloc(req.pages * sizeof(*pfn));
-	ret = pfn ? gpu_alloc(&h->pools, &h->as, &req, g, pfn) : -ENOMEM;
-	if (ret) {
-		free(pfn);
-		snprintf(why, len, "object %u: %llu pages do not fit in %u x %u MiB (%s)",
-			 obj->index, (unsigned long long)req.pages,
-			 h->o->cfg.chiplets, h->o->cfg.vram_mib, strerror(-ret));
-		return ret;
-	}
-	h->nobjs++;
-	obj->gpu_va = (g->vpn << GPU_PAGE_SHIFT) | (obj->base & 4095);
-	obj->gpu_va &= ~4095ULL;
-	if (req.barre) {
-		struct mcmgpu_pec_entry pe;
-
-		gpu_alloc_pec_entry(&h->as, g, &pe);
-		barre_walker_pec_add(&h->iommu, &pe);
-	}
+	obj->gpu_va = h->objs[obj->index].vpn << GPU_PAGE_SHIFT;
 	return 0;
 }
 
@@ -284,6 +327,7 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	uint32_t i;
 
 	memset(r, 0, sizeof(*r));
+	*err = 0;
 	if (!size) {
 		snprintf(err, errlen, "the configuration is not valid");
 		return -EINVAL;
@@ -293,6 +337,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 		return -EINVAL;
 	if (o->cfg.translate) {
 		ret = translation_init(&h, err, errlen);
+		if (!ret)
+			ret = host_preallocate(&h, path, err, errlen);
 		if (ret)
 			goto out;
 	}
