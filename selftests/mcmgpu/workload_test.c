@@ -208,4 +208,37 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
 	same_replay(_metadata, "cxl", "", "--media dram");
 }
 
+/*
+ * A program through the GPU timing core on the device, with translation
+ * off, a conventional IOMMU and Barre: the same JSON as --host.
+ */
+TEST_F(wl, program_runs_on_device_as_on_host)
+{
+	static const char *const modes[] = {
+		"--set translate=0", "--barre off", "--barre on --shadow",
+	};
+	static char dev[1 << 16], host[1 << 16];
+	unsigned int i, n = mt_expect_chiplets();
+	char cmd[512];
+
+	if (access("/dev/mcmgpu0", F_OK))
+		SKIP(return, "no mcmgpu device");
+	ASSERT_EQ(0, sh("mcmgpu workload gen bfs --seed 3 -o " DIR "/bfs.prog"))
+		TH_LOG("%s", out);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
+			 "--set vram_mib=%llu %s " DIR "/bfs.prog", n,
+			 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20),
+			 modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
+		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --host --chiplets %u "
+			 "--set vram_mib=%llu %s " DIR "/bfs.prog", n,
+			 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20),
+			 modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s: %s", cmd, host);
+		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
+		EXPECT_NE(NULL, strstr(dev, "\"warp_insts\"")) TH_LOG("%s", dev);
+	}
+}
+
 TEST_HARNESS_MAIN
