@@ -342,7 +342,7 @@ static void make_config(const uint8_t *h, struct gpu_config *c)
 	set(c, "l1_tlb_ways=%u", e >> min_u32((h[4] >> 3) & 3, h[4] & 7));
 	e = 4u << (h[4] >> 5);
 	set(c, "l2_tlb_entries=%u", e);
-	set(c, "l2_tlb_ways=%u", e >> (h[5] & 3));
+	set(c, "l2_tlb_ways=%u", e >> min_u32(h[5] & 3, 2));
 	l = 1u << ((h[5] >> 2) & 7);		/* lines */
 	set(c, "l1_size=%u", l * GPU_LINE_BYTES);
 	set(c, "l1_ways=%u", min_u32(l, 1u << ((h[5] >> 5) & 3)));
