@@ -52,6 +52,9 @@ lint "accelsim stats xcheck" bash tools/scripts/accelsim-xcheck.sh build/tools/m
 # The GPU timing core's configurations: every preset's JSON parses, with a
 # source for each parameter; bad names and overrides are usage errors.
 lint "gpu config" bash tools/scripts/gpu-config-check.sh build/tools/mcmgpu
+# mcmgpu run --host: bad programs and options fail naming the problem; a
+# good run's JSON holds the counter identities and is the same twice.
+lint "gpu run" bash tools/scripts/gpu-run-check.sh build/tools/mcmgpu
 
 # make run's runners on two small experiments: GNU parallel with 1 vs 2
 # workers, interrupt and resume, a failing job; then the same lists as a

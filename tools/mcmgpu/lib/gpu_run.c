@@ -127,7 +127,7 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 
 	json_string(j, "config", o->cfg.name);
 	json_u64(j, "chiplets", o->cfg.chiplets);
-	json_string(j, "barre", o->cfg.translate ? barre_modes[o->barre] : "off");
+	json_string(j, "barre_mode", o->cfg.translate ? barre_modes[o->barre] : "off");
 	json_break(j, " ");
 	json_open(j, "gpu", '{');
 	stats_json(j, &core_table, &r->core);

@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the GPU timing core (qemu-device/model/gpu_core.c)
+ * on a small GPU, with a test IOMMU that misbehaves when told to.
+ *
+ * Input: HDR header bytes choose the configuration (overrides of the
+ * "barre" preset through gpu_config_set: 1-4 chiplets of 1-4 SMs, small
+ * caches and TLBs, translation on or off, placements, schedulers), the
+ * object mapping and the IOMMU (reply latency, faults, a PFN past
+ * memory, a tag never sent, a reply twice, one arriving in the past).
+ * Byte 0 bit 0 then says what the rest is: a binary program as is, or
+ * bytes a generator turns into a valid program (objects, kernels of
+ * blocks, warps and instructions with addresses mostly in the objects),
+ * which the program writer encodes; either way the core reads it through
+ * the binary reader. At most MAX_INSTS instructions an input.
+ *
+ * The core runs to its end twice, the epochs (or run steps) cut
+ * differently; traps when: a run fails without a message, a protocol
+ * error (PFN past memory, bad tag, a reply twice or early) is not an
+ * error, the two runs differ (result, message or counters, byte for
+ * byte), or a successful run breaks a counter identity (accesses = hits
+ * + misses for both TLBs and caches, ATS requests = L2 TLB misses - MSHR
+ * merges = replies, L2 accesses = local + remote, warp_insts = the
+ * program's INST records, kernels done = kernels).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_config.h"
+#include "gpu_core.h"
+#include "program.h"
+
+#define HDR             12
+#define MAX_INSTS       3000
+#define MAX_PENDING     4096
+
+#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+
+struct mem {
+	uint8_t *buf;
+	size_t len, cap, pos;
+};
+
+static int mem_write(void *ctx, const void *buf, size_t len)
+{
+	struct mem *m = ctx;
+
+	if (m->len + len > m->cap) {
+		m->cap = (m->len + len) * 2;
+		m->buf = realloc(m->buf, m->cap);
+		CHECK(m->buf);
+	}
+	memcpy(m->buf + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+static long mem_read(void *ctx, void *buf, size_t len)
+{
+	struct mem *m = ctx;
+	size_t n = m->len - m->pos;
+
+	if (n > len)
+		n = len;
+	memcpy(buf, m->buf + m->pos, n);
+	m->pos += n;
+	return (long)n;
+}
+
+/* ---- The generator: bytes to a valid program ---- */
+
+struct bytes {
+	const uint8_t *p;
+	size_t n, pos;
+};
+
+/* The next byte; 0 once they run out, which ends every list. */
+static uint32_t nb(struct bytes *b)
+{
+	return b->pos < b->n ? b->p[b->pos++] : 0;
+}
+
+static uint32_t nb16(struct bytes *b)
+{
+	return nb(b) << 8 | nb(b);
+}
+
+struct gen_obj {
+	uint64_t base, size;
+};
+
+static struct prog_writer gw;
+
+static void gen_put(const struct prog_rec *rec)
+{
+	/* The generator writes valid programs only. */
+	CHECK(!prog_write(&gw, rec));
+}
+
+static void gen_addrs(struct bytes *b, struct prog_inst *in,
+		      const struct gen_obj *objs, uint32_t nobjs)
+{
+	const struct gen_obj *o = &objs[nb(b) % nobjs];
+	uint32_t pattern = nb(b) & 3, stride = 1 + nb(b) * 4;
+	uint64_t start = nb16(b) % o->size;
+	uint32_t lane;
+
+	for (lane = 0; lane < PROG_WARP_SIZE; lane++) {
+		uint64_t off;
+
+		if (!(in->mask & (1u << lane)))
+			continue;
+		switch (pattern) {
+		case 0:
+			off = start + (uint64_t)lane * in->width;
+			break;
+		case 1:
+			off = start + (uint64_t)lane * stride;
+			break;
+		case 2:
+			off = nb16(b);
+			break;
+		default:
+			off = start;
+			break;
+		}
+		in->addr[lane] = o->base + off % o->size;
+	}
+	/* Now and then one lane outside every object. */
+	if (nb(b) == 0xff)
+		in->addr[__builtin_ctz(in->mask)] = o->base + o->size + nb(b);
+}
+
+static void gen_inst(struct bytes *b, struct prog_inst *in, uint64_t pc,
+		     const struct gen_obj *objs, uint32_t nobjs)
+{
+	static const uint8_t widths[] = { 4, 4, 8, 16, 1, 2, 32, 128 };
+	uint32_t c = nb(b), i;
+
+	memset(in, 0, sizeof(*in));
+	in->pc = pc;
+	in->mask = (c & 0x80) ? (uint32_t)nb16(b) << 16 | nb16(b) : 0xffffffffu;
+	if (!in->mask)
+		in->mask = 1;
+	in->op = c % PROG_OP_NR;
+	if (c % 3 == 0)
+		in->op = PROG_OP_MEMORY;
+	in->ndst = nb(b) % 3;
+	in->nsrc = nb(b) % 4;
+	for (i = 0; i < in->ndst; i++)
+		in->dst[i] = nb(b) % 16;
+	for (i = 0; i < in->nsrc; i++)
+		in->src[i] = nb(b) % 16;
+	if (in->op == PROG_OP_MEMORY) {
+		uint32_t s = nb(b), k = nb(b);
+
+		in->width = widths[s >> 5];
+		switch (s & 7) {
+		case 4:
+			in->space = PROG_SPACE_SHARED;
+			in->kind = PROG_KIND_LOAD + k % 3;
+			break;
+		case 5:
+			in->space = PROG_SPACE_LOCAL;
+			in->kind = PROG_KIND_LOAD + k % 2;
+			break;
+		case 6:
+			in->space = (s & 8) ? PROG_SPACE_CONST : PROG_SPACE_TEXTURE;
+			in->kind = PROG_KIND_LOAD;
+			break;
+		default:
+			in->space = PROG_SPACE_GLOBAL;
+			in->kind = PROG_KIND_LOAD + k % 4;
+			break;
+		}
+		if (in->space == PROG_SPACE_GLOBAL) {
+			gen_addrs(b, in, objs, nobjs);
+		} else {
+			for (i = 0; i < PROG_WARP_SIZE; i++)
+				if (in->mask & (1u << i))
+					in->addr[i] = 0x1000 + i * in->width;
+		}
+	}
+	snprintf(in->opcode, sizeof(in->opcode), "%s", prog_default_opcode(in));
+}
+
+/* Objects, then 1-3 kernels; *insts: the INST records written. */
+static void gen_program(struct bytes *b, struct mem *out, uint64_t *insts)
+{
+	static struct prog_rec rec;
+	struct gen_obj objs[4];
+	uint32_t nobjs = 1 + nb(b) % 4, nk = 1 + nb(b) % 3, i, k;
+	uint64_t pc = 0x1000;
+
+	CHECK(!prog_writer_init(&gw, mem_write, out));
+	for (i = 0; i < nobjs; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.type = PROG_REC_OBJECT;
+		objs[i].base = 0x7f0000000000ULL + (uint64_t)i * 0x100000 +
+			       (nb(b) & 3) * 0x40;
+		objs[i].size = 1 + nb16(b) % 40000;
+		/* Now and then one overlapping its predecessor. */
+		if (i && nb(b) == 0xfe)
+			objs[i].base = objs[i - 1].base + 8;
+		rec.object.base = objs[i].base;
+		rec.object.size = objs[i].size;
+		snprintf(rec.object.name, sizeof(rec.object.name), "obj%u", i);
+		gen_put(&rec);
+		if (nb(b) & 1) {
+			memset(&rec, 0, sizeof(rec));
+			rec.type = PROG_REC_COPY;
+			rec.copy.base = objs[i].base;
+			rec.copy.bytes = objs[i].size;
+			gen_put(&rec);
+		}
+	}
+	for (k = 1; k <= nk; k++) {
+		uint32_t threads, nwarps, x, y, gx, gy, c = nb(b);
+
+		memset(&rec, 0, sizeof(rec));
+		rec.type = PROG_REC_KERNEL;
+		rec.kernel.id = k;
+		snprintf(rec.kernel.name, sizeof(rec.kernel.name), "k%u", k);
+		gx = 1 + c % 8;
+		gy = (c & 0x40) ? 2 : 1;
+		rec.kernel.grid[0] = gx;
+		rec.kernel.grid[1] = gy;
+		rec.kernel.grid[2] = 1;
+		threads = 32 * (1 + nb(b) % 8);
+		if (c & 0x80)
+			threads -= nb(b) % 31;
+		rec.kernel.block[0] = threads;
+		rec.kernel.block[1] = rec.kernel.block[2] = 1;
+		/* Up to 64 KiB; now and then more than an SM has. */
+		rec.kernel.shmem = (c & 0x20) ? nb(b) * 256 : 0;
+		if (nb(b) == 0xff)
+			rec.kernel.shmem = 100000;
+		rec.kernel.nregs = nb(b) % 64;
+		rec.kernel.binary_version = 70;
+		nwarps = (threads + 31) / 32;
+		gen_put(&rec);
+		for (y = 0; y < gy; y++) {
+			for (x = 0; x < gx; x++) {
+				uint32_t w, n = 1 + nb(b) % nwarps, rev = nb(b) & 1;
+
+				memset(&rec, 0, sizeof(rec));
+				rec.type = PROG_REC_BLOCK;
+				rec.block.x = x;
+				rec.block.y = y;
+				gen_put(&rec);
+				for (w = 0; w < n; w++) {
+					uint32_t ni = nb(b) % 24, j;
+
+					if (*insts + ni > MAX_INSTS)
+						ni = 0;
+					memset(&rec, 0, sizeof(rec));
+					rec.type = PROG_REC_WARP;
+					rec.warp.id = rev ? n - 1 - w : w;
+					rec.warp.insts = ni;
+					gen_put(&rec);
+					for (j = 0; j < ni; j++) {
+						rec.type = PROG_REC_INST;
+						gen_inst(b, &rec.inst, pc + j * 16, objs, nobjs);
+						gen_put(&rec);
+					}
+					*insts += ni;
+				}
+				memset(&rec, 0, sizeof(rec));
+				rec.type = PROG_REC_BLOCK_END;
+				gen_put(&rec);
+			}
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.type = PROG_REC_KERNEL_END;
+		gen_put(&rec);
+		pc += 0x10000;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.type = PROG_REC_END;
+	gen_put(&rec);
+}
+
+/*
+ * The INST records of a binary program (up to a refusal), -1 if over
+ * MAX_INSTS, -2 if it is not a program.
+ */
+static int64_t count_insts(struct mem *prog)
+{
+	static struct prog_reader r;
+	static struct prog_rec rec;
+	int64_t n = 0;
+
+	prog->pos = 0;
+	if (prog_reader_init(&r, mem_read, prog))
+		return -2;
+	while (prog_read(&r, &rec) == 1) {
+		if (rec.type == PROG_REC_INST && ++n > MAX_INSTS)
+			return -1;
+	}
+	return n;
+}
+
+/* ---- The configuration ---- */
+
+static int set(struct gpu_config *c, const char *fmt, uint32_t v)
+{
+	char a[64];
+	const char *why;
+
+	snprintf(a, sizeof(a), fmt, v);
+	CHECK(!gpu_config_set(c, a, &why));	/* every override in range */
+	return 0;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static void make_config(const uint8_t *h, struct gpu_config *c)
+{
+	static const uint32_t warps[] = { 1, 2, 4, 8, 16, 24, 32, 64 };
+	uint32_t e, l;
+
+	*c = gpu_preset_find("barre")->cfg;
+	set(c, "chiplets=%u", 1 + (h[1] & 3));
+	set(c, "sms=%u", 1 + ((h[1] >> 2) & 3));
+	set(c, "tb_sched=%u", (h[1] >> 4) & 1);
+	set(c, "warp_sched=%u", (h[1] >> 5) & 1);
+	set(c, "translate=%u", !((h[1] >> 6) & 1));
+	set(c, "vram_mib=%u", 1 + (h[1] >> 7));
+	set(c, "placement=%u", h[2] % 3);
+	set(c, "place_g=%u", 1 + ((h[2] >> 2) & 3));
+	set(c, "warps_per_sm=%u", warps[(h[2] >> 4) & 7]);
+	set(c, "blocks_per_sm=%u", 1 + (h[3] & 7));
+	set(c, "l1_mshrs=%u", 1 + ((h[3] >> 3) & 7));
+	set(c, "l2_tlb_mshrs=%u", 1 + ((h[3] >> 6) & 3) * 2);
+	e = 1u << (h[4] & 7);
+	set(c, "l1_tlb_entries=%u", e);
+	set(c, "l1_tlb_ways=%u", e >> min_u32((h[4] >> 3) & 3, h[4] & 7));
+	e = 4u << (h[4] >> 5);
+	set(c, "l2_tlb_entries=%u", e);
+	set(c, "l2_tlb_ways=%u", e >> min_u32(h[5] & 3, 2));
+	l = 1u << ((h[5] >> 2) & 7);		/* lines */
+	set(c, "l1_size=%u", l * GPU_LINE_BYTES);
+	set(c, "l1_ways=%u", min_u32(l, 1u << ((h[5] >> 5) & 3)));
+	l = 4u << (h[6] & 7);
+	set(c, "l2_size=%u", l * GPU_LINE_BYTES);
+	set(c, "l2_ways=%u", min_u32(l, 1u << ((h[6] >> 3) & 3)));
+	set(c, "l1_lat=%u", 1 + (h[6] >> 5) * 4);
+	set(c, "l2_lat=%u", 1 + (h[7] & 15) * 4);
+	set(c, "dram_lat=%u", 1 + (h[7] >> 4) * 8);
+	set(c, "link_lat=%u", 1 + (h[8] & 3) * 16);
+	set(c, "l2_bw=%u", 1000u << ((h[8] >> 2) & 7));
+	set(c, "link_bw=%u", 1000u << ((h[8] >> 5) & 7));
+	set(c, "dram_bw=%u", 4000u << (h[9] & 7));
+}
+
+/* ---- The test IOMMU and the run ---- */
+
+struct pending {
+	uint64_t tag, vpn, issue;
+};
+
+struct run {
+	struct gpu_config cfg;
+	uint8_t flags;			/* header byte 0 */
+	uint32_t lat_min, lat_range;	/* reply latency */
+	uint32_t cut;			/* epoch or step length */
+	uint64_t seed;
+	struct gpu_core *core;
+	struct pending pend[MAX_PENDING];
+	uint32_t npend;
+	uint64_t kernels_done, objects, next_va, requests;
+	uint32_t fail_object;		/* object index to refuse, or ~0 */
+	bool protocol_error;		/* an error the IOMMU caused on purpose */
+	int ret;
+	char msg[GPU_CORE_ERR_MAX];
+	struct gpu_core_stats st;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static void *t_alloc(void *priv, size_t bytes)
+{
+	(void)priv;
+	return calloc(1, bytes);
+}
+
+static void t_free(void *priv, void *p)
+{
+	(void)priv;
+	free(p);
+}
+
+static int t_object(void *priv, struct gpu_object *o, char *why, size_t len)
+{
+	struct run *r = priv;
+
+	CHECK(o->index == r->objects);
+	r->objects++;
+	if (o->index == r->fail_object) {
+		snprintf(why, len, "refused by the test");
+		return -ENOSPC;
+	}
+	/* Compact: objects one after another from 1 MiB, a page apart. */
+	o->gpu_va = r->next_va;
+	r->next_va += ((o->size + 4095) & ~4095ULL) + 4096;
+	return 0;
+}
+
+static void t_ats_request(void *priv, const struct chiplet_tlb_request *q)
+{
+	struct run *r = priv;
+
+	CHECK(r->cfg.translate);
+	CHECK(q->chiplet < r->cfg.chiplets);
+	CHECK(q->issue >= gpu_core_now(r->core));
+	CHECK(r->npend < MAX_PENDING);
+	r->pend[r->npend++] = (struct pending){ q->tag, q->vpn, q->issue };
+	r->requests++;
+}
+
+static void t_kernel_done(void *priv, const struct gpu_kernel_stats *k)
+{
+	struct run *r = priv;
+
+	CHECK(k->end >= k->start);
+	r->kernels_done++;
+}
+
+/* Answers every request so far; false once the core took an error. */
+static bool t_answer(struct run *r)
+{
+	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8;
+	uint32_t i, n = r->npend;
+
+	r->npend = 0;
+	for (i = 0; i < n; i++) {
+		const struct pending *p = &r->pend[i];
+		uint64_t h = mix(r->seed ^ p->tag * 0x9e3779b97f4a7c15ULL);
+		struct chiplet_tlb_reply rep = {
+			.tag = p->tag,
+			.arrive = p->issue + r->lat_min + h % (r->lat_range + 1),
+			.pfn = mix(r->seed + p->vpn) % (frames * r->cfg.chiplets),
+			.writable = 1,
+		};
+		bool bad = false, twice = false;
+		int ret;
+
+		if ((r->flags & 0x08) && ((h >> 16) & 3) == 0)
+			rep.fault = 1;
+		if ((r->flags & 0x10) && ((h >> 24) & 7) == 0 && !rep.fault) {
+			rep.pfn = frames * r->cfg.chiplets + ((h >> 32) & 0xff);
+			bad = true;
+		}
+		if ((r->flags & 0x20) && ((h >> 40) & 7) == 0) {
+			rep.tag += 1ULL << 40;	/* never sent */
+			bad = true;
+		}
+		if ((r->flags & 0x40) && ((h >> 48) & 7) == 0)
+			twice = true;
+		if ((r->flags & 0x80) && ((h >> 56) & 7) == 0 &&
+		    gpu_core_now(r->core)) {
+			rep.arrive = gpu_core_now(r->core) - 1;
+			bad = true;
+		}
+		r->protocol_error |= bad;
+		ret = gpu_core_deliver(r->core, &rep);
+		/* A bad PFN is refused when it is used, not when it comes. */
+		if (bad && rep.pfn < frames * r->cfg.chiplets) {
+			CHECK(ret == -EINVAL && *gpu_core_error(r->core));
+			return false;
+		}
+		if (ret)
+			return false;
+		if (twice) {
+			r->protocol_error = true;
+			CHECK(gpu_core_deliver(r->core, &rep) == -EINVAL);
+			CHECK(strstr(gpu_core_error(r->core), "already answered"));
+			return false;
+		}
+	}
+	return true;
+}
+
+static int source(void *rd, struct prog_rec *rec)
+{
+	return prog_read(rd, rec);
+}
+
+/* Runs the core to its end; epoch: r->cut cycles, aligned or not. */
+static void run_once(struct run *r, struct mem *prog, bool aligned)
+{
+	static struct prog_reader rd;
+	struct gpu_core_ops ops = {
+		.alloc = t_alloc, .free = t_free,
+		.object = (r->flags & 6) ? t_object : NULL,
+		.ats_request = t_ats_request, .kernel_done = t_kernel_done,
+	};
+	size_t size = gpu_core_size(&r->cfg);
+	int ret;
+
+	r->npend = 0;
+	r->kernels_done = r->objects = r->requests = 0;
+	r->next_va = 1 << 20;
+	r->protocol_error = false;
+	prog->pos = 0;
+	CHECK(!prog_reader_init(&rd, mem_read, prog));
+	CHECK(size);
+	r->core = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	CHECK(r->core);
+	ret = gpu_core_init(r->core, &r->cfg, &ops, r, source, &rd);
+	CHECK(!ret);
+	while (!ret && !gpu_core_done(r->core)) {
+		uint64_t now = gpu_core_now(r->core), t, until;
+
+		if (!r->cfg.translate) {
+			t = gpu_core_next_event(r->core);
+			if (t == ~0ULL) {
+				ret = gpu_core_run(r->core, ~0ULL);
+				/* Nothing to wait for: it ends or fails. */
+				CHECK(ret || gpu_core_done(r->core));
+				break;
+			}
+			ret = gpu_core_run(r->core, (t > now ? t : now) + r->cut);
+			continue;
+		}
+		until = now + r->cut;
+		if (!r->npend) {
+			t = gpu_core_next_event(r->core);
+			if (t == ~0ULL) {
+				/* No request out: it ends, fails or is stuck. */
+				ret = gpu_core_run(r->core, until);
+				CHECK(ret || gpu_core_done(r->core));
+				break;
+			}
+			if (t > now)
+				until = aligned ? t - (t - now) % r->cut + r->cut :
+						  t + r->cut;
+		}
+		ret = gpu_core_run(r->core, until);
+		if (!ret && !t_answer(r))
+			ret = -1;
+	}
+	if (ret) {
+		r->ret = gpu_core_run(r->core, ~0ULL);
+		CHECK(r->ret < 0);
+		CHECK(memchr(gpu_core_error(r->core), 0, GPU_CORE_ERR_MAX));
+		CHECK(*gpu_core_error(r->core));
+		snprintf(r->msg, sizeof(r->msg), "%s", gpu_core_error(r->core));
+	} else {
+		r->ret = 0;
+		r->msg[0] = 0;
+		gpu_core_stats(r->core, &r->st);
+		CHECK(!r->npend);
+	}
+	gpu_core_destroy(r->core);
+	free(r->core);
+	r->core = NULL;
+}
+
+static void check_counters(const struct run *r, uint64_t insts)
+{
+	const struct gpu_core_stats *s = &r->st;
+
+	CHECK(s->l1_tlb_accesses == s->l1_tlb_hits + s->l1_tlb_misses);
+	CHECK(s->l2_tlb_accesses == s->l2_tlb_hits + s->l2_tlb_misses);
+	CHECK(s->ats_requests == s->l2_tlb_misses - s->l2_tlb_mshr_merges);
+	CHECK(s->ats_replies == s->ats_requests);
+	CHECK(s->ats_requests == r->requests);
+	CHECK(s->l1_accesses == s->l1_hits + s->l1_misses);
+	CHECK(s->l2_accesses == s->l2_hits + s->l2_misses);
+	CHECK(s->l2_accesses == s->l2_local + s->l2_remote);
+	CHECK(s->warp_insts == insts);
+	CHECK(s->kernels == r->kernels_done);
+	if (!r->cfg.translate)
+		CHECK(!s->l1_tlb_accesses && !s->ats_requests);
+	if (r->cfg.chiplets == 1)
+		CHECK(!s->l2_remote);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct run a, b;
+	struct mem prog = { 0 };
+	uint64_t insts = 0;
+
+	if (size < HDR)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	make_config(data, &a.cfg);
+	a.flags = data[0];
+	a.lat_min = 8 + (data[9] >> 3) * 4;
+	a.lat_range = (data[9] >> 7) ? data[10] : 0;
+	a.seed = (uint64_t)data[10] << 8 | data[11];
+	a.fail_object = (data[0] & 6) == 6 ? data[11] % 4 : ~0u;
+	a.cut = a.lat_min;
+	if (data[0] & 1) {
+		struct bytes in = { data + HDR, size - HDR, 0 };
+
+		gen_program(&in, &prog, &insts);
+	} else {
+		int64_t n;
+
+		prog.buf = (uint8_t *)data + HDR;
+		prog.len = size - HDR;
+		n = count_insts(&prog);
+		if (n < 0)
+			return 0;
+		insts = (uint64_t)n;
+	}
+	b = a;
+	/* The second run cuts its epochs at half the latency, aligned. */
+	b.cut = a.cfg.translate ? 1 + (a.lat_min - 1) / 2 : 97;
+	run_once(&a, &prog, false);
+	run_once(&b, &prog, true);
+	/*
+	 * Which of several injected IOMMU errors the core sees first
+	 * depends on the cut (a bad tag at delivery, a bad PFN at its
+	 * arrival): then both runs just fail.
+	 */
+	if (a.protocol_error || b.protocol_error) {
+		CHECK(a.ret && b.ret);
+	} else {
+		CHECK(a.ret == b.ret);
+		CHECK(!strcmp(a.msg, b.msg));
+	}
+	/* FUZZ_GPU_CORE_VERBOSE=1: each input's outcome on stderr. */
+	if (getenv("FUZZ_GPU_CORE_VERBOSE"))
+		fprintf(stderr, "translate %u insts %llu cycles %llu ats %llu faults %llu: %s\n",
+			a.cfg.translate, (unsigned long long)insts,
+			(unsigned long long)a.st.cycles, (unsigned long long)a.st.ats_requests,
+			(unsigned long long)a.st.translation_faults, a.ret ? a.msg : "ok");
+	if (!a.ret) {
+		CHECK(!memcmp(&a.st, &b.st, sizeof(a.st)));
+		check_counters(&a, insts);
+	}
+	if (data[0] & 1)
+		free(prog.buf);
+	return 0;
+}

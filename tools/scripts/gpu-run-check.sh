@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# make check: `mcmgpu run --host` on bad input and on a good program. Each
+# bad input (a missing file, not a program, a program cut in the middle of
+# an instruction, an address in no object, a kernel over kernel_mib, bad
+# options, mechanisms not in the core yet) must exit non-zero with a
+# message naming the problem; vadd's --json must parse with the counter
+# identities holding and be the same, byte for byte, on a second run.
+# Usage: tools/scripts/gpu-run-check.sh [MCMGPU]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tool=${1:-$top/build/tools/mcmgpu}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+checked=0
+
+# expect_fail 'WORD...' ARGS...: `mcmgpu run --host ARGS` exits non-zero
+# and its stderr holds every word (| separates them).
+expect_fail() {
+	local words=$1 rc=0 w
+	shift
+	"$tool" run --host "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "run $*: exit 0, expected a failure"
+		exit 1
+	fi
+	IFS='|' read -ra ws <<<"$words"
+	for w in "${ws[@]}"; do
+		if ! grep -qF -- "$w" "$tmp/err"; then
+			echo "run $*: exit $rc, message lacks '$w':"
+			cat "$tmp/err"
+			exit 1
+		fi
+	done
+	checked=$((checked + 1))
+}
+
+"$tool" workload gen vadd -o "$tmp/vadd.bin"
+# A kernel whose decoded instructions need more than 1 MiB.
+"$tool" workload gen vadd --size 131072 -o "$tmp/big.bin"
+echo 'hello, not a program' >"$tmp/hello.txt"
+# Cut at an odd offset inside an instruction record.
+head -c 1001 "$tmp/vadd.bin" >"$tmp/cut.bin"
+cat >"$tmp/stray.txt" <<'EOF'
+mcmgpu-program 1
+object 0x10000 4096 a
+kernel 1 grid=1,1,1 block=32,1,1 shmem=0 nregs=8 binary=70 stream=0 shmem_base=0 local_base=0 name=stray
+block 0,0,0
+warp 0 insts=2
+0x100 0x1 mem.global.load.4 LDG.E d=1 s=2 @ 0x10010
+0x110 0x1 mem.global.load.4 LDG.E d=1 s=2 @ 0x20000
+end-block
+end-kernel
+end
+EOF
+
+expect_fail "$tmp/nosuch.bin|No such file" "$tmp/nosuch.bin"
+expect_fail "hello.txt:1|not a program" "$tmp/hello.txt"
+expect_fail "cut.bin|record 44|byte 1001|ends" "$tmp/cut.bin"
+expect_fail "kernel 1 (stray)|warp 0 inst 1|0x20000|in no object" "$tmp/stray.txt"
+expect_fail "kernel 1 (stray)|0x20000|in no object" "$tmp/stray.txt" --set translate=0
+expect_fail "kernel 1 (vectorAdd)|kernel_mib" "$tmp/big.bin" --set kernel_mib=1
+expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
+expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
+expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
+expect_fail "--cpelide hmg|not yet" "$tmp/vadd.bin" --cpelide hmg
+expect_fail "--barre fbarre|in-package translation" "$tmp/vadd.bin" --barre fbarre
+
+# The good program: JSON, identities, the same twice.
+nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
+for args in "" "--barre on" "--set translate=0 --chiplets 2"; do
+	# shellcheck disable=SC2086
+	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
+	# shellcheck disable=SC2086
+	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/b.json"
+	cmp -s "$tmp/a.json" "$tmp/b.json" || { echo "run $args: two runs differ"; exit 1; }
+	python3 - "$tmp/a.json" "$nw" "$args" <<'EOF'
+import json, sys
+def unique(pairs):
+	keys = [k for k, _ in pairs]
+	assert len(keys) == len(set(keys)), f"a key twice in an object: {keys}"
+	return dict(pairs)
+d = json.load(open(sys.argv[1]), object_pairs_hook=unique)
+g, nw, args = d["gpu"], int(sys.argv[2]), sys.argv[3]
+def eq(a, b, what):
+	assert a == b, f"run {args}: {what}: {a} != {b}"
+eq(g["warp_insts"], nw, "warp_insts vs the program's instructions")
+eq(g["kernels"], len(d["kernels"]), "kernels")
+for k in ("l1", "l2"):
+	eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")
+eq(g["l2"]["accesses"], g["l2"]["local"] + g["l2"]["remote"], "l2 local + remote")
+eq("barre" in d, "translate=0" not in args, "the IOMMU's counters with translation")
+if "barre" in d:
+	for k in ("l1_tlb", "l2_tlb"):
+		eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")
+	t = g["l2_tlb"]
+	eq(t["ats_requests"], t["misses"] - t["mshr_merges"], "ats_requests")
+	eq(t["ats_replies"], t["ats_requests"], "ats_replies")
+	eq(d["barre"]["ats_requests"], t["ats_requests"], "the IOMMU's requests")
+	assert t["ats_requests"] > 0, f"run {args}: no ATS request"
+eq(sum(k["warp_insts"] for k in d["kernels"]), nw, "kernels' warp_insts")
+EOF
+	checked=$((checked + 1))
+done
+echo "gpu run: $checked cases checked"
