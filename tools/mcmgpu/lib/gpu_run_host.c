@@ -310,6 +310,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 		h.core = NULL;
 		goto out;
 	}
+	/* prog_in checks every record (either encoding): no second check. */
+	gpu_core_source_checked(h.core);
 	ret = host_loop(&h);
 	if (o->progress)
 		fputc('\n', stderr);
