@@ -291,6 +291,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	h.in = prog_in_open(path, err, errlen);
 	if (!h.in)
 		return -EINVAL;
+	/* The core reads every record into its own, which only prog_in writes. */
+	prog_in_same_record(h.in);
 	if (o->cfg.translate) {
 		ret = translation_init(&h, err, errlen);
 		if (ret)
