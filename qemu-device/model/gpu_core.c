@@ -47,6 +47,8 @@
 
 #define NEVER           (~0ULL)
 #define NONE            0xffffffffu
+#define STALE           0xfffffffeu     /* sm.oldest: to be found again */
+#define NO_ADDR         (~0ULL)         /* a free L1 MSHR: no sector's */
 #define PEND_MAX        32      /* pending register writes a warp */
 #define CHUNK_BYTES     (1u << 20)      /* decoded instructions a chunk */
 #define CHUNK_RESERVE   16      /* a chunk's end: the jump to the next */
@@ -165,12 +167,18 @@ struct sm {
     u64 acct_from;      /* stall cycles counted up to here */
     u32 mshr_used;
     u32 fifo_head, fifo_tail;   /* requests waiting for an L1 MSHR */
+    /*
+     * The slot of the oldest unfinished warp (least wseq), NONE if none,
+     * STALE after it finished: stall accounting asks for it far more
+     * often than it changes.
+     */
+    u32 oldest;
 };
 
 struct l1_mshr {
-    u64 addr;
+    u64 addr;           /* NO_ADDR: free (one compare finds a match) */
     u32 head;           /* requests waiting for this sector */
-    u32 busy;
+    u32 pad;
 };
 
 struct line {
@@ -296,6 +304,7 @@ struct gpu_core {
 
     /* The program */
     struct prog_grammar grammar;
+    bool src_checked;   /* the source runs the grammar: skip ours */
     u64 records;
     u64 copies;
     bool kactive, prog_end, done;
@@ -1023,9 +1032,20 @@ static u32 warp_reason(struct gpu_core *g, struct warp *w)
     return R_SCOREBOARD;
 }
 
+/* A warp finished or left: it no longer counts for the oldest. */
+static void wseq_clear(struct gpu_core *g, u32 wi)
+{
+    struct sm *sm = &g->sms[wi / g->cfg.warps_per_sm];
+
+    g->wseq[wi] = NEVER;
+    if (sm->oldest == wi % g->cfg.warps_per_sm) {
+        sm->oldest = STALE;
+    }
+}
+
 static u32 sm_reason(struct gpu_core *g, u32 s)
 {
-    const struct sm *sm = &g->sms[s];
+    struct sm *sm = &g->sms[s];
     u64 base = (u64)s * g->cfg.warps_per_sm, best = NEVER;
     const u64 *seq = &g->wseq[base];
     u32 i, old = NONE;
@@ -1033,12 +1053,16 @@ static u32 sm_reason(struct gpu_core *g, u32 s)
     if (!sm->warps_used) {
         return R_IDLE;
     }
-    for (i = 0; i < g->cfg.warps_per_sm; i++) {
-        if (seq[i] < best) {
-            best = seq[i];
-            old = i;
+    if (sm->oldest == STALE) {
+        for (i = 0; i < g->cfg.warps_per_sm; i++) {
+            if (seq[i] < best) {
+                best = seq[i];
+                old = i;
+            }
         }
+        sm->oldest = old;
     }
+    old = sm->oldest;
     return old != NONE ? warp_reason(g, &g->warps[base + old]) : R_MEMORY;
 }
 
@@ -1131,7 +1155,7 @@ static void block_free(struct gpu_core *g, u32 s, u32 bs)
             w->active = 0;
             w->npend = 0;
             g->wready[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
-            g->wseq[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
+            wseq_clear(g, s * g->cfg.warps_per_sm + i);
         }
     }
     sm->warps_used -= rb->nwarps;
@@ -1190,6 +1214,10 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
     u32 bs, i, slot = 0;
 
     sm_touch(g, s);
+    /* Younger warps arrive: only an SM with none gets a new oldest. */
+    if (sm->oldest == NONE) {
+        sm->oldest = STALE;
+    }
     for (bs = 0; bs < g->cfg.blocks_per_sm; bs++) {
         rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
         if (!rb->used) {
@@ -1225,7 +1253,7 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
         g->stats.warps++;
         if (!dw->ninsts) {
             w->done = 1;
-            g->wseq[wi] = NEVER;
+            wseq_clear(g, wi);
         } else {
             rb->live++;
             warp_update(g, wi);
@@ -1429,15 +1457,18 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
     struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
     struct sm *sm = &g->sms[s];
 
-    for (i = 0; i < g->cfg.l1_mshrs; i++) {
-        if (m[i].busy && m[i].addr == r->addr) {
+    for (i = 0; i < g->cfg.l1_mshrs && sm->mshr_used; i++) {
+        if (m[i].addr == r->addr) {
             r->next = m[i].head;
             m[i].head = ri;
             return;
         }
-        if (!m[i].busy && free_i == NONE) {
+        if (m[i].addr == NO_ADDR && free_i == NONE) {
             free_i = i;
         }
+    }
+    if (!sm->mshr_used) {
+        free_i = 0;     /* none busy: nothing to merge with */
     }
     if (free_i == NONE) {
         sm_touch(g, s);
@@ -1451,7 +1482,6 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
         g->memops[r->memop].nmshr++;
         return;
     }
-    m[free_i].busy = 1;
     m[free_i].addr = r->addr;
     m[free_i].head = NONE;
     sm->mshr_used++;
@@ -1639,13 +1669,13 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
         l->valid |= sector_bit(r->addr);
         l->lru = ++g->lru;
         for (i = 0; i < g->cfg.l1_mshrs; i++) {
-            if (m[i].busy && m[i].addr == r->addr) {
+            if (m[i].addr == r->addr) {
                 break;
             }
         }
         if (i < g->cfg.l1_mshrs) {
             w = m[i].head;
-            m[i].busy = 0;
+            m[i].addr = NO_ADDR;
             g->sms[s].mshr_used--;
             while (w != NONE) {
                 u32 nx = g->reqs[w].next, oi = g->reqs[w].memop;
@@ -1982,7 +2012,7 @@ static void warp_finish(struct gpu_core *g, u32 s, u32 wi)
     sm_touch(g, s);
     w->done = 1;
     g->wready[wi] = NEVER;
-    g->wseq[wi] = NEVER;
+    wseq_clear(g, wi);
     rb->live--;
     if (rb->arrived && rb->arrived == rb->live) {
         barrier_release(g, s, rb);
@@ -2307,7 +2337,7 @@ static int next_rec(struct gpu_core *g)
     if (!ret) {
         return fail_str(g, -EINVAL, "the program ends without its END record");
     }
-    ret = prog_grammar_check(&g->grammar, &g->rec);
+    ret = g->src_checked ? 0 : prog_grammar_check(&g->grammar, &g->rec);
     if (ret) {
         m_begin(g, &m);
         m_str(&m, "the program's record ");
@@ -2660,6 +2690,10 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         sm->last_issue = NEVER;
         sm->last_warp = cfg->warps_per_sm - 1;
         sm->fifo_head = sm->fifo_tail = NONE;
+        sm->oldest = NONE;
+    }
+    for (i = 0; i < nsms * cfg->l1_mshrs; i++) {
+        g->l1m[i].addr = NO_ADDR;
     }
     TABLE(g, g->wready, nsms * cfg->warps_per_sm);
     TABLE(g, g->wseq, nsms * cfg->warps_per_sm);
@@ -2677,6 +2711,11 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         g->chip[i].last_sm = cfg->sms - 1;
     }
     return 0;
+}
+
+void gpu_core_source_checked(struct gpu_core *g)
+{
+    g->src_checked = true;
 }
 
 void gpu_core_destroy(struct gpu_core *g)

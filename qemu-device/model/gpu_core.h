@@ -154,6 +154,13 @@ size_t gpu_core_size(const struct gpu_config *cfg);
 int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
                   const struct gpu_core_ops *ops, void *priv,
                   prog_source_fn src, void *src_priv);
+/*
+ * The source checks every record with struct prog_grammar itself (as
+ * prog_read() and the tool's prog_in do), so the core need not check
+ * each record a second time. Only for such sources: the core's safety
+ * rests on the grammar. Call before the first gpu_core_run().
+ */
+void gpu_core_source_checked(struct gpu_core *g);
 /* Frees what the core took from ops->alloc (not g itself). */
 void gpu_core_destroy(struct gpu_core *g);
 /*

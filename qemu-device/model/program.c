@@ -699,26 +699,35 @@ static int refill(struct prog_reader *r)
     return 0;
 }
 
-/* The next byte, or -ENODATA at the end of the input. */
-static int get_byte(struct prog_reader *r, const char *field, u8 *b)
+/* The next byte after a refill; the error if there is none. */
+static int get_byte_refill(struct prog_reader *r, const char *field, u8 *b)
 {
-    int ret;
+    int ret = refill(r);
 
+    if (ret) {
+        return rbad(r, field, "read failed", ret);
+    }
     if (r->pos >= r->len) {
-        ret = refill(r);
-        if (ret) {
-            return rbad(r, field, "read failed", ret);
-        }
-        if (r->pos >= r->len) {
-            return rbad(r, field, "truncated", -EINVAL);
-        }
+        return rbad(r, field, "truncated", -EINVAL);
     }
     *b = r->buf[r->pos++];
     r->offset++;
     return 0;
 }
 
-static int get_u(struct prog_reader *r, const char *field, u64 *v)
+/* The next byte, or -ENODATA at the end of the input. */
+static inline int get_byte(struct prog_reader *r, const char *field, u8 *b)
+{
+    if (r->pos >= r->len) {
+        return get_byte_refill(r, field, b);
+    }
+    *b = r->buf[r->pos++];
+    r->offset++;
+    return 0;
+}
+
+/* LEB128 byte by byte, across refills. */
+static int get_u_slow(struct prog_reader *r, const char *field, u64 *v)
 {
     unsigned int shift = 0;
     u8 b;
@@ -736,6 +745,38 @@ static int get_u(struct prog_reader *r, const char *field, u64 *v)
         *v |= (u64)(b & 0x7f) << shift;
         shift += 7;
     } while (b & 0x80);
+    return 0;
+}
+
+/*
+ * Most numbers are read here, straight from the buffer when the longest
+ * one (10 bytes) is there; the same checks, offsets and errors as
+ * get_u_slow().
+ */
+static inline int get_u(struct prog_reader *r, const char *field, u64 *v)
+{
+    const u8 *p = r->buf + r->pos;
+    unsigned int shift = 0, n = 0;
+    u64 x = 0;
+    u8 b;
+
+    if (r->len - r->pos < 10) {
+        return get_u_slow(r, field, v);
+    }
+    do {
+        b = p[n++];
+        if (shift > 63 || (shift == 63 && (b & 0x7e))) {
+            r->pos += n;
+            r->offset += n;
+            *v = x;
+            return rbad(r, field, "number over 64 bits", -EINVAL);
+        }
+        x |= (u64)(b & 0x7f) << shift;
+        shift += 7;
+    } while (b & 0x80);
+    r->pos += n;
+    r->offset += n;
+    *v = x;
     return 0;
 }
 
@@ -801,6 +842,8 @@ int prog_reader_init(struct prog_reader *r, prog_read_fn read, void *ctx)
     r->eof = false;
     r->pc = 0;
     r->err_field = r->err_why = NULL;
+    r->last_rec = NULL;
+    r->last_extent = 0;
     prog_grammar_init(&r->grammar);
     opcodes_init(&r->opcodes);
     for (i = 0; i < PROG_MAGIC_LEN; i++) {
@@ -937,7 +980,32 @@ static int get_inst(struct prog_reader *r, struct prog_inst *in)
     return 0;
 }
 
-int prog_read(struct prog_reader *r, struct prog_rec *rec)
+/* Bytes of a record of type the reader may set (type and its member). */
+static size_t rec_extent(u32 type)
+{
+    size_t at = offsetof(struct prog_rec, object);
+
+    switch (type) {
+    case PROG_REC_OBJECT:
+        return at + sizeof(struct prog_object);
+    case PROG_REC_COPY:
+        return at + sizeof(struct prog_copy);
+    case PROG_REC_KERNEL:
+        return at + sizeof(struct prog_kernel);
+    case PROG_REC_BLOCK:
+        return at + sizeof(struct prog_block);
+    case PROG_REC_WARP:
+        return at + sizeof(struct prog_warp);
+    case PROG_REC_INST:
+        return at + sizeof(struct prog_inst);
+    default:
+        return at;
+    }
+}
+
+/* The next record into rec, its first clear bytes zeroed first. */
+static int read_rec(struct prog_reader *r, struct prog_rec *rec,
+                    size_t clear)
 {
     struct prog_kernel *k = &rec->kernel;
     u8 type;
@@ -946,7 +1014,9 @@ int prog_read(struct prog_reader *r, struct prog_rec *rec)
     if (prog_grammar_done(&r->grammar)) {
         return 0;
     }
-    memset(rec, 0, sizeof(*rec));
+    memset(rec, 0, clear);
+    r->last_rec = rec;
+    r->last_extent = offsetof(struct prog_rec, object);
     r->err_field = r->err_why = NULL;
     ret = get_byte(r, "type", &type);
     if (ret) {
@@ -955,6 +1025,7 @@ int prog_read(struct prog_reader *r, struct prog_rec *rec)
                     -EINVAL) : ret;
     }
     rec->type = type;
+    r->last_extent = rec_extent(type);
     switch (type) {
     case PROG_REC_OBJECT:
         ret = get_u(r, "base", &rec->object.base);
@@ -1036,4 +1107,15 @@ int prog_read(struct prog_reader *r, struct prog_rec *rec)
         return rbad(r, r->grammar.err_field, r->grammar.err_why, ret);
     }
     return 1;
+}
+
+int prog_read(struct prog_reader *r, struct prog_rec *rec)
+{
+    return read_rec(r, rec, sizeof(*rec));
+}
+
+int prog_read_same(struct prog_reader *r, struct prog_rec *rec)
+{
+    return read_rec(r, rec, rec == r->last_rec ? r->last_extent :
+                    sizeof(*rec));
 }

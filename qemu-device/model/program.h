@@ -231,6 +231,9 @@ struct prog_reader {
     size_t pos, len;
     bool eof;
     const char *err_field, *err_why;
+    /* prog_read_same(): the record last read into and the bytes it set */
+    const struct prog_rec *last_rec;
+    size_t last_extent;
     u8 buf[65536];
 };
 
@@ -253,6 +256,13 @@ int prog_reader_init(struct prog_reader *r, prog_read_fn read, void *ctx);
  * with r->err_field and r->err_why set (r->offset: where it stopped).
  */
 int prog_read(struct prog_reader *r, struct prog_rec *rec);
+/*
+ * prog_read() for a caller that reads every record into one struct it
+ * never writes: only the bytes the previous record set are cleared (not
+ * a kernel name's 4 KiB each instruction), and rec reads as if zeroed
+ * whole. Another struct than the last one is zeroed whole.
+ */
+int prog_read_same(struct prog_reader *r, struct prog_rec *rec);
 
 /* Helpers for both encodings and their users. */
 static inline unsigned int prog_lanes(u32 mask)

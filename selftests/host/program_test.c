@@ -218,6 +218,48 @@ static char *edit(const char *from, const char *to)
 	return s;
 }
 
+/*
+ * prog_read_same() clears only what the last record set: every record
+ * must still equal prog_read()'s (zeroed whole), long names included.
+ */
+TEST(read_same_equals_read)
+{
+	struct mem a = { 0 }, b;
+	struct prog_reader *r1 = malloc(sizeof(*r1)), *r2 = malloc(sizeof(*r2));
+	struct prog_rec *x = malloc(sizeof(*x)), *y = malloc(sizeof(*y));
+	char err[512] = "", *name = malloc(3001), *line = malloc(3200), *text;
+	int n = 0, ret1, ret2;
+
+	/* A kernel name of 3000 bytes before the instructions. */
+	memset(name, 'k', 3000);
+	name[3000] = 0;
+	snprintf(line, 3200, "kernel 1 grid=2,1,1 block=48,1,1 shmem=256 nregs=16 binary=70 stream=0 shmem_base=0x7e0000000000 local_base=0x7d0000000000 name=%s\n",
+		 name);
+	text = edit("kernel 1", line);
+	ASSERT_EQ(0, text_to_bin(text, &a, err, sizeof(err))) TH_LOG("%s", err);
+	b = a;
+	ASSERT_EQ(0, prog_reader_init(r1, mem_read, &a));
+	ASSERT_EQ(0, prog_reader_init(r2, mem_read, &b));
+	memset(y, 0xa5, sizeof(*y));	/* the first read clears it whole */
+	do {
+		ret1 = prog_read(r1, x);
+		ret2 = prog_read_same(r2, y);
+		ASSERT_EQ(ret1, ret2);
+		if (ret1 == 1)
+			ASSERT_EQ(0, memcmp(x, y, sizeof(*x))) TH_LOG("record %d", n);
+		n++;
+	} while (ret1 == 1);
+	EXPECT_EQ(15, n);
+	free(r1);
+	free(r2);
+	free(x);
+	free(y);
+	free(a.buf);
+	free(text);
+	free(line);
+	free(name);
+}
+
 static const struct bad_text {
 	const char *from, *to, *msg;
 } bad_texts[] = {

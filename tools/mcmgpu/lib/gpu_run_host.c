@@ -335,6 +335,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	h.in = prog_in_open(path, err, errlen);
 	if (!h.in)
 		return -EINVAL;
+	/* The core reads every record into its own, which only prog_in writes. */
+	prog_in_same_record(h.in);
 	if (o->cfg.translate) {
 		ret = translation_init(&h, err, errlen);
 		if (!ret)
@@ -356,6 +358,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 		h.core = NULL;
 		goto out;
 	}
+	/* prog_in checks every record (either encoding): no second check. */
+	gpu_core_source_checked(h.core);
 	ret = host_loop(&h);
 	if (o->progress)
 		fputc('\n', stderr);

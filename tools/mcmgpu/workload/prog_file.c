@@ -41,6 +41,7 @@ struct prog_in {
 	/* binary */
 	struct prog_reader *reader;
 	u64 records;
+	bool same;		/* prog_in_same_record() */
 	/* text */
 	struct prog_grammar grammar;
 	u64 line;
@@ -642,7 +643,8 @@ int prog_in_next(struct prog_in *in, struct prog_rec *rec)
 	if (in->text) {
 		ret = text_next(in, rec);
 	} else {
-		ret = prog_read(in->reader, rec);
+		ret = in->same ? prog_read_same(in->reader, rec) :
+				 prog_read(in->reader, rec);
 		if (ret < 0)
 			snprintf(in->err, ERR_MAX,
 				 "%s: record %llu (byte %llu): %s: %s",
@@ -657,6 +659,11 @@ int prog_in_next(struct prog_in *in, struct prog_rec *rec)
 	if (ret == 1 && rec->type == PROG_REC_END)
 		in->done = true;
 	return ret;
+}
+
+void prog_in_same_record(struct prog_in *in)
+{
+	in->same = true;
 }
 
 int prog_in_source(void *in, struct prog_rec *rec)

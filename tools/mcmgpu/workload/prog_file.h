@@ -26,6 +26,8 @@ struct prog_in *prog_in_fdopen(FILE *f, const char *name, char *err,
 /* 1 and the next record, 0 after END, or a negative errno (prog_in_error). */
 int prog_in_next(struct prog_in *in, struct prog_rec *rec);
 const char *prog_in_error(const struct prog_in *in);
+/* The caller reads into one record it never writes: prog_read_same(). */
+void prog_in_same_record(struct prog_in *in);
 bool prog_in_is_text(const struct prog_in *in);
 void prog_in_close(struct prog_in *in);
 /* A prog_source_fn over a prog_in. */
