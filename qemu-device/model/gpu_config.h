@@ -142,8 +142,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * An override, "name=value": value is decimal with an optional k, M or
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
- * translate=off|on, fbarre=off|on). 0, or -EINVAL with c unchanged and *why saying
- * which: not name=value, unknown field, bad number (or name), out of
+ * translate=off|on, fbarre=off|on). 0, or -EINVAL with c unchanged and
+ * *why saying which: not name=value, unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's
  * own range is checked: gpu_config_check() the result.
  */

@@ -33,6 +33,11 @@ struct gpu_run_opts {
 	uint32_t barre;		/* enum gpu_run_barre (cfg.translate on) */
 	bool shadow;		/* Barre: check every walk against a true one */
 	bool progress;		/* a progress line on stderr */
+	/*
+	 * Tests, --host: run the core at most cut cycles a call inside each
+	 * epoch (0: an epoch a call); the result must not change.
+	 */
+	uint32_t cut;
 };
 
 struct gpu_run_result {

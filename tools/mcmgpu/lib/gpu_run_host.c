@@ -313,7 +313,16 @@ static int host_loop(struct host_run *h)
 				H = t - (t - H) % L;
 			barre_walker_advance(&h->iommu, H + pcie);
 		}
-		ret = gpu_core_run(h->core, H + L);
+		if (h->o->cut) {
+			u64 t = gpu_core_now(h->core);
+
+			while (!ret && t < H + L) {
+				t = t + h->o->cut < H + L ? t + h->o->cut : H + L;
+				ret = gpu_core_run(h->core, t);
+			}
+		} else {
+			ret = gpu_core_run(h->core, H + L);
+		}
 		if (!ret)
 			barre_walker_advance(&h->iommu, H + L + pcie);
 	}
