@@ -56,7 +56,7 @@ struct mcmgpu_gpu_result {
 	__u32 translate;	/* the configuration's (GPU_START) */
 	__u32 walkers;		/* the configuration's IOMMU walkers */
 	__s32 error;		/* the core's negative errno, 0 none */
-	__u32 reserved;
+	__u32 sched_moves;	/* the walkers' (F-Barre's), 0 none */
 	char msg[MCMGPU_GPU_MSG_MAX];
 };
 

@@ -180,7 +180,8 @@ static int mcmgpu_gpu_run_translated(struct mcmgpu_file *mf, bool shadow,
 	}
 	/* The IOMMU's state for this PASID is the run's: Barre resets after. */
 	mf->barre_need_reset = true;
-	ret = iommu->reset(iommu, mf->ctx, res->walkers, shadow, 0);
+	ret = iommu->reset(iommu, mf->ctx, res->walkers, shadow,
+			   res->sched_moves);
 	if (!ret)
 		ret = mcmgpu_epoch_loop(mf, iommu, "GPU_RUN", U64_MAX,
 					mcmgpu_gpu_step, res);

@@ -21,7 +21,8 @@ enum gpu_config_field_index {
     CF_l2_tlb_lat, CF_l2_tlb_mshrs, CF_pcie_lat, CF_walkers, CF_walk_lat,
     CF_l1_size, CF_l1_ways, CF_l1_lat, CF_l1_mshrs, CF_l2_size, CF_l2_ways,
     CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
-    CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib,
+    CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_fbarre,
+    CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
     CF_NR
 };
 
@@ -75,6 +76,10 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(placement, "chunk=0 rr=1 kwc=2", 0, GPU_PLACE_NR - 1),
     F(place_g, "pages", 1, 1u << 20),
     F(kernel_mib, "MiB", 1, 1u << 20),
+    F(fbarre, "off=0 on=1", 0, 1),
+    F(fbarre_merge, "pages", 1, 4),
+    F(fbarre_filter_rows, "", 256, 1024),
+    F(fbarre_sched_moves, "", 0, 255),
 };
 #undef F
 
@@ -131,6 +136,9 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     if (c->l2_size % (GPU_LINE_BYTES * c->l2_ways) ||
         !is_pow2(c->l2_size / (GPU_LINE_BYTES * c->l2_ways))) {
         BAD("l2_ways", "size / (128 B x ways) must be a power of two");
+    }
+    if (!is_pow2(c->fbarre_filter_rows)) {
+        BAD("fbarre_filter_rows", "256, 512 or 1024");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -305,6 +313,22 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "ours: the device's 64 MiB a chiplet (MCMGPU_DEFAULT_VRAM_PER_CHIPLET)" \
     " so PFN homes match it; the paper's GPU has " paper
 
+/* F-Barre's fields: run options, defaults from the paper. */
+#define FBARRE_SOURCES \
+    [CF_fbarre] = "run option (--barre fbarre): F-Barre's in-package" \
+                  " translation (§V-A), off by default", \
+    [CF_fbarre_merge] = "run option (--merge): 1; the paper's F-Barre is" \
+                        " 2Merge (§V-B, Fig 15)", \
+    [CF_fbarre_filter_rows] = "Table II: cuckoo filters of 256 rows x 4" \
+                              " ways, 9-bit fingerprints", \
+    [CF_fbarre_sched_moves] = "ours: a request is passed at most 4 times" \
+                              " (MCMGPU_FBARRE_SCHED_MOVES; §V-C gives no" \
+                              " bound)"
+
+#define FBARRE_VALUES \
+    .fbarre = 0, .fbarre_merge = 1, .fbarre_filter_rows = 256, \
+    .fbarre_sched_moves = 4
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -368,6 +392,7 @@ static const char *const barre_sources[CF_NR] = {
     [CF_place_g] = "ours: 1 page a chiplet a round (notes/barre.md §1.4:"
                    " interlv_gran not given)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    FBARRE_SOURCES,
 };
 
 /*
@@ -426,6 +451,7 @@ static const char *const finepack_sources[CF_NR] = {
                      " kernels write (P2P-store replicas, §II-A)",
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    FBARRE_SOURCES,
 };
 
 /*
@@ -478,6 +504,7 @@ static const char *const cpelide_sources[CF_NR] = {
                      " kwc, what first touch gives under chunk scheduling",
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    FBARRE_SOURCES,
 };
 
 /*
@@ -537,6 +564,7 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    FBARRE_SOURCES,
 };
 
 /*
@@ -592,6 +620,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    FBARRE_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -623,6 +652,7 @@ const struct gpu_preset gpu_presets[] = {
             .vram_mib = 64,
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
+            FBARRE_VALUES,
         },
     },
     {
@@ -650,6 +680,7 @@ const struct gpu_preset gpu_presets[] = {
             .vram_mib = 64,
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
+            FBARRE_VALUES,
         },
     },
     {
@@ -677,6 +708,7 @@ const struct gpu_preset gpu_presets[] = {
             .vram_mib = 64,
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
+            FBARRE_VALUES,
         },
     },
     {
@@ -706,6 +738,7 @@ const struct gpu_preset gpu_presets[] = {
             .vram_mib = 64,
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
+            FBARRE_VALUES,
         },
     },
     {
@@ -734,6 +767,7 @@ const struct gpu_preset gpu_presets[] = {
             .vram_mib = 64,
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
+            FBARRE_VALUES,
         },
     },
 };

@@ -88,6 +88,11 @@ struct gpu_config {
     u32 place_g;            /* GPU_PLACE_CHUNK: pages a chiplet a round */
     /* Limits */
     u32 kernel_mib;         /* a kernel's decoded instructions, MiB */
+    /* F-Barre (Barre Chord §V; used with translate and Barre on) */
+    u32 fbarre;             /* in-package translation: 0 off, 1 on */
+    u32 fbarre_merge;       /* group expansion: pages a chiplet, 1..4 */
+    u32 fbarre_filter_rows; /* cuckoo filter rows: 256, 512 or 1024 */
+    u32 fbarre_sched_moves; /* walkers' coalescing-aware scheduling bound */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -137,8 +142,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * An override, "name=value": value is decimal with an optional k, M or
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
- * translate=off|on). 0, or -EINVAL with c unchanged and *why saying
- * which: not name=value, unknown field, bad number (or name), out of
+ * translate=off|on, fbarre=off|on). 0, or -EINVAL with c unchanged and
+ * *why saying which: not name=value, unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's
  * own range is checked: gpu_config_check() the result.
  */

@@ -31,7 +31,12 @@
  *   the result does not depend on when the caller delivered them.
  * - A miss that waited for an L2 TLB MSHR and finds its page translated
  *   when it retries counts as a merge (it was served by another's
- *   request), so ats_requests = l2_tlb_misses - l2_tlb_mshr_merges.
+ *   request), so ats_requests = l2_tlb_misses - l2_tlb_mshr_merges
+ *   (less the misses F-Barre's package answers).
+ * - F-Barre (cfg.fbarre, gpu_fbarre.h) as chiplet_tlb.c: a miss that
+ *   takes an MSHR tries the package at the L2 lookup; its answer is an
+ *   ATS fill without a request (not in ats_replies or ats_round_trip), a
+ *   failed attempt delays the request by its cost.
  * - A barrier releases its warps lat_other cycles after the last arrives;
  *   a warp whose last instruction is a barrier just finishes.
  * - Stall cycles take the reason of the oldest unfinished warp when the
@@ -197,7 +202,8 @@ struct tlb_mshr {
     u64 tag, vpn, issue, pfn, arrive;
     u32 head, tail;     /* translations waiting */
     u8 busy, sent, answered, fault, write;
-    u8 pad[3];
+    u8 in_package;      /* F-Barre answered it */
+    u8 pad[2];
 };
 
 struct chiplet {
@@ -277,6 +283,7 @@ struct gpu_core {
     struct tlb_mshr *l2m;
     struct chiplet *chip;
     struct server *egress, *ingress, *l2s, *drams;
+    struct gpu_fbarre *fb;      /* F-Barre, NULL when off */
 
     /* Grown as needed */
     struct heap fills, far;
@@ -1714,6 +1721,32 @@ static u32 xl_chiplet(struct gpu_core *g, u32 xi)
     return g->sms[g->xls[xi].sm].chiplet;
 }
 
+/*
+ * F-Barre: MSHR mi's page in the package first: its answer is a fill
+ * after the attempt, else the ATS request leaves after the attempt.
+ */
+static void fb_miss(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    u64 at = g->now + g->cfg.l2_tlb_lat;
+    struct gpu_fbarre_answer a;
+    struct event e = {
+        .key = FILL_KEY_BIT | m->tag, .type = EV_ATS_FILL, .arg = mi,
+    };
+
+    if (!gpu_fbarre_miss(g->fb, mi / g->cfg.l2_tlb_mshrs, mi, m->vpn, g->now,
+                         &a)) {
+        push(g, at + a.latency, EV_ATS_SEND, mi);
+        return;
+    }
+    m->answered = 1;
+    m->in_package = 1;
+    m->pfn = a.pfn;
+    m->issue = at;
+    m->arrive = e.cycle = at + a.latency;
+    heap_push(g, &g->fills, &e);
+}
+
 /* At the L2 TLB now: hit, merge, take an MSHR or wait for one. */
 static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
 {
@@ -1776,6 +1809,10 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
     m[free_i].head = m[free_i].tail = xi;
     m[free_i].write = x->kind != PROG_KIND_LOAD;
     x->next = NONE;
+    if (g->fb) {
+        fb_miss(g, ch * c->l2_tlb_mshrs + free_i);
+        return;
+    }
     push(g, g->now + c->l2_tlb_lat, EV_ATS_SEND,
          ch * c->l2_tlb_mshrs + free_i);
 }
@@ -1807,10 +1844,17 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
     struct chiplet *cp = &g->chip[ch];
     u32 xi = m->head;
 
-    g->stats.ats_replies++;
-    g->stats.ats_round_trip += m->arrive - m->issue;
+    if (!m->in_package) {
+        g->stats.ats_replies++;
+        g->stats.ats_round_trip += m->arrive - m->issue;
+    }
     if (!m->fault) {
         tlb_fill(g, l2t_set(g, ch, m->vpn), c->l2_tlb_ways, m->vpn, m->pfn);
+        if (g->fb) {
+            gpu_fbarre_fill(g->fb, ch, mi,
+                            tlb_find(l2t_set(g, ch, m->vpn), c->l2_tlb_ways,
+                                     m->vpn) - g->l2t, m->vpn, m->pfn, g->now);
+        }
     }
     m->busy = 0;
     while (xi != NONE) {
@@ -2682,6 +2726,16 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         TABLE(g, g->l2t, (u64)cfg->chiplets * cfg->l2_tlb_entries);
         TABLE(g, g->l2m, (u64)cfg->chiplets * cfg->l2_tlb_mshrs);
     }
+    if (cfg->translate && cfg->fbarre) {
+        TABLE(g, g->fb, 1);
+        TABLE(g, g->fb->l2, gpu_fbarre_entries(cfg));
+        TABLE(g, g->fb->reply, gpu_fbarre_replies(cfg));
+        if (gpu_fbarre_init(g->fb, cfg, g->frames, g->fb->l2, g->fb->reply,
+                            ops->walk, priv)) {
+            return fail_str(g, -EINVAL, "configuration: fbarre_merge or "
+                            "fbarre_filter_rows: F-Barre refuses them");
+        }
+    }
     for (i = 0; i < nsms; i++) {
         struct sm *sm = &g->sms[i];
 
@@ -2748,6 +2802,12 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->ingress);
     zfree(g, g->l2s);
     zfree(g, g->drams);
+    if (g->fb) {
+        zfree(g, g->fb->l2);
+        zfree(g, g->fb->reply);
+        zfree(g, g->fb);
+        g->fb = NULL;
+    }
     zfree(g, g->fills.a);
     zfree(g, g->far.a);
     zfree(g, g->whead);
@@ -2937,6 +2997,9 @@ int gpu_core_deliver(struct gpu_core *g, const struct chiplet_tlb_reply *r)
     g->l2m[i].arrive = r->arrive;
     g->l2m[i].pfn = r->pfn;
     g->l2m[i].fault = r->fault ? 1 : 0;
+    if (g->fb) {
+        gpu_fbarre_reply(g->fb, (u32)i, r);
+    }
     {
         struct event e = {
             .cycle = r->arrive, .key = FILL_KEY_BIT | r->tag,
@@ -2974,6 +3037,9 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
         queue_add(&st->link, &g->ingress[c].st);
         queue_add(&st->l2, &g->l2s[c].st);
         queue_add(&st->dram, &g->drams[c].st);
+    }
+    if (g->fb) {
+        gpu_fbarre_export(g->fb, g->stats.ats_requests, &st->fbarre);
     }
 }
 

@@ -47,6 +47,7 @@
 #include "program.h"
 #include "gpu_config.h"
 #include "chiplet_tlb.h"
+#include "gpu_fbarre.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -77,6 +78,11 @@ struct gpu_core_ops {
     void (*ats_request)(void *priv, const struct chiplet_tlb_request *r);
     /* A kernel finished (optional). */
     void (*kernel_done)(void *priv, const struct gpu_kernel_stats *k);
+    /*
+     * F-Barre's check (optional): the true walk of vpn, its leaf PTE (0
+     * if none); every in-package answer is compared with it.
+     */
+    u64 (*walk)(void *priv, u64 vpn);
 };
 
 /* A bandwidth server's counters (a link port, an L2, a DRAM). */
@@ -127,6 +133,8 @@ struct gpu_core_stats {
     u64 bytes_loaded, bytes_stored; /* lanes' bytes, as the program says */
     /* Queues: [0] inter-chiplet links (every port), [1] L2s, [2] DRAMs */
     struct gpu_queue_stats link, l2, dram;
+    /* F-Barre (cfg.fbarre on; zero otherwise) */
+    struct gpu_core_fbarre_stats fbarre;
 };
 
 /* One kernel, as it finished. */

@@ -21,7 +21,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
-		"          [--chiplets N] [--barre off|on|fbarre] [--shadow] [--progress] [--json]\n"
+		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
+		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) through the GPU timing core with every enabled mechanism,\n"
 		"and prints cycles per kernel and in total, IPC, hit rates and queue\n"
@@ -34,7 +35,12 @@ static void usage(FILE *f)
 		"  --chiplets N       chiplets (1..%u on the host, 1..%u on the device)\n"
 		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
 		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
+		"                     (F-Barre: Barre, in-package translation between the\n"
+		"                     chiplets and coalescing-aware walker scheduling)\n"
 		"                     (default off; needs translate=1, the default)\n"
+		"  --merge N          Barre, F-Barre: a coalescing group may hold up to N\n"
+		"                     consecutive pages a chiplet, 1..4 (default 1; the\n"
+		"                     paper's F-Barre is --barre fbarre --merge 2)\n"
 		"  --shadow           Barre: check every coalesced translation by a true walk\n"
 		"  --finepack, --cpelide, --cxl, --adsm MODE\n"
 		"                     only 'off' for now: these mechanisms are not yet in\n"
@@ -49,7 +55,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_CONFIG = 0x100, OPT_SET, OPT_BARRE, OPT_SHADOW, OPT_PROGRESS,
-	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM, OPT_BENCH,
+	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM, OPT_BENCH, OPT_MERGE,
 };
 
 static const struct option run_options[] = {
@@ -57,6 +63,7 @@ static const struct option run_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "barre", required_argument, NULL, OPT_BARRE },
+	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "shadow", no_argument, NULL, OPT_SHADOW },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "finepack", required_argument, NULL, OPT_FINEPACK },
@@ -92,10 +99,11 @@ int cmd_run(int argc, char **argv)
 	struct gpu_run_opts o = { 0 };
 	struct gpu_run_result r;
 	const char *preset = GPU_CONFIG_DEFAULT, *path;
-	char *sets[MAX_SETS + 1];
+	char *sets[MAX_SETS + 2], merge[32];
 	int nsets = 0, c, ret, fd = -1;
 	char err[512], chip[32];
-	bool bench = false;
+	bool bench = false, barre_given = false;
+	uint32_t merge_n = 0;
 	double t0;
 
 	co.max_chiplets = GPU_MAX_CHIPLETS;
@@ -111,6 +119,10 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_BARRE:
 			o.barre = parse_barre(optarg);
+			barre_given = true;
+			break;
+		case OPT_MERGE:
+			merge_n = parse_arg_range(optarg, "--merge", 1, 4);
 			break;
 		case OPT_SHADOW:
 			o.shadow = true;
@@ -141,8 +153,24 @@ int cmd_run(int argc, char **argv)
 		snprintf(chip, sizeof(chip), "chiplets=%u", co.chiplets);
 		sets[nsets++] = chip;
 	}
+	/* --merge is fbarre_merge, and --barre fbarre sets fbarre=1. */
+	if (merge_n) {
+		snprintf(merge, sizeof(merge), "fbarre_merge=%u", merge_n);
+		sets[nsets++] = merge;
+	}
 	if (gpu_config_from_args(&o.cfg, preset, sets, nsets, err, sizeof(err)))
 		die_usage("%s", err);
+	if (o.cfg.fbarre && !barre_given)
+		o.barre = GPU_RUN_BARRE_FBARRE;
+	if (o.cfg.fbarre && o.barre != GPU_RUN_BARRE_FBARRE)
+		die_usage("fbarre=1 needs --barre fbarre, not --barre %s",
+			  o.barre == GPU_RUN_BARRE_ON ? "on" : "off");
+	o.cfg.fbarre = o.barre == GPU_RUN_BARRE_FBARRE;
+	if (o.cfg.fbarre_merge > 1 && o.barre == GPU_RUN_BARRE_OFF)
+		die_usage("--merge %u needs --barre on or fbarre", o.cfg.fbarre_merge);
+	if (o.cfg.fbarre_merge > 1 && o.cfg.chiplets > 4)
+		die_usage("--merge %u: group expansion is for at most 4 chiplets "
+			  "(§VI), not %u", o.cfg.fbarre_merge, o.cfg.chiplets);
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");

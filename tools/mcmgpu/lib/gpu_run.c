@@ -111,7 +111,61 @@ static const struct stat_table barre_table = STAT_TABLE(barre_rows,
 	"barre: {ats_requests} ATS requests: {walks} walks, {coalesced} coalesced "
 	"({coalesced_share}); {grouped_pages} of {pages} pages grouped\n");
 
+/* Group expansion (--merge 2..4): the allocator's. */
+static const struct stat_row merge_rows[] = {
+	STAT_NEWLINE,
+	BS(merged_groups),
+};
+
+static const struct stat_table merge_table = STAT_TABLE(merge_rows,
+	"merge: {merged_groups} merged groups\n");
+
+/* F-Barre's in-package translation (the core's), as the replay's JSON. */
+static const struct stat_row fbarre_rows[] = {
+	STAT_NEWLINE,
+	BS(l2_misses), BS(ats_requests_sent), BS(inpackage_lookups),
+	BS(local_hits), BS(remote_requests), BS(remote_hits),
+	BS(remote_false_positives),
+	STAT_RATIO("remote_hit_rate", STAT_SHARE, struct mcmgpu_barre_stats,
+		   remote_hits, remote_requests),
+	BS(lcf_hits), BS(lcf_true_positives),
+	STAT_RATIO("lcf_true_positive_rate", STAT_SHARE,
+		   struct mcmgpu_barre_stats, lcf_true_positives, lcf_hits),
+	BS(filter_messages), BS(filter_messages_dropped), BS(filter_overflows),
+	BS(sibling_tlb_reads), BS(filter_probes), BS(inpackage_mismatches),
+};
+
+static const struct stat_table fbarre_table = STAT_TABLE(fbarre_rows,
+	"fbarre: {l2_misses} L2 TLB misses: {local_hits} local and {remote_hits} "
+	"remote in-package answers, {ats_requests_sent} ATS requests sent; "
+	"{inpackage_mismatches} mismatches\n");
+
 static const char *const barre_modes[] = { "off", "on", "fbarre" };
+
+void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
+			  struct gpu_run_result *r)
+{
+	const struct gpu_core_fbarre_stats *f = &r->core.fbarre;
+	struct mcmgpu_barre_stats *b = &r->barre;
+
+	if (!o->cfg.translate || o->barre != GPU_RUN_BARRE_FBARRE)
+		return;
+	b->l2_misses = f->l2_misses;
+	b->ats_requests_sent = f->ats_requests_sent;
+	b->inpackage_lookups = f->inpackage_lookups;
+	b->local_hits = f->local_hits;
+	b->remote_requests = f->remote_requests;
+	b->remote_hits = f->remote_hits;
+	b->remote_false_positives = f->remote_false_positives;
+	b->lcf_hits = f->lcf_hits;
+	b->lcf_true_positives = f->lcf_true_positives;
+	b->filter_messages = f->filter_messages;
+	b->filter_messages_dropped = f->filter_messages_dropped;
+	b->filter_overflows = f->filter_overflows;
+	b->sibling_tlb_reads = f->sibling_tlb_reads;
+	b->filter_probes = f->filter_probes;
+	b->inpackage_mismatches = f->inpackage_mismatches;
+}
 
 void gpu_run_result_free(struct gpu_run_result *r)
 {
@@ -159,6 +213,10 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		json_break(j, " ");
 		json_open(j, "barre", '{');
 		stats_json(j, &barre_table, &r->barre);
+		if (o->barre != GPU_RUN_BARRE_OFF && o->cfg.fbarre_merge > 1)
+			stats_json(j, &merge_table, &r->barre);
+		if (o->barre == GPU_RUN_BARRE_FBARRE)
+			stats_json(j, &fbarre_table, &r->barre);
 		json_close(j);
 	}
 }
@@ -169,6 +227,11 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 	fprintf(f, "config %s, %u chiplets x %u SMs\n", o->cfg.name,
 		o->cfg.chiplets, o->cfg.sms);
 	stats_text(f, &core_table, &r->core);
-	if (o->cfg.translate)
-		stats_text(f, &barre_table, &r->barre);
+	if (!o->cfg.translate)
+		return;
+	stats_text(f, &barre_table, &r->barre);
+	if (o->barre != GPU_RUN_BARRE_OFF && o->cfg.fbarre_merge > 1)
+		stats_text(f, &merge_table, &r->barre);
+	if (o->barre == GPU_RUN_BARRE_FBARRE)
+		stats_text(f, &fbarre_table, &r->barre);
 }

@@ -33,6 +33,11 @@ struct gpu_run_opts {
 	uint32_t barre;		/* enum gpu_run_barre (cfg.translate on) */
 	bool shadow;		/* Barre: check every walk against a true one */
 	bool progress;		/* a progress line on stderr */
+	/*
+	 * Tests, --host: run the core at most cut cycles a call inside each
+	 * epoch (0: an epoch a call); the result must not change.
+	 */
+	uint32_t cut;
 };
 
 struct gpu_run_result {
@@ -54,6 +59,9 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		   struct gpu_run_result *r, char *err, size_t errlen);
 void gpu_run_result_free(struct gpu_run_result *r);
+/* F-Barre's counters (the core's) into r->barre, with --barre fbarre. */
+void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
+			  struct gpu_run_result *r);
 
 /* The result as the items of the object j has open (see docs/gpu.md). */
 void gpu_run_json(struct json *j, const struct gpu_run_opts *o,

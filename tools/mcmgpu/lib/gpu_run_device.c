@@ -167,6 +167,7 @@ static int dev_alloc(struct gpu_dev *d, const struct gpu_run_opts *o,
 		a.bytes = req.pages << GPU_PAGE_SHIFT;
 		a.policy = req.policy;
 		a.g = req.g;
+		a.merge = req.merge;
 		a.flags = (req.writable ? MCMGPU_ALLOC_F_WRITE : 0) |
 			  (req.barre ? MCMGPU_ALLOC_F_BARRE : 0);
 		if (ioctl(d->fd, MCMGPU_IOCTL_ALLOC, &a))
@@ -182,6 +183,7 @@ static int dev_alloc(struct gpu_dev *d, const struct gpu_run_opts *o,
 		st->groups += a.groups;
 		st->grouped_pages += a.grouped_pages;
 		st->fallback_pages += a.fallback_pages;
+		st->merged_groups += a.merged_groups;
 	}
 	return 0;
 }
@@ -281,6 +283,8 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		r->barre.groups = alloc_st.groups;
 		r->barre.grouped_pages = alloc_st.grouped_pages;
 		r->barre.fallback_pages = alloc_st.fallback_pages;
+		r->barre.merged_groups = alloc_st.merged_groups;
+		gpu_run_fbarre_stats(o, r);
 	}
 out:
 	free(va);

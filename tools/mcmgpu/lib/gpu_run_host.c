@@ -177,6 +177,14 @@ static int host_object(void *priv, struct gpu_object *obj, char *why, size_t len
 	return 0;
 }
 
+/* F-Barre's check: the true walk of a page translated in the package. */
+static u64 host_walk(void *priv, u64 vpn)
+{
+	struct host_run *h = priv;
+
+	return gpu_alloc_pte_get(&h->as, vpn);
+}
+
 /* Core -> IOMMU: a PCIe latency later. */
 static void host_ats_request(void *priv, const struct chiplet_tlb_request *r)
 {
@@ -248,10 +256,6 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 			 BARRE_WALKER_MAX_INFLIGHT);
 		return -EINVAL;
 	}
-	if (h->o->barre == GPU_RUN_BARRE_FBARRE) {
-		snprintf(err, errlen, "--barre fbarre: the core has no in-package translation yet");
-		return -EOPNOTSUPP;
-	}
 	h->pt = (struct gpu_alloc_pt_ops){ pt_alloc, pt_free, pt_map, h };
 	h->pool_bits = calloc((size_t)c->chiplets * gpu_alloc_pool_words(frames), 8);
 	if (!h->pool_bits) {
@@ -268,6 +272,8 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 	bc.walkers = c->walkers;
 	bc.walk_cycles = c->walk_lat;
 	bc.shadow = h->o->shadow;
+	/* F-Barre's coalescing-aware scheduling (§V-C); Barre's has none. */
+	bc.sched_moves = c->fbarre ? c->fbarre_sched_moves : 0;
 	if (h->o->barre == GPU_RUN_BARRE_OFF)
 		bc.pec_entries = 0;
 	ret = barre_walker_init(&h->iommu, &bc,
@@ -307,7 +313,16 @@ static int host_loop(struct host_run *h)
 				H = t - (t - H) % L;
 			barre_walker_advance(&h->iommu, H + pcie);
 		}
-		ret = gpu_core_run(h->core, H + L);
+		if (h->o->cut) {
+			u64 t = gpu_core_now(h->core);
+
+			while (!ret && t < H + L) {
+				t = t + h->o->cut < H + L ? t + h->o->cut : H + L;
+				ret = gpu_core_run(h->core, t);
+			}
+		} else {
+			ret = gpu_core_run(h->core, H + L);
+		}
 		if (!ret)
 			barre_walker_advance(&h->iommu, H + L + pcie);
 	}
@@ -321,6 +336,7 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	struct gpu_core_ops ops = {
 		.alloc = host_alloc, .free = host_free, .object = host_object,
 		.ats_request = host_ats_request, .kernel_done = host_kernel_done,
+		.walk = host_walk,
 	};
 	size_t size = gpu_core_size(&o->cfg);
 	int ret;
@@ -377,7 +393,9 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 				r->barre.grouped_pages += h.objs[i].grouped_pages;
 				r->barre.fallback_pages += h.objs[i].fallback_pages;
 				r->barre.groups += h.objs[i].groups;
+				r->barre.merged_groups += h.objs[i].merged_groups;
 			}
+			gpu_run_fbarre_stats(o, r);
 		}
 	}
 	gpu_core_destroy(h.core);

@@ -24,5 +24,8 @@ void gpu_run_object_req(const struct gpu_run_opts *o,
 	if (req->policy == GPU_PLACE_CHUNK)
 		req->g = o->cfg.place_g < pages ? o->cfg.place_g : pages;
 	req->barre = o->barre != GPU_RUN_BARRE_OFF;
+	/* F-Barre's contiguity-aware expansion (Fig 14); 0: none. */
+	if (req->barre && o->cfg.fbarre_merge > 1)
+		req->merge = o->cfg.fbarre_merge;
 	req->writable = true;
 }

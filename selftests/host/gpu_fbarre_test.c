@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * F-Barre's in-package translation in the GPU timing core
+ * (qemu-device/model/gpu_fbarre.c), through the tool's host backend
+ * (gpu_run_host: the allocator and the Barre walker in-process) on
+ * applications generated in memory (tools/mcmgpu/apps): fewer ATS
+ * requests than Barre, answers from the chiplet's own TLB and from
+ * peers, none wrong against the true walk, the counters' identities,
+ * the same result however the epochs are cut, and Barre untouched by
+ * F-Barre's fields while fbarre is off.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "apps.h"
+#include "gpu_run.h"
+#include "program.h"
+#include "simt.h"
+
+struct prog_mem {
+	uint8_t *bytes;
+	size_t len, cap;
+};
+
+static int mem_write(void *ctx, const void *buf, size_t len)
+{
+	struct prog_mem *m = ctx;
+
+	if (m->len + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 1 << 16;
+		uint8_t *p;
+
+		while (cap < m->len + len)
+			cap *= 2;
+		p = realloc(m->bytes, cap);
+		if (!p)
+			return -ENOMEM;
+		m->bytes = p;
+		m->cap = cap;
+	}
+	memcpy(m->bytes + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+static int encode_sink(void *ctx, const struct prog_rec *rec)
+{
+	return prog_write(ctx, rec);
+}
+
+/* Application name at its small size, as a program file at path. */
+static int gen_file(const char *name, char *path, size_t len)
+{
+	const struct app_desc *app = app_find(name);
+	struct prog_writer *w = calloc(1, sizeof(*w));
+	struct prog_mem m = { 0 };
+	struct simt_gpu *gpu = NULL;
+	char err[256] = "";
+	int ret = app && w ? 0 : -ENOENT, fd = -1;
+
+	if (!ret)
+		ret = prog_writer_init(w, mem_write, &m);
+	if (!ret) {
+		gpu = simt_gpu_new(NULL);
+		ret = gpu ? 0 : -ENOMEM;
+	}
+	if (!ret) {
+		simt_gpu_set_sink(gpu, encode_sink, w);
+		ret = app->run(gpu, app->small_size, 1, err, sizeof(err));
+	}
+	if (!ret)
+		ret = simt_gpu_finish(gpu);
+	simt_gpu_free(gpu);
+	free(w);
+	if (!ret) {
+		snprintf(path, len, "/tmp/gpu_fbarre_test.%s.XXXXXX", name);
+		fd = mkstemp(path);
+		ret = fd >= 0 && write(fd, m.bytes, m.len) == (ssize_t)m.len ?
+		      0 : -EIO;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(m.bytes);
+	return ret;
+}
+
+/* The "barre" preset with Barre mode, merge and an optional override. */
+static void opts(struct gpu_run_opts *o, uint32_t barre, uint32_t merge,
+		 const char *set)
+{
+	const char *why;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg = gpu_preset_find("barre")->cfg;
+	o->barre = barre;
+	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
+	o->cfg.fbarre_merge = merge;
+	if (set && gpu_config_set(&o->cfg, set, &why))
+		abort();
+}
+
+static int run(const char *path, const struct gpu_run_opts *o,
+	       struct gpu_run_result *r)
+{
+	char err[512];
+	int ret = gpu_run_host(path, o, r, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "run %s: %s\n", path, err);
+	return ret;
+}
+
+/* F-Barre's identities and its wins over Barre on the same objects. */
+static void check_fbarre(struct __test_metadata *_metadata, const char *app,
+			 uint32_t merge, const char *set, bool local)
+{
+	struct gpu_run_opts ob, of;
+	struct gpu_run_result rb, rf;
+	const struct mcmgpu_barre_stats *f = &rf.barre;
+	char path[128];
+
+	ASSERT_EQ(0, gen_file(app, path, sizeof(path)));
+	opts(&ob, GPU_RUN_BARRE_ON, merge, set);
+	opts(&of, GPU_RUN_BARRE_FBARRE, merge, set);
+	ASSERT_EQ(0, run(path, &ob, &rb));
+	ASSERT_EQ(0, run(path, &of, &rf));
+	unlink(path);
+	TH_LOG("%s merge %u: Barre %llu ATS requests, %llu cycles; F-Barre %llu "
+	       "(%llu local, %llu remote), %llu cycles", app, merge,
+	       (unsigned long long)rb.core.ats_requests,
+	       (unsigned long long)rb.core.cycles,
+	       (unsigned long long)f->ats_requests_sent,
+	       (unsigned long long)f->local_hits,
+	       (unsigned long long)f->remote_hits,
+	       (unsigned long long)rf.core.cycles);
+	/* The package answers some misses: fewer requests leave. */
+	EXPECT_LT(f->ats_requests_sent, rb.core.ats_requests);
+	EXPECT_GT(f->remote_hits, 0);
+	if (local)
+		EXPECT_GT(f->local_hits, 0);
+	EXPECT_EQ(0, f->inpackage_mismatches);
+	/* Every miss that took an MSHR: answered in the package or sent. */
+	EXPECT_EQ(f->l2_misses, rf.core.l2_tlb_misses - rf.core.l2_tlb_mshr_merges);
+	EXPECT_EQ(f->l2_misses, f->local_hits + f->remote_hits +
+		  f->ats_requests_sent);
+	EXPECT_EQ(f->inpackage_lookups, f->l2_misses);
+	EXPECT_EQ(f->remote_requests, f->remote_hits + f->remote_false_positives);
+	EXPECT_LE(f->lcf_true_positives, f->lcf_hits);
+	EXPECT_GT(f->filter_messages, 0);
+	/* The core's, the IOMMU's and F-Barre's counts of requests agree. */
+	EXPECT_EQ(f->ats_requests_sent, rf.core.ats_requests);
+	EXPECT_EQ(f->ats_requests_sent, rf.core.ats_replies);
+	EXPECT_EQ(f->ats_requests_sent, f->ats_requests);
+	EXPECT_EQ(0, rf.core.translation_faults);
+	if (merge > 1)
+		EXPECT_GT(f->merged_groups, 0);
+	/* Same work either way. */
+	EXPECT_EQ(rb.core.warp_insts, rf.core.warp_insts);
+	EXPECT_EQ(rb.core.sectors, rf.core.sectors);
+	/* Barre alone keeps F-Barre's counters at zero. */
+	EXPECT_EQ(0, rb.core.fbarre.l2_misses);
+	EXPECT_EQ(0, rb.barre.local_hits);
+	gpu_run_result_free(&rb);
+	gpu_run_result_free(&rf);
+}
+
+TEST(gups_merge1)
+{
+	check_fbarre(_metadata, "gups", 1, NULL, true);
+}
+
+TEST(gups_merge2)
+{
+	check_fbarre(_metadata, "gups", 2, "place_g=4", true);
+}
+
+TEST(spmv_merge1)
+{
+	check_fbarre(_metadata, "spmv", 1, NULL, false);
+}
+
+TEST(spmv_merge2)
+{
+	check_fbarre(_metadata, "spmv", 2, "place_g=4", false);
+}
+
+static void same_result(struct __test_metadata *_metadata,
+			const struct gpu_run_result *a,
+			const struct gpu_run_result *b)
+{
+	uint32_t i;
+
+	EXPECT_EQ(0, memcmp(&a->core, &b->core, sizeof(a->core)));
+	EXPECT_EQ(0, memcmp(&a->barre, &b->barre, sizeof(a->barre)));
+	ASSERT_EQ(a->nkernels, b->nkernels);
+	for (i = 0; i < a->nkernels; i++)
+		EXPECT_EQ(0, memcmp(&a->kernels[i], &b->kernels[i],
+				    sizeof(a->kernels[i])));
+}
+
+/* The core in steps of 1, 7 and 61 cycles inside the epochs: no change. */
+TEST(deterministic_across_epoch_cuts)
+{
+	static const uint32_t cuts[] = { 1, 7, 61 };
+	struct gpu_run_result r0, r1;
+	struct gpu_run_opts o;
+	char path[128];
+	uint32_t i;
+
+	ASSERT_EQ(0, gen_file("gups", path, sizeof(path)));
+	opts(&o, GPU_RUN_BARRE_FBARRE, 2, "place_g=4");
+	ASSERT_EQ(0, run(path, &o, &r0));
+	EXPECT_GT(r0.barre.local_hits + r0.barre.remote_hits, 0);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		o.cut = cuts[i];
+		ASSERT_EQ(0, run(path, &o, &r1));
+		same_result(_metadata, &r0, &r1);
+		gpu_run_result_free(&r1);
+	}
+	gpu_run_result_free(&r0);
+	unlink(path);
+}
+
+/* With fbarre off, F-Barre's other fields change nothing. */
+TEST(off_ignores_fbarre_fields)
+{
+	static const uint32_t modes[] = { GPU_RUN_BARRE_OFF, GPU_RUN_BARRE_ON };
+	struct gpu_run_result r0, r1;
+	struct gpu_run_opts o;
+	char path[128];
+	uint32_t i;
+
+	ASSERT_EQ(0, gen_file("spmv", path, sizeof(path)));
+	for (i = 0; i < 2; i++) {
+		opts(&o, modes[i], 1, NULL);
+		ASSERT_EQ(0, run(path, &o, &r0));
+		o.cfg.fbarre_filter_rows = 1024;
+		o.cfg.fbarre_sched_moves = 9;
+		ASSERT_EQ(0, run(path, &o, &r1));
+		same_result(_metadata, &r0, &r1);
+		EXPECT_EQ(0, r1.core.fbarre.l2_misses);
+		EXPECT_EQ(0, r1.barre.sched_moves);
+		gpu_run_result_free(&r0);
+		gpu_run_result_free(&r1);
+	}
+	unlink(path);
+}
+
+TEST_HARNESS_MAIN
