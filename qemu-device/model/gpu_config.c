@@ -21,7 +21,7 @@ enum gpu_config_field_index {
     CF_l2_tlb_lat, CF_l2_tlb_mshrs, CF_pcie_lat, CF_walkers, CF_walk_lat,
     CF_l1_size, CF_l1_ways, CF_l1_lat, CF_l1_mshrs, CF_l2_size, CF_l2_ways,
     CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
-    CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib,
+    CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_finepack,
     CF_NR
 };
 
@@ -75,6 +75,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(placement, "chunk=0 rr=1 kwc=2", 0, GPU_PLACE_NR - 1),
     F(place_g, "pages", 1, 1u << 20),
     F(kernel_mib, "MiB", 1, 1u << 20),
+    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
 };
 #undef F
 
@@ -305,6 +306,10 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "ours: the device's 64 MiB a chiplet (MCMGPU_DEFAULT_VRAM_PER_CHIPLET)" \
     " so PFN homes match it; the paper's GPU has " paper
 
+#define FINEPACK_SOURCE \
+    "run option (mcmgpu run --finepack): off, the core's per-sector" \
+    " link path (docs/gpu.md, FinePack in the core)"
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -368,6 +373,7 @@ static const char *const barre_sources[CF_NR] = {
     [CF_place_g] = "ours: 1 page a chiplet a round (notes/barre.md §1.4:"
                    " interlv_gran not given)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -426,6 +432,7 @@ static const char *const finepack_sources[CF_NR] = {
                      " kernels write (P2P-store replicas, §II-A)",
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -478,6 +485,7 @@ static const char *const cpelide_sources[CF_NR] = {
                      " kwc, what first touch gives under chunk scheduling",
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -537,6 +545,7 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -592,6 +601,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_placement] = "ours: chunk (one chiplet: every policy is the same)",
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 const struct gpu_preset gpu_presets[] = {

@@ -47,6 +47,7 @@
 #include "program.h"
 #include "gpu_config.h"
 #include "chiplet_tlb.h"
+#include "gpu_finepack.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -127,6 +128,8 @@ struct gpu_core_stats {
     u64 bytes_loaded, bytes_stored; /* lanes' bytes, as the program says */
     /* Queues: [0] inter-chiplet links (every port), [1] L2s, [2] DRAMs */
     struct gpu_queue_stats link, l2, dram;
+    /* cfg.finepack on: its queues and packets (all 0 when off) */
+    struct gpu_finepack_stats finepack;
 };
 
 /* One kernel, as it finished. */
