@@ -216,6 +216,7 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 {
 	static const char *const modes[] = {
 		"--set translate=0", "--barre off", "--barre on --shadow",
+		"--set translate=0 --finepack finepack",
 	};
 	static char dev[1 << 16], host[1 << 16];
 	unsigned int i, n = mt_expect_chiplets();
