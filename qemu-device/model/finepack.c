@@ -464,6 +464,9 @@ static void fp_mark_written(struct fp_model *m, u32 src, u32 dst, u64 addr,
 {
     u64 bit = dst * m->cfg.vram_per_chiplet + addr, end = bit + len;
 
+    if (!m->written) {      /* no bitmap (the GPU core): hulls only */
+        bit = end;
+    }
     while (bit < end) {
         u64 i = bit / 64, n = end - bit, old = m->written[i], mask;
         u32 sh = bit % 64;
@@ -636,7 +639,7 @@ void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
     m->sink = *sink;
     m->window = fp_window_bytes(cfg->subheader);
     m->written = written;
-    m->touched = m->written + fp_bitmap_words(cfg);
+    m->touched = written ? m->written + fp_bitmap_words(cfg) : NULL;
     m->touched_cap = fp_touched_cap(cfg);
     m->ntouched = 0;
     m->kernel_useful = 0;
@@ -708,6 +711,18 @@ void fp_model_record(struct fp_model *m,
         break;
     }
     m->kernel_open = true;
+}
+
+void fp_model_flush(struct fp_model *m, u32 src, u32 dst,
+                    enum mcmgpu_fp_flush_reason why)
+{
+    fp_flush(m, src, dst, why);
+}
+
+void fp_model_flush_line(struct fp_model *m, u32 src, u32 dst, u64 addr,
+                         u32 len, enum mcmgpu_fp_flush_reason why)
+{
+    fp_flush_if_queued(m, src, dst, addr, len, why);
 }
 
 void fp_model_finish(struct fp_model *m)

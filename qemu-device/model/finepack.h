@@ -125,7 +125,10 @@ u64 fp_bitmap_bytes(const struct fp_config *cfg);
 /* Checks the whole trace against cfg; 0 or -1 with *err filled. */
 int fp_trace_check(const void *buf, u64 len, const struct fp_config *cfg,
                    struct fp_trace_view *view, struct fp_error *err);
-/* written: zeroed, 8-byte aligned (any malloc), fp_bitmap_bytes(cfg) bytes. */
+/*
+ * written: zeroed, 8-byte aligned (any malloc), fp_bitmap_bytes(cfg) bytes;
+ * or NULL: no useful-byte count (useful_bytes stays 0; the GPU core's use).
+ */
 void fp_model_init(struct fp_model *m, const struct fp_config *cfg,
                    const struct fp_sink *sink, void *written);
 /* Runs a trace that passed fp_trace_check; ends with a kernel end. */
@@ -133,6 +136,11 @@ void fp_model_run(struct fp_model *m, const struct fp_trace_view *view);
 void fp_model_record(struct fp_model *m, const struct mcmgpu_fp_trace_record *r,
                      const u8 *data);
 void fp_model_finish(struct fp_model *m);
+/* One partition's flush, and one if a line of [addr, addr + len) is queued. */
+void fp_model_flush(struct fp_model *m, u32 src, u32 dst,
+                    enum mcmgpu_fp_flush_reason why);
+void fp_model_flush_line(struct fp_model *m, u32 src, u32 dst, u64 addr,
+                         u32 len, enum mcmgpu_fp_flush_reason why);
 
 /*
  * memcpy for the short pieces stores are made of: fixed-size moves the

@@ -23,6 +23,7 @@ enum gpu_config_field_index {
     CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
     CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_fbarre,
     CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
+    CF_finepack,
     CF_NR
 };
 
@@ -80,6 +81,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(fbarre_merge, "pages", 1, 4),
     F(fbarre_filter_rows, "", 256, 1024),
     F(fbarre_sched_moves, "", 0, 255),
+    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
 };
 #undef F
 
@@ -328,6 +330,9 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define FBARRE_VALUES \
     .fbarre = 0, .fbarre_merge = 1, .fbarre_filter_rows = 256, \
     .fbarre_sched_moves = 4
+#define FINEPACK_SOURCE \
+    "run option (mcmgpu run --finepack): off, the core's per-sector" \
+    " link path (docs/gpu.md, FinePack in the core)"
 
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
@@ -393,6 +398,7 @@ static const char *const barre_sources[CF_NR] = {
                    " interlv_gran not given)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -452,6 +458,7 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -505,6 +512,7 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_place_g] = "unused (placement kwc); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -565,6 +573,7 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 /*
@@ -621,6 +630,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_place_g] = "ours: 1 (one chiplet: placement cannot matter)",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
+    [CF_finepack] = FINEPACK_SOURCE,
 };
 
 const struct gpu_preset gpu_presets[] = {

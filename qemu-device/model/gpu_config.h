@@ -40,6 +40,16 @@ enum gpu_warp_sched {
     GPU_WS_NR
 };
 
+/* Remote stores' path (gpu_finepack.h; docs/gpu.md, FinePack in the core) */
+enum gpu_finepack_mode {
+    GPU_FP_OFF = 0,         /* per-sector link messages, acknowledged */
+    GPU_FP_P2P,             /* each store its own posted write TLP */
+    GPU_FP_WC,              /* the remote write queue, a TLP a run */
+    GPU_FP_FINEPACK,        /* the queue, a packet of sub-packets a flush */
+    GPU_FP_DMA,             /* buffered, one bulk DMA a pair at kernel end */
+    GPU_FP_NR
+};
+
 /* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
@@ -93,6 +103,8 @@ struct gpu_config {
     u32 fbarre_merge;       /* group expansion: pages a chiplet, 1..4 */
     u32 fbarre_filter_rows; /* cuckoo filter rows: 256, 512 or 1024 */
     u32 fbarre_sched_moves; /* walkers' coalescing-aware scheduling bound */
+    /* Mechanisms */
+    u32 finepack;           /* enum gpu_finepack_mode */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -142,8 +154,9 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * An override, "name=value": value is decimal with an optional k, M or
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
- * translate=off|on, fbarre=off|on). 0, or -EINVAL with c unchanged and
- * *why saying which: not name=value, unknown field, bad number (or name), out of
+ * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma).
+ * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
+ * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's
  * own range is checked: gpu_config_check() the result.
  */

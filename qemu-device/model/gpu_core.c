@@ -63,6 +63,7 @@
 #define FILL_KEY_BIT    0       /* ATS fills first in their cycle */
 #define ORDER_KEY_BIT   (1ULL << 63)
 #define WHEEL           4096    /* cycles of near events, a power of two */
+#define KIND_FENCE      0xfe    /* decoded: a fence FinePack flushes on */
 
 enum ev_type {
     EV_SM = 1,          /* an SM may issue */
@@ -78,6 +79,9 @@ enum ev_type {
     EV_FILL,            /* DRAM data back at the L2 */
     EV_REPLY,           /* the L2's reply leaves */
     EV_SM_REPLY,        /* the reply is back at the SM */
+    EV_FP_INGRESS,      /* a FinePack packet at the home's ingress port */
+    EV_FP_L2,           /* its bytes go into the home L2 */
+    EV_FP_DONE,         /* they are written */
 };
 
 enum reason {
@@ -227,6 +231,7 @@ struct memop {
     u32 nxlate, nmshr;  /* page groups translating; accesses waiting */
     u32 next;
     u8 kind, loads, used, pad;
+    const struct dinst *d;      /* FinePack: its store sectors' masks */
 };
 
 struct req {
@@ -322,6 +327,7 @@ struct gpu_core {
     struct gpu_core_stats kbase;
     struct gpu_core_stats stats;
     struct prog_rec rec;
+    struct gpu_fp *fp;          /* cfg.finepack on */
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1298,6 +1304,8 @@ static void chiplet_dispatch(struct gpu_core *g, u32 c)
     }
 }
 
+static bool fp_kernel_end(struct gpu_core *g);
+
 static void kernel_check_end(struct gpu_core *g)
 {
     struct gpu_kernel_stats ks;
@@ -1305,6 +1313,9 @@ static void kernel_check_end(struct gpu_core *g)
 
     if (!g->kactive || g->blocks_left || g->ops_left) {
         return;
+    }
+    if (g->fp && fp_kernel_end(g)) {
+        return;         /* the queues' packets first */
     }
     g->kactive = false;
     g->kend = g->now;
@@ -1496,6 +1507,8 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
     go(g, g->now + g->cfg.l1_lat, EV_DEPART, ri);
 }
 
+static bool fp_depart(struct gpu_core *g, u32 ri);
+
 static void ev_depart(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
@@ -1512,6 +1525,9 @@ static void ev_depart(struct gpu_core *g, u32 ri)
             ev_l2(g, ri);
         }
         return;
+    }
+    if (g->fp && !r->reply && fp_depart(g, ri)) {
+        return;         /* a store into the remote write queue */
     }
     if (r->reply) {
         bytes = (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) ?
@@ -1994,6 +2010,7 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
     }
     g->memops[oi].left = d->nsect;
     g->memops[oi].kind = kind;
+    g->memops[oi].d = d;
     g->memops[oi].sm = s;
     g->ops_left++;
     if (loads) {
@@ -2064,6 +2081,8 @@ static void warp_finish(struct gpu_core *g, u32 s, u32 wi)
     block_check_done(g, s, w->block);
 }
 
+static void fp_fence(struct gpu_core *g, u32 s);
+
 static void issue(struct gpu_core *g, u32 s, u32 wi)
 {
     const struct gpu_config *c = &g->cfg;
@@ -2096,6 +2115,9 @@ static void issue(struct gpu_core *g, u32 s, u32 wi)
         barrier = true;
         /* fall through */
     default:
+        if (d->kind == KIND_FENCE) {
+            fp_fence(g, s);
+        }
         lat = alu_lat(c, d->op);
         for (i = 0; i < d->ndst; i++) {
             pend_set(w, regs[i], g->now + lat, NONE);
@@ -2277,11 +2299,29 @@ static struct gpu_object *obj_lookup(struct gpu_core *g, u64 a)
     return o;
 }
 
+/* FinePack: the bytes each sector of a store gets from its lanes. */
+static void fp_masks(struct gpu_core *g, const struct prog_inst *in,
+                     const u64 *sect, u32 n, u32 *masks)
+{
+    u32 mask = in->mask;
+
+    memset(masks, 0, n * sizeof(*masks));
+    while (mask) {
+        u32 lane = __builtin_ctz(mask);
+        struct gpu_object *o = obj_lookup(g, in->addr[lane]);
+
+        mask &= mask - 1;
+        gpu_fp_lane_mask(sect, n, o->gpu_va + (in->addr[lane] - o->base),
+                         in->width, masks);
+    }
+}
+
 static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                        const struct dblock *b, u32 warp, u32 idx,
                        const u8 **at)
 {
     u64 tmp[MAX_SECTORS];
+    u32 fpm[MAX_SECTORS];
     u32 n = 0, i, nregs = in->ndst + in->nsrc, nlines = 0, size;
     u32 rb = (nregs * 2 + 7) & ~7u;
     struct dinst *d;
@@ -2335,6 +2375,10 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
         }
     }
     size = sizeof(*d) + rb + n * 8;
+    if (g->fp && in->kind == PROG_KIND_STORE && n) {
+        fp_masks(g, in, tmp, n, fpm);
+        size += (n * 4 + 7) & ~7u;      /* FinePack: the sectors' bytes */
+    }
     p = arena_take(g, size);
     if (!p) {
         struct msg m;
@@ -2361,6 +2405,12 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
     memcpy((u16 *)(d + 1), in->dst, in->ndst * 2);
     memcpy((u16 *)(d + 1) + in->ndst, in->src, in->nsrc * 2);
     memcpy(p + sizeof(*d) + rb, tmp, n * 8);
+    if (g->fp && in->kind == PROG_KIND_STORE && n) {
+        memcpy(p + sizeof(*d) + rb + n * 8, fpm, n * 4);
+    }
+    if (g->fp && in->op == PROG_OP_OTHER && gpu_fp_is_fence(in->opcode)) {
+        d->kind = KIND_FENCE;
+    }
     return 0;
 }
 
@@ -2764,6 +2814,13 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         g->chip[i].fifo_head = g->chip[i].fifo_tail = NONE;
         g->chip[i].last_sm = cfg->sms - 1;
     }
+    if (cfg->finepack) {
+        g->fp = gpu_fp_create(cfg->finepack, cfg->chiplets, ops->alloc,
+                              ops->free, priv);
+        if (!g->fp) {
+            return fail_str(g, -ENOMEM, "out of memory for FinePack");
+        }
+    }
     return 0;
 }
 
@@ -2786,6 +2843,8 @@ void gpu_core_destroy(struct gpu_core *g)
         c = n;
     }
     g->chunks = NULL;
+    gpu_fp_destroy(g->fp);
+    g->fp = NULL;
     zfree(g, g->sms);
     zfree(g, g->warps);
     zfree(g, g->wready);
@@ -2842,6 +2901,135 @@ void gpu_core_destroy(struct gpu_core *g)
     g->dwarps = NULL;
 }
 
+/* ---- FinePack (gpu_finepack.h) --------------------------------------- */
+
+/* Sends every packet the queues let go: out of the source's port now. */
+static void fp_send(struct gpu_core *g)
+{
+    const struct gpu_config *c = &g->cfg;
+    u32 i;
+
+    if (gpu_fp_oom(g->fp)) {
+        fail_str(g, -ENOMEM, "out of memory for FinePack's packets");
+        return;
+    }
+    while ((i = gpu_fp_next(g->fp)) != GPU_FP_NONE) {
+        const struct gpu_fp_packet *k = gpu_fp_packet(g->fp, i);
+        u64 left = k->wire, t = g->now;
+
+        do {    /* a bulk copy in pieces a u32 holds */
+            u32 b = left > (1u << 30) ? 1u << 30 : (u32)left;
+
+            t = server_use(&g->egress[k->src], c->link_bw, c->link_lat,
+                           g->now, b);
+            left -= b;
+        } while (left);
+        g->ops_left++;
+        push(g, t, EV_FP_INGRESS, i);
+    }
+}
+
+/* A remote request departs: stores enter the queue (true), others flush. */
+static bool fp_depart(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    const struct dinst *d;
+    const u64 *sect;
+    u32 oi = r->memop, i, mask = 0;
+
+    if (r->kind != PROG_KIND_STORE) {
+        gpu_fp_access(g->fp, r->src, r->home, r->addr,
+                      r->kind == PROG_KIND_LOAD);
+        fp_send(g);
+        return false;
+    }
+    /* Its bytes: the sector with its page offset (translation keeps it). */
+    d = g->memops[oi].d;
+    sect = di_sect(d);
+    for (i = 0; i < d->nsect; i++) {
+        if (!((sect[i] ^ r->addr) & ((1u << GPU_PAGE_SHIFT) - 32))) {
+            mask = ((const u32 *)(sect + d->nsect))[i];
+            break;
+        }
+    }
+    gpu_fp_store(g->fp, r->src, r->home, r->addr, mask);
+    req_put(g, ri);
+    sector_done(g, oi, g->now);     /* posted: the SM is done with it */
+    fp_send(g);
+    return true;
+}
+
+static void fp_fence(struct gpu_core *g, u32 s)
+{
+    gpu_fp_fence(g->fp, g->sms[s].chiplet);
+    fp_send(g);
+}
+
+/* The kernel's work is done: true while the queues' packets are out. */
+static bool fp_kernel_end(struct gpu_core *g)
+{
+    if (!gpu_fp_kernel_end(g->fp)) {
+        return false;
+    }
+    fp_send(g);
+    return true;
+}
+
+static void fp_event(struct gpu_core *g, const struct event *e)
+{
+    const struct gpu_config *c = &g->cfg;
+    const struct gpu_fp_packet *k;
+    u64 t = g->now, bytes = 0, sectors = 0;
+    u32 wi;
+
+    if (e->type == EV_FP_DONE) {
+        g->ops_left--;
+        kernel_check_end(g);
+        return;
+    }
+    k = gpu_fp_packet(g->fp, e->arg);
+    if (e->type == EV_FP_INGRESS) {
+        u64 left = k->wire;
+
+        do {
+            u32 b = left > (1u << 30) ? 1u << 30 : (u32)left;
+
+            t = server_use(&g->ingress[k->dst], c->link_bw, 0, g->now, b);
+            left -= b;
+        } while (left);
+        push(g, t, EV_FP_L2, e->arg);
+        return;
+    }
+    /* Each sub-packet's sectors are stores at the home L2. */
+    for (wi = k->head; wi != GPU_FP_NONE; wi = gpu_fp_write(g->fp, wi)->next) {
+        const struct gpu_fp_write *w = gpu_fp_write(g->fp, wi);
+        u64 a = w->addr & ~31ULL, end = w->addr + w->len;
+
+        bytes += w->len;
+        for (; a < end; a += GPU_SECTOR_BYTES) {
+            struct line *l = line_find(l2_set(g, k->dst, a), c->l2_ways,
+                                       a >> 7);
+            u64 done = server_use(&g->l2s[k->dst], c->l2_bw, c->l2_lat,
+                                  g->now, GPU_SECTOR_BYTES);
+
+            sectors++;
+            g->stats.l2_accesses++;
+            g->stats.l2_remote++;
+            if (l && (l->valid & sector_bit(a))) {
+                g->stats.l2_hits++;
+                l->lru = ++g->lru;
+                l->dirty |= sector_bit(a);
+            } else {
+                g->stats.l2_misses++;
+                l2_fill(g, k->dst, a, true);
+            }
+            t = done > t ? done : t;
+        }
+    }
+    gpu_fp_delivered(g->fp, e->arg, bytes, sectors);
+    push(g, t, EV_FP_DONE, 0);
+}
+
 static void dispatch_event(struct gpu_core *g, const struct event *e)
 {
     switch (e->type) {
@@ -2881,6 +3069,11 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
         break;
     case EV_SM_REPLY:
         ev_sm_reply(g, e->arg);
+        break;
+    case EV_FP_INGRESS:
+    case EV_FP_L2:
+    case EV_FP_DONE:
+        fp_event(g, e);
         break;
     }
 }
@@ -3040,6 +3233,9 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
     }
     if (g->fb) {
         gpu_fbarre_export(g->fb, g->stats.ats_requests, &st->fbarre);
+    }
+    if (g->fp) {
+        gpu_fp_stats(g->fp, &st->finepack);
     }
 }
 

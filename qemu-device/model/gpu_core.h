@@ -48,6 +48,7 @@
 #include "gpu_config.h"
 #include "chiplet_tlb.h"
 #include "gpu_fbarre.h"
+#include "gpu_finepack.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -135,6 +136,8 @@ struct gpu_core_stats {
     struct gpu_queue_stats link, l2, dram;
     /* F-Barre (cfg.fbarre on; zero otherwise) */
     struct gpu_core_fbarre_stats fbarre;
+    /* cfg.finepack on: its queues and packets (all 0 when off) */
+    struct gpu_finepack_stats finepack;
 };
 
 /* One kernel, as it finished. */

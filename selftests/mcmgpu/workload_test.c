@@ -218,6 +218,7 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 	static const char *const modes[] = {
 		"--set translate=0", "--barre off", "--barre on --shadow",
 		"--barre fbarre --merge 2 --set place_g=4",
+		"--set translate=0 --finepack finepack",
 	};
 	static char dev[1 << 16], host[1 << 16];
 	unsigned int i, n = mt_expect_chiplets();

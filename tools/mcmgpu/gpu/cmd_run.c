@@ -22,6 +22,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
 		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
+		"          [--finepack MODE]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) through the GPU timing core with every enabled mechanism,\n"
@@ -42,7 +43,10 @@ static void usage(FILE *f)
 		"                     consecutive pages a chiplet, 1..4 (default 1; the\n"
 		"                     paper's F-Barre is --barre fbarre --merge 2)\n"
 		"  --shadow           Barre: check every coalesced translation by a true walk\n"
-		"  --finepack, --cpelide, --cxl, --adsm MODE\n"
+		"  --finepack MODE    remote stores: off (the per-sector path), p2p, wc,\n"
+		"                     finepack or dma (the remote write queue; docs/gpu.md;\n"
+		"                     the same as --set finepack=MODE)\n"
+		"  --cpelide, --cxl, --adsm MODE\n"
 		"                     only 'off' for now: these mechanisms are not yet in\n"
 		"                     the core's memory path\n"
 		"  --progress         a progress line per kernel on stderr\n"
@@ -101,7 +105,7 @@ int cmd_run(int argc, char **argv)
 	const char *preset = GPU_CONFIG_DEFAULT, *path;
 	char *sets[MAX_SETS + 2], merge[32];
 	int nsets = 0, c, ret, fd = -1;
-	char err[512], chip[32];
+	char err[512], chip[32], fp_set[64];
 	bool bench = false, barre_given = false;
 	uint32_t merge_n = 0;
 	double t0;
@@ -131,7 +135,11 @@ int cmd_run(int argc, char **argv)
 			o.progress = true;
 			break;
 		case OPT_FINEPACK:
-			only_off("finepack", optarg);
+			/* An override, so --set finepack=... says the same. */
+			if (nsets == MAX_SETS)
+				die_usage("--set: at most %d overrides", MAX_SETS);
+			snprintf(fp_set, sizeof(fp_set), "finepack=%s", optarg);
+			sets[nsets++] = fp_set;
 			break;
 		case OPT_CPELIDE:
 			only_off("cpelide", optarg);

@@ -167,6 +167,75 @@ void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
 	b->inpackage_mismatches = f->inpackage_mismatches;
 }
 
+/*
+ * FinePack's, named as `mcmgpu finepack replay` names them; the last
+ * group is what the mode sent and what the home L2s received.
+ */
+struct fp_core_report {
+	struct gpu_finepack_stats s;
+	uint64_t wire;		/* FinePack's packets' wire bytes */
+};
+
+#define FR(name, field)	STAT_AT(name, struct fp_core_report, field)
+#define FS(field)	FR(#field, s.field)
+#define FFLUSH(name, reason) FR(#name, s.flushes[MCMGPU_FP_FLUSH_##reason])
+#define FRATIO(name, unit, a, b) STAT_RATIO(name, unit, struct fp_core_report, a, b)
+static const struct stat_row fp_rows[] = {
+	FS(stores), FS(store_bytes), FS(store_pieces), FS(loads), FS(atomics),
+	FS(fences), FS(kernels),
+	STAT_NEWLINE,
+	FS(packets), FS(subpackets),
+	FRATIO("stores_per_packet", STAT_MEAN, s.store_pieces, s.packets),
+	FRATIO("subpackets_per_packet", STAT_MEAN, s.subpackets, s.packets),
+	STAT_NEWLINE,
+	STAT_OPEN("wire_bytes"),
+	FR("total", wire),
+	FR("payload", s.wire_payload),
+	FR("subheader", s.wire_subheader),
+	FR("overhead", s.wire_overhead),
+	FR("padding", s.wire_padding),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	FS(plain_wire_bytes), FS(plain_tlps), FS(wc_wire_bytes), FS(wc_tlps),
+	FS(dma_wire_bytes), FS(dma_payload), FS(dma_tlps),
+	STAT_NEWLINE,
+	FRATIO("reduction", STAT_FACTOR, s.plain_wire_bytes, wire),
+	FRATIO("reduction_vs_dma", STAT_FACTOR, s.dma_wire_bytes, wire),
+	FRATIO("reduction_vs_wc", STAT_FACTOR, s.wc_wire_bytes, wire),
+	FRATIO("efficiency", STAT_SHARE, s.wire_payload, wire),
+	STAT_NEWLINE,
+	STAT_OPEN("flushes"),
+	FFLUSH(window, WINDOW),
+	FFLUSH(payload, PAYLOAD),
+	FFLUSH(entries, ENTRIES),
+	FFLUSH(fence, FENCE),
+	FFLUSH(kernel_end, KERNEL_END),
+	FFLUSH(load, LOAD),
+	FFLUSH(atomic, ATOMIC),
+	STAT_CLOSE,
+	STAT_NEWLINE,
+	FS(link_messages), FS(link_bytes), FS(delivered_bytes),
+	FS(delivered_sectors),
+};
+
+static const struct stat_table fp_table = STAT_TABLE(fp_rows,
+	"finepack: {stores} stores ({store_bytes} bytes), {link_messages} "
+	"messages of {link_bytes} wire bytes on the links; FinePack "
+	"{wire_bytes.total}, plain P2P {plain_wire_bytes}, write combining "
+	"{wc_wire_bytes}, DMA {dma_wire_bytes}; {delivered_bytes} bytes "
+	"delivered\n");
+
+static const char *const fp_modes[] = { "off", "p2p", "wc", "finepack", "dma" };
+
+static void fp_report(struct fp_core_report *fr, const struct gpu_run_result *r)
+{
+	const struct gpu_finepack_stats *s = &r->core.finepack;
+
+	fr->s = *s;
+	fr->wire = s->wire_payload + s->wire_subheader + s->wire_overhead +
+		   s->wire_padding;
+}
+
 void gpu_run_result_free(struct gpu_run_result *r)
 {
 	free(r->kernels);
@@ -219,6 +288,16 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 			stats_json(j, &fbarre_table, &r->barre);
 		json_close(j);
 	}
+	if (o->cfg.finepack) {
+		struct fp_core_report fr;
+
+		fp_report(&fr, r);
+		json_break(j, " ");
+		json_open(j, "finepack", '{');
+		json_string(j, "mode", fp_modes[o->cfg.finepack % GPU_FP_NR]);
+		stats_json(j, &fp_table, &fr);
+		json_close(j);
+	}
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -227,11 +306,18 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 	fprintf(f, "config %s, %u chiplets x %u SMs\n", o->cfg.name,
 		o->cfg.chiplets, o->cfg.sms);
 	stats_text(f, &core_table, &r->core);
-	if (!o->cfg.translate)
-		return;
-	stats_text(f, &barre_table, &r->barre);
-	if (o->barre != GPU_RUN_BARRE_OFF && o->cfg.fbarre_merge > 1)
-		stats_text(f, &merge_table, &r->barre);
-	if (o->barre == GPU_RUN_BARRE_FBARRE)
-		stats_text(f, &fbarre_table, &r->barre);
+	if (o->cfg.translate) {
+		stats_text(f, &barre_table, &r->barre);
+		if (o->barre != GPU_RUN_BARRE_OFF && o->cfg.fbarre_merge > 1)
+			stats_text(f, &merge_table, &r->barre);
+		if (o->barre == GPU_RUN_BARRE_FBARRE)
+			stats_text(f, &fbarre_table, &r->barre);
+	}
+	if (o->cfg.finepack) {
+		struct fp_core_report fr;
+
+		fp_report(&fr, r);
+		fprintf(f, "finepack mode %s\n", fp_modes[o->cfg.finepack % GPU_FP_NR]);
+		stats_text(f, &fp_table, &fr);
+	}
 }

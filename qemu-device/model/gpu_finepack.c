@@ -1,0 +1,437 @@
+/*
+ * FinePack in the GPU timing core (gpu_finepack.h): finepack.c's queues
+ * fed with the core's remote store sectors, and the packets each mode
+ * sends.
+ *
+ * Decisions (docs/gpu.md, "FinePack in the core"):
+ * - A store sector's bytes are its lanes' bytes (the decoder's masks);
+ *   each contiguous run is one store of the queue (the L1 sends sectors,
+ *   so a 128 B warp store is four stores; they coalesce in the queue).
+ * - Atomics and reductions stay on the per-sector path; like loads, they
+ *   flush their partition first when their line is queued (finepack.c's
+ *   rule), so they reach the home after the data queued before them.
+ * - p2p sends each store at once as a plain TLP; wc and finepack send a
+ *   flushed partition as one transfer (wc: a TLP a run, back to back);
+ *   dma keeps the flushed bytes until the kernel ends and then copies,
+ *   per source and destination, the bytes it got in 4 KiB TLPs. dma holds
+ *   nothing back from loads: a kernel that reads what it wrote remotely
+ *   is not what bulk DMA serves.
+ * - The queue runs in every mode, so every scheme's bytes are counted on
+ *   one run (the mode's own traffic is link_bytes).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "gpu_finepack.h"
+#include "finepack.h"
+
+#define NPAIR       MCMGPU_FP_MAX_GPUS
+
+struct gpu_fp {
+    u32 mode, chiplets;
+    gpu_fp_alloc_fn alloc;
+    gpu_fp_free_fn free;
+    void *priv;
+    bool oom;
+    bool flushing;          /* kernel end: flushed, packets on their way */
+    struct fp_model *m;
+    struct gpu_fp_packet *p;
+    u32 capp, freep;
+    struct gpu_fp_write *w;
+    u32 capw, freew;
+    u32 ready_head, ready_tail;
+    u32 cur;                /* the packet the running flush fills */
+    u32 cur_src;
+    u64 last_wc;            /* m->stats.wc_wire_bytes at the last flush */
+    /* This kernel's flushed bytes a pair, and (dma) their writes */
+    u64 pair_bytes[NPAIR][NPAIR];
+    u32 dma_head[NPAIR][NPAIR], dma_tail[NPAIR][NPAIR];
+    struct gpu_finepack_stats st;
+    u8 zero[GPU_SECTOR_BYTES];
+};
+
+/* ---- Tables ------------------------------------------------------------ */
+
+static bool grow(struct gpu_fp *f, void **arr, u32 *cap, size_t elem,
+                 u32 *freelist, size_t next_off)
+{
+    u32 ncap = *cap ? *cap * 2 : 256, i;
+    u8 *n;
+
+    if (ncap > 0x40000000u) {
+        f->oom = true;
+        return false;
+    }
+    n = f->alloc(f->priv, (size_t)ncap * elem);
+    if (!n) {
+        f->oom = true;
+        return false;
+    }
+    if (*arr) {
+        memcpy(n, *arr, (size_t)*cap * elem);
+        f->free(f->priv, *arr);
+    }
+    for (i = ncap; i-- > *cap;) {
+        u32 *next = (u32 *)(n + (size_t)i * elem + next_off);
+
+        *next = *freelist;
+        *freelist = i;
+    }
+    *arr = n;
+    *cap = ncap;
+    return true;
+}
+
+static u32 packet_new(struct gpu_fp *f, u32 src, u32 dst, u64 wire)
+{
+    struct gpu_fp_packet *k;
+    u32 i;
+
+    if (f->freep == GPU_FP_NONE &&
+        !grow(f, (void **)&f->p, &f->capp, sizeof(*f->p), &f->freep,
+              offsetof(struct gpu_fp_packet, next))) {
+        return GPU_FP_NONE;
+    }
+    i = f->freep;
+    k = &f->p[i];
+    f->freep = k->next;
+    k->wire = wire;
+    k->src = src;
+    k->dst = dst;
+    k->head = GPU_FP_NONE;
+    k->tail = GPU_FP_NONE;
+    k->next = GPU_FP_NONE;
+    return i;
+}
+
+static void packet_ready(struct gpu_fp *f, u32 i)
+{
+    if (f->ready_head == GPU_FP_NONE) {
+        f->ready_head = i;
+    } else {
+        f->p[f->ready_tail].next = i;
+    }
+    f->ready_tail = i;
+}
+
+/* Appends a write to the list *head..*tail. */
+static void write_add(struct gpu_fp *f, u32 *head, u32 *tail, u64 addr,
+                      u32 len)
+{
+    struct gpu_fp_write *w;
+    u32 i;
+
+    if (f->freew == GPU_FP_NONE &&
+        !grow(f, (void **)&f->w, &f->capw, sizeof(*f->w), &f->freew,
+              offsetof(struct gpu_fp_write, next))) {
+        return;
+    }
+    i = f->freew;
+    w = &f->w[i];
+    f->freew = w->next;
+    w->addr = addr;
+    w->len = len;
+    w->next = GPU_FP_NONE;
+    if (*head == GPU_FP_NONE) {
+        *head = i;
+    } else {
+        f->w[*tail].next = i;
+    }
+    *tail = i;
+}
+
+/* ---- The queue's sink: a flush's packet, then its sub-packets ---------- */
+
+static void sink_packet(void *ctx, u32 src, u32 dst, u64 base, const u8 *buf,
+                        u32 len)
+{
+    struct gpu_fp *f = ctx;
+    u64 wc = f->m->stats.wc_wire_bytes - f->last_wc;
+
+    (void)base;
+    (void)buf;
+    f->last_wc = f->m->stats.wc_wire_bytes;
+    f->cur_src = src;
+    f->cur = GPU_FP_NONE;
+    if (f->mode == GPU_FP_FINEPACK) {
+        f->cur = packet_new(f, src, dst,
+                            GPU_FP_OVERHEAD + ((len + 3) & ~3u));
+    } else if (f->mode == GPU_FP_WC) {
+        f->cur = packet_new(f, src, dst, wc);
+    }
+    if (f->cur != GPU_FP_NONE) {
+        packet_ready(f, f->cur);
+    }
+}
+
+static void sink_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
+{
+    struct gpu_fp *f = ctx;
+    u32 src = f->cur_src;
+
+    (void)data;
+    f->pair_bytes[src][dst] += len;
+    if (f->cur != GPU_FP_NONE) {
+        write_add(f, &f->p[f->cur].head, &f->p[f->cur].tail, addr, len);
+    } else if (f->mode == GPU_FP_DMA) {
+        write_add(f, &f->dma_head[src][dst], &f->dma_tail[src][dst], addr,
+                  len);
+    }
+}
+
+/* ---- The interface ------------------------------------------------------ */
+
+struct gpu_fp *gpu_fp_create(u32 mode, u32 chiplets, gpu_fp_alloc_fn alloc,
+                             gpu_fp_free_fn free, void *priv)
+{
+    struct gpu_fp *f = alloc(priv, sizeof(*f));
+    struct fp_config cfg = {
+        .chiplets = chiplets, .subheader = GPU_FP_SUBHEADER,
+        .overhead = GPU_FP_OVERHEAD, .vram_per_chiplet = 1ULL << 40,
+    };
+    struct fp_sink sink = { .write = sink_write, .packet = sink_packet };
+    u32 s, d;
+
+    if (!f) {
+        return NULL;
+    }
+    f->m = alloc(priv, sizeof(*f->m));
+    if (!f->m) {
+        free(priv, f);
+        return NULL;
+    }
+    f->mode = mode;
+    f->chiplets = chiplets;
+    f->alloc = alloc;
+    f->free = free;
+    f->priv = priv;
+    f->freep = GPU_FP_NONE;
+    f->freew = GPU_FP_NONE;
+    f->ready_head = GPU_FP_NONE;
+    f->ready_tail = GPU_FP_NONE;
+    f->cur = GPU_FP_NONE;
+    for (s = 0; s < NPAIR; s++) {
+        for (d = 0; d < NPAIR; d++) {
+            f->dma_head[s][d] = GPU_FP_NONE;
+            f->dma_tail[s][d] = GPU_FP_NONE;
+        }
+    }
+    f->st.mode = mode;
+    sink.ctx = f;
+    fp_model_init(f->m, &cfg, &sink, NULL);
+    return f;
+}
+
+void gpu_fp_destroy(struct gpu_fp *f)
+{
+    if (!f) {
+        return;
+    }
+    if (f->p) {
+        f->free(f->priv, f->p);
+    }
+    if (f->w) {
+        f->free(f->priv, f->w);
+    }
+    f->free(f->priv, f->m);
+    f->free(f->priv, f);
+}
+
+bool gpu_fp_oom(const struct gpu_fp *f)
+{
+    return f->oom;
+}
+
+void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask)
+{
+    struct mcmgpu_fp_trace_record r = {
+        .type = MCMGPU_FP_REC_STORE, .src = (u8)src, .dst = (u8)dst,
+    };
+
+    while (mask) {
+        u32 off = __builtin_ctz(mask), run = mask >> off, len;
+
+        len = ~run ? (u32)__builtin_ctz(~run) : 32 - off;
+        mask &= ~((len == 32 ? ~0u : (1u << len) - 1) << off);
+        r.addr = addr + off;
+        r.len = len;
+        fp_model_record(f->m, &r, f->zero);
+        if (f->mode == GPU_FP_P2P) {
+            u32 i = packet_new(f, src, dst,
+                               fp_plain_tlp_bytes(r.addr, len,
+                                                  GPU_FP_OVERHEAD));
+
+            if (i == GPU_FP_NONE) {
+                return;
+            }
+            write_add(f, &f->p[i].head, &f->p[i].tail, r.addr, len);
+            packet_ready(f, i);
+        }
+    }
+}
+
+void gpu_fp_access(struct gpu_fp *f, u32 src, u32 dst, u64 addr, bool load)
+{
+    if (load) {
+        f->st.loads++;
+    } else {
+        f->st.atomics++;
+    }
+    fp_model_flush_line(f->m, src, dst, addr, GPU_SECTOR_BYTES,
+                        load ? MCMGPU_FP_FLUSH_LOAD : MCMGPU_FP_FLUSH_ATOMIC);
+}
+
+void gpu_fp_fence(struct gpu_fp *f, u32 src)
+{
+    u32 d;
+
+    f->st.fences++;
+    for (d = 0; d < f->chiplets; d++) {
+        fp_model_flush(f->m, src, d, MCMGPU_FP_FLUSH_FENCE);
+    }
+}
+
+u32 gpu_fp_kernel_end(struct gpu_fp *f)
+{
+    struct mcmgpu_fp_trace_record r = { .type = MCMGPU_FP_REC_KERNEL_END };
+    u32 s, d, made = 0, i;
+
+    if (f->flushing) {
+        f->flushing = false;
+        return 0;
+    }
+    fp_model_record(f->m, &r, NULL);
+    for (i = f->ready_head; i != GPU_FP_NONE; i = f->p[i].next) {
+        made++;
+    }
+    for (s = 0; s < f->chiplets; s++) {
+        for (d = 0; d < f->chiplets; d++) {
+            u64 len = f->pair_bytes[s][d];
+
+            if (!len) {
+                continue;
+            }
+            f->pair_bytes[s][d] = 0;
+            f->st.dma_payload += len;
+            f->st.dma_tlps += fp_dma_tlps(len);
+            f->st.dma_wire_bytes += fp_dma_wire_bytes(len, GPU_FP_OVERHEAD);
+            if (f->mode != GPU_FP_DMA) {
+                continue;
+            }
+            i = packet_new(f, s, d, fp_dma_wire_bytes(len, GPU_FP_OVERHEAD));
+            if (i == GPU_FP_NONE) {
+                return made;
+            }
+            f->p[i].head = f->dma_head[s][d];
+            f->p[i].tail = f->dma_tail[s][d];
+            f->dma_head[s][d] = GPU_FP_NONE;
+            f->dma_tail[s][d] = GPU_FP_NONE;
+            packet_ready(f, i);
+            made++;
+        }
+    }
+    f->flushing = made != 0;
+    return made;
+}
+
+u32 gpu_fp_next(struct gpu_fp *f)
+{
+    u32 i = f->ready_head;
+
+    if (i == GPU_FP_NONE) {
+        return i;
+    }
+    f->ready_head = f->p[i].next;
+    f->p[i].next = GPU_FP_NONE;
+    f->st.link_messages++;
+    f->st.link_bytes += f->p[i].wire;
+    return i;
+}
+
+const struct gpu_fp_packet *gpu_fp_packet(const struct gpu_fp *f, u32 i)
+{
+    return &f->p[i];
+}
+
+const struct gpu_fp_write *gpu_fp_write(const struct gpu_fp *f, u32 i)
+{
+    return &f->w[i];
+}
+
+void gpu_fp_delivered(struct gpu_fp *f, u32 i, u64 bytes, u64 sectors)
+{
+    struct gpu_fp_packet *k = &f->p[i];
+
+    f->st.delivered_bytes += bytes;
+    f->st.delivered_sectors += sectors;
+    if (k->head != GPU_FP_NONE) {
+        f->w[k->tail].next = f->freew;
+        f->freew = k->head;
+    }
+    k->next = f->freep;
+    f->freep = i;
+}
+
+void gpu_fp_stats(const struct gpu_fp *f, struct gpu_finepack_stats *st)
+{
+    const struct mcmgpu_fp_stats *m = &f->m->stats;
+
+    *st = f->st;
+    st->stores = m->stores;
+    st->store_bytes = m->store_bytes;
+    st->store_pieces = m->store_pieces;
+    st->kernels = m->kernels;
+    st->packets = m->packets;
+    st->subpackets = m->subpackets;
+    st->wire_payload = m->wire_payload;
+    st->wire_subheader = m->wire_subheader;
+    st->wire_overhead = m->wire_overhead;
+    st->wire_padding = m->wire_padding;
+    memcpy(st->flushes, m->flushes, sizeof(st->flushes));
+    st->plain_wire_bytes = m->plain_wire_bytes;
+    st->plain_tlps = m->plain_tlps;
+    st->wc_wire_bytes = m->wc_wire_bytes;
+    st->wc_tlps = m->wc_tlps;
+}
+
+/* ---- Decoding ----------------------------------------------------------- */
+
+void gpu_fp_lane_mask(const u64 *sect, u32 n, u64 va, u32 width,
+                      u32 *masks)
+{
+    u64 end = va + width, a = va;
+
+    while (a < end) {
+        u64 s = a >> 5, e = (s + 1) << 5;
+        u32 lo = 0, hi = n, off = a & 31, len;
+
+        len = (u32)((e < end ? e : end) - a);
+        while (lo < hi) {       /* the first sector >= s */
+            u32 mid = (lo + hi) / 2;
+
+            if ((sect[mid] >> 5) < s) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo < n && (sect[lo] >> 5) == s) {
+            masks[lo] |= (len == 32 ? ~0u : ((1u << len) - 1)) << off;
+        }
+        a += len;
+    }
+}
+
+bool gpu_fp_is_fence(const char *opcode)
+{
+    const char *p;
+
+    if (strncmp(opcode, "MEMBAR", 6) && strncmp(opcode, "FENCE", 5)) {
+        return false;
+    }
+    for (p = opcode; *p; p++) {
+        if (!strncmp(p, ".CTA", 4)) {
+            return false;
+        }
+    }
+    return true;
+}

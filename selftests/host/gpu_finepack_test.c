@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of FinePack in the GPU timing core (gpu_finepack.c through
+ * gpu_core.c): a kernel of small scattered remote stores, run with each
+ * scheme. The homes get exactly the bytes stored remotely; FinePack's
+ * wire bytes are below write combining's, which are at most P2P's; the
+ * links carry exactly the packets' wire bytes; fences and loads to
+ * queued lines flush; off counts nothing; every run is the same whatever
+ * the epochs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "gpu_core.h"
+
+/* ---- Programs in memory ------------------------------------------------ */
+
+struct tprog {
+	struct prog_rec *recs;
+	size_t n, cap, pos;
+};
+
+static struct prog_rec *tp_add(struct tprog *p, uint32_t type)
+{
+	struct prog_rec *r;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->recs = realloc(p->recs, p->cap * sizeof(*p->recs));
+		if (!p->recs)
+			abort();
+	}
+	r = &p->recs[p->n++];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	return r;
+}
+
+static void tp_object(struct tprog *p, uint64_t base, uint64_t size,
+		      const char *name)
+{
+	struct prog_rec *r = tp_add(p, PROG_REC_OBJECT);
+
+	r->object.base = base;
+	r->object.size = size;
+	snprintf(r->object.name, sizeof(r->object.name), "%s", name);
+}
+
+static void tp_kernel(struct tprog *p, uint32_t id, const char *name,
+		      uint32_t blocks, uint32_t threads, uint32_t shmem)
+{
+	struct prog_rec *r = tp_add(p, PROG_REC_KERNEL);
+
+	r->kernel.id = id;
+	snprintf(r->kernel.name, sizeof(r->kernel.name), "%s", name);
+	r->kernel.grid[0] = blocks;
+	r->kernel.grid[1] = r->kernel.grid[2] = 1;
+	r->kernel.block[0] = threads;
+	r->kernel.block[1] = r->kernel.block[2] = 1;
+	r->kernel.shmem = shmem;
+	r->kernel.binary_version = 70;
+}
+
+static void tp_block(struct tprog *p, uint32_t x)
+{
+	tp_add(p, PROG_REC_BLOCK)->block.x = x;
+}
+
+static void tp_warp(struct tprog *p, uint32_t id, uint32_t insts)
+{
+	struct prog_rec *r = tp_add(p, PROG_REC_WARP);
+
+	r->warp.id = id;
+	r->warp.insts = insts;
+}
+
+static void inst_finish(struct prog_inst *in)
+{
+	snprintf(in->opcode, sizeof(in->opcode), "%s", prog_default_opcode(in));
+}
+
+/* An ALU instruction: dst (0: none) from src (0: none). */
+static void tp_alu(struct tprog *p, uint32_t op, uint16_t dst, uint16_t src)
+{
+	struct prog_inst *in = &tp_add(p, PROG_REC_INST)->inst;
+
+	in->pc = 0x100 + 16 * (p->n % 4096);
+	in->mask = 0xffffffff;
+	in->op = op;
+	if (dst)
+		in->dst[in->ndst++] = dst;
+	if (src)
+		in->src[in->nsrc++] = src;
+	inst_finish(in);
+}
+
+/* A memory instruction: lane i at base + i * stride, width bytes. */
+static void tp_mem(struct tprog *p, uint32_t space, uint32_t kind,
+		   uint32_t width, uint32_t mask, uint64_t base,
+		   uint64_t stride, uint16_t reg)
+{
+	struct prog_inst *in = &tp_add(p, PROG_REC_INST)->inst;
+	int i;
+
+	in->pc = 0x100 + 16 * (p->n % 4096);
+	in->mask = mask;
+	in->op = PROG_OP_MEMORY;
+	in->space = space;
+	in->kind = kind;
+	in->width = width;
+	if (kind == PROG_KIND_LOAD || kind == PROG_KIND_ATOMIC)
+		in->dst[in->ndst++] = reg;
+	else
+		in->src[in->nsrc++] = reg;
+	for (i = 0; i < 32; i++)
+		if (mask & (1u << i))
+			in->addr[i] = base + i * stride;
+	inst_finish(in);
+}
+
+static void tp_free(struct tprog *p)
+{
+	free(p->recs);
+	memset(p, 0, sizeof(*p));
+}
+
+static int tp_source(void *ctx, struct prog_rec *rec)
+{
+	struct tprog *p = ctx;
+
+	if (p->pos == p->n)
+		return 0;
+	*rec = p->recs[p->pos++];
+	return 1;
+}
+
+/* ---- Running ------------------------------------------------------------ */
+
+static void *t_alloc(void *priv, size_t bytes)
+{
+	(void)priv;
+	return calloc(1, bytes);
+}
+
+static void t_free(void *priv, void *p)
+{
+	(void)priv;
+	free(p);
+}
+
+static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+
+#define OBJ		0x10000000ULL
+#define OBJ_SIZE	(2ULL << 20)
+#define STRIDE		132	/* a lane a line apart: scattered stores */
+#define BLOCKS		8
+#define WARPS		2	/* a block */
+#define STORES		16	/* a warp */
+
+static struct gpu_config fp_cfg(uint32_t mode)
+{
+	struct gpu_config c = gpu_preset_find(GPU_CONFIG_DEFAULT)->cfg;
+
+	c.chiplets = 4;
+	c.sms = 2;
+	c.translate = 0;
+	c.placement = GPU_PLACE_RR;
+	c.finepack = mode;
+	return c;
+}
+
+/* Runs p in epochs of epoch cycles; the stats in *st. */
+static int run_prog(const struct gpu_config *cfg, struct tprog *p,
+		    uint64_t epoch, struct gpu_core_stats *st, char *err)
+{
+	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	p->pos = 0;
+	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
+	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+static uint64_t store_addr(uint32_t warp, uint32_t j, uint32_t lane)
+{
+	return OBJ + ((uint64_t)(warp * STORES + j) * 32 + lane) * STRIDE;
+}
+
+/*
+ * BLOCKS blocks of WARPS warps, each STORES scattered 4 B stores (every
+ * byte written once); load: then a load of the last store's addresses;
+ * fence: the mnemonic of an instruction between the stores and the load.
+ */
+static void build(struct tprog *p, bool load, const char *fence)
+{
+	uint32_t b, w, j, n = STORES + (load ? 1 : 0) + (fence ? 1 : 0);
+
+	tp_object(p, OBJ, OBJ_SIZE, "a");
+	tp_kernel(p, 1, "scatter", BLOCKS, 32 * WARPS, 0);
+	for (b = 0; b < BLOCKS; b++) {
+		tp_block(p, b);
+		for (w = 0; w < WARPS; w++) {
+			uint32_t gw = b * WARPS + w;
+
+			tp_warp(p, w, n);
+			for (j = 0; j < STORES; j++)
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+				       0xffffffff, store_addr(gw, j, 0), STRIDE,
+				       1);
+			if (fence) {
+				tp_alu(p, PROG_OP_OTHER, 0, 0);
+				snprintf(p->recs[p->n - 1].inst.opcode,
+					 PROG_OPCODE_MAX, "%s", fence);
+			}
+			if (load)
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+				       0xffffffff, store_addr(gw, STORES - 1, 0),
+				       STRIDE, 2);
+		}
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+	tp_add(p, PROG_REC_END);
+}
+
+/* The bytes stored to another chiplet than the block's (chunk scheduling). */
+static uint64_t remote_bytes(const struct gpu_config *c)
+{
+	struct gpu_object o = {
+		.base = OBJ, .size = OBJ_SIZE, .gpu_va = OBJ,
+		.policy = GPU_PLACE_RR, .g = 1,
+	};
+	uint64_t bytes = 0;
+	uint32_t b, w, j, l;
+
+	for (b = 0; b < BLOCKS; b++) {
+		uint32_t chiplet = b / (BLOCKS / c->chiplets);
+
+		for (w = 0; w < WARPS; w++)
+			for (j = 0; j < STORES; j++)
+				for (l = 0; l < 32; l++) {
+					uint64_t a = store_addr(b * WARPS + w,
+								j, l);
+
+					if (gpu_object_page_home(&o, (a - OBJ) >> 12,
+								 c->chiplets) != chiplet)
+						bytes += 4;
+				}
+	}
+	return bytes;
+}
+
+static uint64_t fp_wire(const struct gpu_finepack_stats *f)
+{
+	return f->wire_payload + f->wire_subheader + f->wire_overhead +
+	       f->wire_padding;
+}
+
+TEST(every_scheme_delivers_what_was_stored)
+{
+	static const uint32_t modes[] = {
+		GPU_FP_P2P, GPU_FP_WC, GPU_FP_FINEPACK, GPU_FP_DMA,
+	};
+	struct gpu_core_stats st[4];
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	build(&p, false, NULL);
+	for (i = 0; i < 4; i++) {
+		struct gpu_config c = fp_cfg(modes[i]);
+		const struct gpu_finepack_stats *f = &st[i].finepack;
+		uint64_t want = remote_bytes(&c);
+
+		ASSERT_EQ(0, run_prog(&c, &p, 1000, &st[i], err)) TH_LOG("%s", err);
+		ASSERT_GT(want, 0);
+		EXPECT_EQ(modes[i], f->mode);
+		EXPECT_EQ(want, f->store_bytes);
+		EXPECT_EQ(want / 4, f->stores);
+		/* The home L2s receive exactly the bytes stored remotely. */
+		EXPECT_EQ(want, f->delivered_bytes);
+		EXPECT_EQ(want, f->wire_payload);
+		EXPECT_EQ(want, f->dma_payload);
+		/* Stores only: the links carry the packets, out and in. */
+		EXPECT_EQ(2 * f->link_bytes, st[i].link.bytes);
+		EXPECT_EQ(2 * f->link_messages, st[i].link.requests);
+		EXPECT_EQ(f->delivered_sectors, st[i].l2_remote);
+		EXPECT_EQ(1, f->kernels);
+		EXPECT_EQ(0, f->flushes[MCMGPU_FP_FLUSH_LOAD]);
+		EXPECT_EQ(0, f->flushes[MCMGPU_FP_FLUSH_FENCE]);
+	}
+	/* What each mode sent is its scheme's bytes. */
+	EXPECT_EQ(st[0].finepack.plain_wire_bytes, st[0].finepack.link_bytes);
+	EXPECT_EQ(st[0].finepack.plain_tlps, st[0].finepack.link_messages);
+	EXPECT_EQ(st[1].finepack.wc_wire_bytes, st[1].finepack.link_bytes);
+	EXPECT_EQ(fp_wire(&st[2].finepack), st[2].finepack.link_bytes);
+	EXPECT_EQ(st[2].finepack.packets, st[2].finepack.link_messages);
+	EXPECT_EQ(st[3].finepack.dma_wire_bytes, st[3].finepack.link_bytes);
+	/* Small scattered stores: FinePack < write combining <= P2P. */
+	for (i = 0; i < 4; i++) {
+		const struct gpu_finepack_stats *f = &st[i].finepack;
+
+		EXPECT_LT(fp_wire(f), f->wc_wire_bytes);
+		EXPECT_LE(f->wc_wire_bytes, f->plain_wire_bytes);
+	}
+	EXPECT_LT(st[2].finepack.link_bytes, st[1].finepack.link_bytes);
+	EXPECT_LE(st[1].finepack.link_bytes, st[0].finepack.link_bytes);
+	/* The same instructions whatever the scheme. */
+	for (i = 1; i < 4; i++) {
+		EXPECT_EQ(st[0].warp_insts, st[i].warp_insts);
+		EXPECT_EQ(st[0].bytes_stored, st[i].bytes_stored);
+	}
+	tp_free(&p);
+}
+
+TEST(off_counts_nothing_and_keeps_the_sector_path)
+{
+	struct gpu_finepack_stats zero = { 0 };
+	struct gpu_config c = fp_cfg(GPU_FP_OFF);
+	struct gpu_core_stats off, on;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build(&p, false, NULL);
+	ASSERT_EQ(0, run_prog(&c, &p, 1000, &off, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, memcmp(&zero, &off.finepack, sizeof(zero)));
+	/*
+	 * Off: a remote 4 B store is a sector message and its
+	 * acknowledgement, each out of one port and into another.
+	 */
+	EXPECT_EQ(remote_bytes(&c) / 4 * 4, off.link.requests);
+	c.finepack = GPU_FP_FINEPACK;
+	ASSERT_EQ(0, run_prog(&c, &p, 1000, &on, err)) TH_LOG("%s", err);
+	EXPECT_LT(on.link.bytes, off.link.bytes);
+	tp_free(&p);
+}
+
+TEST(deterministic_whatever_the_epochs)
+{
+	static const uint64_t epochs[] = { 1, 7, 333, 1000000000 };
+	uint32_t m, i;
+
+	for (m = GPU_FP_P2P; m < GPU_FP_NR; m++) {
+		struct gpu_config c = fp_cfg(m);
+		struct gpu_core_stats first, st;
+		char err[GPU_CORE_ERR_MAX];
+		struct tprog p = { 0 };
+
+		build(&p, true, "MEMBAR.SC.SYS");
+		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], &first, err))
+			TH_LOG("%s", err);
+		for (i = 1; i < 4; i++) {
+			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
+				TH_LOG("mode %u epoch %llu", m,
+				       (unsigned long long)epochs[i]);
+		}
+		tp_free(&p);
+	}
+}
+
+TEST(fences_and_loads_flush)
+{
+	struct gpu_config c = fp_cfg(GPU_FP_FINEPACK);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	/* A system fence flushes the chiplet's queue. */
+	build(&p, false, "MEMBAR.SC.SYS");
+	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(BLOCKS * WARPS, st.finepack.fences);
+	EXPECT_GT(st.finepack.flushes[MCMGPU_FP_FLUSH_FENCE], 0);
+	EXPECT_EQ(remote_bytes(&c), st.finepack.delivered_bytes);
+	tp_free(&p);
+	/* A block-scope one does not. */
+	build(&p, false, "MEMBAR.SC.CTA");
+	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, st.finepack.fences);
+	EXPECT_EQ(0, st.finepack.flushes[MCMGPU_FP_FLUSH_FENCE]);
+	tp_free(&p);
+	/* A load of a queued line flushes its partition first. */
+	build(&p, true, NULL);
+	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	EXPECT_GT(st.finepack.loads, 0);
+	EXPECT_GT(st.finepack.flushes[MCMGPU_FP_FLUSH_LOAD], 0);
+	EXPECT_EQ(remote_bytes(&c), st.finepack.delivered_bytes);
+	tp_free(&p);
+}
+
+TEST(config_names_the_modes)
+{
+	struct gpu_config c = fp_cfg(GPU_FP_OFF);
+	const char *why = NULL;
+
+	ASSERT_EQ(0, gpu_config_set(&c, "finepack=finepack", &why));
+	EXPECT_EQ(GPU_FP_FINEPACK, c.finepack);
+	ASSERT_EQ(0, gpu_config_set(&c, "finepack=dma", &why));
+	EXPECT_EQ(GPU_FP_DMA, c.finepack);
+	ASSERT_EQ(0, gpu_config_set(&c, "finepack=off", &why));
+	EXPECT_EQ(GPU_FP_OFF, c.finepack);
+	EXPECT_EQ(-EINVAL, gpu_config_set(&c, "finepack=5", &why));
+	EXPECT_EQ(-EINVAL, gpu_config_set(&c, "finepack=fast", &why));
+}
+
+TEST_HARNESS_MAIN
