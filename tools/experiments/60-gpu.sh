@@ -3,7 +3,8 @@
 # programs through the timing core with Barre's configuration (Table II),
 # translation by a conventional IOMMU (Barre off) and by Barre (on), and
 # with translation off (the bound: every translation free); one job an
-# application on the host core; one guest job runs two of them on the
+# application on the host core (and F-Barre, and FinePack's queue on
+# FinePack's configuration); one guest job runs two of them on the
 # device, whose JSON must equal the host's; the microbenchmarks'
 # validation (selftests/host/gpu_validate_test.c) against their formulas.
 set -euo pipefail
@@ -14,17 +15,17 @@ set -euo pipefail
 # make run's budget (each is a few seconds a configuration on the host).
 apps() {
 	cat <<-'EOF2'
-		gups 262144
-		atax 512
-		gesummv 512
-		bicg 512
-		transpose 512
-		spmv 4096
-		bfs 13
-		sssp 9
-		pagerank 9
-		vadd 262144
-		saxpy 262144
+		gups 1048576
+		atax 2048
+		gesummv 2048
+		bicg 2048
+		transpose 2048
+		spmv 16384
+		bfs 14
+		sssp 12
+		pagerank 11
+		vadd 1048576
+		saxpy 1048576
 	EOF2
 }
 
@@ -51,9 +52,14 @@ run_job() {
 		"$tool" workload stats --json "prog/$a.prog" >"$JOB_OUT/host/$a-stats.json"
 		"$tool" run --host --json --set translate=0 "prog/$a.prog" \
 			>"$JOB_OUT/host/$a-notlb.json"
-		for m in off on; do
+		for m in off on fbarre; do
 			"$tool" run --host --json --barre "$m" --shadow "prog/$a.prog" \
 				>"$JOB_OUT/host/$a-$m.json"
+		done
+		# FinePack's configuration: the per-sector path and FinePack's queue.
+		for m in off finepack; do
+			"$tool" run --host --json --config finepack --finepack "$m" \
+				"prog/$a.prog" >"$JOB_OUT/host/$a-fp-$m.json"
 		done ;;
 	guest-equal)
 		for a in gups spmv; do
@@ -63,9 +69,17 @@ run_job() {
 					>"$JOB_OUT/host/$a-$m.json"
 			done
 		done
+		for a in gups spmv; do
+			"$tool" run --host --json --barre fbarre "prog/$a.prog" \
+				>"$JOB_OUT/host/$a-fbarre.json"
+			"$tool" run --host --json --config finepack --finepack finepack \
+				"prog/$a.prog" >"$JOB_OUT/host/$a-fp-finepack.json"
+		done
 		guest_replays --timeout 1800 -- prog/gups.prog prog/spmv.prog <<-'EOF2'
 			%-off.json run --json --barre off
 			%-on.json run --json --barre on
+			%-fbarre.json run --json --barre fbarre
+			%-fp-finepack.json run --json --config finepack --finepack finepack
 		EOF2
 		;;
 	esac
