@@ -63,7 +63,7 @@ expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
 expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
 expect_fail "--cpelide hmg|not yet" "$tmp/vadd.bin" --cpelide hmg
-expect_fail "--barre fbarre|in-package translation" "$tmp/vadd.bin" --barre fbarre
+expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off
 
 # The good program: JSON, identities, the same twice.
 nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
