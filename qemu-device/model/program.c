@@ -825,6 +825,10 @@ static int get_str(struct prog_reader *r, const char *field, char *s,
         if (ret) {
             return ret;
         }
+        /* The text form and the writer end a name at its first NUL. */
+        if (!s[i]) {
+            return rbad(r, field, "a NUL byte inside", -EINVAL);
+        }
     }
     s[n] = 0;
     return 0;
