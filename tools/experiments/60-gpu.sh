@@ -62,18 +62,16 @@ run_job() {
 				"prog/$a.prog" >"$JOB_OUT/host/$a-fp-$m.json"
 		done ;;
 	guest-equal)
+		# The host's runs of the same small programs, beside the device's.
+		mkdir -p "$JOB_OUT/equal-host"
 		for a in gups spmv; do
 			"$tool" workload gen "$a" -o "prog/$a.prog"
-			for m in off on; do
+			for m in off on fbarre; do
 				"$tool" run --host --json --barre "$m" "prog/$a.prog" \
-					>"$JOB_OUT/host/$a-$m.json"
+					>"$JOB_OUT/equal-host/$a-$m.json"
 			done
-		done
-		for a in gups spmv; do
-			"$tool" run --host --json --barre fbarre "prog/$a.prog" \
-				>"$JOB_OUT/host/$a-fbarre.json"
 			"$tool" run --host --json --config finepack --finepack finepack \
-				"prog/$a.prog" >"$JOB_OUT/host/$a-fp-finepack.json"
+				"prog/$a.prog" >"$JOB_OUT/equal-host/$a-fp-finepack.json"
 		done
 		guest_replays --timeout 1800 -- prog/gups.prog prog/spmv.prog <<-'EOF2'
 			%-off.json run --json --barre off

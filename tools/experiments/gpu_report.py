@@ -170,7 +170,7 @@ eq = f"{raw}/device"
 if os.path.isdir(eq) and os.listdir(eq):
     same, diff = [], []
     for f in sorted(os.listdir(eq)):
-        (same if load(f"{eq}/{f}") == load(f"{raw}/host/{f}") else diff).append(f[:-5])
+        (same if load(f"{eq}/{f}") == load(f"{raw}/equal-host/{f}") else diff).append(f[:-5])
     out["device_equal"] = same
     out["device_different"] = diff
     lines += [f"Device against the host (the same programs in a booted guest): "
