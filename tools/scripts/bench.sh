@@ -62,10 +62,14 @@ echo "bench: workloads: Accel-Sim import vs wc -l, the SIMT executor, a 1 GiB im
 python3 tools/scripts/bench-workloads.py --tool "$tool" --tmp "$out" >"$out/workloads.json"
 echo "bench: the GPU core, device from the guest and host..."
 python3 tools/scripts/bench-gpu.py --tool "$tool" --tmp "$out" --gen-only
+# The programs as arguments: vm-run copies the files its arguments name.
 tools/vm-run --no-build --out "$out" -- sh -c '
 	for p in bfs gups; do
-		mcmgpu run --bench --set translate=0 "$1/gpu-$p.prog" >"$1/gpu-dev-$p-notlb.json" || exit 1
-	done' sh "$out"
+		f="$1/gpu-$p.prog"
+		mcmgpu run --bench --set translate=0 "$f" >"$1/gpu-dev-$p-notlb.json" &&
+		mcmgpu run --bench --barre off "$f" >"$1/gpu-dev-$p-off.json" &&
+		mcmgpu run --bench --barre on "$f" >"$1/gpu-dev-$p-on.json" || exit 1
+	done' sh "$out" "$out/gpu-bfs.prog" "$out/gpu-gups.prog"
 python3 tools/scripts/bench-gpu.py --tool "$tool" --tmp "$out" \
 	--device-json "$out"/gpu-dev-*.json >"$out/gpu.json"
 python3 - "$out" <<'PY'
