@@ -5,7 +5,8 @@
  * core over them; GPU_RUN runs it in work-bounded steps and, with
  * translation on, trades ATS requests and answers with barre_iommu.ko by
  * the epoch protocol of the Barre engine (engine_barre.c); GPU_STATS
- * copies the counters and the kernels' records out.
+ * copies the counters and the kernels' records out; GPU_OBJECTS lists the
+ * program's OBJECT records, so that the guest need not decode it.
  *
  * The epoch, as tools/mcmgpu/lib/barre_host.c runs it on the host: with
  * L = 2 x the PCIe latency, an epoch at H runs the core to H + L, and the
@@ -41,6 +42,12 @@ typedef struct GpuBlock {
     uint64_t pad;
 } GpuBlock;
 
+/* A reader's position in the stored program. */
+typedef struct GpuProgCursor {
+    const uint8_t *bytes;
+    uint64_t len, pos;
+} GpuProgCursor;
+
 typedef struct GpuContext {
     MCMGPUState *s;
     uint32_t pasid;
@@ -52,7 +59,7 @@ typedef struct GpuContext {
     struct gpu_config cfg;
     struct gpu_core *core;
     struct prog_reader *rd;
-    uint64_t rd_pos;
+    GpuProgCursor rd_at;
     char src_msg[MCMGPU_GPU_MSG_MAX];   /* the reader's last refusal */
     uint64_t *va;
     uint64_t nva;
@@ -228,11 +235,11 @@ static const struct gpu_core_ops gpu_ops_identity = {
 
 static long gpu_prog_read(void *ctx, void *buf, size_t len)
 {
-    GpuContext *gc = ctx;
-    uint64_t n = MIN((uint64_t)len, gc->prog_len - gc->rd_pos);
+    GpuProgCursor *c = ctx;
+    uint64_t n = MIN((uint64_t)len, c->len - c->pos);
 
-    memcpy(buf, gc->prog + gc->rd_pos, n);
-    gc->rd_pos += n;
+    memcpy(buf, c->bytes + c->pos, n);
+    c->pos += n;
     return n;
 }
 
@@ -348,6 +355,12 @@ static uint32_t gpu_load(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
     return MCMGPU_CMPL_OK;
 }
 
+static const char *gpu_header_why(int err)
+{
+    return err == -EPROTONOSUPPORT ? "another version of the binary form" :
+           "not a binary program (no MCMGPROG header)";
+}
+
 /* The configuration as the device can run it. */
 static uint32_t gpu_check(MCMGPUState *s, const struct gpu_config *c,
                           struct mcmgpu_gpu_result *res)
@@ -461,13 +474,11 @@ static uint32_t gpu_start_run(MCMGPUState *s, GpuContext *gc,
         }
     }
     gc->rd = g_new0(struct prog_reader, 1);
-    gc->rd_pos = 0;
-    err = prog_reader_init(gc->rd, gpu_prog_read, gc);
+    gc->rd_at = (GpuProgCursor){ .bytes = gc->prog, .len = gc->prog_len };
+    err = prog_reader_init(gc->rd, gpu_prog_read, &gc->rd_at);
     if (err) {
         return gpu_refuse(res, MCMGPU_CMPL_BAD_TRACE, "GPU_START",
-                          "program: %s", err == -EPROTONOSUPPORT ?
-                          "another version of the binary form" :
-                          "not a binary program (no MCMGPROG header)");
+                          "program: %s", gpu_header_why(err));
     }
     gc->core = g_malloc0(size);
     err = gpu_core_init(gc->core, &cfg,
@@ -760,11 +771,94 @@ static uint32_t gpu_stats(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
     return ret;
 }
 
+/*
+ * args[0] result, [1] objects, [2] the first one, [3] room: the OBJECT
+ * records of the stored program, read through with a reader of its own
+ * (the run's, if any, is left where it is).
+ */
+static uint32_t gpu_objects(MCMGPUState *s, MCMGPUContext *ctx,
+                            uint16_t flags, const uint64_t *args,
+                            MCMGPUCmdOut *out)
+{
+    GpuContext *gc = mcmgpu_ctx_state(ctx, &mcmgpu_gpu_engine);
+    g_autofree struct mcmgpu_gpu_result *res =
+        g_new0(struct mcmgpu_gpu_result, 1);
+    g_autofree struct prog_reader *rd = NULL;
+    g_autofree struct prog_rec *rec = NULL;
+    g_autofree struct mcmgpu_gpu_object *obj = NULL;
+    GpuProgCursor at = { .bytes = gc->prog, .len = gc->prog_len };
+    uint64_t first = args[2], room = args[3], n = 0, copied = 0, charged = 0;
+    uint32_t st = MCMGPU_CMPL_OK;
+    int ret;
+
+    if (room > MCMGPU_GPU_MAX_OBJECTS) {
+        st = gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_OBJECTS",
+                        "room for %" PRIu64 " objects, at most %u", room,
+                        MCMGPU_GPU_MAX_OBJECTS);
+        goto report;
+    }
+    if (!gc->prog_len) {
+        st = gpu_refuse(res, MCMGPU_CMPL_NO_TRACE, "GPU_OBJECTS",
+                        "no program loaded");
+        goto report;
+    }
+    if (!mcmgpu_mem_charge(s, sizeof(*rd) + sizeof(*rec) +
+                           room * sizeof(*obj))) {
+        st = gpu_refuse(res, MCMGPU_CMPL_NO_MEMORY, "GPU_OBJECTS",
+                        "no memory to read the program (mem-budget)");
+        goto report;
+    }
+    charged = sizeof(*rd) + sizeof(*rec) + room * sizeof(*obj);
+    rd = g_new0(struct prog_reader, 1);
+    rec = g_new0(struct prog_rec, 1);
+    obj = g_new0(struct mcmgpu_gpu_object, MAX(room, 1));
+    ret = prog_reader_init(rd, gpu_prog_read, &at);
+    if (ret) {
+        st = gpu_refuse(res, MCMGPU_CMPL_BAD_TRACE, "GPU_OBJECTS",
+                        "program: %s", gpu_header_why(ret));
+        goto report;
+    }
+    while ((ret = prog_read_same(rd, rec)) == 1 &&
+           rec->type != PROG_REC_END) {
+        if (rec->type != PROG_REC_OBJECT) {
+            continue;
+        }
+        if (n >= first && n - first < room) {
+            obj[copied].base = cpu_to_le64(rec->object.base);
+            obj[copied].size = cpu_to_le64(rec->object.size);
+            copied++;
+        }
+        if (++n > MCMGPU_GPU_MAX_OBJECTS) {
+            break;              /* the caller cannot map them all */
+        }
+    }
+    if (ret < 0) {
+        st = gpu_refuse(res, MCMGPU_CMPL_BAD_TRACE, "GPU_OBJECTS",
+                        "program byte %" PRIu64 ": %s: %s", rd->offset,
+                        rd->err_field ? rd->err_field : "record",
+                        rd->err_why ? rd->err_why : "refused");
+    } else if (copied && mcmgpu_host_write(s, args[1], obj,
+                                           copied * sizeof(*obj))
+               != MEMTX_OK) {
+        st = MCMGPU_CMPL_DMA_FAULT;
+    }
+    trace_mcmgpu_gpu_objects(n, copied, st);
+report:
+    mcmgpu_mem_uncharge(s, charged);
+    res->kernels = gc->nkern;
+    out->result = st == MCMGPU_CMPL_OK ? n : 0;
+    if (mcmgpu_host_write(s, args[0], res, sizeof(*res)) != MEMTX_OK) {
+        return MCMGPU_CMPL_DMA_FAULT;
+    }
+    return st;
+}
+
 static const MCMGPUCommand gpu_commands[] = {
     { MCMGPU_OP_GPU_LOAD, "GPU_LOAD", MCMGPU_GPU_LOAD_FIRST, true, gpu_load },
     { MCMGPU_OP_GPU_START, "GPU_START", 0, true, gpu_start },
     { MCMGPU_OP_GPU_RUN, "GPU_RUN", 0, true, gpu_run },
     { MCMGPU_OP_GPU_STATS, "GPU_STATS", 0, true, gpu_stats },
+    { MCMGPU_OP_GPU_OBJECTS, "GPU_OBJECTS", 0, true, gpu_objects },
     { 0 }
 };
 

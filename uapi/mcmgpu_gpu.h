@@ -2,7 +2,7 @@
 /*
  * The GPU timing core on the device (qemu-device/engine_gpu.c, the core
  * qemu-device/model/gpu_core.h): what the device reads and writes by DMA
- * for the GPU_LOAD, GPU_START, GPU_RUN and GPU_STATS commands
+ * for the GPU_LOAD, GPU_START, GPU_RUN, GPU_STATS and GPU_OBJECTS commands
  * (mcmgpu_hw.h) and the ioctls' records (mcmgpu_ioctl.h). The program is
  * the binary form of qemu-device/model/program.h; the statistics are the
  * core's struct gpu_core_stats and struct gpu_kernel_stats, which the
@@ -58,6 +58,15 @@ struct mcmgpu_gpu_result {
 	__s32 error;		/* the core's negative errno, 0 none */
 	__u32 sched_moves;	/* the walkers' (F-Barre's), 0 none */
 	char msg[MCMGPU_GPU_MSG_MAX];
+};
+
+/*
+ * What GPU_OBJECTS writes for each OBJECT record of the loaded program,
+ * in program order (little-endian): its GPU virtual range.
+ */
+struct mcmgpu_gpu_object {
+	__u64 base;
+	__u64 size;
 };
 
 #endif /* _UAPI_MCMGPU_GPU_H */

@@ -281,12 +281,20 @@ struct mcmgpu_hw_cmd {
  * struct gpu_core_stats to args[1] and, from record args[4] on, at most
  * the count in args[5]'s high 32 bits of struct gpu_kernel_stats (their
  * size in its low 32) to args[3]; result: the records written.
+ * GPU_OBJECTS reads the loaded program through (its grammar checked, as a
+ * run's reader would) and writes the result to args[0] and, from OBJECT
+ * record args[2] on (0-based, program order), at most args[3] (at most
+ * MCMGPU_GPU_MAX_OBJECTS) struct mcmgpu_gpu_object to args[1]; result:
+ * the program's OBJECT records, counted up to MCMGPU_GPU_MAX_OBJECTS + 1
+ * (where it stops reading). Refused: NO_TRACE nothing loaded, BAD_TRACE
+ * the program (msg says where), BAD_ARG args[3].
  */
 #define MCMGPU_OP_GPU_LOAD		0x000f
 #define MCMGPU_GPU_LOAD_FIRST		(1U << 0)
 #define MCMGPU_OP_GPU_START		0x0010
 #define MCMGPU_OP_GPU_RUN		0x0011
 #define MCMGPU_OP_GPU_STATS		0x0012
+#define MCMGPU_OP_GPU_OBJECTS		0x0013
 #define MCMGPU_GPU_STATS_ARG(size, count) \
 	((__u64)(size) | ((__u64)(count) << 32))
 

@@ -298,6 +298,30 @@ struct mcmgpu_gpu_stats {
 #define MCMGPU_GPU_STATS_SIZE_VER0	88
 
 /*
+ * GPU_OBJECTS: the loaded program's OBJECT records in program order
+ * (struct mcmgpu_gpu_object), as the device reads them from the stored
+ * bytes, so that a translated run's objects are allocated without the
+ * caller decoding the program. At most count of them go to objects_ptr
+ * (out: how many were copied); nobjects says how many the program has.
+ * On a refused program msg_ptr (if not 0) gets where, NUL-terminated.
+ * Errors: EINVAL flags or pad, or the program refused; EFAULT; EBADFD
+ * nothing loaded (or the device lost it); E2BIG more than
+ * MCMGPU_GPU_MAX_OBJECTS objects; ENOMEM the device's memory budget.
+ */
+struct mcmgpu_gpu_objects {
+	__u32 size;		/* sizeof(struct mcmgpu_gpu_objects) */
+	__u32 flags;		/* 0 */
+	__u64 objects_ptr;	/* struct mcmgpu_gpu_object [count] */
+	__u64 count;		/* in: room at objects_ptr; out: copied */
+	__u64 nobjects;		/* out: the program's OBJECT records */
+	__u64 msg_ptr;
+	__u32 msg_size;
+	__u32 pad;		/* 0 */
+};
+
+#define MCMGPU_GPU_OBJECTS_SIZE_VER0	48
+
+/*
  * Errors: EINVAL bad size/flags/length 0, E2BIG non-zero unknown trailing
  * bytes, EFAULT unreadable or unwritable user memory, EOVERFLOW
  * gpu_addr + length wraps, ERANGE range past the end of GPU memory,
@@ -334,5 +358,7 @@ struct mcmgpu_gpu_stats {
 	_IOW(MCMGPU_IOCTL_MAGIC, 0x0e, struct mcmgpu_gpu_run)
 #define MCMGPU_IOCTL_GPU_STATS \
 	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0f, struct mcmgpu_gpu_stats)
+#define MCMGPU_IOCTL_GPU_OBJECTS \
+	_IOWR(MCMGPU_IOCTL_MAGIC, 0x10, struct mcmgpu_gpu_objects)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

@@ -5,7 +5,8 @@
  * starts the core with a configuration and runs it to the end, through
  * barre_iommu.ko's epochs (mcmgpu_epoch_loop) when the configuration
  * translates; GPU_STATS copies the counters, the kernels' records and
- * the run's error out.
+ * the run's error out; GPU_OBJECTS lists the program's OBJECT records as
+ * the device reads them.
  */
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -363,6 +364,82 @@ free:
 	return ret;
 }
 
+/*
+ * GPU_OBJECTS: the device reads the stored program through for each
+ * bounce buffer of records (one pass up to 65517 objects).
+ */
+static int mcmgpu_ioctl_gpu_objects(void *file, void *arg, u32 usize)
+{
+	const u32 room = (MCMGPU_BOUNCE_SIZE - MCMGPU_GPU_RES_SIZE) /
+			 sizeof(struct mcmgpu_gpu_object);
+	struct mcmgpu_file *mf = file;
+	struct mcmgpu_device *mdev = mf->mdev;
+	struct mcmgpu_gpu_objects *go = arg;
+	struct mcmgpu_gpu_result *res;
+	struct mcmgpu_gpu_object *obj;
+	u64 want, copied = 0, total = 0;
+	int ret = 0;
+
+	if (go->flags || go->pad)
+		return -EINVAL;
+	if ((go->count && !go->objects_ptr) || (go->msg_size && !go->msg_ptr))
+		return -EFAULT;
+	want = min_t(u64, go->count, MCMGPU_GPU_MAX_OBJECTS);
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	obj = kvmalloc_array(room, sizeof(*obj), GFP_KERNEL);
+	if (!res || !obj) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	if (mutex_lock_interruptible(&mf->lock)) {
+		ret = -ERESTARTSYS;
+		goto free;
+	}
+	do {
+		u32 n = min_t(u64, want - copied, room), got, i;
+		struct mcmgpu_cmd c = {
+			.opcode = MCMGPU_OP_GPU_OBJECTS,
+			.ctx = mf->ctx,
+			.args = { mdev->bounce_dma,
+				  mdev->bounce_dma + MCMGPU_GPU_RES_SIZE,
+				  copied, n },
+		};
+
+		ret = mcmgpu_gpu_cmd(mdev, &c, copied > 0, NULL, 0, res, obj,
+				     n * sizeof(*obj));
+		if (ret)
+			break;
+		total = c.result;
+		got = total > copied ? min_t(u64, total - copied, n) : 0;
+		for (i = 0; i < got; i++) {
+			obj[i].base = le64_to_cpu((__force __le64)obj[i].base);
+			obj[i].size = le64_to_cpu((__force __le64)obj[i].size);
+		}
+		if (got && copy_to_user(u64_to_user_ptr(go->objects_ptr) +
+					copied * sizeof(*obj), obj,
+					got * sizeof(*obj))) {
+			ret = -EFAULT;
+			break;
+		}
+		copied += got;
+		if (got < n)
+			break;
+		cond_resched();
+	} while (copied < want);
+	mutex_unlock(&mf->lock);
+	if (!ret && total > MCMGPU_GPU_MAX_OBJECTS)
+		ret = -E2BIG;
+	if (ret && ret != -EFAULT && ret != -EINTR &&
+	    mcmgpu_gpu_msg(go->msg_ptr, go->msg_size, res->msg))
+		ret = -EFAULT;
+	go->count = copied;
+	go->nobjects = total;
+free:
+	kvfree(obj);
+	kfree(res);
+	return ret;
+}
+
 static const struct mcmgpu_ioctl_desc mcmgpu_gpu_ioctls[] = {
 	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_GPU_LOAD, MCMGPU_GPU_LOAD_SIZE_VER0,
 			 mcmgpu_ioctl_gpu_load, 0),
@@ -370,6 +447,8 @@ static const struct mcmgpu_ioctl_desc mcmgpu_gpu_ioctls[] = {
 			 mcmgpu_ioctl_gpu_run, 0),
 	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_GPU_STATS, MCMGPU_GPU_STATS_SIZE_VER0,
 			 mcmgpu_ioctl_gpu_stats, MCMGPU_IOCTL_OUT),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_GPU_OBJECTS, MCMGPU_GPU_OBJECTS_SIZE_VER0,
+			 mcmgpu_ioctl_gpu_objects, MCMGPU_IOCTL_OUT),
 };
 
 const struct mcmgpu_engine mcmgpu_gpu_engine = {

@@ -127,6 +127,10 @@ TEST(abi_layout)
 	EXPECT_EQ(MCMGPU_GPU_LOAD_SIZE_VER0, sizeof(struct mcmgpu_gpu_load));
 	EXPECT_EQ(MCMGPU_GPU_RUN_SIZE_VER0, sizeof(struct mcmgpu_gpu_run));
 	EXPECT_EQ(MCMGPU_GPU_STATS_SIZE_VER0, sizeof(struct mcmgpu_gpu_stats));
+	EXPECT_EQ(MCMGPU_GPU_OBJECTS_SIZE_VER0,
+		  sizeof(struct mcmgpu_gpu_objects));
+	EXPECT_EQ(32, offsetof(struct mcmgpu_gpu_objects, msg_ptr));
+	EXPECT_EQ(16, sizeof(struct mcmgpu_gpu_object));
 	EXPECT_EQ(40, offsetof(struct mcmgpu_gpu_run, msg_ptr));
 	EXPECT_EQ(80, offsetof(struct mcmgpu_gpu_stats, error));
 	EXPECT_EQ(520, sizeof(struct mcmgpu_gpu_start));

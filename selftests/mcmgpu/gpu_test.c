@@ -5,8 +5,9 @@
  * MCMGPU_IOCTL_GPU_LOAD/RUN/STATS with translation off and on (its
  * objects allocated as `mcmgpu run` does), the counters' identities and
  * the program's instruction count; the same run twice gives the same
- * counters; bad programs, configurations, pointers and orders get their
- * errno and a message, and the device keeps working.
+ * counters; GPU_OBJECTS lists the objects `workload stats` does, pages
+ * and refuses too many; bad programs, configurations, pointers and
+ * orders get their errno and a message, and the device keeps working.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,6 +128,23 @@ static int stats(int fd, struct run *r)
 	return 0;
 }
 
+static int objects(int fd, struct mcmgpu_gpu_object *o, uint64_t room,
+		   uint64_t *copied, uint64_t *total, char *msg)
+{
+	struct mcmgpu_gpu_objects go = {
+		.size = sizeof(go), .objects_ptr = (uintptr_t)o,
+		.count = room, .msg_ptr = (uintptr_t)msg,
+		.msg_size = MCMGPU_GPU_MSG_MAX,
+	};
+
+	msg[0] = '\0';
+	if (ioctl(fd, MCMGPU_IOCTL_GPU_OBJECTS, &go))
+		return -errno;
+	*copied = go.count;
+	*total = go.nobjects;
+	return 0;
+}
+
 /* Each object as gpu_run_object_req() asks for it. */
 static int alloc_objects(int fd, const struct gpu_config *c, uint64_t *va)
 {
@@ -242,6 +260,131 @@ TEST_F(gpu, translate_on_twice_same)
 	       " walks %" PRIu64 " coalesced %" PRIu64,
 	       (uint64_t)a.st.cycles, (uint64_t)a.st.ats_requests,
 	       (uint64_t)a.barre.walks, (uint64_t)a.barre.coalesced);
+}
+
+TEST_F(gpu, objects_listed_by_the_device)
+{
+	struct mcmgpu_gpu_object o[MAX_OBJ + 1];
+	char msg[MCMGPU_GPU_MSG_MAX];
+	uint64_t copied, total, i;
+	struct run r;
+
+	ASSERT_LT(0, nobj);
+	EXPECT_EQ(-EBADFD, objects(self->fd, o, MAX_OBJ, &copied, &total, msg));
+	EXPECT_STRNE("", msg);
+	ASSERT_EQ(0, load(self->fd, prog, prog_len, MCMGPU_GPU_LOAD_F_FIRST));
+	/* How many, then all of them: those of `workload stats`. */
+	ASSERT_EQ(0, objects(self->fd, NULL, 0, &copied, &total, msg));
+	EXPECT_EQ(0, copied);
+	EXPECT_EQ(nobj, total);
+	memset(o, 0xa5, sizeof(o));
+	ASSERT_EQ(0, objects(self->fd, o, MAX_OBJ + 1, &copied, &total, msg))
+		TH_LOG("%s", msg);
+	EXPECT_EQ(nobj, copied);
+	EXPECT_EQ(nobj, total);
+	for (i = 0; i < nobj; i++) {
+		EXPECT_EQ(obj_base[i], o[i].base);
+		EXPECT_EQ(obj_size[i], o[i].size);
+	}
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, o[nobj].base);
+	/* Less room: the first ones. */
+	ASSERT_EQ(0, objects(self->fd, o, 1, &copied, &total, msg));
+	EXPECT_EQ(1, copied);
+	EXPECT_EQ(nobj, total);
+	/* A run leaves the list alone, and the list the run. */
+	ASSERT_EQ(0, full_run(self->fd, 0, &r)) TH_LOG("%s", r.msg);
+	ASSERT_EQ(0, objects(self->fd, o, MAX_OBJ, &copied, &total, msg));
+	EXPECT_EQ(nobj, copied);
+	EXPECT_EQ(0, stats(self->fd, &r));
+	check_identities(_metadata, &r);
+	/* Garbage, half a program: refused with where. */
+	ASSERT_EQ(0, load(self->fd, prog, prog_len / 2,
+			  MCMGPU_GPU_LOAD_F_FIRST));
+	EXPECT_EQ(-EINVAL, objects(self->fd, o, MAX_OBJ, &copied, &total, msg));
+	EXPECT_NE(NULL, strstr(msg, "program")) TH_LOG("%s", msg);
+	ASSERT_EQ(0, load(self->fd, "MCMGPROX", 8, MCMGPU_GPU_LOAD_F_FIRST));
+	EXPECT_EQ(-EINVAL, objects(self->fd, o, MAX_OBJ, &copied, &total, msg));
+	EXPECT_NE(NULL, strstr(msg, "program")) TH_LOG("%s", msg);
+	/* Bad arguments. */
+	{
+		struct mcmgpu_gpu_objects go = {
+			.size = sizeof(go), .objects_ptr = 8, .count = 4,
+		};
+
+		ASSERT_EQ(0, load(self->fd, prog, prog_len,
+				  MCMGPU_GPU_LOAD_F_FIRST));
+		EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_GPU_OBJECTS, &go));
+		EXPECT_EQ(EFAULT, errno);
+		go.objects_ptr = 0;
+		EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_GPU_OBJECTS, &go));
+		EXPECT_EQ(EFAULT, errno);
+		go.objects_ptr = (uintptr_t)o;
+		go.flags = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_GPU_OBJECTS, &go));
+		EXPECT_EQ(EINVAL, errno);
+		go.flags = 0;
+		go.pad = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_GPU_OBJECTS, &go));
+		EXPECT_EQ(EINVAL, errno);
+		go.pad = 0;
+		go.size = 8;
+		EXPECT_EQ(-1, ioctl(self->fd, MCMGPU_IOCTL_GPU_OBJECTS, &go));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* The device keeps working. */
+	ASSERT_EQ(0, full_run(self->fd, 1, &r)) TH_LOG("%s", r.msg);
+	check_identities(_metadata, &r);
+}
+
+/* LEB128, as the binary form's fields. */
+static size_t put_leb(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* One object more than a run maps: E2BIG; and a larger list pages. */
+TEST_F(gpu, objects_too_many)
+{
+	const uint64_t many = MCMGPU_GPU_MAX_OBJECTS + 1;
+	struct mcmgpu_gpu_object *o = calloc(many, sizeof(*o));
+	uint8_t *p = malloc(16 + many * 16);
+	char msg[MCMGPU_GPU_MSG_MAX];
+	uint64_t copied, total, i;
+	size_t len = 9, last = 0;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_NE(NULL, p);
+	memcpy(p, "MCMGPROG\x01", 9);
+	for (i = 0; i < many; i++) {
+		last = len;
+		p[len++] = 1;				/* OBJECT */
+		len += put_leb(p + len, i << 12);	/* base */
+		len += put_leb(p + len, 4096);		/* size */
+		len += put_leb(p + len, 1);		/* a name of one byte */
+		p[len++] = 'o';
+	}
+	p[len++] = 9;					/* END */
+	/* Exactly the most a run maps, in more than one bounce buffer. */
+	ASSERT_EQ(0, load(self->fd, p, last, MCMGPU_GPU_LOAD_F_FIRST));
+	ASSERT_EQ(0, load(self->fd, p + len - 1, 1, 0));
+	ASSERT_EQ(0, objects(self->fd, o, many, &copied, &total, msg))
+		TH_LOG("%s", msg);
+	EXPECT_EQ(many - 1, copied);
+	EXPECT_EQ(many - 1, total);
+	for (i = 0; i < copied && o[i].base == i << 12 && o[i].size == 4096; i++)
+		;
+	EXPECT_EQ(copied, i);
+	/* One more. */
+	ASSERT_EQ(0, load(self->fd, p, len, MCMGPU_GPU_LOAD_F_FIRST));
+	EXPECT_EQ(-E2BIG, objects(self->fd, o, many, &copied, &total, msg));
+	free(p);
+	free(o);
 }
 
 static void bad_pointers(struct __test_metadata *_metadata, int fd,

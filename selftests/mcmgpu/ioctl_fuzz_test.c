@@ -594,6 +594,22 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 				    offsetof(struct mcmgpu_gpu_load, program_ptr), -1);
 			place(a, &arg, &ld, sizeof(ld));
 			cmd = MCMGPU_IOCTL_GPU_LOAD;
+		} else if (rnd() % 4 == 0) {
+			struct mcmgpu_gpu_objects go = {
+				.size = size_near(sizeof(go)),
+				.flags = rnd() % 8 ? 0 : rnd(),
+				.objects_ptr = ptr_for(a, 4096),
+				.count = rnd() % 4 ? rnd() % 256 : rnd(),
+				.msg_ptr = ptr_for(a, MCMGPU_GPU_MSG_MAX),
+				.msg_size = rnd() % 512,
+				.pad = rnd() % 8 ? 0 : rnd(),
+			};
+
+			mutate_ptrs(&go, sizeof(go),
+				    offsetof(struct mcmgpu_gpu_objects, objects_ptr),
+				    offsetof(struct mcmgpu_gpu_objects, msg_ptr));
+			place(a, &arg, &go, sizeof(go));
+			cmd = MCMGPU_IOCTL_GPU_OBJECTS;
 		} else if (rnd() % 2) {
 			struct mcmgpu_gpu_run run = {
 				.size = size_near(sizeof(run)),

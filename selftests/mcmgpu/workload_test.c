@@ -211,7 +211,8 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
 /*
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre and F-Barre (in-package translation,
- * 2-page groups): the same JSON as --host.
+ * 2-page groups): the same JSON as --host. The binary file goes to the
+ * device as it is, the text form re-encoded: both give --host's JSON.
  */
 TEST_F(wl, program_runs_on_device_as_on_host)
 {
@@ -219,6 +220,10 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 		"--set translate=0", "--barre off", "--barre on --shadow",
 		"--barre fbarre --merge 2 --set place_g=4",
 		"--set translate=0 --finepack finepack",
+	};
+	/* The text form: re-encoded by the tool, objects listed the same. */
+	static const char *const text_modes[] = {
+		"--set translate=0", "--barre on",
 	};
 	static char dev[1 << 16], host[1 << 16];
 	unsigned int i, n = mt_expect_chiplets();
@@ -228,21 +233,28 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 		SKIP(return, "no mcmgpu device");
 	ASSERT_EQ(0, sh("mcmgpu workload gen bfs --seed 3 -o " DIR "/bfs.prog"))
 		TH_LOG("%s", out);
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	ASSERT_EQ(0, sh("mcmgpu workload convert " DIR "/bfs.prog -o " DIR
+			"/bfs.txt --text")) TH_LOG("%s", out);
+	for (i = 0; i < ARRAY_SIZE(modes) + ARRAY_SIZE(text_modes); i++) {
+		bool text = i >= ARRAY_SIZE(modes);
+		const char *mode = text ? text_modes[i - ARRAY_SIZE(modes)] :
+				   modes[i];
+		const char *file = text ? DIR "/bfs.txt" : DIR "/bfs.prog";
+
 		/* Group expansion is for at most 4 chiplets (§VI). */
-		if (n > 4 && strstr(modes[i], "--merge"))
+		if (n > 4 && strstr(mode, "--merge"))
 			continue;
 		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
-			 "--set vram_mib=%llu %s " DIR "/bfs.prog", n,
+			 "--set vram_mib=%llu %s %s", n,
 			 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20),
-			 modes[i]);
+			 mode, file);
 		ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
 		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --host --chiplets %u "
-			 "--set vram_mib=%llu %s " DIR "/bfs.prog", n,
+			 "--set vram_mib=%llu %s %s", n,
 			 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20),
-			 modes[i]);
+			 mode, file);
 		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s: %s", cmd, host);
-		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
+		EXPECT_STREQ(host, dev) TH_LOG("%s %s", mode, file);
 		EXPECT_NE(NULL, strstr(dev, "\"warp_insts\"")) TH_LOG("%s", dev);
 	}
 }

@@ -72,6 +72,8 @@ seeds = {
     "gpu_run": (0x11, 1, [0x300000, 0x301000, 0, 0x400000, 2**64 - 1]),
     "gpu_stats": (0x12, 1, [0x400000, 0x401000, 512, 0x402000, 0,
                             144 | 4 << 32]),
+    # GPU_OBJECTS: the result, room for 4 objects from the first one
+    "gpu_objects": (0x13, 1, [0x400000, 0x401000, 0, 4]),
     # BARRE_RUN with RESET and F-Barre on: merge 2, 256 rows, 10 % loss
     "barre_reset_fbarre": (0x9, 1, [0x300000, 0x301000, 0, 0x400000,
                                     1 | 2 << 8 | 256 << 16, 100000], 1),

@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `mcmgpu run` on the device (gpu_run.h): the program, re-encoded in its
- * binary form as it is read, goes to the device in GPU_LOAD chunks; with
- * translation its objects are allocated in program order with the
- * requests the host backend makes (gpu_run_objects.c); GPU_RUN runs the
- * device's core to the end (mcmgpu.ko and barre_iommu.ko serving its TLB
- * misses); GPU_STATS brings the counters and the kernels' records back.
+ * `mcmgpu run` on the device (gpu_run.h): the program goes to the device
+ * in GPU_LOAD chunks, a binary file's bytes as they are (the device's
+ * reader checks them), a text file re-encoded as it is read; with
+ * translation the device lists its objects (GPU_OBJECTS), which are
+ * allocated in program order with the requests the host backend makes
+ * (gpu_run_objects.c); GPU_RUN runs the device's core to the end
+ * (mcmgpu.ko and barre_iommu.ko serving its TLB misses); GPU_STATS
+ * brings the counters and the kernels' records back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gpu_run.h"
 #include "gpu_run_objects.h"
@@ -29,9 +34,30 @@ struct gpu_dev {
 	size_t len;
 	uint64_t sent;
 	struct gpu_object *obj;		/* OBJECT records, program order */
-	uint32_t nobj, cap_obj;
+	uint32_t nobj;
 	int err;			/* GPU_LOAD's errno */
+	bool text;			/* re-encoded */
+	double t0;			/* --progress: the phases' times */
 };
+
+static double dev_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --progress: the wall-clock time of the phase that just ended. */
+static void dev_phase(struct gpu_dev *d, const struct gpu_run_opts *o,
+		      const char *what)
+{
+	double t = dev_now();
+
+	if (o->progress)
+		fprintf(stderr, "device: %s %.3f s\n", what, t - d->t0);
+	d->t0 = t;
+}
 
 static int dev_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
@@ -82,29 +108,40 @@ static int dev_write(void *ctx, const void *p, size_t len)
 	return 0;
 }
 
-static int dev_object(struct gpu_dev *d, const struct gpu_run_opts *o,
-		      const struct prog_object *po)
+static int dev_load_error(struct gpu_dev *d, char *err, size_t errlen)
 {
-	if (d->nobj == d->cap_obj) {
-		uint32_t cap = d->cap_obj ? 2 * d->cap_obj : 64;
-		struct gpu_object *n = realloc(d->obj, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->obj = n;
-		d->cap_obj = cap;
-	}
-	d->obj[d->nobj] = (struct gpu_object){
-		.base = po->base, .size = po->size, .index = d->nobj,
-		.policy = o->cfg.placement, .g = o->cfg.place_g,
-	};
-	d->nobj++;
-	return 0;
+	return dev_fail(err, errlen, -d->err, "GPU_LOAD after %llu bytes: %s%s",
+			(unsigned long long)d->sent, strerror(d->err),
+			d->err == EIO ? " (past the device's "
+			"gpu-program-max-mib?)" : "");
 }
 
-/* Reads path, sends its binary form and notes its objects. */
-static int dev_load(struct gpu_dev *d, const char *path,
-		    const struct gpu_run_opts *o, char *err, size_t errlen)
+/*
+ * A binary file (fd, its first PROG_MAGIC_LEN bytes in d->buf) as it is:
+ * read() straight into the chunk the next GPU_LOAD sends.
+ */
+static int dev_load_raw(struct gpu_dev *d, int fd, const char *path,
+			char *err, size_t errlen)
+{
+	for (;;) {
+		ssize_t n = read(fd, d->buf + d->len, GPU_DEV_CHUNK - d->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return dev_fail(err, errlen, -errno, "%s: %s", path,
+					strerror(errno));
+		d->len += n;
+		if ((!n || d->len == GPU_DEV_CHUNK) && dev_flush(d))
+			return dev_load_error(d, err, errlen);
+		if (!n)
+			return 0;
+	}
+}
+
+/* Any other input: each record checked and re-encoded as it is read. */
+static int dev_load_text(struct gpu_dev *d, const char *path, char *err,
+			 size_t errlen)
 {
 	struct prog_writer *w = malloc(sizeof(*w));
 	struct prog_rec *rec = malloc(sizeof(*rec));
@@ -120,20 +157,12 @@ static int dev_load(struct gpu_dev *d, const char *path,
 		ret = -EINVAL;
 		goto out;
 	}
+	prog_in_same_record(in);
 	ret = prog_writer_init(w, dev_write, d);
-	while (!ret && (ret = prog_in_next(in, rec)) == 1) {
-		if (rec->type == PROG_REC_OBJECT &&
-		    dev_object(d, o, &rec->object)) {
-			ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
-			goto out;
-		}
+	while (!ret && (ret = prog_in_next(in, rec)) == 1)
 		ret = prog_write(w, rec);
-	}
 	if (ret < 0 && d->err) {
-		ret = dev_fail(err, errlen, -d->err, "GPU_LOAD after %llu bytes: %s%s",
-			       (unsigned long long)d->sent, strerror(d->err),
-			       d->err == EIO ? " (past the device's "
-			       "gpu-program-max-mib?)" : "");
+		ret = dev_load_error(d, err, errlen);
 	} else if (ret < 0 && prog_in_error(in)[0]) {
 		ret = dev_fail(err, errlen, ret, "%s", prog_in_error(in));
 	} else if (ret < 0) {
@@ -141,8 +170,7 @@ static int dev_load(struct gpu_dev *d, const char *path,
 			       w->grammar.err_field ? w->grammar.err_field : "record",
 			       w->grammar.err_why ? w->grammar.err_why : strerror(-ret));
 	} else if (dev_flush(d)) {
-		ret = dev_fail(err, errlen, -d->err, "GPU_LOAD after %llu bytes: %s",
-			       (unsigned long long)d->sent, strerror(d->err));
+		ret = dev_load_error(d, err, errlen);
 	}
 out:
 	if (in)
@@ -150,6 +178,79 @@ out:
 	free(rec);
 	free(w);
 	return ret < 0 ? ret : 0;
+}
+
+/* Sends path's program: a binary file as it is, the rest re-encoded. */
+static int dev_load(struct gpu_dev *d, const char *path, char *err,
+		    size_t errlen)
+{
+	ssize_t n = 0;
+	int fd = -1, ret;
+
+	if (strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return dev_fail(err, errlen, -errno, "%s: %s", path,
+					strerror(errno));
+		do {
+			n = read(fd, d->buf, PROG_MAGIC_LEN);
+		} while (n < 0 && errno == EINTR);
+	}
+	if (n == PROG_MAGIC_LEN && !memcmp(d->buf, PROG_MAGIC, PROG_MAGIC_LEN)) {
+		d->len = n;
+		ret = dev_load_raw(d, fd, path, err, errlen);
+	} else {
+		/* stdin, a text file, or one too short for either. */
+		d->text = true;
+		ret = dev_load_text(d, path, err, errlen);
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* Translation: the OBJECT records, as the device reads them. */
+static int dev_objects(struct gpu_dev *d, const struct gpu_run_opts *o,
+		       const char *path, char *err, size_t errlen)
+{
+	char msg[MCMGPU_GPU_MSG_MAX] = "";
+	struct mcmgpu_gpu_object *go;
+	struct mcmgpu_gpu_objects req = {
+		.size = sizeof(req), .count = MCMGPU_GPU_MAX_OBJECTS,
+		.msg_ptr = (uintptr_t)msg, .msg_size = sizeof(msg),
+	};
+	uint32_t i;
+
+	/* Room for the most a run maps: only what is written is touched. */
+	go = malloc(MCMGPU_GPU_MAX_OBJECTS * sizeof(*go));
+	if (!go)
+		return dev_fail(err, errlen, -ENOMEM, "out of memory");
+	req.objects_ptr = (uintptr_t)go;
+	if (ioctl(d->fd, MCMGPU_IOCTL_GPU_OBJECTS, &req)) {
+		int e = errno;
+
+		free(go);
+		if (e == E2BIG)
+			return dev_fail(err, errlen, -e, "%s: more than %u "
+					"objects, the device maps at most %u",
+					path, MCMGPU_GPU_MAX_OBJECTS,
+					MCMGPU_GPU_MAX_OBJECTS);
+		return dev_fail(err, errlen, -e, "GPU_OBJECTS: %s%s%s",
+				strerror(e), msg[0] ? ": " : "", msg);
+	}
+	d->obj = calloc(req.count + 1, sizeof(*d->obj));
+	if (!d->obj) {
+		free(go);
+		return dev_fail(err, errlen, -ENOMEM, "out of memory");
+	}
+	for (i = 0; i < req.count; i++)
+		d->obj[i] = (struct gpu_object){
+			.base = go[i].base, .size = go[i].size, .index = i,
+			.policy = o->cfg.placement, .g = o->cfg.place_g,
+		};
+	d->nobj = req.count;
+	free(go);
+	return 0;
 }
 
 /* Translation: each object through MCMGPU_IOCTL_ALLOC, in program order. */
@@ -248,16 +349,16 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 	d.buf = malloc(GPU_DEV_CHUNK);
 	if (!d.buf)
 		return dev_fail(err, errlen, -ENOMEM, "out of memory");
-	ret = dev_load(&d, path, o, err, errlen);
+	d.t0 = dev_now();
+	ret = dev_load(&d, path, err, errlen);
 	if (ret)
 		goto out;
+	dev_phase(&d, o, d.text ? "load (re-encoded)" : "load (as is)");
 	if (o->cfg.translate) {
-		if (d.nobj > MCMGPU_GPU_MAX_OBJECTS) {
-			ret = dev_fail(err, errlen, -E2BIG, "%s: %u objects, the "
-				       "device maps at most %u", path, d.nobj,
-				       MCMGPU_GPU_MAX_OBJECTS);
+		ret = dev_objects(&d, o, path, err, errlen);
+		if (ret)
 			goto out;
-		}
+		dev_phase(&d, o, "objects");
 		va = calloc(d.nobj + 1, sizeof(*va));
 		if (!va) {
 			ret = dev_fail(err, errlen, -ENOMEM, "out of memory");
@@ -266,6 +367,7 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		ret = dev_alloc(&d, o, va, &alloc_st, err, errlen);
 		if (ret)
 			goto out;
+		dev_phase(&d, o, "alloc");
 		run.objects_ptr = (uintptr_t)va;
 		run.nobjects = d.nobj;
 		r->objects = d.nobj;
@@ -276,7 +378,10 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 			       errno == ENODEV ? " (is barre_iommu.ko loaded?)" : "");
 		goto out;
 	}
+	dev_phase(&d, o, "run");
 	ret = dev_stats(&d, o, r, err, errlen);
+	if (!ret)
+		dev_phase(&d, o, "stats");
 	if (!ret && o->cfg.translate) {
 		r->barre.objects = alloc_st.objects;
 		r->barre.pages = alloc_st.pages;
