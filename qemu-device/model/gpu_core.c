@@ -64,6 +64,7 @@
 #define ORDER_KEY_BIT   (1ULL << 63)
 #define WHEEL           4096    /* cycles of near events, a power of two */
 #define KIND_FENCE      0xfe    /* decoded: a fence FinePack flushes on */
+#define CPE_HOME_SHIFT  56      /* CPElide, translate off: home in address */
 
 enum ev_type {
     EV_SM = 1,          /* an SM may issue */
@@ -2060,7 +2061,13 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
     }
     if (!c->translate) {
         for (i = 0; i < d->nsect && !g->err; i++) {
-            sector_start(g, s, oi, sect[i] & ~31ULL, sect[i] & 31, kind);
+            u64 a = sect[i] & ~31ULL;
+
+            if (g->cpe) {
+                /* Objects that share a page keep their own homes' bytes. */
+                a |= (u64)(sect[i] & 31) << CPE_HOME_SHIFT;
+            }
+            sector_start(g, s, oi, a, sect[i] & 31, kind);
         }
         return;
     }

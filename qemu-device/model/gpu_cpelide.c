@@ -385,44 +385,54 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
     return true;
 }
 
-/* CPElide's decision (§III-B/C) on this kernel's summaries. */
+/*
+ * CPElide's decision (§III-B/C) on this kernel's summaries. An access
+ * of object a is checked against every row whose hulls it overlaps, not
+ * only a's: objects the identity mapping puts on one page share lines.
+ */
 static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
 {
-    u32 a, c, d, n = p->n;
+    u32 a, b, c, d, n = p->n;
 
     for (a = 0; a < p->nrows; a++) {
-        struct cpe_row *e = &p->rows[a];
-
         for (c = 0; c < n; c++) {
             const struct cpe_sum *m = &p->sum[(u64)a * n + c];
 
-            if (m->alo > m->ahi) {
-                continue;
-            }
-            for (d = 0; d < n; d++) {
-                if (d == c) {
-                    continue;
-                }
-                if (e->state[d] == D &&
-                    cpe_overlap(e->lo[d], e->hi[d], m->alo, m->ahi)) {
-                    s->flush |= 1u << d;
-                }
-                if ((e->state[d] == V || e->state[d] == D) &&
-                    cpe_overlap(e->lo[d], e->hi[d], m->wlo, m->whi)) {
-                    if (e->state[d] == D) {
-                        s->flush_first |= 1u << d;
+            for (b = 0; b < p->nrows && m->alo <= m->ahi; b++) {
+                struct cpe_row *e = &p->rows[b];
+
+                for (d = 0; d < n; d++) {
+                    if (d == c) {
+                        continue;
                     }
-                    e->state[d] = S;
+                    if (e->state[d] == D &&
+                        cpe_overlap(e->lo[d], e->hi[d], m->alo, m->ahi)) {
+                        s->flush |= 1u << d;
+                    }
+                    if ((e->state[d] == V || e->state[d] == D) &&
+                        cpe_overlap(e->lo[d], e->hi[d], m->wlo, m->whi)) {
+                        if (e->state[d] == D) {
+                            s->flush_first |= 1u << d;
+                        }
+                        e->state[d] = S;
+                    }
                 }
             }
         }
     }
+    /* Phase 2, after every Stale mark. */
     for (a = 0; a < p->nrows; a++) {
         for (c = 0; c < n; c++) {
             const struct cpe_sum *m = &p->sum[(u64)a * n + c];
 
-            if (m->alo <= m->ahi && p->rows[a].state[c] == S) {
-                s->inv |= 1u << c;
+            for (b = 0; b < p->nrows && m->alo <= m->ahi; b++) {
+                const struct cpe_row *e = &p->rows[b];
+
+                if (e->state[c] == S &&
+                    (b == a ||
+                     cpe_overlap(e->lo[c], e->hi[c], m->alo, m->ahi))) {
+                    s->inv |= 1u << c;
+                }
             }
         }
     }
@@ -432,7 +442,7 @@ static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
 /* The kernel's own accesses enter the table. */
 static void cpe_record_kernel(struct gpu_cpe *p)
 {
-    u32 a, c, d, n = p->n;
+    u32 a, b, c, d, n = p->n;
 
     for (a = 0; a < p->nrows; a++) {
         struct cpe_row *e = &p->rows[a];
@@ -455,14 +465,20 @@ static void cpe_record_kernel(struct gpu_cpe *p)
                 e->hi[c] = m->ahi;
             }
         }
-        /* Copies read while another chiplet wrote the same lines. */
+    }
+    /* Copies read while another chiplet wrote the same lines. */
+    for (a = 0; a < p->nrows; a++) {
         for (d = 0; d < n; d++) {
             const struct cpe_sum *w = &p->sum[(u64)a * n + d];
 
-            for (c = 0; c < n && w->wlo <= w->whi; c++) {
-                if (c != d && e->state[c] == V &&
-                    cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
-                    e->state[c] = S;
+            for (b = 0; b < p->nrows && w->wlo <= w->whi; b++) {
+                struct cpe_row *e = &p->rows[b];
+
+                for (c = 0; c < n; c++) {
+                    if (c != d && e->state[c] == V &&
+                        cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
+                        e->state[c] = S;
+                    }
                 }
             }
         }
