@@ -3449,8 +3449,9 @@ static u64 cpe_sync(struct gpu_core *g, const struct gpu_cpe_sync *s, u64 t)
 }
 
 /*
- * ideal: an oracle writes every dirty remote sector home and drops every
- * copy older than the newest write, at no cost in time or traffic.
+ * ideal: an oracle writes every dirty remote sector into its home's L2
+ * and drops every copy older than the newest write, at no cost in time
+ * or traffic (as one monolithic L2 would hold the data).
  */
 static void cpe_ideal(struct gpu_core *g)
 {
@@ -3471,6 +3472,7 @@ static void cpe_ideal(struct gpu_core *g)
                 if (l[i].dirty & (1u << k)) {
                     gpu_cpe_home_store(g->cpe, a, ver);
                     l[i].dirty &= ~(1u << k);
+                    l2_fill(g, l[i].home, a, true);
                 } else if ((l[i].valid & (1u << k)) &&
                            ver < gpu_cpe_golden(g->cpe, a)) {
                     l[i].valid &= ~(1u << k);
