@@ -50,7 +50,7 @@ enum gpu_finepack_mode {
     GPU_FP_NR
 };
 
-/* Kernel-boundary coherence of remote data (docs/gpu.md, CPElide in the core) */
+/* Kernel-boundary coherence of remote data (docs/gpu.md, CPElide) */
 enum gpu_cpelide_mode {
     GPU_CPE_OFF = 0,        /* an L2 caches only its own chiplet's memory */
     GPU_CPE_BASELINE,       /* L2s cache remote data; flush + invalidate all */

@@ -67,7 +67,7 @@ struct gpu_cpelide_stats {
     u64 writes_through;         /* HMG: remote store sectors to the home */
     u64 dir_invalidations;      /* HMG: sharer sectors dropped */
     u64 dir_evictions;          /* HMG: entries evicted */
-    u64 sync_cycles;            /* launches waiting for flushes, invalidations */
+    u64 sync_cycles;            /* launches waiting for L2 operations */
     u64 cp_cycles;              /* the CP's own launch processing */
     u64 table_peak_rows;
     u64 oracle_violations;      /* read + order */
