@@ -23,7 +23,7 @@ enum gpu_config_field_index {
     CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
     CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_fbarre,
     CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
-    CF_finepack,
+    CF_finepack, CF_cpelide,
     CF_NR
 };
 
@@ -82,6 +82,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(fbarre_filter_rows, "", 256, 1024),
     F(fbarre_sched_moves, "", 0, 255),
     F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
+    F(cpelide, "off=0 baseline=1 cpelide=2 hmg=3 ideal=4", 0,
+      GPU_CPE_NR - 1),
 };
 #undef F
 
@@ -141,6 +143,9 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->fbarre_filter_rows)) {
         BAD("fbarre_filter_rows", "256, 512 or 1024");
+    }
+    if (c->cpelide && c->finepack) {
+        BAD("cpelide", "not with finepack: one path for remote stores");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -334,6 +339,10 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "run option (mcmgpu run --finepack): off, the core's per-sector" \
     " link path (docs/gpu.md, FinePack in the core)"
 
+#define CPELIDE_SOURCE \
+    "run option (mcmgpu run --cpelide): off, an L2 caches only its own" \
+    " chiplet's memory (docs/gpu.md, CPElide in the core)"
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -399,6 +408,7 @@ static const char *const barre_sources[CF_NR] = {
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
+    [CF_cpelide] = CPELIDE_SOURCE,
 };
 
 /*
@@ -459,6 +469,7 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
+    [CF_cpelide] = CPELIDE_SOURCE,
 };
 
 /*
@@ -513,6 +524,7 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
+    [CF_cpelide] = CPELIDE_SOURCE,
 };
 
 /*
@@ -574,6 +586,7 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
+    [CF_cpelide] = CPELIDE_SOURCE,
 };
 
 /*
@@ -631,6 +644,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
+    [CF_cpelide] = CPELIDE_SOURCE,
 };
 
 const struct gpu_preset gpu_presets[] = {

@@ -50,6 +50,16 @@ enum gpu_finepack_mode {
     GPU_FP_NR
 };
 
+/* Kernel-boundary coherence of remote data (docs/gpu.md, CPElide) */
+enum gpu_cpelide_mode {
+    GPU_CPE_OFF = 0,        /* an L2 caches only its own chiplet's memory */
+    GPU_CPE_BASELINE,       /* L2s cache remote data; flush + invalidate all */
+    GPU_CPE_CPELIDE,        /* the CP's table elides what is not needed */
+    GPU_CPE_HMG,            /* write-through to the home, sharer directory */
+    GPU_CPE_IDEAL,          /* an oracle syncs exactly, at no cost */
+    GPU_CPE_NR
+};
+
 /* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
@@ -105,6 +115,7 @@ struct gpu_config {
     u32 fbarre_sched_moves; /* walkers' coalescing-aware scheduling bound */
     /* Mechanisms */
     u32 finepack;           /* enum gpu_finepack_mode */
+    u32 cpelide;            /* enum gpu_cpelide_mode */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -154,7 +165,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * An override, "name=value": value is decimal with an optional k, M or
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
- * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma).
+ * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma,
+ * cpelide=off|baseline|cpelide|hmg|ideal).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

@@ -64,6 +64,7 @@
 #define ORDER_KEY_BIT   (1ULL << 63)
 #define WHEEL           4096    /* cycles of near events, a power of two */
 #define KIND_FENCE      0xfe    /* decoded: a fence FinePack flushes on */
+#define CPE_HOME_SHIFT  56      /* CPElide, translate off: home in address */
 
 enum ev_type {
     EV_SM = 1,          /* an SM may issue */
@@ -82,6 +83,7 @@ enum ev_type {
     EV_FP_INGRESS,      /* a FinePack packet at the home's ingress port */
     EV_FP_L2,           /* its bytes go into the home L2 */
     EV_FP_DONE,         /* they are written */
+    EV_CPE_LAUNCH,      /* CPElide: the launch's L2 operations are done */
 };
 
 enum reason {
@@ -194,7 +196,8 @@ struct line {
     u64 tag;            /* line address >> 7 */
     u64 lru;
     u8 valid, dirty;    /* sector bits */
-    u8 pad[6];
+    u8 home;            /* L2: the line's home chiplet (cfg.cpelide) */
+    u8 pad[5];
 };
 
 struct tlb_entry {
@@ -239,6 +242,9 @@ struct req {
     u32 memop, next;
     u32 sm;
     u8 src, home, kind, reply;
+    u32 ver;            /* cfg.cpelide: the version a load's data has */
+    u8 looked;          /* cfg.cpelide: the local L2 was looked up */
+    u8 pad[3];
 };
 
 struct xl {
@@ -328,6 +334,9 @@ struct gpu_core {
     struct gpu_core_stats stats;
     struct prog_rec rec;
     struct gpu_fp *fp;          /* cfg.finepack on */
+    struct gpu_cpe *cpe;        /* cfg.cpelide on */
+    u32 *cver;                  /* its versions: an L2 line's 4 sectors */
+    u32 cpe_test;               /* GPU_CPE_TEST_* */
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1457,6 +1466,8 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     r->home = home;
     r->kind = kind;
     r->reply = 0;
+    r->ver = 0;
+    r->looked = 0;
     (void)o;
     if (kind == PROG_KIND_LOAD) {
         l1_mshr_try(g, ri);
@@ -1508,6 +1519,9 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
 }
 
 static bool fp_depart(struct gpu_core *g, u32 ri);
+static void cpe_local(struct gpu_core *g, u32 ri);
+static u32 cpe_home(struct gpu_core *g, u32 ri);
+static void cpe_fill(struct gpu_core *g, u32 ri);
 
 static void ev_depart(struct gpu_core *g, u32 ri)
 {
@@ -1524,6 +1538,10 @@ static void ev_depart(struct gpu_core *g, u32 ri)
         } else {
             ev_l2(g, ri);
         }
+        return;
+    }
+    if (g->cpe && !r->reply && !r->looked) {
+        cpe_local(g, ri);   /* the local L2 first: it caches remote data */
         return;
     }
     if (g->fp && !r->reply && fp_depart(g, ri)) {
@@ -1559,6 +1577,26 @@ static void ev_ingress(struct gpu_core *g, u32 ri)
     push(g, t, r->reply ? EV_SM_REPLY : EV_L2, ri);
 }
 
+static void cpe_evict(struct gpu_core *g, u32 c, struct line *l);
+
+/* Chiplet c's L2 line l leaves: its dirty sectors go home. */
+static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
+{
+    if (l->valid && l->dirty) {
+        u32 n = __builtin_popcount(l->dirty);
+
+        if (g->cpe && l->home != c) {
+            cpe_evict(g, c, l);     /* a remote line's: over the link */
+            return;
+        }
+        g->stats.l2_writebacks += n;
+        while (n--) {
+            server_use(&g->drams[c], g->cfg.dram_bw, g->cfg.dram_lat,
+                       g->now, GPU_SECTOR_BYTES);
+        }
+    }
+}
+
 /* Puts a sector into home's L2 now; a dirty victim is written back. */
 static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
@@ -1568,18 +1606,11 @@ static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 
     if (!l) {
         l = line_victim(set, g->cfg.l2_ways);
-        if (l->valid && l->dirty) {
-            u32 n = __builtin_popcount(l->dirty);
-
-            g->stats.l2_writebacks += n;
-            while (n--) {
-                server_use(&g->drams[home], g->cfg.dram_bw, g->cfg.dram_lat,
-                           g->now, GPU_SECTOR_BYTES);
-            }
-        }
+        l2_evict(g, home, l);
         l->tag = addr >> 7;
         l->valid = 0;
         l->dirty = 0;
+        l->home = home;
     }
     l->valid |= bit;
     if (dirty) {
@@ -1605,6 +1636,9 @@ static void ev_l2(struct gpu_core *g, u32 ri)
     }
     t = server_use(&g->l2s[r->home], c->l2_bw, c->l2_lat, g->now,
                    GPU_SECTOR_BYTES);
+    if (g->cpe) {
+        t += cpe_home(g, ri);
+    }
     if (hit) {
         g->stats.l2_hits++;
         l->lru = ++g->lru;
@@ -1677,6 +1711,10 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
     u32 s = r->sm;
+
+    if (g->cpe && r->kind == PROG_KIND_LOAD && r->src != r->home) {
+        cpe_fill(g, ri);
+    }
 
     if (r->kind == PROG_KIND_LOAD) {
         struct line *set = l1_set(g, s, r->addr);
@@ -2023,7 +2061,13 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
     }
     if (!c->translate) {
         for (i = 0; i < d->nsect && !g->err; i++) {
-            sector_start(g, s, oi, sect[i] & ~31ULL, sect[i] & 31, kind);
+            u64 a = sect[i] & ~31ULL;
+
+            if (g->cpe) {
+                /* Objects that share a page keep their own homes' bytes. */
+                a |= (u64)(sect[i] & 31) << CPE_HOME_SHIFT;
+            }
+            sector_start(g, s, oi, a, sect[i] & 31, kind);
         }
         return;
     }
@@ -2348,6 +2392,11 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                 return fail(g, -EFAULT);
             }
             va = o->gpu_va + (a - o->base);
+            if (g->cpe) {
+                gpu_cpe_note(g->cpe, g->ndblocks - 1, o->index, va,
+                             va + in->width - 1,
+                             in->kind != PROG_KIND_LOAD);
+            }
             for (s = va >> 5, e = (va + in->width - 1) >> 5; s <= e; s++) {
                 u64 v = s << 5;
 
@@ -2540,6 +2589,10 @@ static int kernel_limit_fail(struct gpu_core *g, const char *limit,
     return fail(g, -E2BIG);
 }
 
+static u64 cpe_launch(struct gpu_core *g);
+static void cpe_end(struct gpu_core *g);
+static void kernel_dispatch(struct gpu_core *g);
+
 /* Reads the kernel's blocks to KERNEL_END, then starts it now. */
 static int read_kernel(struct gpu_core *g)
 {
@@ -2554,6 +2607,9 @@ static int read_kernel(struct gpu_core *g)
     g->ndblocks = g->ndwarps = 0;
     g->kernel_bytes = 0;
     g->cur_chunk = NULL;
+    if (g->cpe) {
+        gpu_cpe_kernel_begin(g->cpe);
+    }
     for (;;) {
         struct dblock *b;
 
@@ -2660,11 +2716,31 @@ static int read_kernel(struct gpu_core *g)
             ch->cursor = ch->end;
         }
     }
-    for (i = 0; i < n; i++) {
+    if (g->cpe) {
+        u64 t = cpe_launch(g);
+
+        if (g->err) {
+            return g->err;
+        }
+        if (t > g->now) {
+            g->ops_left++;      /* the kernel waits for its L2 operations */
+            push(g, t, EV_CPE_LAUNCH, 0);
+            return g->err;
+        }
+    }
+    kernel_dispatch(g);
+    return g->err;
+}
+
+/* The kernel's blocks start on every chiplet now. */
+static void kernel_dispatch(struct gpu_core *g)
+{
+    u32 i;
+
+    for (i = 0; i < g->cfg.chiplets; i++) {
         chiplet_dispatch(g, i);
     }
     kernel_check_end(g);
-    return g->err;
 }
 
 /* Reads header records and the next kernel (or END) and starts it. */
@@ -2691,7 +2767,10 @@ static int read_next(struct gpu_core *g)
             return read_kernel(g);
         case PROG_REC_END:
             g->prog_end = true;
-            return 0;
+            if (g->cpe) {
+                cpe_end(g);     /* the final releases */
+            }
+            return g->err;
         default:
             return fail_str(g, -EINVAL, "unexpected record in the program");
         }
@@ -2821,6 +2900,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
             return fail_str(g, -ENOMEM, "out of memory for FinePack");
         }
     }
+    if (cfg->cpelide) {
+        g->cpe = gpu_cpe_create(cfg, ops->alloc, ops->free, priv);
+        if (!g->cpe) {
+            return fail_str(g, -ENOMEM, "out of memory for CPElide");
+        }
+        TABLE(g, g->cver, (u64)cfg->chiplets *
+              (cfg->l2_size / GPU_LINE_BYTES) * 4);
+    }
     return 0;
 }
 
@@ -2845,6 +2932,10 @@ void gpu_core_destroy(struct gpu_core *g)
     g->chunks = NULL;
     gpu_fp_destroy(g->fp);
     g->fp = NULL;
+    gpu_cpe_destroy(g->cpe);
+    g->cpe = NULL;
+    zfree(g, g->cver);
+    g->cver = NULL;
     zfree(g, g->sms);
     zfree(g, g->warps);
     zfree(g, g->wready);
@@ -3030,6 +3121,425 @@ static void fp_event(struct gpu_core *g, const struct event *e)
     push(g, t, EV_FP_DONE, 0);
 }
 
+/* ---- CPElide (gpu_cpelide.h) ----------------------------------------- */
+
+static u32 *cpe_cver(struct gpu_core *g, const struct line *l, u64 addr)
+{
+    return &g->cver[(u64)(l - g->l2) * 4 + ((addr >> 5) & 3)];
+}
+
+/* CP crossbar cycles (at GPU_CPE_CP_MHZ) and nanoseconds in GPU cycles. */
+static u64 cpe_cp(const struct gpu_core *g, u64 cp_cycles)
+{
+    return cp_cycles * g->cfg.clock_mhz / GPU_CPE_CP_MHZ;
+}
+
+static u64 cpe_ns(const struct gpu_core *g, u64 ns)
+{
+    return ns * g->cfg.clock_mhz / 1000;
+}
+
+/*
+ * Sector i of chiplet c's remote line l goes home at t: over both link
+ * ports, into the home's L2 if it holds the sector, else its DRAM.
+ * Returns when it is written.
+ */
+static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
+                         u64 t)
+{
+    const struct gpu_config *cf = &g->cfg;
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    u64 addr = (l->tag << 7) | ((u64)i << 5);
+    struct line *hl;
+
+    t = server_use(&g->egress[c], cf->link_bw, cf->link_lat, t,
+                   GPU_SECTOR_BYTES + HDR_BYTES);
+    t = server_use(&g->ingress[l->home], cf->link_bw, 0, t,
+                   GPU_SECTOR_BYTES + HDR_BYTES);
+    hl = line_find(l2_set(g, l->home, addr), cf->l2_ways, addr >> 7);
+    if (hl && (hl->valid & sector_bit(addr))) {
+        hl->dirty |= sector_bit(addr);
+        t = server_use(&g->l2s[l->home], cf->l2_bw, cf->l2_lat, t,
+                       GPU_SECTOR_BYTES);
+    } else {
+        t = server_use(&g->drams[l->home], cf->dram_bw, cf->dram_lat, t,
+                       GPU_SECTOR_BYTES);
+    }
+    gpu_cpe_home_store(g->cpe, addr, *cpe_cver(g, l, addr));
+    l->dirty &= ~(1u << i);
+    st->sectors_written_back++;
+    st->bytes_written_back += GPU_SECTOR_BYTES;
+    return t;
+}
+
+/* A remote line leaves chiplet c's L2: its dirty sectors go home now. */
+static void cpe_evict(struct gpu_core *g, u32 c, struct line *l)
+{
+    u32 i;
+
+    for (i = 0; i < 4; i++) {
+        if (l->dirty & (1u << i)) {
+            cpe_writeback(g, c, l, i, g->now);
+        }
+    }
+}
+
+/* Chiplet c's L2 takes a copy of remote sector addr (a present one stays). */
+static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
+                     bool dirty, u32 ver)
+{
+    struct line *set = l2_set(g, c, addr);
+    struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
+    u8 bit = sector_bit(addr);
+
+    if (!l) {
+        l = line_victim(set, g->cfg.l2_ways);
+        l2_evict(g, c, l);
+        l->tag = addr >> 7;
+        l->valid = 0;
+        l->dirty = 0;
+        l->home = home;
+    }
+    l->lru = ++g->lru;
+    if ((l->valid & bit) && !dirty) {
+        return;
+    }
+    l->valid |= bit;
+    if (dirty) {
+        l->dirty |= bit;
+    }
+    *cpe_cver(g, l, addr) = ver;
+}
+
+/*
+ * A remote request looks up its own chiplet's L2 first: a load hit is
+ * served there, a store is kept there dirty (HMG: kept clean and written
+ * through), an atomic drops the copy and goes to the home.
+ */
+static void cpe_local(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    const struct gpu_config *c = &g->cfg;
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    struct line *l = line_find(l2_set(g, r->src, r->addr), c->l2_ways,
+                               r->addr >> 7);
+    u8 bit = sector_bit(r->addr);
+    bool hit = l && (l->valid & bit);
+    u64 t;
+
+    r->looked = 1;
+    if (r->kind != PROG_KIND_LOAD && r->kind != PROG_KIND_STORE) {
+        if (hit) {
+            if (l->dirty & bit) {
+                cpe_writeback(g, r->src, l, (r->addr >> 5) & 3, g->now);
+            }
+            l->valid &= ~bit;
+        }
+        st->remote_accesses++;
+        ev_depart(g, ri);
+        return;
+    }
+    g->stats.l2_accesses++;
+    g->stats.l2_local++;
+    if (hit) {
+        g->stats.l2_hits++;
+    } else {
+        g->stats.l2_misses++;
+    }
+    t = server_use(&g->l2s[r->src], c->l2_bw, c->l2_lat, g->now,
+                   GPU_SECTOR_BYTES);
+    if (r->kind == PROG_KIND_LOAD) {
+        if (hit) {
+            st->remote_hits++;
+            l->lru = ++g->lru;
+            r->ver = *cpe_cver(g, l, r->addr);
+            gpu_cpe_read(g->cpe, r->addr, r->ver);
+            r->reply = 1;
+            push(g, t, EV_SM_REPLY, ri);
+            return;
+        }
+        st->remote_misses++;
+        st->remote_accesses++;
+        push(g, t, EV_DEPART, ri);
+        return;
+    }
+    gpu_cpe_write(g->cpe, r->addr);
+    if (c->cpelide == GPU_CPE_HMG) {
+        cpe_copy(g, r->src, r->addr, r->home, false,
+                 gpu_cpe_version(g->cpe));
+        if (hit) {
+            *cpe_cver(g, l, r->addr) = gpu_cpe_version(g->cpe);
+        }
+        st->writes_through++;
+        st->remote_accesses++;
+        push(g, t, EV_DEPART, ri);
+        return;
+    }
+    cpe_copy(g, r->src, r->addr, r->home, true, gpu_cpe_version(g->cpe));
+    r->reply = 1;
+    push(g, t, EV_SM_REPLY, ri);
+}
+
+/* HMG: chiplet s loses its copies of a directory region's lines. */
+static void cpe_drop_region(struct gpu_core *g, u32 s, u64 region)
+{
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    u64 line;
+
+    for (line = region * GPU_CPE_DIR_LINES;
+         line < (region + 1) * GPU_CPE_DIR_LINES; line++) {
+        struct line *l = line_find(l2_set(g, s, line << 7), g->cfg.l2_ways,
+                                   line);
+
+        if (l && l->home != s) {
+            st->dir_invalidations += __builtin_popcount(l->valid);
+            l->valid = 0;
+            l->dirty = 0;
+        }
+    }
+}
+
+/* HMG: the home invalidates sharers; a message each on its port. */
+static void cpe_dir_invalidate(struct gpu_core *g, u32 home, u64 region,
+                               u32 sharers)
+{
+    u32 s;
+
+    for (s = 0; s < g->cfg.chiplets; s++) {
+        if (sharers & (1u << s)) {
+            server_use(&g->egress[home], g->cfg.link_bw, g->cfg.link_lat,
+                       g->now, HDR_BYTES);
+            cpe_drop_region(g, s, region);
+        }
+    }
+}
+
+/*
+ * A request at its home L2: the oracle checks what a read gets and
+ * records what a write puts; HMG's directory. Returns extra cycles.
+ */
+static u32 cpe_home(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+    bool hmg = g->cfg.cpelide == GPU_CPE_HMG;
+    u64 region = r->addr >> (7 + 2), ev_region = 0;
+    u32 ev_sharers, extra = 0;
+
+    if (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) {
+        r->ver = gpu_cpe_home_version(g->cpe, r->addr);
+        gpu_cpe_read(g->cpe, r->addr, r->ver);
+    }
+    if (r->kind != PROG_KIND_LOAD) {
+        gpu_cpe_write(g->cpe, r->addr);
+        gpu_cpe_home_store(g->cpe, r->addr, gpu_cpe_version(g->cpe));
+    }
+    if (!hmg) {
+        return 0;
+    }
+    if (r->kind != PROG_KIND_LOAD) {
+        cpe_dir_invalidate(g, r->home, region,
+                           gpu_cpe_dir_write(g->cpe, r->home, region,
+                                             r->src));
+        extra = GPU_CPE_DIR_LAT;
+    }
+    if (r->src != r->home && r->kind != PROG_KIND_ATOMIC &&
+        r->kind != PROG_KIND_REDUCTION) {
+        /* A remote load's or store's chiplet keeps a copy. */
+        gpu_cpe_dir_add(g->cpe, r->home, region, r->src, &ev_region,
+                        &ev_sharers);
+        if (ev_sharers) {
+            cpe_dir_invalidate(g, r->home, ev_region, ev_sharers);
+        }
+        extra = GPU_CPE_DIR_LAT;
+    }
+    return extra;
+}
+
+/* A remote load's data is back: the requester's L2 keeps a copy. */
+static void cpe_fill(struct gpu_core *g, u32 ri)
+{
+    struct req *r = &g->reqs[ri];
+
+    /* HMG: a write invalidated it on its way (a transient state's job). */
+    if (g->cfg.cpelide == GPU_CPE_HMG &&
+        gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
+        return;
+    }
+    cpe_copy(g, r->src, r->addr, r->home, false, r->ver);
+}
+
+static struct line *cpe_l2_lines(struct gpu_core *g, u32 c, u64 *n)
+{
+    *n = (u64)g->l2_sets * g->cfg.l2_ways;
+    return &g->l2[(u64)c * *n];
+}
+
+/* FLUSH of chiplet c's L2 from t: dirty remote sectors go home, stay clean. */
+static u64 cpe_flush(struct gpu_core *g, u32 c, u64 t)
+{
+    u64 n, i, end = t;
+    struct line *l = cpe_l2_lines(g, c, &n);
+    u32 k;
+
+    for (i = 0; i < n; i++) {
+        if (!l[i].valid || !l[i].dirty || l[i].home == c) {
+            continue;
+        }
+        for (k = 0; k < 4; k++) {
+            if (l[i].dirty & (1u << k)) {
+                u64 e = cpe_writeback(g, c, &l[i], k, t);
+
+                end = e > end ? e : end;
+            }
+        }
+    }
+    return end + (u64)g->l2_sets * GPU_CPE_WALK_PER_SET +
+           2 * cpe_cp(g, GPU_CPE_XBAR_UNICAST);
+}
+
+/* INV of chiplet c's L2 from t: clean remote sectors go, dirty stay (A3). */
+static u64 cpe_invalidate(struct gpu_core *g, u32 c, u64 t)
+{
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    u64 n, i;
+    struct line *l = cpe_l2_lines(g, c, &n);
+
+    for (i = 0; i < n; i++) {
+        if (l[i].valid && l[i].home != c) {
+            st->sectors_invalidated +=
+                __builtin_popcount(l[i].valid & ~l[i].dirty);
+            l[i].valid = l[i].dirty;
+        }
+    }
+    return t + GPU_CPE_FLASH_INVALIDATE + 2 * cpe_cp(g, GPU_CPE_XBAR_UNICAST);
+}
+
+/* The operations of one decision from t, chiplets in parallel: the end. */
+static u64 cpe_sync(struct gpu_core *g, const struct gpu_cpe_sync *s, u64 t)
+{
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    u64 end = t;
+    u32 c;
+
+    for (c = 0; c < g->cfg.chiplets; c++) {
+        bool inv = s->inv >> c & 1, fl = s->flush >> c & 1;
+        bool first = s->flush_first >> c & 1;
+        u64 tc = t;
+
+        st->l2_invalidates += inv;
+        st->l2_flushes += fl;
+        if (g->cpe_test & GPU_CPE_TEST_NO_INVALIDATE) {
+            inv = false;
+        }
+        if (g->cpe_test & GPU_CPE_TEST_NO_FLUSH) {
+            fl = false;
+        }
+        if (fl && first) {
+            tc = cpe_flush(g, c, tc);
+        }
+        if (inv) {
+            tc = cpe_invalidate(g, c, tc);
+        }
+        if (fl && !first) {
+            tc = cpe_flush(g, c, tc);
+        }
+        end = tc > end ? tc : end;
+    }
+    return end;
+}
+
+/*
+ * ideal: an oracle writes every dirty remote sector into its home's L2
+ * and drops every copy older than the newest write, at no cost in time
+ * or traffic (as one monolithic L2 would hold the data).
+ */
+static void cpe_ideal(struct gpu_core *g)
+{
+    u64 n, i;
+    u32 c, k;
+
+    for (c = 0; c < g->cfg.chiplets; c++) {
+        struct line *l = cpe_l2_lines(g, c, &n);
+
+        for (i = 0; i < n; i++) {
+            if (!l[i].valid || l[i].home == c) {
+                continue;
+            }
+            for (k = 0; k < 4; k++) {
+                u64 a = (l[i].tag << 7) | ((u64)k << 5);
+                u32 ver = *cpe_cver(g, &l[i], a);
+
+                if (l[i].dirty & (1u << k)) {
+                    gpu_cpe_home_store(g->cpe, a, ver);
+                    l[i].dirty &= ~(1u << k);
+                    l2_fill(g, l[i].home, a, true);
+                } else if ((l[i].valid & (1u << k)) &&
+                           ver < gpu_cpe_golden(g->cpe, a)) {
+                    l[i].valid &= ~(1u << k);
+                }
+            }
+        }
+    }
+}
+
+/*
+ * A kernel is about to start: every L1 is invalidated, the CP decides
+ * the L2 operations and the kernel waits for them and for the launch
+ * enable. Returns the cycle its blocks start.
+ */
+static u64 cpe_launch(struct gpu_core *g)
+{
+    struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+    struct gpu_cpe_sync s;
+    u64 i, t, end, cp = cpe_ns(g, GPU_CPE_CP_LAUNCH_NS);
+    bool first = !st->kernels;
+
+    for (i = 0; i < (u64)g->nsms * (g->cfg.l1_size / GPU_LINE_BYTES); i++) {
+        g->l1[i].valid = 0;
+    }
+    gpu_cpe_launch(g->cpe, g->ndblocks, g->cfg.tb_sched, &s);
+    if (gpu_cpe_oom(g->cpe)) {
+        fail_str(g, -ENOMEM, "out of memory for CPElide's table");
+        return g->now;
+    }
+    if (g->cfg.cpelide == GPU_CPE_CPELIDE && first) {
+        cp += cpe_ns(g, GPU_CPE_CP_ELIDE_NS);
+    }
+    if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+        cpe_ideal(g);
+    }
+    t = g->now + cp;
+    end = cpe_sync(g, &s, t) + cpe_cp(g, GPU_CPE_XBAR_BROADCAST);
+    st->cp_cycles += cp;
+    st->sync_cycles += end - t;
+    return end;
+}
+
+/* The program's end: the final releases; the run ends when they are done. */
+static void cpe_end(struct gpu_core *g)
+{
+    struct gpu_cpe_sync s;
+    u64 end;
+
+    gpu_cpe_end(g->cpe, &s);
+    if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+        cpe_ideal(g);
+    }
+    if (!s.inv && !s.flush) {
+        return;
+    }
+    end = cpe_sync(g, &s, g->now);
+    gpu_cpe_stats(g->cpe)->sync_cycles += end - g->now;
+    if (end > g->last_cycle) {
+        g->last_cycle = end;
+    }
+}
+
+void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs)
+{
+    g->cpe_test = knobs;
+}
+
 static void dispatch_event(struct gpu_core *g, const struct event *e)
 {
     switch (e->type) {
@@ -3074,6 +3584,10 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
     case EV_FP_L2:
     case EV_FP_DONE:
         fp_event(g, e);
+        break;
+    case EV_CPE_LAUNCH:
+        g->ops_left--;
+        kernel_dispatch(g);
         break;
     }
 }
@@ -3236,6 +3750,15 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
     }
     if (g->fp) {
         gpu_fp_stats(g->fp, &st->finepack);
+    }
+    if (g->cpe) {
+        struct gpu_cpelide_stats *c = &st->cpelide;
+
+        *c = *gpu_cpe_stats(g->cpe);
+        c->elided_invalidates = c->baseline_invalidates > c->l2_invalidates ?
+                                c->baseline_invalidates - c->l2_invalidates : 0;
+        c->elided_flushes = c->baseline_flushes > c->l2_flushes ?
+                            c->baseline_flushes - c->l2_flushes : 0;
     }
 }
 

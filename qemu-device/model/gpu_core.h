@@ -49,6 +49,7 @@
 #include "chiplet_tlb.h"
 #include "gpu_fbarre.h"
 #include "gpu_finepack.h"
+#include "gpu_cpelide.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -138,6 +139,8 @@ struct gpu_core_stats {
     struct gpu_core_fbarre_stats fbarre;
     /* cfg.finepack on: its queues and packets (all 0 when off) */
     struct gpu_finepack_stats finepack;
+    /* cfg.cpelide on: kernel-boundary coherence and its oracle (0 off) */
+    struct gpu_cpelide_stats cpelide;
 };
 
 /* One kernel, as it finished. */
@@ -196,6 +199,12 @@ bool gpu_core_done(const struct gpu_core *g);
 int gpu_core_deliver(struct gpu_core *g, const struct chiplet_tlb_reply *r);
 void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st);
 const char *gpu_core_error(const struct gpu_core *g);
+/*
+ * Tests only: GPU_CPE_TEST_* bugs in the L2 operations a launch issues
+ * (the table still believes them done), so the oracle must see stale
+ * reads. Call before the first gpu_core_run().
+ */
+void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs);
 
 /*
  * The home chiplet of page i of an object under o's policy (n chiplets),

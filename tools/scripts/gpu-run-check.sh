@@ -62,13 +62,15 @@ expect_fail "kernel 1 (vectorAdd)|kernel_mib" "$tmp/big.bin" --set kernel_mib=1
 expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
 expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
-expect_fail "--cpelide hmg|not yet" "$tmp/vadd.bin" --cpelide hmg
 expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off
+expect_fail "--cxl on|not yet" "$tmp/vadd.bin" --cxl on
+expect_fail "cpelide|not with finepack" "$tmp/vadd.bin" --cpelide cpelide --finepack wc
+expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
 
 # The good program: JSON, identities, the same twice.
 nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
-for args in "" "--barre on" "--set translate=0 --chiplets 2"; do
+for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide"; do
 	# shellcheck disable=SC2086
 	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
 	# shellcheck disable=SC2086

@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
 		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
-		"          [--finepack MODE]\n"
+		"          [--finepack MODE] [--cpelide MODE]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) through the GPU timing core with every enabled mechanism,\n"
@@ -46,7 +46,11 @@ static void usage(FILE *f)
 		"  --finepack MODE    remote stores: off (the per-sector path), p2p, wc,\n"
 		"                     finepack or dma (the remote write queue; docs/gpu.md;\n"
 		"                     the same as --set finepack=MODE)\n"
-		"  --cpelide, --cxl, --adsm MODE\n"
+		"  --cpelide MODE     kernel-boundary coherence of remote data: off (an L2\n"
+		"                     caches only its own chiplet's memory), baseline,\n"
+		"                     cpelide, hmg or ideal (L2s cache remote data;\n"
+		"                     docs/gpu.md; the same as --set cpelide=MODE)\n"
+		"  --cxl, --adsm MODE\n"
 		"                     only 'off' for now: these mechanisms are not yet in\n"
 		"                     the core's memory path\n"
 		"  --progress         a progress line per kernel on stderr\n"
@@ -105,7 +109,7 @@ int cmd_run(int argc, char **argv)
 	const char *preset = GPU_CONFIG_DEFAULT, *path;
 	char *sets[MAX_SETS + 2], merge[32];
 	int nsets = 0, c, ret, fd = -1;
-	char err[512], chip[32], fp_set[64];
+	char err[512], chip[32], fp_set[64], cpe_set[64];
 	bool bench = false, barre_given = false;
 	uint32_t merge_n = 0;
 	double t0;
@@ -142,7 +146,10 @@ int cmd_run(int argc, char **argv)
 			sets[nsets++] = fp_set;
 			break;
 		case OPT_CPELIDE:
-			only_off("cpelide", optarg);
+			if (nsets == MAX_SETS)
+				die_usage("--set: at most %d overrides", MAX_SETS);
+			snprintf(cpe_set, sizeof(cpe_set), "cpelide=%s", optarg);
+			sets[nsets++] = cpe_set;
 			break;
 		case OPT_CXL:
 			only_off("cxl", optarg);

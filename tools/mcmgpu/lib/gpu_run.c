@@ -227,6 +227,35 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 
 static const char *const fp_modes[] = { "off", "p2p", "wc", "finepack", "dma" };
 
+/* CPElide's, named as `mcmgpu cpelide replay` names its own. */
+#define CPE(field) STAT(struct gpu_cpelide_stats, field)
+static const struct stat_row cpe_rows[] = {
+	CPE(kernels), CPE(launches), CPE(l2_invalidates), CPE(l2_flushes),
+	CPE(baseline_invalidates), CPE(baseline_flushes),
+	CPE(elided_invalidates), CPE(elided_flushes), CPE(l1_invalidates),
+	STAT_NEWLINE,
+	CPE(remote_hits), CPE(remote_misses), CPE(remote_accesses),
+	CPE(sectors_invalidated), CPE(sectors_written_back),
+	CPE(bytes_written_back), CPE(writes_through), CPE(dir_invalidations),
+	CPE(dir_evictions),
+	STAT_NEWLINE,
+	CPE(sync_cycles), CPE(cp_cycles), CPE(table_peak_rows),
+	STAT_NEWLINE,
+	CPE(oracle_violations), CPE(oracle_read_violations),
+	CPE(oracle_order_violations),
+};
+
+static const struct stat_table cpe_table = STAT_TABLE(cpe_rows,
+	"cpelide: {l2_invalidates} L2 invalidates and {l2_flushes} flushes "
+	"(baseline {baseline_invalidates} + {baseline_flushes}), remote hits "
+	"{remote_hits} misses {remote_misses}, {sectors_written_back} sectors "
+	"written back, {sync_cycles} sync cycles, oracle violations "
+	"{oracle_violations}\n");
+
+static const char *const cpe_modes[] = {
+	"off", "baseline", "cpelide", "hmg", "ideal"
+};
+
 static void fp_report(struct fp_core_report *fr, const struct gpu_run_result *r)
 {
 	const struct gpu_finepack_stats *s = &r->core.finepack;
@@ -298,6 +327,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &fp_table, &fr);
 		json_close(j);
 	}
+	if (o->cfg.cpelide) {
+		json_break(j, " ");
+		json_open(j, "cpelide", '{');
+		json_string(j, "policy", cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
+		stats_json(j, &cpe_table, &r->core.cpelide);
+		json_close(j);
+	}
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -319,5 +355,10 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 		fp_report(&fr, r);
 		fprintf(f, "finepack mode %s\n", fp_modes[o->cfg.finepack % GPU_FP_NR]);
 		stats_text(f, &fp_table, &fr);
+	}
+	if (o->cfg.cpelide) {
+		fprintf(f, "cpelide policy %s\n",
+			cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
+		stats_text(f, &cpe_table, &r->core.cpelide);
 	}
 }

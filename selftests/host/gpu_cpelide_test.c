@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of CPElide in the GPU timing core (gpu_cpelide.c through
+ * gpu_core.c): multi-kernel programs whose blocks (one a chiplet) write
+ * and read whole pages of one object placed a quarter a chiplet. The
+ * baseline flushes and invalidates every L2 at every boundary, CPElide
+ * only what the table needs (exact counts on constructed cases), the
+ * oracle sees no stale read under any policy and does when a test knob
+ * drops the invalidations or the flushes, ideal is the fastest, off
+ * counts nothing, and every run is the same whatever the epochs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "gpu_core.h"
+#include "../lib/prog_builder.h"
+
+static void *t_alloc(void *priv, size_t bytes)
+{
+	(void)priv;
+	return calloc(1, bytes);
+}
+
+static void t_free(void *priv, void *p)
+{
+	(void)priv;
+	free(p);
+}
+
+static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+
+#define OBJ		0x10000000ULL
+#define PAGES		16		/* kwc: pages 4h..4h+3 live on chiplet h */
+#define PAGE		4096ULL
+#define NONE_PAGE	(~0u)
+
+static struct gpu_config cpe_cfg(uint32_t policy)
+{
+	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
+
+	c.chiplets = 4;
+	c.sms = 1;
+	c.l2_size = 1u << 20;
+	c.tb_sched = GPU_TB_CHUNK;
+	c.placement = GPU_PLACE_KWC;
+	c.cpelide = policy;
+	return c;
+}
+
+static int run_prog(const struct gpu_config *cfg, struct tprog *p,
+		    uint64_t epoch, uint32_t knobs, struct gpu_core_stats *st,
+		    char *err)
+{
+	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	p->pos = 0;
+	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
+	if (!ret)
+		gpu_core_cpelide_test(g, knobs);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
+	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+/*
+ * A kernel of 4 blocks, block c on chiplet c: it loads or stores (32
+ * lanes of 4 B an instruction) the whole of page[c] of the object, or
+ * does one ALU instruction if page[c] is NONE_PAGE.
+ */
+static void kernel(struct tprog *p, uint32_t id, const uint32_t page[4],
+		   uint32_t kind)
+{
+	uint32_t b, i;
+
+	tp_kernel(p, id, kind == PROG_KIND_STORE ? "produce" : "consume", 4,
+		  32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(p, b);
+		if (page[b] == NONE_PAGE) {
+			tp_warp(p, 0, 1);
+			tp_alu(p, PROG_OP_INT, 1, 0);
+		} else {
+			tp_warp(p, 0, PAGE / 128);
+			for (i = 0; i < PAGE / 128; i++)
+				tp_mem(p, PROG_SPACE_GLOBAL, kind, 4, 0xffffffff,
+				       OBJ + page[b] * PAGE + i * 128, 4, 1);
+		}
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/*
+ * Producer -> consumer across chiplets: chiplet w writes a page homed on
+ * w + 1; then twice, chiplet c reads what chiplet c + 2 wrote (homed on
+ * c + 3: neither the reader's nor the writer's memory).
+ */
+static void build_pc(struct tprog *p)
+{
+	uint32_t wr[4], rd[4], c;
+
+	for (c = 0; c < 4; c++) {
+		wr[c] = 4 * ((c + 1) % 4);
+		rd[c] = 4 * ((c + 3) % 4);
+	}
+	tp_object(p, OBJ, PAGES * PAGE, "a");
+	kernel(p, 1, wr, PROG_KIND_STORE);
+	kernel(p, 2, rd, PROG_KIND_LOAD);
+	kernel(p, 3, rd, PROG_KIND_LOAD);
+	tp_add(p, PROG_REC_END);
+}
+
+/*
+ * Write after a remote read (notes §4.3): chiplet 1 reads a page homed
+ * on 0, chiplet 0 writes it, chiplet 1 reads it again.
+ */
+static void build_war(struct tprog *p)
+{
+	const uint32_t r1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
+	const uint32_t w0[4] = { 0, NONE_PAGE, NONE_PAGE, NONE_PAGE };
+
+	tp_object(p, OBJ, PAGES * PAGE, "a");
+	kernel(p, 1, r1, PROG_KIND_LOAD);
+	kernel(p, 2, w0, PROG_KIND_STORE);
+	kernel(p, 3, r1, PROG_KIND_LOAD);
+	tp_add(p, PROG_REC_END);
+}
+
+static const uint32_t policies[] = {
+	GPU_CPE_BASELINE, GPU_CPE_CPELIDE, GPU_CPE_HMG, GPU_CPE_IDEAL,
+};
+
+TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
+{
+	struct gpu_config c;
+	struct gpu_core_stats st;
+	const struct gpu_cpelide_stats *s = &st.cpelide;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build_pc(&p);
+	c = cpe_cfg(GPU_CPE_BASELINE);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(3, s->kernels);
+	EXPECT_EQ(12, s->l2_invalidates);
+	EXPECT_EQ(12, s->l2_flushes);
+	EXPECT_EQ(12, s->baseline_invalidates);
+	EXPECT_EQ(12, s->baseline_flushes);
+	EXPECT_EQ(0, s->elided_invalidates);
+	EXPECT_EQ(0, s->elided_flushes);
+	/* Each producer's page, written back once, 128 sectors each. */
+	EXPECT_EQ(4 * PAGE / 32, s->sectors_written_back);
+	/* Kernel 3 finds nothing: the baseline invalidated every copy. */
+	EXPECT_EQ(0, s->remote_hits);
+	EXPECT_EQ(0, s->oracle_violations);
+
+	c = cpe_cfg(GPU_CPE_CPELIDE);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	/* Kernel 2 releases the 4 producers; nothing else is needed. */
+	EXPECT_EQ(0, s->l2_invalidates);
+	EXPECT_EQ(4, s->l2_flushes);
+	EXPECT_EQ(12, s->elided_invalidates);
+	EXPECT_EQ(8, s->elided_flushes);
+	EXPECT_EQ(4 * PAGE / 32, s->sectors_written_back);
+	/* Kernel 3 reuses kernel 2's copies: every sector hits. */
+	EXPECT_EQ(4 * PAGE / 32, s->remote_hits);
+	EXPECT_EQ(1, s->table_peak_rows);
+	EXPECT_EQ(0, s->oracle_violations);
+	tp_free(&p);
+}
+
+TEST(write_after_remote_read_invalidates_the_reader_only)
+{
+	struct gpu_config c = cpe_cfg(GPU_CPE_CPELIDE);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build_war(&p);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	/*
+	 * Kernel 3: chiplet 1 is Stale (invalidate), chiplet 0 Dirty where
+	 * 1 reads (release); the end releases nothing more.
+	 */
+	EXPECT_EQ(1, st.cpelide.l2_invalidates);
+	EXPECT_EQ(1, st.cpelide.l2_flushes);
+	EXPECT_EQ(PAGE / 32, st.cpelide.sectors_invalidated);
+	EXPECT_EQ(0, st.cpelide.oracle_violations);
+	tp_free(&p);
+}
+
+TEST(oracle_clean_under_every_policy_and_ideal_fastest)
+{
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	uint64_t cycles[4], sync[4];
+	uint32_t i, b;
+
+	for (b = 0; b < 2; b++) {
+		struct tprog p = { 0 };
+
+		if (b)
+			build_war(&p);
+		else
+			build_pc(&p);
+		for (i = 0; i < 4; i++) {
+			struct gpu_config c = cpe_cfg(policies[i]);
+
+			ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, st.cpelide.oracle_violations)
+				TH_LOG("program %u policy %u", b, policies[i]);
+			cycles[i] = st.cycles;
+			sync[i] = st.cpelide.sync_cycles;
+		}
+		for (i = 0; i < 3; i++) {
+			EXPECT_LE(cycles[3], cycles[i])
+				TH_LOG("program %u: ideal %llu, policy %u %llu", b,
+				       (unsigned long long)cycles[3], policies[i],
+				       (unsigned long long)cycles[i]);
+		}
+		/*
+		 * CPElide waits less at the boundaries than the baseline (its
+		 * 6 us first launch dominates programs this small).
+		 */
+		EXPECT_LT(sync[1], sync[0]);
+		tp_free(&p);
+	}
+}
+
+TEST(oracle_sees_dropped_invalidations_and_flushes)
+{
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog war = { 0 }, pc = { 0 };
+	uint32_t i;
+
+	build_war(&war);
+	build_pc(&pc);
+	for (i = 0; i < 2; i++) {
+		struct gpu_config c = cpe_cfg(policies[i]);
+
+		/* Chiplet 1's copy of the page survives chiplet 0's write. */
+		ASSERT_EQ(0, run_prog(&c, &war, ~0ULL >> 1,
+				      GPU_CPE_TEST_NO_INVALIDATE, &st, err));
+		EXPECT_EQ(PAGE / 32, st.cpelide.oracle_read_violations)
+			TH_LOG("policy %u", policies[i]);
+		/* The consumers read the homes before the producers' data. */
+		ASSERT_EQ(0, run_prog(&c, &pc, ~0ULL >> 1, GPU_CPE_TEST_NO_FLUSH,
+				      &st, err));
+		EXPECT_LT(0, st.cpelide.oracle_read_violations)
+			TH_LOG("policy %u", policies[i]);
+	}
+	tp_free(&war);
+	tp_free(&pc);
+}
+
+TEST(off_counts_nothing)
+{
+	struct gpu_config c = cpe_cfg(GPU_CPE_OFF);
+	struct gpu_cpelide_stats zero = { 0 };
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build_pc(&p);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, memcmp(&zero, &st.cpelide, sizeof(zero)));
+	/*
+	 * Every remote access crosses to its home L2 (the stores and kernel
+	 * 2's loads: off keeps the L1s, so kernel 3 hits in them).
+	 */
+	EXPECT_EQ(2 * 4 * PAGE / 32, st.l2_remote);
+	EXPECT_EQ(st.l2_remote, st.l2_accesses);
+	tp_free(&p);
+}
+
+TEST(deterministic_whatever_the_epochs)
+{
+	static const uint64_t epochs[] = { 1, 7, 333, 1000000000 };
+	struct tprog p = { 0 };
+	uint32_t m, i;
+
+	build_pc(&p);
+	for (m = 0; m < 4; m++) {
+		struct gpu_config c = cpe_cfg(policies[m]);
+		struct gpu_core_stats first, st;
+		char err[GPU_CORE_ERR_MAX];
+
+		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], 0, &first, err))
+			TH_LOG("%s", err);
+		for (i = 1; i < 4; i++) {
+			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], 0, &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
+				TH_LOG("policy %u epoch %llu", policies[m],
+				       (unsigned long long)epochs[i]);
+		}
+	}
+	tp_free(&p);
+}
+
+TEST(config_names_the_policies)
+{
+	struct gpu_config c = cpe_cfg(GPU_CPE_OFF);
+	const char *why, *field;
+
+	ASSERT_EQ(0, gpu_config_set(&c, "cpelide=hmg", &why));
+	EXPECT_EQ(GPU_CPE_HMG, c.cpelide);
+	ASSERT_EQ(0, gpu_config_set(&c, "cpelide=ideal", &why));
+	EXPECT_EQ(GPU_CPE_IDEAL, c.cpelide);
+	EXPECT_NE(0, gpu_config_set(&c, "cpelide=sometimes", &why));
+	c.finepack = GPU_FP_FINEPACK;
+	EXPECT_EQ(-EINVAL, gpu_config_check(&c, GPU_MAX_CHIPLETS, &field, &why));
+	EXPECT_STREQ("cpelide", field);
+}
+
+TEST_HARNESS_MAIN
