@@ -210,8 +210,8 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
 
 /*
  * A program through the GPU timing core on the device, with translation
- * off, a conventional IOMMU, Barre and F-Barre (in-package translation,
- * 2-page groups): the same JSON as --host. The binary file goes to the
+ * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
+ * 2-page groups), FinePack and CPElide (and HMG): the same JSON as --host. The binary file goes to the
  * device as it is, the text form re-encoded: both give --host's JSON.
  */
 TEST_F(wl, program_runs_on_device_as_on_host)
@@ -220,6 +220,7 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 		"--set translate=0", "--barre off", "--barre on --shadow",
 		"--barre fbarre --merge 2 --set place_g=4",
 		"--set translate=0 --finepack finepack",
+		"--barre on --cpelide cpelide", "--set translate=0 --cpelide hmg",
 	};
 	/* The text form: re-encoded by the tool, objects listed the same. */
 	static const char *const text_modes[] = {
