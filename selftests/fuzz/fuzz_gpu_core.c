@@ -14,6 +14,10 @@
  * which the program writer encodes; either way the core reads it through
  * the binary reader. At most MAX_INSTS instructions an input.
  *
+ * The seed bytes also choose a mechanism in the memory path: FinePack
+ * (one of its four schemes), CPElide (one of its four policies) or
+ * neither (FinePack and CPElide do not run together).
+ *
  * The core runs to its end twice, the epochs (or run steps) cut
  * differently; traps when: a run fails without a message, a protocol
  * error (PFN past memory, bad tag, a reply twice or early) is not an
@@ -21,7 +25,10 @@
  * byte), or a successful run breaks a counter identity (accesses = hits
  * + misses for both TLBs and caches, ATS requests = L2 TLB misses - MSHR
  * merges = replies, L2 accesses = local + remote, warp_insts = the
- * program's INST records, kernels done = kernels).
+ * program's INST records, kernels done = kernels; FinePack: the homes
+ * receive at most the bytes stored remotely, exactly them with P2P
+ * stores; CPElide: the oracle finds no stale read and no version going
+ * back under any policy).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -588,6 +595,29 @@ static void check_counters(const struct run *r, uint64_t insts)
 		CHECK(!s->l1_tlb_accesses && !s->ats_requests);
 	if (r->cfg.chiplets == 1)
 		CHECK(!s->l2_remote);
+	if (r->cfg.finepack) {
+		CHECK(s->finepack.delivered_bytes <= s->finepack.store_bytes);
+		if (r->cfg.finepack == GPU_FP_P2P)
+			CHECK(s->finepack.delivered_bytes ==
+			      s->finepack.store_bytes);
+	}
+	if (r->cfg.cpelide)
+		CHECK(!s->cpelide.oracle_violations);
+}
+
+/* FinePack, CPElide or neither, from the seed (header bytes 10, 11). */
+static void pick_mechanism(struct run *r)
+{
+	uint64_t m = mix(r->seed ^ 0x5eedULL);
+
+	switch ((m >> 16) % 3) {
+	case 0:
+		set(&r->cfg, "finepack=%u", 1 + m % (GPU_FP_NR - 1));
+		break;
+	case 1:
+		set(&r->cfg, "cpelide=%u", 1 + m % (GPU_CPE_NR - 1));
+		break;
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -606,6 +636,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.seed = (uint64_t)data[10] << 8 | data[11];
 	a.fail_object = (data[0] & 6) == 6 ? data[11] % 4 : ~0u;
 	a.cut = a.lat_min;
+	pick_mechanism(&a);
 	if (data[0] & 1) {
 		struct bytes in = { data + HDR, size - HDR, 0 };
 
