@@ -4,7 +4,7 @@
 # translation by a conventional IOMMU (Barre off) and by Barre (on), and
 # with translation off (the bound: every translation free); one job an
 # application on the host core (and F-Barre, and FinePack's queue on
-# FinePack's configuration); one guest job runs two of them on the
+# FinePack's configuration, and CPElide's policies on CPElide's); one guest job runs two of them on the
 # device, whose JSON must equal the host's; the microbenchmarks'
 # validation (selftests/host/gpu_validate_test.c) against their formulas.
 set -euo pipefail
@@ -60,6 +60,11 @@ run_job() {
 		for m in off finepack; do
 			"$tool" run --host --json --config finepack --finepack "$m" \
 				"prog/$a.prog" >"$JOB_OUT/host/$a-fp-$m.json"
+		done
+		# CPElide's configuration: its command processor's policies.
+		for m in baseline cpelide hmg ideal; do
+			"$tool" run --host --json --config cpelide --cpelide "$m" \
+				"prog/$a.prog" >"$JOB_OUT/host/$a-cpe-$m.json"
 		done ;;
 	guest-equal)
 		# The host's runs of the same small programs, beside the device's.
@@ -72,12 +77,15 @@ run_job() {
 			done
 			"$tool" run --host --json --config finepack --finepack finepack \
 				"prog/$a.prog" >"$JOB_OUT/equal-host/$a-fp-finepack.json"
+			"$tool" run --host --json --config cpelide --cpelide cpelide \
+				"prog/$a.prog" >"$JOB_OUT/equal-host/$a-cpe-cpelide.json"
 		done
 		guest_replays --timeout 1800 -- prog/gups.prog prog/spmv.prog <<-'EOF2'
 			%-off.json run --json --barre off
 			%-on.json run --json --barre on
 			%-fbarre.json run --json --barre fbarre
 			%-fp-finepack.json run --json --config finepack --finepack finepack
+			%-cpe-cpelide.json run --json --config cpelide --cpelide cpelide
 		EOF2
 		;;
 	esac
