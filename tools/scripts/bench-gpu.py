@@ -6,8 +6,9 @@ Usage: tools/scripts/bench-gpu.py [--tool PATH] [--tmp DIR] [--device-json FILE.
 Generates two programs (bfs on an R-MAT graph of scale 13: mostly
 coalesced; gups on 2^18 words: every lane its own sector) and times
 `mcmgpu run --host --bench` on each with translation off (the goal:
->= 5 M warp instructions a second), with a conventional IOMMU (Barre off)
-and with Barre. --device-json: the same runs' `mcmgpu run --bench` from
+>= 5 M warp instructions a second), with a conventional IOMMU (Barre off),
+with Barre, with F-Barre, and with FinePack's queue or CPElide's table
+(translation off). --device-json: the same runs' `mcmgpu run --bench` from
 the guest (bench.sh runs them), to report device / host time. Prints one
 JSON object.
 """
@@ -20,7 +21,9 @@ import sys
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PROGS = [("bfs", "13"), ("gups", "262144")]
 MODES = [("notlb", ["--set", "translate=0"]), ("off", ["--barre", "off"]),
-         ("on", ["--barre", "on"])]
+         ("on", ["--barre", "on"]), ("fbarre", ["--barre", "fbarre"]),
+         ("finepack", ["--set", "translate=0", "--finepack", "finepack"]),
+         ("cpelide", ["--set", "translate=0", "--cpelide", "cpelide"])]
 
 
 def main():
