@@ -233,12 +233,6 @@ int gpu_adsm_cpu(struct gpu_adsm *a, u32 index, u64 off, u64 len, bool h2d)
     bool writable;
     int ret;
 
-    a->st.copies++;
-    if (h2d) {
-        a->st.cpu_bytes_written += len;
-    } else {
-        a->st.cpu_bytes_read += len;
-    }
     if (!o || !len || end > o->bytes) {
         return -EINVAL;
     }
@@ -274,8 +268,10 @@ void gpu_adsm_copy(struct gpu_adsm *a, u64 bytes, bool h2d)
     } else {
         a->st.cpu_bytes_read += bytes;
     }
-    engine_use(a, bytes, true);
-    adsm_charge_copy(&a->ctx, bytes, h2d ? ADSM_H2D : ADSM_D2H);
+    if (!a->shared) {
+        engine_use(a, bytes, true);
+        adsm_charge_copy(&a->ctx, bytes, h2d ? ADSM_H2D : ADSM_D2H);
+    }
 }
 
 int gpu_adsm_launch(struct gpu_adsm *a, u64 now, u64 *launch, u64 *start)

@@ -91,7 +91,10 @@ void gpu_adsm_host_at(struct gpu_adsm *a, u64 t);
  * it): the CPU writes it (h2d) or reads it. -errno from the protocol.
  */
 int gpu_adsm_cpu(struct gpu_adsm *a, u32 index, u64 off, u64 len, bool h2d);
-/* A COPY record with cfg.adsm off: an explicit copy of bytes. */
+/*
+ * A COPY record of bytes: counted; with cfg.adsm off an explicit copy
+ * (with it on, gpu_adsm_cpu() each object's piece).
+ */
 void gpu_adsm_copy(struct gpu_adsm *a, u64 bytes, bool h2d);
 /*
  * A launch, the GPU free from now: the release. *launch: when the host

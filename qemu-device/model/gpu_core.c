@@ -3619,9 +3619,7 @@ static int adsm_record(struct gpu_core *g)
         ret = gpu_adsm_object(g->adsm, g->nobjs - 1, g->rec.object.size);
         return ret ? adsm_fail(g, ret, "") : 0;
     }
-    if (!g->cfg.adsm) {
-        gpu_adsm_copy(g->adsm, cp->bytes, h2d);
-    }
+    gpu_adsm_copy(g->adsm, cp->bytes, h2d);
     while (g->cfg.adsm && addr < end) {
         struct gpu_object *o = obj_lookup(g, addr);
         u64 off, n;
