@@ -8,7 +8,7 @@ CACHE       ?= $(HOME)/.cache/mcmgpu
 BUILD       := $(CURDIR)/build
 LINUX_SRC   := /usr/src/linux-source-6.1.tar.xz
 KSFT        := $(BUILD)/linux-src
-CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device/model
+CFLAGS_TOOL := -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iuapi -Iqemu-device/model -Idrivers/mcmgpu
 
 # The tool: main.c and the device commands beside it, lib/ (what the
 # commands and the tests share) and one directory per mechanism.
@@ -97,7 +97,7 @@ $(KSFT)/.extracted: | deps
 	@touch $@
 
 KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
-	-I$(MODEL_DIR) -I$(KSFT)/tools/testing/selftests
+	-I$(MODEL_DIR) -Idrivers/mcmgpu -I$(KSFT)/tools/testing/selftests
 
 selftests: $(SELFTESTS)
 
@@ -119,7 +119,7 @@ fuzzers: $(FUZZERS)
 
 $(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) | deps
 	@mkdir -p $(dir $@)
-	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) $(TOOL_INC) \
+	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) -Idrivers/mcmgpu $(TOOL_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
 

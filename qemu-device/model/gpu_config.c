@@ -23,7 +23,8 @@ enum gpu_config_field_index {
     CF_l2_lat, CF_l2_bw, CF_link_lat, CF_link_bw, CF_dram_lat, CF_dram_bw,
     CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_fbarre,
     CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
-    CF_finepack, CF_cpelide,
+    CF_finepack, CF_cpelide, CF_adsm, CF_adsm_block, CF_adsm_rolling,
+    CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
     CF_NR
 };
 
@@ -84,6 +85,13 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
     F(cpelide, "off=0 baseline=1 cpelide=2 hmg=3 ideal=4", 0,
       GPU_CPE_NR - 1),
+    F(adsm, "off=0 batch=1 lazy=2 rolling=3", 0, GPU_ADSM_NR - 1),
+    F(adsm_block, "bytes", 1u << 12, 1u << 25),
+    F(adsm_rolling, "blocks", 0, 65536),
+    F(adsm_fault_lat, "cycles", 0, 100000000),
+    F(pcie_bw, "B/kcycle", 1000, 1u << 30),
+    F(pcie_dma_lat, "cycles", 0, 100000000),
+    F(pcie_copies, "off=0 on=1", 0, 1),
 };
 #undef F
 
@@ -146,6 +154,9 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (c->cpelide && c->finepack) {
         BAD("cpelide", "not with finepack: one path for remote stores");
+    }
+    if (!is_pow2(c->adsm_block)) {
+        BAD("adsm_block", "a power of two, 4 KiB to 32 MiB");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -343,6 +354,36 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "run option (mcmgpu run --cpelide): off, an L2 caches only its own" \
     " chiplet's memory (docs/gpu.md, CPElide in the core)"
 
+/*
+ * ADSM and the host link. The paper gives no per-transfer cost and no
+ * fault time: the DMA setup is the device's (MCMGPU_DMA_SETUP_CYCLES,
+ * 500 ns at its 1 GHz, as `mcmgpu adsm`'s model), a fault 2 us; each
+ * preset's values are these in its own cycles. Only the adsm preset times
+ * COPY records (pcie_copies): the other papers' traces time the GPU.
+ */
+#define ADSM_SOURCES(mhz, bw, dma, fault) \
+    [CF_adsm] = "run option (mcmgpu run --adsm): off (docs/gpu.md, ADSM" \
+                " in the core)", \
+    [CF_adsm_block] = "ours: 256 KiB, mcmgpu adsm run's default (§5.2:" \
+                      " the block size makes no appreciable difference)", \
+    [CF_adsm_rolling] = "§4.3: 0, adaptive: 2 more dirty blocks an object", \
+    [CF_adsm_fault_lat] = "ours: 2 us = " fault " cycles at " mhz " MHz" \
+                          " (signal, handler, mprotect; the paper gives no" \
+                          " time, only below 2% of the run, Fig. 10)", \
+    [CF_pcie_bw] = "ADSM §5: PCIe 2.0 x16, 16 lanes x 500 MB/s = 8 GB/s" \
+                   " each way = " bw " B/kcycle at " mhz " MHz", \
+    [CF_pcie_dma_lat] = "ours: 500 ns = " dma " cycles at " mhz " MHz, the" \
+                        " device's DMA setup (MCMGPU_DMA_SETUP_CYCLES at 1" \
+                        " GHz; the paper gives none)"
+
+#define ADSM_VALUES(bw, dma, fault) \
+    .adsm = GPU_ADSM_OFF, .adsm_block = 256u << 10, .adsm_rolling = 0, \
+    .adsm_fault_lat = fault, .pcie_bw = bw, .pcie_dma_lat = dma
+
+#define PCIE_COPIES_OFF \
+    [CF_pcie_copies] = "ours: off, COPY records take no time (the paper" \
+                       " times the GPU alone)"
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -409,6 +450,8 @@ static const char *const barre_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    ADSM_SOURCES("1000", "8000", "500", "2000"),
+    PCIE_COPIES_OFF,
 };
 
 /*
@@ -470,6 +513,8 @@ static const char *const finepack_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    ADSM_SOURCES("1530", "5229", "765", "3060"),
+    PCIE_COPIES_OFF,
 };
 
 /*
@@ -525,6 +570,8 @@ static const char *const cpelide_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    ADSM_SOURCES("1801", "4442", "901", "3602"),
+    PCIE_COPIES_OFF,
 };
 
 /*
@@ -587,6 +634,8 @@ static const char *const cxl_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    ADSM_SOURCES("1000", "8000", "500", "2000"),
+    PCIE_COPIES_OFF,
 };
 
 /*
@@ -645,6 +694,9 @@ static const char *const adsm_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    ADSM_SOURCES("1296", "6173", "648", "2592"),
+    [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
+                       " paper's CUDA bar, --adsm off)",
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -677,6 +729,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            ADSM_VALUES(8000, 500, 2000),
         },
     },
     {
@@ -705,6 +758,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            ADSM_VALUES(5229, 765, 3060),
         },
     },
     {
@@ -733,6 +787,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            ADSM_VALUES(4442, 901, 3602),
         },
     },
     {
@@ -763,6 +818,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            ADSM_VALUES(8000, 500, 2000),
         },
     },
     {
@@ -792,6 +848,8 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            ADSM_VALUES(6173, 648, 2592),
+            .pcie_copies = 1,
         },
     },
 };

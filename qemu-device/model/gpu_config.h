@@ -60,6 +60,15 @@ enum gpu_cpelide_mode {
     GPU_CPE_NR
 };
 
+/* Objects shared with the CPU (docs/gpu.md, ADSM in the core) */
+enum gpu_adsm_mode {
+    GPU_ADSM_OFF = 0,       /* COPY records are copies (pcie_copies) */
+    GPU_ADSM_BATCH,         /* = MCMGPU_ADSM_BATCH + 1, ... */
+    GPU_ADSM_LAZY,
+    GPU_ADSM_ROLLING,
+    GPU_ADSM_NR
+};
+
 /* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
@@ -116,6 +125,14 @@ struct gpu_config {
     /* Mechanisms */
     u32 finepack;           /* enum gpu_finepack_mode */
     u32 cpelide;            /* enum gpu_cpelide_mode */
+    /* ADSM and the host link (gpu_adsm.h) */
+    u32 adsm;               /* enum gpu_adsm_mode */
+    u32 adsm_block;         /* rolling's block, bytes: a power of two */
+    u32 adsm_rolling;       /* rolling's R, dirty blocks; 0 adaptive */
+    u32 adsm_fault_lat;     /* the CPU's time in one protocol fault */
+    u32 pcie_bw;            /* host <-> GPU DMA, B/kcycle */
+    u32 pcie_dma_lat;       /* a transfer's fixed cost, cycles */
+    u32 pcie_copies;        /* adsm off: COPY records take time, 0 / 1 */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -166,7 +183,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
  * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma,
- * cpelide=off|baseline|cpelide|hmg|ideal).
+ * cpelide=off|baseline|cpelide|hmg|ideal,
+ * adsm=off|batch|lazy|rolling, pcie_copies=off|on).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

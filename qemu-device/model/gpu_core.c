@@ -84,6 +84,7 @@ enum ev_type {
     EV_FP_L2,           /* its bytes go into the home L2 */
     EV_FP_DONE,         /* they are written */
     EV_CPE_LAUNCH,      /* CPElide: the launch's L2 operations are done */
+    EV_ADSM_LAUNCH,     /* ADSM: the host's launch reaches the GPU */
 };
 
 enum reason {
@@ -337,6 +338,7 @@ struct gpu_core {
     struct gpu_cpe *cpe;        /* cfg.cpelide on */
     u32 *cver;                  /* its versions: an L2 line's 4 sectors */
     u32 cpe_test;               /* GPU_CPE_TEST_* */
+    struct gpu_adsm *adsm;      /* cfg.adsm or cfg.pcie_copies on */
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1314,6 +1316,7 @@ static void chiplet_dispatch(struct gpu_core *g, u32 c)
 }
 
 static bool fp_kernel_end(struct gpu_core *g);
+static void adsm_kernel_end(struct gpu_core *g);
 
 static void kernel_check_end(struct gpu_core *g)
 {
@@ -1330,6 +1333,9 @@ static void kernel_check_end(struct gpu_core *g)
     g->kend = g->now;
     if (g->now > g->last_cycle) {
         g->last_cycle = g->now;
+    }
+    if (g->adsm) {
+        adsm_kernel_end(g);
     }
     g->stats.kernels++;
     if (g->ops->kernel_done) {
@@ -2592,6 +2598,10 @@ static int kernel_limit_fail(struct gpu_core *g, const char *limit,
 static u64 cpe_launch(struct gpu_core *g);
 static void cpe_end(struct gpu_core *g);
 static void kernel_dispatch(struct gpu_core *g);
+static void kernel_start(struct gpu_core *g);
+static u64 adsm_launch(struct gpu_core *g);
+static int adsm_record(struct gpu_core *g);
+static void adsm_end(struct gpu_core *g);
 
 /* Reads the kernel's blocks to KERNEL_END, then starts it now. */
 static int read_kernel(struct gpu_core *g)
@@ -2716,20 +2726,38 @@ static int read_kernel(struct gpu_core *g)
             ch->cursor = ch->end;
         }
     }
-    if (g->cpe) {
-        u64 t = cpe_launch(g);
+    if (g->adsm) {
+        u64 t = adsm_launch(g);
 
         if (g->err) {
             return g->err;
         }
         if (t > g->now) {
-            g->ops_left++;      /* the kernel waits for its L2 operations */
-            push(g, t, EV_CPE_LAUNCH, 0);
+            g->ops_left++;      /* the kernel waits for the host */
+            push(g, t, EV_ADSM_LAUNCH, 0);
             return g->err;
         }
     }
-    kernel_dispatch(g);
+    kernel_start(g);
     return g->err;
+}
+
+/* The launch reaches the GPU now: CPElide's L2 operations, the blocks. */
+static void kernel_start(struct gpu_core *g)
+{
+    if (g->cpe) {
+        u64 t = cpe_launch(g);
+
+        if (g->err) {
+            return;
+        }
+        if (t > g->now) {
+            g->ops_left++;      /* the kernel waits for its L2 operations */
+            push(g, t, EV_CPE_LAUNCH, 0);
+            return;
+        }
+    }
+    kernel_dispatch(g);
 }
 
 /* The kernel's blocks start on every chiplet now. */
@@ -2756,12 +2784,21 @@ static int read_next(struct gpu_core *g)
         switch (g->rec.type) {
         case PROG_REC_OBJECT:
             ret = add_object(g, &g->rec.object);
+            if (!ret && g->adsm) {
+                ret = adsm_record(g);
+            }
             if (ret) {
                 return ret;
             }
             break;
         case PROG_REC_COPY:
             g->copies++;
+            if (g->adsm) {
+                ret = adsm_record(g);
+                if (ret) {
+                    return ret;
+                }
+            }
             break;
         case PROG_REC_KERNEL:
             return read_kernel(g);
@@ -2769,6 +2806,9 @@ static int read_next(struct gpu_core *g)
             g->prog_end = true;
             if (g->cpe) {
                 cpe_end(g);     /* the final releases */
+            }
+            if (g->adsm) {
+                adsm_end(g);
             }
             return g->err;
         default:
@@ -2908,6 +2948,12 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         TABLE(g, g->cver, (u64)cfg->chiplets *
               (cfg->l2_size / GPU_LINE_BYTES) * 4);
     }
+    if (cfg->adsm || cfg->pcie_copies) {
+        g->adsm = gpu_adsm_create(cfg, ops->alloc, ops->free, priv);
+        if (!g->adsm) {
+            return fail_str(g, -ENOMEM, "out of memory for ADSM");
+        }
+    }
     return 0;
 }
 
@@ -2934,6 +2980,8 @@ void gpu_core_destroy(struct gpu_core *g)
     g->fp = NULL;
     gpu_cpe_destroy(g->cpe);
     g->cpe = NULL;
+    gpu_adsm_destroy(g->adsm);
+    g->adsm = NULL;
     zfree(g, g->cver);
     g->cver = NULL;
     zfree(g, g->sms);
@@ -3535,6 +3583,100 @@ static void cpe_end(struct gpu_core *g)
     }
 }
 
+/* ---- ADSM (gpu_adsm.h) ----------------------------------------------- */
+
+static int adsm_fail(struct gpu_core *g, int err, const char *what)
+{
+    const struct prog_copy *cp = &g->rec.copy;
+    struct msg m;
+
+    if (gpu_adsm_oom(g->adsm)) {
+        return fail_str(g, -ENOMEM, "out of memory for ADSM's objects");
+    }
+    m_begin(g, &m);
+    m_str(&m, "ADSM: copy ");
+    m_str(&m, cp->dir == PROG_COPY_H2D ? "h2d 0x" : "d2h 0x");
+    m_num(&m, cp->base, 16);
+    m_str(&m, " +");
+    m_num(&m, cp->bytes, 10);
+    m_str(&m, ": ");
+    m_str(&m, what);
+    return fail(g, err);
+}
+
+/*
+ * An OBJECT (adsmAlloc) or a COPY record: with cfg.adsm the CPU's access
+ * to each object the range covers, else an explicit copy.
+ */
+static int adsm_record(struct gpu_core *g)
+{
+    const struct prog_copy *cp = &g->rec.copy;
+    bool h2d = cp->dir == PROG_COPY_H2D;
+    u64 addr = cp->base, end = cp->base + cp->bytes;
+    int ret;
+
+    if (g->rec.type == PROG_REC_OBJECT) {
+        ret = gpu_adsm_object(g->adsm, g->nobjs - 1, g->rec.object.size);
+        return ret ? adsm_fail(g, ret, "") : 0;
+    }
+    gpu_adsm_copy(g->adsm, cp->bytes, h2d);
+    while (g->cfg.adsm && addr < end) {
+        struct gpu_object *o = obj_lookup(g, addr);
+        u64 off, n;
+
+        if (!o) {
+            return adsm_fail(g, -EINVAL, "a byte in no object");
+        }
+        off = addr - o->base;
+        n = o->size - off < end - addr ? o->size - off : end - addr;
+        ret = gpu_adsm_cpu(g->adsm, o->index, off, n, h2d);
+        if (ret) {
+            return adsm_fail(g, ret, "the protocol refused it");
+        }
+        addr += n;
+    }
+    if (gpu_adsm_host(g->adsm) > g->last_cycle) {
+        g->last_cycle = gpu_adsm_host(g->adsm);
+    }
+    return 0;
+}
+
+/*
+ * A launch (the release) when the host is done with what came before: the
+ * kernel's start is then, its blocks wait for the returned cycle.
+ */
+static u64 adsm_launch(struct gpu_core *g)
+{
+    u64 t;
+    int ret = gpu_adsm_launch(g->adsm, g->now, &g->kstart, &t);
+
+    if (ret) {
+        fail_str(g, ret, "ADSM: a launch's transfers failed");
+        return g->now;
+    }
+    return t;
+}
+
+/* The kernel ended: its completion and the host's sync (the acquire). */
+static void adsm_kernel_end(struct gpu_core *g)
+{
+    if (gpu_adsm_kernel_end(g->adsm, g->kstart, g->kend)) {
+        fail_str(g, -EIO, "ADSM: a sync's transfers failed");
+        return;
+    }
+    if (gpu_adsm_host(g->adsm) > g->last_cycle) {
+        g->last_cycle = gpu_adsm_host(g->adsm);
+    }
+}
+
+/* The program's end: the host's last work counts. */
+static void adsm_end(struct gpu_core *g)
+{
+    if (gpu_adsm_host(g->adsm) > g->last_cycle) {
+        g->last_cycle = gpu_adsm_host(g->adsm);
+    }
+}
+
 void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs)
 {
     g->cpe_test = knobs;
@@ -3588,6 +3730,10 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
     case EV_CPE_LAUNCH:
         g->ops_left--;
         kernel_dispatch(g);
+        break;
+    case EV_ADSM_LAUNCH:
+        g->ops_left--;
+        kernel_start(g);
         break;
     }
 }
@@ -3759,6 +3905,9 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
                                 c->baseline_invalidates - c->l2_invalidates : 0;
         c->elided_flushes = c->baseline_flushes > c->l2_flushes ?
                             c->baseline_flushes - c->l2_flushes : 0;
+    }
+    if (g->adsm) {
+        gpu_adsm_stats(g->adsm, &st->adsm);
     }
 }
 

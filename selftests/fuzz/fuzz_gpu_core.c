@@ -5,7 +5,8 @@
  *
  * Input: HDR header bytes choose the configuration (overrides of the
  * "barre" preset through gpu_config_set: 1-4 chiplets of 1-4 SMs, small
- * caches and TLBs, translation on or off, placements, schedulers), the
+ * caches and TLBs, translation on or off, placements, schedulers, ADSM
+ * off, with copies timed, or batch, lazy, rolling), the
  * object mapping and the IOMMU (reply latency, faults, a PFN past
  * memory, a tag never sent, a reply twice, one arriving in the past).
  * Byte 0 bit 0 then says what the rest is: a binary program as is, or
@@ -363,6 +364,12 @@ static void make_config(const uint8_t *h, struct gpu_config *c)
 	set(c, "l2_bw=%u", 1000u << ((h[8] >> 2) & 7));
 	set(c, "link_bw=%u", 1000u << ((h[8] >> 5) & 7));
 	set(c, "dram_bw=%u", 4000u << (h[9] & 7));
+	/* ADSM (the two bits left): off with copies timed or not, or on. */
+	set(c, "adsm=%u", h[2] >> 7 | (h[5] >> 7) << 1);
+	set(c, "pcie_copies=%u", !c->adsm && (h[11] & 1));
+	set(c, "adsm_rolling=%u", h[10] & 3);
+	set(c, "adsm_block=%u", 4096u << ((h[11] >> 6) & 3));
+	set(c, "pcie_dma_lat=%u", (h[11] >> 1) & 31);
 }
 
 /* ---- The test IOMMU and the run ---- */

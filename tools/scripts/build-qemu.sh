@@ -62,6 +62,14 @@ done
 for f in "$top"/uapi/*.h; do
 	sync_file "$f" "$src/hw/mcmgpu/uapi/$(basename "$f")"
 done
+# The kernel modules' cores the models call (model/DRIVER_CORES, paths
+# from the top), each with its header, into hw/mcmgpu/drivers/.
+mkdir -p "$src/hw/mcmgpu/drivers"
+while read -r f; do
+	[ -n "$f" ] || continue
+	sync_file "$top/$f" "$src/hw/mcmgpu/drivers/$(basename "$f")"
+	sync_file "$top/${f%.c}.h" "$src/hw/mcmgpu/drivers/$(basename "${f%.c}.h")"
+done <"$top/qemu-device/model/DRIVER_CORES"
 grep -q "^subdir('mcmgpu')" "$src/hw/meson.build" ||
 	echo "subdir('mcmgpu')" >>"$src/hw/meson.build"
 grep -q "'hw/mcmgpu'," "$src/meson.build" ||

@@ -4,7 +4,9 @@
 # an instruction, an address in no object, a kernel over kernel_mib, bad
 # options, mechanisms not in the core yet) must exit non-zero with a
 # message naming the problem; vadd's --json must parse with the counter
-# identities holding and be the same, byte for byte, on a second run.
+# identities holding (ADSM's bytes by cause, its faults by kind, under
+# the adsm preset's explicit copies and each protocol) and be the same,
+# byte for byte, on a second run.
 # Usage: tools/scripts/gpu-run-check.sh [MCMGPU]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,11 +68,15 @@ expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --b
 expect_fail "--cxl on|not yet" "$tmp/vadd.bin" --cxl on
 expect_fail "cpelide|not with finepack" "$tmp/vadd.bin" --cpelide cpelide --finepack wc
 expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
+expect_fail "adsm=eager|bad value" "$tmp/vadd.bin" --adsm eager
+expect_fail "adsm_block|power of two" "$tmp/vadd.bin" --adsm rolling --set adsm_block=12288
 
 # The good program: JSON, identities, the same twice.
 nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
-for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide"; do
+for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide" \
+	"--config adsm" "--config adsm --adsm batch" "--config adsm --adsm lazy" \
+	"--config adsm --adsm rolling" "--adsm lazy --barre on"; do
 	# shellcheck disable=SC2086
 	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
 	# shellcheck disable=SC2086
@@ -91,7 +97,24 @@ eq(g["kernels"], len(d["kernels"]), "kernels")
 for k in ("l1", "l2"):
 	eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")
 eq(g["l2"]["accesses"], g["l2"]["local"] + g["l2"]["remote"], "l2 local + remote")
-eq("barre" in d, "translate=0" not in args, "the IOMMU's counters with translation")
+eq("barre" in d, "translate=0" not in args and "--config adsm" not in args,
+   "the IOMMU's counters with translation")
+# ADSM: the adsm preset times its copies; every byte by its cause.
+eq("adsm" in d, "adsm" in args, "the adsm group")
+if "adsm" in d:
+	a = d["adsm"]
+	eq(a["h2d_bytes"], a["h2d_call"] + a["h2d_eager"], "adsm h2d by cause")
+	eq(a["d2h_bytes"], a["d2h_call"] + a["d2h_fault"], "adsm d2h by cause")
+	eq(a["faults"], a["faults_read_invalid"] + a["faults_write_invalid"] +
+	   a["faults_write_readonly"], "adsm faults by kind")
+	eq(a["launches"], g["kernels"], "adsm launches")
+	eq(a["modeled_cycles"], g["cycles"], "adsm modeled_cycles vs cycles")
+	assert a["transfers"] > 0, f"run {args}: no transfer"
+	if a["protocol"] == "explicit":
+		eq(a["h2d_bytes"], a["cpu_bytes_written"], "explicit h2d = copies")
+		eq(a["d2h_bytes"], a["cpu_bytes_read"], "explicit d2h = copies")
+	if a["protocol"] == "batch":
+		eq(a["h2d_bytes"], a["d2h_bytes"], "batch: both ways alike")
 if "barre" in d:
 	for k in ("l1_tlb", "l2_tlb"):
 		eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")

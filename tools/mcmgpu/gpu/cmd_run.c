@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
 		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
-		"          [--finepack MODE] [--cpelide MODE]\n"
+		"          [--finepack MODE] [--cpelide MODE] [--adsm MODE]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) through the GPU timing core with every enabled mechanism,\n"
@@ -50,9 +50,12 @@ static void usage(FILE *f)
 		"                     caches only its own chiplet's memory), baseline,\n"
 		"                     cpelide, hmg or ideal (L2s cache remote data;\n"
 		"                     docs/gpu.md; the same as --set cpelide=MODE)\n"
-		"  --cxl, --adsm MODE\n"
-		"                     only 'off' for now: these mechanisms are not yet in\n"
-		"                     the core's memory path\n"
+		"  --adsm MODE        objects shared with the CPU: off (COPY records are\n"
+		"                     explicit copies, timed on PCIe if pcie_copies=1, the\n"
+		"                     adsm preset's default), batch, lazy or rolling (every\n"
+		"                     object shared, COPY records the CPU's accesses;\n"
+		"                     docs/gpu.md; the same as --set adsm=MODE)\n"
+		"  --cxl MODE         only 'off' for now: not yet in the core's memory path\n"
 		"  --progress         a progress line per kernel on stderr\n"
 		"  --json             JSON (the same from the device and --host)\n"
 		"  --bench            instead of the result, the run's wall-clock time and\n"
@@ -109,7 +112,7 @@ int cmd_run(int argc, char **argv)
 	const char *preset = GPU_CONFIG_DEFAULT, *path;
 	char *sets[MAX_SETS + 2], merge[32];
 	int nsets = 0, c, ret, fd = -1;
-	char err[512], chip[32], fp_set[64], cpe_set[64];
+	char err[512], chip[32], fp_set[64], cpe_set[64], adsm_set[64];
 	bool bench = false, barre_given = false;
 	uint32_t merge_n = 0;
 	double t0;
@@ -155,7 +158,10 @@ int cmd_run(int argc, char **argv)
 			only_off("cxl", optarg);
 			break;
 		case OPT_ADSM:
-			only_off("adsm", optarg);
+			if (nsets == MAX_SETS)
+				die_usage("--set: at most %d overrides", MAX_SETS);
+			snprintf(adsm_set, sizeof(adsm_set), "adsm=%s", optarg);
+			sets[nsets++] = adsm_set;
 			break;
 		case OPT_BENCH:
 			bench = true;

@@ -256,6 +256,33 @@ static const char *const cpe_modes[] = {
 	"off", "baseline", "cpelide", "hmg", "ideal"
 };
 
+/* ADSM's and the host link's, named as `mcmgpu adsm` names its own. */
+#define AS(field) STAT(struct gpu_adsm_stats, field)
+static const struct stat_row adsm_rows[] = {
+	STAT_AT("block", struct gpu_adsm_stats, block_bytes), AS(rolling),
+	AS(objects), AS(copies), AS(cpu_bytes_written), AS(cpu_bytes_read),
+	STAT_NEWLINE,
+	AS(h2d_bytes), AS(d2h_bytes), AS(h2d_eager), AS(h2d_call),
+	AS(d2h_fault), AS(d2h_call),
+	STAT_NEWLINE,
+	AS(faults), AS(faults_read_invalid), AS(faults_write_invalid),
+	AS(faults_write_readonly), AS(refaults), AS(evictions), AS(dirty_peak),
+	STAT_NEWLINE,
+	AS(launches), AS(syncs), AS(transfers), AS(kernel_cycles),
+	AS(xfer_cycles), AS(fault_cycles), AS(launch_wait_cycles),
+	AS(modeled_cycles),
+};
+
+static const struct stat_table adsm_table = STAT_TABLE(adsm_rows,
+	"adsm: H2D {h2d_bytes} bytes ({h2d_eager} eager), D2H {d2h_bytes}, "
+	"{transfers} transfers ({xfer_cycles} cycles), {faults} protocol "
+	"faults, launches waited {launch_wait_cycles} cycles\n");
+
+/* cfg.adsm's names; off with pcie_copies: the replay's "explicit". */
+static const char *const adsm_modes[] = {
+	"explicit", "batch", "lazy", "rolling"
+};
+
 static void fp_report(struct fp_core_report *fr, const struct gpu_run_result *r)
 {
 	const struct gpu_finepack_stats *s = &r->core.finepack;
@@ -334,6 +361,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &cpe_table, &r->core.cpelide);
 		json_close(j);
 	}
+	if (o->cfg.adsm || o->cfg.pcie_copies) {
+		json_break(j, " ");
+		json_open(j, "adsm", '{');
+		json_string(j, "protocol", adsm_modes[o->cfg.adsm % GPU_ADSM_NR]);
+		stats_json(j, &adsm_table, &r->core.adsm);
+		json_close(j);
+	}
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -360,5 +394,10 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 		fprintf(f, "cpelide policy %s\n",
 			cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
 		stats_text(f, &cpe_table, &r->core.cpelide);
+	}
+	if (o->cfg.adsm || o->cfg.pcie_copies) {
+		fprintf(f, "adsm protocol %s\n",
+			adsm_modes[o->cfg.adsm % GPU_ADSM_NR]);
+		stats_text(f, &adsm_table, &r->core.adsm);
 	}
 }

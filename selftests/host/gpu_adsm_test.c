@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of ADSM in the GPU timing core (gpu_adsm.c through
+ * gpu_core.c): programs of two objects whose COPY records stand for the
+ * CPU's accesses. Off leaves a program without copies as it was; explicit
+ * copies cost exactly setup + bytes / bandwidth each; batch moves every
+ * object both ways at every launch and sync; lazy only what the CPU
+ * touched, a whole object at a time; rolling evicts beyond R and fetches
+ * only the blocks read; every run is the same whatever the epochs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "gpu_core.h"
+#include "../lib/prog_builder.h"
+
+static void *t_alloc(void *priv, size_t bytes)
+{
+	(void)priv;
+	return calloc(1, bytes);
+}
+
+static void t_free(void *priv, void *p)
+{
+	(void)priv;
+	free(p);
+}
+
+static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+
+#define OBJ_A		0x10000000ULL
+#define OBJ_B		0x20000000ULL
+#define A_BYTES		(64 * 1024ULL)
+#define B_BYTES		(32 * 1024ULL)
+#define BLOCK		4096ULL
+#define BW		8000	/* 8 B a cycle */
+#define DMA_LAT		500
+#define FAULT_LAT	1000
+
+/* The transfer of bytes alone on the engine. */
+#define XFER(bytes)	(DMA_LAT + (bytes) * 1000 / BW)
+
+static struct gpu_config adsm_cfg(uint32_t mode)
+{
+	struct gpu_config c = gpu_preset_find("adsm")->cfg;
+
+	c.sms = 2;
+	c.adsm = mode;
+	c.adsm_block = BLOCK;
+	c.adsm_rolling = 0;
+	c.pcie_bw = BW;
+	c.pcie_dma_lat = DMA_LAT;
+	c.adsm_fault_lat = FAULT_LAT;
+	return c;
+}
+
+static int run_prog(const struct gpu_config *cfg, struct tprog *p,
+		    uint64_t epoch, struct gpu_core_stats *st, char *err)
+{
+	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	p->pos = 0;
+	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
+	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+static void copy(struct tprog *p, uint32_t dir, uint64_t base, uint64_t bytes)
+{
+	struct prog_rec *r = tp_add(p, PROG_REC_COPY);
+
+	r->copy.dir = dir;
+	r->copy.base = base;
+	r->copy.bytes = bytes;
+}
+
+/* One block, one warp: loads 4 lines of A, adds. */
+static void kernel(struct tprog *p, uint32_t id)
+{
+	uint32_t i;
+
+	tp_kernel(p, id, "k", 1, 32, 0);
+	tp_block(p, 0);
+	tp_warp(p, 0, 5);
+	for (i = 0; i < 4; i++)
+		tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4, 0xffffffff,
+		       OBJ_A + i * 128, 4, 1);
+	tp_alu(p, PROG_OP_INT, 2, 1);
+	tp_add(p, PROG_REC_BLOCK_END);
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+static void objects(struct tprog *p)
+{
+	tp_object(p, OBJ_A, A_BYTES, "a");
+	tp_object(p, OBJ_B, B_BYTES, "b");
+}
+
+/* The CPU writes all of A, two kernels, reads 8 KiB of A, one more kernel. */
+static void build_iter(struct tprog *p)
+{
+	objects(p);
+	copy(p, PROG_COPY_H2D, OBJ_A, A_BYTES);
+	kernel(p, 1);
+	kernel(p, 2);
+	copy(p, PROG_COPY_D2H, OBJ_A, 2 * BLOCK);
+	kernel(p, 3);
+	tp_add(p, PROG_REC_END);
+}
+
+TEST(off_leaves_a_program_without_copies_unchanged)
+{
+	struct gpu_core_stats plain, timed;
+	struct gpu_config c = adsm_cfg(GPU_ADSM_OFF);
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	objects(&p);
+	kernel(&p, 1);
+	kernel(&p, 2);
+	tp_add(&p, PROG_REC_END);
+	c.pcie_copies = 0;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	c.pcie_copies = 1;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &timed, err)) TH_LOG("%s", err);
+	/* Everything but the adsm group: launches count there. */
+	EXPECT_EQ(0, memcmp(&plain, &timed, offsetof(struct gpu_core_stats, adsm)));
+	EXPECT_EQ(2, timed.adsm.launches);
+	EXPECT_EQ(0, timed.adsm.transfers);
+	EXPECT_EQ(0, timed.adsm.launch_wait_cycles);
+	tp_free(&p);
+}
+
+TEST(explicit_copies_cost_setup_plus_bytes_over_bandwidth)
+{
+	struct gpu_core_stats plain, timed;
+	struct gpu_config c = adsm_cfg(GPU_ADSM_OFF);
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	objects(&p);
+	copy(&p, PROG_COPY_H2D, OBJ_A, A_BYTES);
+	kernel(&p, 1);
+	copy(&p, PROG_COPY_D2H, OBJ_B, B_BYTES);
+	tp_add(&p, PROG_REC_END);
+	c.pcie_copies = 0;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, plain.adsm.transfers);
+	c.pcie_copies = 1;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &timed, err)) TH_LOG("%s", err);
+	EXPECT_EQ(plain.cycles + XFER(A_BYTES) + XFER(B_BYTES), timed.cycles);
+	EXPECT_EQ(A_BYTES, timed.adsm.h2d_bytes);
+	EXPECT_EQ(B_BYTES, timed.adsm.d2h_bytes);
+	EXPECT_EQ(2, timed.adsm.transfers);
+	EXPECT_EQ(2, timed.adsm.copies);
+	EXPECT_EQ(XFER(A_BYTES) + XFER(B_BYTES), timed.adsm.xfer_cycles);
+	/*
+	 * The copy before the kernel is synchronous: the host launches it
+	 * after, with nothing left to wait for; the kernel takes as long.
+	 */
+	EXPECT_EQ(0, timed.adsm.launch_wait_cycles);
+	EXPECT_EQ(plain.cycles, timed.adsm.kernel_cycles);
+	EXPECT_EQ(timed.cycles, timed.adsm.modeled_cycles);
+	tp_free(&p);
+}
+
+TEST(batch_moves_every_object_both_ways_at_every_launch_and_sync)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_BATCH);
+	const struct gpu_adsm_stats *a;
+	struct gpu_core_stats st, plain;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build_iter(&p);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	a = &st.adsm;
+	EXPECT_EQ(3, a->launches);
+	EXPECT_EQ(3, a->syncs);
+	EXPECT_EQ(2, a->objects);
+	EXPECT_EQ(3 * (A_BYTES + B_BYTES), a->h2d_bytes);
+	EXPECT_EQ(3 * (A_BYTES + B_BYTES), a->h2d_call);
+	EXPECT_EQ(3 * (A_BYTES + B_BYTES), a->d2h_bytes);
+	EXPECT_EQ(3 * (A_BYTES + B_BYTES), a->d2h_call);
+	EXPECT_EQ(0, a->faults);
+	EXPECT_EQ(0, a->fault_cycles);
+	EXPECT_EQ(12, a->transfers);
+	/* Each transfer alone on the engine: setup + bytes / bandwidth. */
+	EXPECT_EQ(6 * (XFER(A_BYTES) + XFER(B_BYTES)), a->xfer_cycles);
+	/* The GPU's time is the same; the transfers add to it, serially. */
+	c.adsm = GPU_ADSM_OFF;
+	c.pcie_copies = 0;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	EXPECT_EQ(plain.cycles + a->xfer_cycles, st.cycles);
+	EXPECT_EQ(plain.cycles, a->kernel_cycles - a->launch_wait_cycles);
+	tp_free(&p);
+}
+
+TEST(lazy_moves_only_what_the_cpu_touched)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_LAZY);
+	const struct gpu_adsm_stats *a;
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	build_iter(&p);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	a = &st.adsm;
+	/* A written (R -> D), flushed at launch 1; B never moves. */
+	EXPECT_EQ(A_BYTES, a->h2d_bytes);
+	EXPECT_EQ(A_BYTES, a->h2d_call);
+	/* The read of 8 KiB fetches the whole object (I -> R), once. */
+	EXPECT_EQ(A_BYTES, a->d2h_bytes);
+	EXPECT_EQ(A_BYTES, a->d2h_fault);
+	EXPECT_EQ(0, a->d2h_call);
+	EXPECT_EQ(2, a->faults);
+	EXPECT_EQ(1, a->faults_write_readonly);
+	EXPECT_EQ(1, a->faults_read_invalid);
+	EXPECT_EQ(2, a->transfers);
+	EXPECT_EQ(2 * FAULT_LAT, a->fault_cycles);
+	EXPECT_EQ(2 * XFER(A_BYTES), a->xfer_cycles);
+	EXPECT_EQ(A_BYTES + 2 * BLOCK, a->cpu_bytes_written + a->cpu_bytes_read);
+	tp_free(&p);
+}
+
+TEST(rolling_evicts_beyond_r_and_fetches_only_blocks_read)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_ROLLING);
+	const struct gpu_adsm_stats *a;
+	struct gpu_core_stats st, lazy;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint64_t blocks = A_BYTES / BLOCK;
+
+	build_iter(&p);
+	c.adsm_rolling = 2;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	a = &st.adsm;
+	EXPECT_EQ(BLOCK, a->block_bytes);
+	EXPECT_EQ(2, a->rolling);
+	/* 16 blocks written: each a fault; all but R evicted early. */
+	EXPECT_EQ(blocks - 2, a->evictions);
+	EXPECT_EQ((blocks - 2) * BLOCK, a->h2d_eager);
+	EXPECT_EQ(2 * BLOCK, a->h2d_call);
+	EXPECT_EQ(A_BYTES, a->h2d_bytes);
+	EXPECT_EQ(2, a->dirty_peak);
+	/* The read of 2 blocks fetches those 2 only. */
+	EXPECT_EQ(2 * BLOCK, a->d2h_bytes);
+	EXPECT_EQ(2 * BLOCK, a->d2h_fault);
+	EXPECT_EQ(blocks, a->faults_write_readonly);
+	EXPECT_EQ(2, a->faults_read_invalid);
+	EXPECT_EQ(blocks + 2, a->faults);
+	/* A transfer a block: the evictions, the flush, the fetches. */
+	EXPECT_EQ(blocks + 2, a->transfers);
+	EXPECT_EQ((blocks + 2) * XFER(BLOCK), a->xfer_cycles);
+	EXPECT_EQ((blocks + 2) * FAULT_LAT, a->fault_cycles);
+	/* Fewer bytes than lazy, which fetched all of A back. */
+	c.adsm = GPU_ADSM_LAZY;
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &lazy, err)) TH_LOG("%s", err);
+	EXPECT_LT(a->d2h_bytes, lazy.adsm.d2h_bytes);
+	tp_free(&p);
+}
+
+TEST(rolling_evictions_overlap_the_cpu)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_ROLLING);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	/*
+	 * The CPU's faults (FAULT_LAT each) are longer than a block's
+	 * transfer: every eviction is done when the next fault comes, so
+	 * the launch waits only for the last R blocks' flush.
+	 */
+	objects(&p);
+	copy(&p, PROG_COPY_H2D, OBJ_A, A_BYTES);
+	kernel(&p, 1);
+	tp_add(&p, PROG_REC_END);
+	c.adsm_rolling = 1;
+	c.adsm_fault_lat = 2 * XFER(BLOCK);
+	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(A_BYTES / BLOCK - 1, st.adsm.evictions);
+	EXPECT_EQ(XFER(BLOCK), st.adsm.launch_wait_cycles);
+	tp_free(&p);
+}
+
+TEST(same_counters_whatever_the_epochs)
+{
+	static const uint64_t epochs[] = { 1, 7, 333, 1000000000 };
+	struct tprog p = { 0 };
+	uint32_t m, i;
+
+	build_iter(&p);
+	for (m = GPU_ADSM_OFF; m < GPU_ADSM_NR; m++) {
+		struct gpu_config c = adsm_cfg(m);
+		struct gpu_core_stats first, st;
+		char err[GPU_CORE_ERR_MAX];
+
+		c.adsm_rolling = 3;
+		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], &first, err))
+			TH_LOG("%s", err);
+		for (i = 1; i < 4; i++) {
+			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
+				TH_LOG("mode %u epoch %llu", m,
+				       (unsigned long long)epochs[i]);
+		}
+	}
+	tp_free(&p);
+}
+
+TEST(a_copy_outside_every_object_is_an_error)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_LAZY);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	objects(&p);
+	copy(&p, PROG_COPY_H2D, OBJ_A + A_BYTES - 16, 32);
+	kernel(&p, 1);
+	tp_add(&p, PROG_REC_END);
+	EXPECT_EQ(-EINVAL, run_prog(&c, &p, ~0ULL >> 1, &st, err));
+	EXPECT_NE(NULL, strstr(err, "in no object")) TH_LOG("%s", err);
+	tp_free(&p);
+}
+
+TEST(config_names_the_modes)
+{
+	struct gpu_config c = adsm_cfg(GPU_ADSM_OFF);
+	const char *why, *field;
+
+	ASSERT_EQ(0, gpu_config_set(&c, "adsm=rolling", &why));
+	EXPECT_EQ(GPU_ADSM_ROLLING, c.adsm);
+	ASSERT_EQ(0, gpu_config_set(&c, "adsm=batch", &why));
+	EXPECT_EQ(GPU_ADSM_BATCH, c.adsm);
+	EXPECT_NE(0, gpu_config_set(&c, "adsm=eager", &why));
+	ASSERT_EQ(0, gpu_config_set(&c, "adsm_block=12288", &why));
+	EXPECT_EQ(-EINVAL, gpu_config_check(&c, GPU_MAX_CHIPLETS, &field, &why));
+	EXPECT_STREQ("adsm_block", field);
+	/* Every preset off; only adsm's times its copies. */
+	for (uint32_t i = 0; i < gpu_npresets; i++) {
+		EXPECT_EQ(GPU_ADSM_OFF, gpu_presets[i].cfg.adsm);
+		EXPECT_EQ(!strcmp(gpu_presets[i].name, "adsm"),
+			  gpu_presets[i].cfg.pcie_copies);
+	}
+}
+
+TEST_HARNESS_MAIN
