@@ -145,26 +145,8 @@ static const char *const barre_modes[] = { "off", "on", "fbarre" };
 void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
 			  struct gpu_run_result *r)
 {
-	const struct gpu_core_fbarre_stats *f = &r->core.fbarre;
-	struct mcmgpu_barre_stats *b = &r->barre;
-
-	if (!o->cfg.translate || o->barre != GPU_RUN_BARRE_FBARRE)
-		return;
-	b->l2_misses = f->l2_misses;
-	b->ats_requests_sent = f->ats_requests_sent;
-	b->inpackage_lookups = f->inpackage_lookups;
-	b->local_hits = f->local_hits;
-	b->remote_requests = f->remote_requests;
-	b->remote_hits = f->remote_hits;
-	b->remote_false_positives = f->remote_false_positives;
-	b->lcf_hits = f->lcf_hits;
-	b->lcf_true_positives = f->lcf_true_positives;
-	b->filter_messages = f->filter_messages;
-	b->filter_messages_dropped = f->filter_messages_dropped;
-	b->filter_overflows = f->filter_overflows;
-	b->sibling_tlb_reads = f->sibling_tlb_reads;
-	b->filter_probes = f->filter_probes;
-	b->inpackage_mismatches = f->inpackage_mismatches;
+	if (o->cfg.translate && o->barre == GPU_RUN_BARRE_FBARRE)
+		fbarre_stats_to_barre(&r->core.fbarre, &r->barre);
 }
 
 /*
