@@ -117,7 +117,7 @@ $(BUILD)/host/cpe_steps_test: tools/mcmgpu/cpelide/cpe_steps.c \
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/%: selftests/fuzz/%.c $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) | deps
+$(BUILD)/fuzz/%: selftests/fuzz/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) | deps
 	@mkdir -p $(dir $@)
 	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) -Idrivers/mcmgpu $(TOOL_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -218,6 +218,36 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
     return MCMGPU_CMPL_OK;
 }
 
+/*
+ * One ATS response as the chiplets' reply, arriving pcie_cycles after the
+ * IOMMU was done. F-Barre's extension is taken as it is: the chiplets
+ * check it before they use it.
+ */
+void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
+                      const struct mcmgpu_ats_response *rsp,
+                      uint64_t pcie_cycles, uint32_t pasid)
+{
+    *r = (struct chiplet_tlb_reply){
+        .tag = le64_to_cpu(rsp->tag),
+        .pfn = le64_to_cpu(rsp->pfn),
+        .arrive = le64_to_cpu(rsp->done) + pcie_cycles,
+        .fault = le32_to_cpu(rsp->status) != MCMGPU_ATS_OK,
+        .writable = rsp->writable,
+    };
+    if (rsp->has_group) {
+        r->coal = le64_to_cpu(rsp->coal) & MCMGPU_PTE_COAL_MASK;
+        r->pec = (struct mcmgpu_pec_entry){
+            .start_vpn = le64_to_cpu(rsp->start_vpn),
+            .end_vpn = le64_to_cpu(rsp->end_vpn),
+            .pasid = pasid,
+            .g = le32_to_cpu(rsp->g),
+            .nmap = MIN(rsp->nmap, MCMGPU_MAX_CHIPLETS),
+            .valid = 1,
+        };
+        memcpy(r->pec.map, rsp->map, sizeof(r->pec.map));
+    }
+}
+
 /* The IOMMU's answers to the last epoch; the first bad one stops them. */
 static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
                               uint64_t addr, uint64_t n,
@@ -241,27 +271,9 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
         return MCMGPU_CMPL_DMA_FAULT;
     }
     for (i = 0; i < n; i++) {
-        struct chiplet_tlb_reply r = {
-            .tag = le64_to_cpu(rsp[i].tag),
-            .pfn = le64_to_cpu(rsp[i].pfn),
-            .arrive = le64_to_cpu(rsp[i].done) + MCMGPU_BARRE_PCIE_CYCLES,
-            .fault = le32_to_cpu(rsp[i].status) != MCMGPU_ATS_OK,
-            .writable = rsp[i].writable,
-        };
+        struct chiplet_tlb_reply r;
 
-        /* F-Barre's extension; the chiplets check it before they use it. */
-        if (rsp[i].has_group) {
-            r.coal = le64_to_cpu(rsp[i].coal) & MCMGPU_PTE_COAL_MASK;
-            r.pec = (struct mcmgpu_pec_entry){
-                .start_vpn = le64_to_cpu(rsp[i].start_vpn),
-                .end_vpn = le64_to_cpu(rsp[i].end_vpn),
-                .pasid = bc->pasid,
-                .g = le32_to_cpu(rsp[i].g),
-                .nmap = MIN(rsp[i].nmap, MCMGPU_MAX_CHIPLETS),
-                .valid = 1,
-            };
-            memcpy(r.pec.map, rsp[i].map, sizeof(r.pec.map));
-        }
+        mcmgpu_ats_reply(&r, &rsp[i], MCMGPU_BARRE_PCIE_CYCLES, bc->pasid);
 
         /*
          * A frame past the GPU's memory: pfn << 12 would wrap from 2^52

@@ -542,26 +542,9 @@ static uint32_t gpu_deliver(MCMGPUState *s, GpuContext *gc, uint64_t addr,
     }
     for (i = 0; i < n; i++) {
         uint64_t done = le64_to_cpu(rsp[i].done);
-        struct chiplet_tlb_reply r = {
-            .tag = le64_to_cpu(rsp[i].tag),
-            .pfn = le64_to_cpu(rsp[i].pfn),
-            .arrive = done + gc->cfg.pcie_lat,
-            .fault = le32_to_cpu(rsp[i].status) != MCMGPU_ATS_OK,
-            .writable = rsp[i].writable,
-        };
+        struct chiplet_tlb_reply r;
 
-        if (rsp[i].has_group) {
-            r.coal = le64_to_cpu(rsp[i].coal) & MCMGPU_PTE_COAL_MASK;
-            r.pec = (struct mcmgpu_pec_entry){
-                .start_vpn = le64_to_cpu(rsp[i].start_vpn),
-                .end_vpn = le64_to_cpu(rsp[i].end_vpn),
-                .pasid = gc->pasid,
-                .g = le32_to_cpu(rsp[i].g),
-                .nmap = MIN(rsp[i].nmap, MCMGPU_MAX_CHIPLETS),
-                .valid = 1,
-            };
-            memcpy(r.pec.map, rsp[i].map, sizeof(r.pec.map));
-        }
+        mcmgpu_ats_reply(&r, &rsp[i], gc->cfg.pcie_lat, gc->pasid);
         if (!r.fault && r.pfn >= frames) {
             return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",
                               "response %" PRIu64 ": PFN 0x%" PRIx64

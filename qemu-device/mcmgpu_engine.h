@@ -147,6 +147,16 @@ void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes);
 /* Raise window events and its vector; from handlers (lock not held). */
 void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits);
 
+/*
+ * An ATS response (uapi/mcmgpu_barre.h) as the chiplet TLBs' reply
+ * (model/chiplet_tlb.h), for the engines that run chiplets (engine_barre.c).
+ */
+struct mcmgpu_ats_response;
+struct chiplet_tlb_reply;
+void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
+                      const struct mcmgpu_ats_response *rsp,
+                      uint64_t pcie_cycles, uint32_t pasid);
+
 extern const MCMGPUEngine mcmgpu_dma_engine;
 extern const MCMGPUEngine mcmgpu_finepack_engine;
 extern const MCMGPUEngine mcmgpu_cpelide_engine;

@@ -516,7 +516,7 @@ void chiplet_tlb_export_stats(const struct chiplet_tlbs *d,
                               struct mcmgpu_barre_stats *st)
 {
     const struct chiplet_tlb_stats *ds = &d->stats;
-    const struct fbarre_stats *fs = &d->fb.stats;
+    struct gpu_core_fbarre_stats fb;
 
     st->accesses = ds->accesses;
     st->l1_hits = ds->l1_hits;
@@ -527,19 +527,7 @@ void chiplet_tlb_export_stats(const struct chiplet_tlbs *d,
     st->shootdowns = ds->shootdowns;
     st->ats_round_trip = ds->ats_round_trip;
     st->modeled_cycles = ds->modeled_cycles;
-    st->l2_misses = ds->l2_misses;
-    st->ats_requests_sent = ds->ats_sent;
-    st->inpackage_mismatches = ds->inpackage_mismatches;
-    st->inpackage_lookups = fs->lookups;
-    st->local_hits = fs->local_hits;
-    st->remote_requests = fs->remote_requests;
-    st->remote_hits = fs->remote_hits;
-    st->remote_false_positives = fs->remote_false_positives;
-    st->lcf_hits = fs->lcf_hits;
-    st->lcf_true_positives = fs->lcf_true_positives;
-    st->filter_messages = fs->filter_messages;
-    st->filter_messages_dropped = fs->filter_messages_dropped;
-    st->filter_overflows = fs->filter_overflows;
-    st->sibling_tlb_reads = fs->tlb_reads;
-    st->filter_probes = fs->filter_probes;
+    fbarre_export_stats(&d->fb, ds->l2_misses, ds->ats_sent,
+                        ds->inpackage_mismatches, &fb);
+    fbarre_stats_to_barre(&fb, st);
 }

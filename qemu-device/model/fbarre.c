@@ -414,3 +414,46 @@ void fbarre_lookup(struct fbarre_state *f, u32 c, u64 vpn, u64 now,
     }
     res->latency = t;
 }
+
+void fbarre_export_stats(const struct fbarre_state *f, u64 l2_misses,
+                         u64 ats_sent, u64 mismatches,
+                         struct gpu_core_fbarre_stats *st)
+{
+    const struct fbarre_stats *fs = &f->stats;
+
+    st->l2_misses = l2_misses;
+    st->ats_requests_sent = ats_sent;
+    st->inpackage_lookups = fs->lookups;
+    st->local_hits = fs->local_hits;
+    st->remote_requests = fs->remote_requests;
+    st->remote_hits = fs->remote_hits;
+    st->remote_false_positives = fs->remote_false_positives;
+    st->lcf_hits = fs->lcf_hits;
+    st->lcf_true_positives = fs->lcf_true_positives;
+    st->filter_messages = fs->filter_messages;
+    st->filter_messages_dropped = fs->filter_messages_dropped;
+    st->filter_overflows = fs->filter_overflows;
+    st->sibling_tlb_reads = fs->tlb_reads;
+    st->filter_probes = fs->filter_probes;
+    st->inpackage_mismatches = mismatches;
+}
+
+void fbarre_stats_to_barre(const struct gpu_core_fbarre_stats *fb,
+                           struct mcmgpu_barre_stats *st)
+{
+    st->l2_misses = fb->l2_misses;
+    st->ats_requests_sent = fb->ats_requests_sent;
+    st->inpackage_lookups = fb->inpackage_lookups;
+    st->local_hits = fb->local_hits;
+    st->remote_requests = fb->remote_requests;
+    st->remote_hits = fb->remote_hits;
+    st->remote_false_positives = fb->remote_false_positives;
+    st->lcf_hits = fb->lcf_hits;
+    st->lcf_true_positives = fb->lcf_true_positives;
+    st->filter_messages = fb->filter_messages;
+    st->filter_messages_dropped = fb->filter_messages_dropped;
+    st->filter_overflows = fb->filter_overflows;
+    st->sibling_tlb_reads = fb->sibling_tlb_reads;
+    st->filter_probes = fb->filter_probes;
+    st->inpackage_mismatches = fb->inpackage_mismatches;
+}

@@ -64,6 +64,30 @@ struct fbarre_stats {
     u64 tlb_reads;              /* L2 TLB reads for a sibling */
 };
 
+/*
+ * The counters as the GPU core and the Barre replay name them (struct
+ * gpu_core_stats's fbarre, struct mcmgpu_barre_stats): l2_misses =
+ * local_hits + remote_hits + ats_requests_sent; inpackage_lookups =
+ * l2_misses.
+ */
+struct gpu_core_fbarre_stats {
+    u64 l2_misses;              /* misses that took an L2 TLB MSHR */
+    u64 ats_requests_sent;      /* those the package could not answer */
+    u64 inpackage_lookups;
+    u64 local_hits;
+    u64 remote_requests;
+    u64 remote_hits;
+    u64 remote_false_positives;
+    u64 lcf_hits;
+    u64 lcf_true_positives;
+    u64 filter_messages;
+    u64 filter_messages_dropped;
+    u64 filter_overflows;
+    u64 sibling_tlb_reads;
+    u64 filter_probes;
+    u64 inpackage_mismatches;   /* answers != the true walk */
+};
+
 struct fbarre_state {
     struct fbarre_config cfg;
     u32 chiplets;
@@ -118,6 +142,17 @@ void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte, bool add
  */
 void fbarre_lookup(struct fbarre_state *f, u32 c, u64 vpn, u64 now,
                fbarre_tlb_read_fn read, void *priv, struct fbarre_result *res);
+
+/*
+ * The counters in those names (the one place they are renamed): the L2
+ * misses, the requests sent and the mismatches are the caller's.
+ */
+void fbarre_export_stats(const struct fbarre_state *f, u64 l2_misses,
+                         u64 ats_sent, u64 mismatches,
+                         struct gpu_core_fbarre_stats *st);
+/* And into the Barre replay's (the one copy between the two). */
+void fbarre_stats_to_barre(const struct gpu_core_fbarre_stats *fb,
+                           struct mcmgpu_barre_stats *st);
 
 /* The filter itself, for the tests and the benchmark. */
 void fbarre_filter_clear(struct fbarre_filter *fl);

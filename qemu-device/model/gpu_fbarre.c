@@ -135,21 +135,5 @@ void gpu_fbarre_fill(struct gpu_fbarre *f, u32 c, u32 mi, u64 index, u64 vpn,
 void gpu_fbarre_export(const struct gpu_fbarre *f, u64 ats_sent,
                        struct gpu_core_fbarre_stats *st)
 {
-    const struct fbarre_stats *fs = &f->fb.stats;
-
-    st->l2_misses = f->l2_misses;
-    st->ats_requests_sent = ats_sent;
-    st->inpackage_lookups = fs->lookups;
-    st->local_hits = fs->local_hits;
-    st->remote_requests = fs->remote_requests;
-    st->remote_hits = fs->remote_hits;
-    st->remote_false_positives = fs->remote_false_positives;
-    st->lcf_hits = fs->lcf_hits;
-    st->lcf_true_positives = fs->lcf_true_positives;
-    st->filter_messages = fs->filter_messages;
-    st->filter_messages_dropped = fs->filter_messages_dropped;
-    st->filter_overflows = fs->filter_overflows;
-    st->sibling_tlb_reads = fs->tlb_reads;
-    st->filter_probes = fs->filter_probes;
-    st->inpackage_mismatches = f->mismatches;
+    fbarre_export_stats(&f->fb, f->l2_misses, ats_sent, f->mismatches, st);
 }

@@ -26,28 +26,7 @@
 #include "fbarre.h"
 #include "chiplet_tlb.h"
 
-/*
- * The counters, named as struct mcmgpu_barre_stats names them (the
- * Barre replay's): l2_misses = local_hits + remote_hits +
- * ats_requests_sent; inpackage_lookups = l2_misses.
- */
-struct gpu_core_fbarre_stats {
-    u64 l2_misses;              /* misses that took an L2 TLB MSHR */
-    u64 ats_requests_sent;      /* those the package could not answer */
-    u64 inpackage_lookups;
-    u64 local_hits;
-    u64 remote_requests;
-    u64 remote_hits;
-    u64 remote_false_positives;
-    u64 lcf_hits;
-    u64 lcf_true_positives;
-    u64 filter_messages;
-    u64 filter_messages_dropped;
-    u64 filter_overflows;
-    u64 sibling_tlb_reads;
-    u64 filter_probes;
-    u64 inpackage_mismatches;   /* answers != the true walk (ops->walk) */
-};
+/* Its counters: struct gpu_core_fbarre_stats (fbarre.h). */
 
 /* An L2 TLB entry as F-Barre sees it; pte 0: empty. */
 struct gpu_fbarre_entry {

@@ -39,43 +39,13 @@
 #include "gpu_config.h"
 #include "gpu_core.h"
 #include "program.h"
+#include "../lib/prog_mem.h"
 
 #define HDR             12
 #define MAX_INSTS       3000
 #define MAX_PENDING     4096
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
-
-struct mem {
-	uint8_t *buf;
-	size_t len, cap, pos;
-};
-
-static int mem_write(void *ctx, const void *buf, size_t len)
-{
-	struct mem *m = ctx;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->buf = realloc(m->buf, m->cap);
-		CHECK(m->buf);
-	}
-	memcpy(m->buf + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
-static long mem_read(void *ctx, void *buf, size_t len)
-{
-	struct mem *m = ctx;
-	size_t n = m->len - m->pos;
-
-	if (n > len)
-		n = len;
-	memcpy(buf, m->buf + m->pos, n);
-	m->pos += n;
-	return (long)n;
-}
 
 /* ---- The generator: bytes to a valid program ---- */
 
@@ -195,14 +165,15 @@ static void gen_inst(struct bytes *b, struct prog_inst *in, uint64_t pc,
 }
 
 /* Objects, then 1-3 kernels; *insts: the INST records written. */
-static void gen_program(struct bytes *b, struct mem *out, uint64_t *insts)
+static void gen_program(struct bytes *b, struct prog_mem *out,
+			uint64_t *insts)
 {
 	static struct prog_rec rec;
 	struct gen_obj objs[4];
 	uint32_t nobjs = 1 + nb(b) % 4, nk = 1 + nb(b) % 3, i, k;
 	uint64_t pc = 0x1000;
 
-	CHECK(!prog_writer_init(&gw, mem_write, out));
+	CHECK(!prog_writer_init(&gw, prog_mem_write, out));
 	for (i = 0; i < nobjs; i++) {
 		memset(&rec, 0, sizeof(rec));
 		rec.type = PROG_REC_OBJECT;
@@ -294,14 +265,14 @@ static void gen_program(struct bytes *b, struct mem *out, uint64_t *insts)
  * The INST records of a binary program (up to a refusal), -1 if over
  * MAX_INSTS, -2 if it is not a program.
  */
-static int64_t count_insts(struct mem *prog)
+static int64_t count_insts(struct prog_mem *prog)
 {
 	static struct prog_reader r;
 	static struct prog_rec rec;
 	int64_t n = 0;
 
 	prog->pos = 0;
-	if (prog_reader_init(&r, mem_read, prog))
+	if (prog_reader_init(&r, prog_mem_read, prog))
 		return -2;
 	while (prog_read(&r, &rec) == 1) {
 		if (rec.type == PROG_REC_INST && ++n > MAX_INSTS)
@@ -514,7 +485,7 @@ static int source(void *rd, struct prog_rec *rec)
 }
 
 /* Runs the core to its end; epoch: r->cut cycles, aligned or not. */
-static void run_once(struct run *r, struct mem *prog, bool aligned)
+static void run_once(struct run *r, struct prog_mem *prog, bool aligned)
 {
 	static struct prog_reader rd;
 	struct gpu_core_ops ops = {
@@ -530,7 +501,7 @@ static void run_once(struct run *r, struct mem *prog, bool aligned)
 	r->next_va = 1 << 20;
 	r->protocol_error = false;
 	prog->pos = 0;
-	CHECK(!prog_reader_init(&rd, mem_read, prog));
+	CHECK(!prog_reader_init(&rd, prog_mem_read, prog));
 	CHECK(size);
 	r->core = aligned_alloc(64, (size + 63) & ~(size_t)63);
 	CHECK(r->core);
@@ -630,7 +601,7 @@ static void pick_mechanism(struct run *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct run a, b;
-	struct mem prog = { 0 };
+	struct prog_mem prog = { 0 };
 	uint64_t insts = 0;
 
 	if (size < HDR)
@@ -651,7 +622,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		int64_t n;
 
-		prog.buf = (uint8_t *)data + HDR;
+		prog.bytes = (uint8_t *)data + HDR;
 		prog.len = size - HDR;
 		n = count_insts(&prog);
 		if (n < 0)
@@ -685,6 +656,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_counters(&a, insts);
 	}
 	if (data[0] & 1)
-		free(prog.buf);
+		free(prog.bytes);
 	return 0;
 }

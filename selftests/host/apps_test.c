@@ -18,48 +18,10 @@
 #include "apps.h"
 #include "program.h"
 #include "simt.h"
-
-/* A program in memory, as the writer's callback receives it. */
-struct prog_buf {
-	uint8_t *bytes;
-	size_t len, cap;
-	size_t pos;			/* reading back */
-};
-
-static int buf_write(void *ctx, const void *buf, size_t len)
-{
-	struct prog_buf *b = ctx;
-
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 1 << 16;
-		uint8_t *p;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		p = realloc(b->bytes, cap);
-		if (!p)
-			return -ENOMEM;
-		b->bytes = p;
-		b->cap = cap;
-	}
-	memcpy(b->bytes + b->len, buf, len);
-	b->len += len;
-	return 0;
-}
-
-static long buf_read(void *ctx, void *buf, size_t len)
-{
-	struct prog_buf *b = ctx;
-
-	if (len > b->len - b->pos)
-		len = b->len - b->pos;
-	memcpy(buf, b->bytes + b->pos, len);
-	b->pos += len;
-	return (long)len;
-}
+#include "../lib/prog_mem.h"
 
 /* FNV-1a over the program's bytes. */
-static uint64_t buf_hash(const struct prog_buf *b)
+static uint64_t buf_hash(const struct prog_mem *b)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	size_t i;
@@ -71,7 +33,7 @@ static uint64_t buf_hash(const struct prog_buf *b)
 
 /* Runs app into b: its run()'s result, or the writer's. */
 static int run_app(const struct app_desc *app, uint64_t size, uint64_t seed,
-		   struct prog_buf *b, char *err, size_t errlen)
+		   struct prog_mem *b, char *err, size_t errlen)
 {
 	struct prog_writer *w = calloc(1, sizeof(*w));
 	struct simt_gpu *gpu;
@@ -81,7 +43,7 @@ static int run_app(const struct app_desc *app, uint64_t size, uint64_t seed,
 	err[0] = 0;
 	if (!w)
 		return -ENOMEM;
-	ret = prog_writer_init(w, buf_write, b);
+	ret = prog_writer_init(w, prog_mem_write, b);
 	gpu = ret ? NULL : simt_gpu_new(w);
 	if (!gpu) {
 		free(w);
@@ -100,7 +62,7 @@ struct prog_counts {
 };
 
 /* Reads b back through the grammar to END: 0 or the reader's error. */
-static int read_back(struct prog_buf *b, struct prog_counts *c)
+static int read_back(struct prog_mem *b, struct prog_counts *c)
 {
 	struct prog_reader *r = calloc(1, sizeof(*r));
 	struct prog_rec *rec = calloc(1, sizeof(*rec));
@@ -108,7 +70,7 @@ static int read_back(struct prog_buf *b, struct prog_counts *c)
 
 	memset(c, 0, sizeof(*c));
 	b->pos = 0;
-	ret = r && rec ? prog_reader_init(r, buf_read, b) : -ENOMEM;
+	ret = r && rec ? prog_reader_init(r, prog_mem_read, b) : -ENOMEM;
 	while (!ret && (ret = prog_read(r, rec)) == 1) {
 		c->kernels += rec->type == PROG_REC_KERNEL;
 		c->blocks += rec->type == PROG_REC_BLOCK;
@@ -140,7 +102,7 @@ static bool app_randomized(const struct app_desc *app)
 TEST(every_app_passes_its_check_and_writes_one_program)
 {
 	const struct app_desc *const *a;
-	struct prog_buf b1, b2;
+	struct prog_mem b1, b2;
 	struct prog_counts c;
 	char err[512];
 
@@ -170,7 +132,7 @@ TEST(every_app_passes_its_check_and_writes_one_program)
 TEST(a_seed_moves_the_addresses_of_data_dependent_apps_only)
 {
 	const struct app_desc *const *a;
-	struct prog_buf b1, b2;
+	struct prog_mem b1, b2;
 	char err[512];
 
 	for (a = apps; *a; a++) {
@@ -195,7 +157,7 @@ TEST(a_seed_moves_the_addresses_of_data_dependent_apps_only)
 TEST(every_check_catches_a_corrupted_result)
 {
 	const struct app_desc *const *a;
-	struct prog_buf b;
+	struct prog_mem b;
 	char err[512];
 	int ret;
 
@@ -226,7 +188,7 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "micro-stream", 0 }, { "micro-chase", 1 },
 		{ "micro-compute", 0 }, { "micro-tlb", 100 },
 	};
-	struct prog_buf b;
+	struct prog_mem b;
 	char err[512];
 	size_t i;
 

@@ -17,7 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "gpu_core.h"
-#include "../lib/prog_builder.h"
+#include "../lib/core_run.h"
 
 /* ---- Running ------------------------------------------------------------ */
 
@@ -32,18 +32,6 @@ struct env {
 	struct gpu_kernel_stats last;
 	int overflow;
 };
-
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
 
 /* Answers at issue + lat: a PFN from the VPN, spread over the chiplets. */
 static void t_ats(void *priv, const struct chiplet_tlb_request *r)
@@ -72,8 +60,8 @@ static void t_kernel_done(void *priv, const struct gpu_kernel_stats *k)
 }
 
 static const struct gpu_core_ops test_ops = {
-	.alloc = t_alloc,
-	.free = t_free,
+	.alloc = core_test_alloc,
+	.free = core_test_free,
 	.ats_request = t_ats,
 	.kernel_done = t_kernel_done,
 };

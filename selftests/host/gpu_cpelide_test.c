@@ -16,21 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "gpu_core.h"
-#include "../lib/prog_builder.h"
-
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
-
-static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+#include "../lib/core_run.h"
 
 #define OBJ		0x10000000ULL
 #define PAGES		16		/* kwc: pages 4h..4h+3 live on chiplet h */
@@ -48,28 +34,6 @@ static struct gpu_config cpe_cfg(uint32_t policy)
 	c.placement = GPU_PLACE_KWC;
 	c.cpelide = policy;
 	return c;
-}
-
-static int run_prog(const struct gpu_config *cfg, struct tprog *p,
-		    uint64_t epoch, uint32_t knobs, struct gpu_core_stats *st,
-		    char *err)
-{
-	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
-	int ret;
-
-	if (!g)
-		return -ENOMEM;
-	p->pos = 0;
-	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
-	if (!ret)
-		gpu_core_cpelide_test(g, knobs);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
-	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
-	return ret;
 }
 
 /*
@@ -150,7 +114,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 
 	build_pc(&p);
 	c = cpe_cfg(GPU_CPE_BASELINE);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(3, s->kernels);
 	EXPECT_EQ(12, s->l2_invalidates);
 	EXPECT_EQ(12, s->l2_flushes);
@@ -165,7 +129,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 	EXPECT_EQ(0, s->oracle_violations);
 
 	c = cpe_cfg(GPU_CPE_CPELIDE);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	/* Kernel 2 releases the 4 producers; nothing else is needed. */
 	EXPECT_EQ(0, s->l2_invalidates);
 	EXPECT_EQ(4, s->l2_flushes);
@@ -187,7 +151,7 @@ TEST(write_after_remote_read_invalidates_the_reader_only)
 	struct tprog p = { 0 };
 
 	build_war(&p);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	/*
 	 * Kernel 3: chiplet 1 is Stale (invalidate), chiplet 0 Dirty where
 	 * 1 reads (release); the end releases nothing more.
@@ -216,7 +180,7 @@ TEST(oracle_clean_under_every_policy_and_ideal_fastest)
 		for (i = 0; i < 4; i++) {
 			struct gpu_config c = cpe_cfg(policies[i]);
 
-			ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err))
+			ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
 				TH_LOG("%s", err);
 			EXPECT_EQ(0, st.cpelide.oracle_violations)
 				TH_LOG("program %u policy %u", b, policies[i]);
@@ -251,13 +215,13 @@ TEST(oracle_sees_dropped_invalidations_and_flushes)
 		struct gpu_config c = cpe_cfg(policies[i]);
 
 		/* Chiplet 1's copy of the page survives chiplet 0's write. */
-		ASSERT_EQ(0, run_prog(&c, &war, ~0ULL >> 1,
-				      GPU_CPE_TEST_NO_INVALIDATE, &st, err));
+		ASSERT_EQ(0, tp_run(&c, &war, ~0ULL >> 1,
+				    GPU_CPE_TEST_NO_INVALIDATE, &st, err));
 		EXPECT_EQ(PAGE / 32, st.cpelide.oracle_read_violations)
 			TH_LOG("policy %u", policies[i]);
 		/* The consumers read the homes before the producers' data. */
-		ASSERT_EQ(0, run_prog(&c, &pc, ~0ULL >> 1, GPU_CPE_TEST_NO_FLUSH,
-				      &st, err));
+		ASSERT_EQ(0, tp_run(&c, &pc, ~0ULL >> 1, GPU_CPE_TEST_NO_FLUSH,
+				    &st, err));
 		EXPECT_LT(0, st.cpelide.oracle_read_violations)
 			TH_LOG("policy %u", policies[i]);
 	}
@@ -274,7 +238,7 @@ TEST(off_counts_nothing)
 	struct tprog p = { 0 };
 
 	build_pc(&p);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, memcmp(&zero, &st.cpelide, sizeof(zero)));
 	/*
 	 * Every remote access crosses to its home L2 (the stores and kernel
@@ -297,10 +261,10 @@ TEST(deterministic_whatever_the_epochs)
 		struct gpu_core_stats first, st;
 		char err[GPU_CORE_ERR_MAX];
 
-		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], 0, &first, err))
+		ASSERT_EQ(0, tp_run(&c, &p, epochs[0], 0, &first, err))
 			TH_LOG("%s", err);
 		for (i = 1; i < 4; i++) {
-			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], 0, &st, err))
+			ASSERT_EQ(0, tp_run(&c, &p, epochs[i], 0, &st, err))
 				TH_LOG("%s", err);
 			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
 				TH_LOG("policy %u epoch %llu", policies[m],

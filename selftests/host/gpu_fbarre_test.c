@@ -21,62 +21,18 @@
 #include "gpu_run.h"
 #include "program.h"
 #include "simt.h"
-
-struct prog_mem {
-	uint8_t *bytes;
-	size_t len, cap;
-};
-
-static int mem_write(void *ctx, const void *buf, size_t len)
-{
-	struct prog_mem *m = ctx;
-
-	if (m->len + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 1 << 16;
-		uint8_t *p;
-
-		while (cap < m->len + len)
-			cap *= 2;
-		p = realloc(m->bytes, cap);
-		if (!p)
-			return -ENOMEM;
-		m->bytes = p;
-		m->cap = cap;
-	}
-	memcpy(m->bytes + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
-static int encode_sink(void *ctx, const struct prog_rec *rec)
-{
-	return prog_write(ctx, rec);
-}
+#include "../lib/app_prog.h"
 
 /* Application name at its small size, as a program file at path. */
 static int gen_file(const char *name, char *path, size_t len)
 {
 	const struct app_desc *app = app_find(name);
-	struct prog_writer *w = calloc(1, sizeof(*w));
 	struct prog_mem m = { 0 };
-	struct simt_gpu *gpu = NULL;
-	char err[256] = "";
-	int ret = app && w ? 0 : -ENOENT, fd = -1;
+	char err[256];
+	int ret = app ? app_prog_gen(name, app->small_size, &m, err,
+				     sizeof(err)) : -ENOENT;
+	int fd;
 
-	if (!ret)
-		ret = prog_writer_init(w, mem_write, &m);
-	if (!ret) {
-		gpu = simt_gpu_new(NULL);
-		ret = gpu ? 0 : -ENOMEM;
-	}
-	if (!ret) {
-		simt_gpu_set_sink(gpu, encode_sink, w);
-		ret = app->run(gpu, app->small_size, 1, err, sizeof(err));
-	}
-	if (!ret)
-		ret = simt_gpu_finish(gpu);
-	simt_gpu_free(gpu);
-	free(w);
 	if (!ret) {
 		snprintf(path, len, "/tmp/gpu_fbarre_test.%s.XXXXXX", name);
 		fd = mkstemp(path);

@@ -15,23 +15,9 @@
 
 #include "kselftest_harness.h"
 #include "gpu_core.h"
-#include "../lib/prog_builder.h"
+#include "../lib/core_run.h"
 
 /* ---- Running ------------------------------------------------------------ */
-
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
-
-static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
 
 #define OBJ		0x10000000ULL
 #define OBJ_SIZE	(2ULL << 20)
@@ -50,26 +36,6 @@ static struct gpu_config fp_cfg(uint32_t mode)
 	c.placement = GPU_PLACE_RR;
 	c.finepack = mode;
 	return c;
-}
-
-/* Runs p in epochs of epoch cycles; the stats in *st. */
-static int run_prog(const struct gpu_config *cfg, struct tprog *p,
-		    uint64_t epoch, struct gpu_core_stats *st, char *err)
-{
-	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
-	int ret;
-
-	if (!g)
-		return -ENOMEM;
-	p->pos = 0;
-	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
-	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
-	return ret;
 }
 
 static uint64_t store_addr(uint32_t warp, uint32_t j, uint32_t lane)
@@ -163,7 +129,7 @@ TEST(every_scheme_delivers_what_was_stored)
 		const struct gpu_finepack_stats *f = &st[i].finepack;
 		uint64_t want = remote_bytes(&c);
 
-		ASSERT_EQ(0, run_prog(&c, &p, 1000, &st[i], err)) TH_LOG("%s", err);
+		ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st[i], err)) TH_LOG("%s", err);
 		ASSERT_GT(want, 0);
 		EXPECT_EQ(modes[i], f->mode);
 		EXPECT_EQ(want, f->store_bytes);
@@ -213,7 +179,7 @@ TEST(off_counts_nothing_and_keeps_the_sector_path)
 	struct tprog p = { 0 };
 
 	build(&p, false, NULL);
-	ASSERT_EQ(0, run_prog(&c, &p, 1000, &off, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &off, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, memcmp(&zero, &off.finepack, sizeof(zero)));
 	/*
 	 * Off: a remote 4 B store is a sector message and its
@@ -221,7 +187,7 @@ TEST(off_counts_nothing_and_keeps_the_sector_path)
 	 */
 	EXPECT_EQ(remote_bytes(&c) / 4 * 4, off.link.requests);
 	c.finepack = GPU_FP_FINEPACK;
-	ASSERT_EQ(0, run_prog(&c, &p, 1000, &on, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &on, err)) TH_LOG("%s", err);
 	EXPECT_LT(on.link.bytes, off.link.bytes);
 	tp_free(&p);
 }
@@ -238,10 +204,10 @@ TEST(deterministic_whatever_the_epochs)
 		struct tprog p = { 0 };
 
 		build(&p, true, "MEMBAR.SC.SYS");
-		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], &first, err))
+		ASSERT_EQ(0, tp_run(&c, &p, epochs[0], 0, &first, err))
 			TH_LOG("%s", err);
 		for (i = 1; i < 4; i++) {
-			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], &st, err))
+			ASSERT_EQ(0, tp_run(&c, &p, epochs[i], 0, &st, err))
 				TH_LOG("%s", err);
 			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
 				TH_LOG("mode %u epoch %llu", m,
@@ -260,20 +226,20 @@ TEST(fences_and_loads_flush)
 
 	/* A system fence flushes the chiplet's queue. */
 	build(&p, false, "MEMBAR.SC.SYS");
-	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(BLOCKS * WARPS, st.finepack.fences);
 	EXPECT_GT(st.finepack.flushes[MCMGPU_FP_FLUSH_FENCE], 0);
 	EXPECT_EQ(remote_bytes(&c), st.finepack.delivered_bytes);
 	tp_free(&p);
 	/* A block-scope one does not. */
 	build(&p, false, "MEMBAR.SC.CTA");
-	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, st.finepack.fences);
 	EXPECT_EQ(0, st.finepack.flushes[MCMGPU_FP_FLUSH_FENCE]);
 	tp_free(&p);
 	/* A load of a queued line flushes its partition first. */
 	build(&p, true, NULL);
-	ASSERT_EQ(0, run_prog(&c, &p, 1000, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_GT(st.finepack.loads, 0);
 	EXPECT_GT(st.finepack.flushes[MCMGPU_FP_FLUSH_LOAD], 0);
 	EXPECT_EQ(remote_bytes(&c), st.finepack.delivered_bytes);

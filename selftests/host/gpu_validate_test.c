@@ -27,87 +27,12 @@
 #include "gpu_core.h"
 #include "program.h"
 #include "simt.h"
+#include "../lib/app_prog.h"
 
 #define PAGE		4096ULL
 #define MAX_KERNELS	4
 
 /* ---- the program, in memory -------------------------------------------- */
-
-struct prog_mem {
-	uint8_t *bytes;
-	size_t len, cap, pos;
-};
-
-static int mem_write(void *ctx, const void *buf, size_t len)
-{
-	struct prog_mem *m = ctx;
-
-	if (m->len + len > m->cap) {
-		size_t cap = m->cap ? m->cap : 1 << 16;
-		uint8_t *p;
-
-		while (cap < m->len + len)
-			cap *= 2;
-		p = realloc(m->bytes, cap);
-		if (!p)
-			return -ENOMEM;
-		m->bytes = p;
-		m->cap = cap;
-	}
-	memcpy(m->bytes + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
-static long mem_read(void *ctx, void *buf, size_t len)
-{
-	struct prog_mem *m = ctx;
-
-	if (len > m->len - m->pos)
-		len = m->len - m->pos;
-	memcpy(buf, m->bytes + m->pos, len);
-	m->pos += len;
-	return (long)len;
-}
-
-/* The executor's sink: each record encoded into memory. */
-static int encode_sink(void *ctx, const struct prog_rec *rec)
-{
-	return prog_write(ctx, rec);
-}
-
-/* Runs application name at size into m (its reference check included). */
-static int gen_program(const char *name, uint64_t size, struct prog_mem *m,
-		       char *err, size_t errlen)
-{
-	const struct app_desc *app = app_find(name);
-	struct prog_writer *w = calloc(1, sizeof(*w));
-	struct simt_gpu *gpu = NULL;
-	int ret;
-
-	memset(m, 0, sizeof(*m));
-	err[0] = 0;
-	if (!app || !w) {
-		free(w);
-		return app ? -ENOMEM : -ENOENT;
-	}
-	ret = prog_writer_init(w, mem_write, m);
-	if (!ret) {
-		gpu = simt_gpu_new(NULL);
-		ret = gpu ? 0 : -ENOMEM;
-	}
-	if (!ret) {
-		simt_gpu_set_sink(gpu, encode_sink, w);
-		ret = app->run(gpu, size, 1, err, errlen);
-	}
-	if (!ret)
-		ret = simt_gpu_finish(gpu);
-	if (ret && !err[0] && gpu)
-		snprintf(err, errlen, "%s", simt_gpu_error(gpu));
-	simt_gpu_free(gpu);
-	free(w);
-	return ret;
-}
 
 struct mem_source {
 	struct prog_reader r;
@@ -240,7 +165,7 @@ static int drive(struct driver *d, struct prog_mem *m, char *err,
 	memset(g, 0, bytes);
 	m->pos = 0;
 	src->m = m;
-	ret = prog_reader_init(&src->r, mem_read, m);
+	ret = prog_reader_init(&src->r, prog_mem_read, m);
 	if (!ret)
 		ret = gpu_core_init(g, &d->cfg, &ops, d, mem_source, src);
 	if (ret) {
@@ -330,7 +255,7 @@ static bool near(const char *what, double got, double want, double tol)
 /* Generates and runs one case; the test fails on any error. */
 #define RUN(d, app, size, m) do {					\
 	char err_[512];							\
-	ASSERT_EQ(0, gen_program(app, size, m, err_, sizeof(err_)))	\
+	ASSERT_EQ(0, app_prog_gen(app, size, m, err_, sizeof(err_)))	\
 		TH_LOG("%s: %s", app, err_);				\
 	ASSERT_EQ(0, drive(d, m, err_, sizeof(err_)))			\
 		TH_LOG("%s: %s", app, err_);				\

@@ -16,6 +16,7 @@
 #include "kselftest_harness.h"
 #include "prog_file.h"
 #include "program.h"
+#include "../lib/prog_mem.h"
 
 static const char text_prog[] =
 	"mcmgpu-program 1\n"
@@ -56,43 +57,8 @@ static const char *canonical(void)
 	return buf;
 }
 
-struct mem {
-	char *buf;
-	size_t len, cap, pos;
-};
-
-static int mem_write(void *ctx, const void *buf, size_t len)
-{
-	struct mem *m = ctx;
-
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->buf = realloc(m->buf, m->cap);
-		if (!m->buf)
-			return -ENOMEM;
-	}
-	memcpy(m->buf + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
-static long mem_read(void *ctx, void *buf, size_t len)
-{
-	struct mem *m = ctx;
-	size_t n = m->len - m->pos;
-
-	/* A few bytes at a time, so records cross refills. */
-	if (n > len)
-		n = len;
-	if (n > 7)
-		n = 7;
-	memcpy(buf, m->buf + m->pos, n);
-	m->pos += n;
-	return (long)n;
-}
-
 /* Reads text; writes every record to a binary writer into bin. */
-static int text_to_bin(const char *text, struct mem *bin, char *err,
+static int text_to_bin(const char *text, struct prog_mem *bin, char *err,
 		       size_t errlen)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
@@ -106,7 +72,7 @@ static int text_to_bin(const char *text, struct mem *bin, char *err,
 		ret = -EINVAL;
 		goto out;
 	}
-	prog_writer_init(w, mem_write, bin);
+	prog_writer_init(w, prog_mem_write, bin);
 	while ((ret = prog_in_next(in, &rec)) == 1) {
 		ret = prog_write(w, &rec);
 		if (ret) {
@@ -125,7 +91,7 @@ out:
 }
 
 /* Reads binary; the text form of every record into out. */
-static int bin_to_text(struct mem *bin, char *out, size_t len, char *err,
+static int bin_to_text(struct prog_mem *bin, char *out, size_t len, char *err,
 		       size_t errlen)
 {
 	struct prog_reader *r = malloc(sizeof(*r));
@@ -135,7 +101,7 @@ static int bin_to_text(struct mem *bin, char *out, size_t len, char *err,
 
 	bin->pos = 0;
 	used = snprintf(out, len, "mcmgpu-program 1\n");
-	ret = prog_reader_init(r, mem_read, bin);
+	ret = prog_reader_init(r, prog_mem_read, bin);
 	if (!ret)
 		while ((ret = prog_read(r, &rec)) == 1)
 			used += prog_text_format(&rec, out + used, len - used);
@@ -149,29 +115,29 @@ static int bin_to_text(struct mem *bin, char *out, size_t len, char *err,
 
 TEST(text_binary_text_round_trip)
 {
-	struct mem bin = { 0 };
+	struct prog_mem bin = { 0 };
 	char err[512] = "", *out = malloc(1 << 16);
 
 	ASSERT_EQ(0, text_to_bin(text_prog, &bin, err, sizeof(err)))
 		TH_LOG("%s", err);
-	ASSERT_EQ(0, memcmp(bin.buf, PROG_MAGIC, PROG_MAGIC_LEN));
+	ASSERT_EQ(0, memcmp(bin.bytes, PROG_MAGIC, PROG_MAGIC_LEN));
 	ASSERT_EQ(0, bin_to_text(&bin, out, 1 << 16, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_STREQ(canonical(), out);
 	free(out);
-	free(bin.buf);
+	free(bin.bytes);
 }
 
 TEST(fields_survive)
 {
-	struct mem bin = { 0 };
+	struct prog_mem bin = { 0 };
 	struct prog_reader *r = malloc(sizeof(*r));
 	struct prog_rec rec;
 	char err[512] = "";
 	int n = 0;
 
 	ASSERT_EQ(0, text_to_bin(text_prog, &bin, err, sizeof(err)));
-	ASSERT_EQ(0, prog_reader_init(r, mem_read, &bin));
+	ASSERT_EQ(0, prog_reader_init(r, prog_mem_read, &bin));
 	while (prog_read(r, &rec) == 1) {
 		n++;
 		if (rec.type == PROG_REC_KERNEL) {
@@ -202,7 +168,7 @@ TEST(fields_survive)
 	EXPECT_EQ(14, n);
 	EXPECT_EQ(0, prog_read(r, &rec));
 	free(r);
-	free(bin.buf);
+	free(bin.bytes);
 }
 
 /* Replaces the line that starts with from (to "" deletes it). */
@@ -224,7 +190,7 @@ static char *edit(const char *from, const char *to)
  */
 TEST(read_same_equals_read)
 {
-	struct mem a = { 0 }, b;
+	struct prog_mem a = { 0 }, b;
 	struct prog_reader *r1 = malloc(sizeof(*r1)), *r2 = malloc(sizeof(*r2));
 	struct prog_rec *x = malloc(sizeof(*x)), *y = malloc(sizeof(*y));
 	char err[512] = "", *name = malloc(3001), *line = malloc(3200), *text;
@@ -238,8 +204,8 @@ TEST(read_same_equals_read)
 	text = edit("kernel 1", line);
 	ASSERT_EQ(0, text_to_bin(text, &a, err, sizeof(err))) TH_LOG("%s", err);
 	b = a;
-	ASSERT_EQ(0, prog_reader_init(r1, mem_read, &a));
-	ASSERT_EQ(0, prog_reader_init(r2, mem_read, &b));
+	ASSERT_EQ(0, prog_reader_init(r1, prog_mem_read, &a));
+	ASSERT_EQ(0, prog_reader_init(r2, prog_mem_read, &b));
 	memset(y, 0xa5, sizeof(*y));	/* the first read clears it whole */
 	do {
 		ret1 = prog_read(r1, x);
@@ -254,7 +220,7 @@ TEST(read_same_equals_read)
 	free(r2);
 	free(x);
 	free(y);
-	free(a.buf);
+	free(a.bytes);
 	free(text);
 	free(line);
 	free(name);
@@ -316,20 +282,20 @@ TEST(bad_text_is_refused_with_line_and_field)
 	for (i = 0; i < sizeof(bad_texts) / sizeof(bad_texts[0]); i++) {
 		const struct bad_text *b = &bad_texts[i];
 		char *s = edit(b->from, b->to), err[512] = "";
-		struct mem bin = { 0 };
+		struct prog_mem bin = { 0 };
 
 		EXPECT_GT(0, text_to_bin(s, &bin, err, sizeof(err)))
 			TH_LOG("case %u accepted", i);
 		EXPECT_NE(NULL, strstr(err, b->msg))
 			TH_LOG("case %u: '%s' lacks '%s'", i, err, b->msg);
 		free(s);
-		free(bin.buf);
+		free(bin.bytes);
 	}
 }
 
 TEST(binary_cut_or_changed_anywhere_never_crashes)
 {
-	struct mem bin = { 0 }, cut;
+	struct prog_mem bin = { 0 }, cut;
 	struct prog_reader *r = malloc(sizeof(*r));
 	struct prog_rec rec;
 	char err[512] = "";
@@ -341,7 +307,7 @@ TEST(binary_cut_or_changed_anywhere_never_crashes)
 		cut = bin;
 		cut.len = i;
 		cut.pos = 0;
-		ret = prog_reader_init(r, mem_read, &cut);
+		ret = prog_reader_init(r, prog_mem_read, &cut);
 		if (!ret)
 			while ((ret = prog_read(r, &rec)) == 1)
 				;
@@ -350,19 +316,19 @@ TEST(binary_cut_or_changed_anywhere_never_crashes)
 	}
 	for (i = PROG_MAGIC_LEN + 1; i < bin.len; i++) {
 		for (j = 0; j < 8; j++) {
-			bin.buf[i] ^= 1 << j;
+			bin.bytes[i] ^= 1 << j;
 			bin.pos = 0;
-			ret = prog_reader_init(r, mem_read, &bin);
+			ret = prog_reader_init(r, prog_mem_read, &bin);
 			if (!ret)
 				while ((ret = prog_read(r, &rec)) == 1)
 					;
 			if (ret < 0)
 				EXPECT_NE(NULL, r->err_why);
-			bin.buf[i] ^= 1 << j;
+			bin.bytes[i] ^= 1 << j;
 		}
 	}
 	free(r);
-	free(bin.buf);
+	free(bin.bytes);
 }
 
 /* Every default mnemonic passes the grammar, for each class and access. */
@@ -415,12 +381,12 @@ TEST(default_opcodes)
 TEST(binary_is_compact)
 {
 	struct prog_writer *w = malloc(sizeof(*w));
-	struct mem bin = { 0 };
+	struct prog_mem bin = { 0 };
 	struct prog_rec rec;
 	size_t before;
 	int i;
 
-	prog_writer_init(w, mem_write, &bin);
+	prog_writer_init(w, prog_mem_write, &bin);
 	memset(&rec, 0, sizeof(rec));
 	rec.type = PROG_REC_KERNEL;
 	rec.kernel.id = 1;
@@ -454,7 +420,7 @@ TEST(binary_is_compact)
 	/* the second: index, pc, mask, op, space, kind, width, 0, 0, 6+31 */
 	EXPECT_GE(48, bin.len + w->used - before);
 	free(w);
-	free(bin.buf);
+	free(bin.bytes);
 }
 
 /*
@@ -464,7 +430,7 @@ TEST(binary_is_compact)
 TEST(records_read_are_zero_padded)
 {
 	struct prog_reader *r = malloc(sizeof(*r));
-	struct mem bin = { 0 };
+	struct prog_mem bin = { 0 };
 	struct prog_rec rec;
 	char err[512] = "";
 	size_t i, n;
@@ -475,7 +441,7 @@ TEST(records_read_are_zero_padded)
 	ASSERT_EQ(0, text_to_bin(text, &bin, err, sizeof(err))) TH_LOG("%s", err);
 	free(text);
 	memset(r, 0xa5, sizeof(*r));
-	ASSERT_EQ(0, prog_reader_init(r, mem_read, &bin));
+	ASSERT_EQ(0, prog_reader_init(r, prog_mem_read, &bin));
 	while (prog_read(r, &rec) == 1) {
 		if (rec.type != PROG_REC_INST)
 			continue;
@@ -485,7 +451,7 @@ TEST(records_read_are_zero_padded)
 				TH_LOG("%s: byte %zu", rec.inst.opcode, i);
 	}
 	free(r);
-	free(bin.buf);
+	free(bin.bytes);
 }
 
 /* A grammar inside a warp of many instructions, ready for INST records. */

@@ -14,6 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "simt.h"
+#include "../lib/prog_mem.h"
 
 #define FULL 0xffffffffu
 
@@ -882,26 +883,6 @@ TEST(sink_error_stops_the_gpu)
 	free(c.rec);
 }
 
-struct bytes {
-	uint8_t *buf;
-	size_t n, cap;
-};
-
-static int bytes_write(void *ctx, const void *buf, size_t len)
-{
-	struct bytes *b = ctx;
-
-	if (b->n + len > b->cap) {
-		b->cap = (b->n + len) * 2;
-		b->buf = realloc(b->buf, b->cap);
-		if (!b->buf)
-			return -ENOMEM;
-	}
-	memcpy(b->buf + b->n, buf, len);
-	b->n += len;
-	return 0;
-}
-
 /* A gather: where it reads depends on the data. */
 static void k_gather(struct simt_thread *t, const void *p)
 {
@@ -917,14 +898,14 @@ static void k_gather(struct simt_thread *t, const void *p)
 static int run_kernels(struct simt_gpu *gpu, uint64_t seed);
 
 /* A program of three kernels, as records and as binary bytes. */
-static int run_program(struct capture *c, struct bytes *b, uint64_t seed)
+static int run_program(struct capture *c, struct prog_mem *b, uint64_t seed)
 {
 	struct prog_writer *w = calloc(1, sizeof(*w));
 	struct simt_gpu *gpu;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	if (!w || prog_writer_init(w, bytes_write, b))
+	if (!w || prog_writer_init(w, prog_mem_write, b))
 		return -ENOMEM;
 	gpu = simt_gpu_new(w);
 	memset(c, 0, sizeof(*c));
@@ -960,25 +941,25 @@ static int run_kernels(struct simt_gpu *gpu, uint64_t seed)
 TEST(deterministic_bytes)
 {
 	struct capture c1, c2, c3;
-	struct bytes b1, b2, b3;
+	struct prog_mem b1, b2, b3;
 
 	ASSERT_EQ(0, run_program(&c1, &b1, 1));
 	ASSERT_EQ(0, run_program(&c2, &b2, 1));
 	ASSERT_EQ(0, run_program(&c3, &b3, 2));
 	ASSERT_EQ(c1.n, c2.n);
 	EXPECT_EQ(0, memcmp(c1.rec, c2.rec, c1.n * sizeof(*c1.rec)));
-	ASSERT_EQ(b1.n, b2.n);
-	EXPECT_EQ(0, memcmp(b1.buf, b2.buf, b1.n));
-	EXPECT_EQ(0, memcmp(b1.buf, PROG_MAGIC, PROG_MAGIC_LEN));
+	ASSERT_EQ(b1.len, b2.len);
+	EXPECT_EQ(0, memcmp(b1.bytes, b2.bytes, b1.len));
+	EXPECT_EQ(0, memcmp(b1.bytes, PROG_MAGIC, PROG_MAGIC_LEN));
 	/* Another seed, other data: other gathers, other bytes. */
-	EXPECT_TRUE(b1.n != b3.n || memcmp(b1.buf, b3.buf, b1.n));
+	EXPECT_TRUE(b1.len != b3.len || memcmp(b1.bytes, b3.bytes, b1.len));
 	EXPECT_EQ(0, check_order(&c1));
 	free(c1.rec);
 	free(c2.rec);
 	free(c3.rec);
-	free(b1.buf);
-	free(b2.buf);
-	free(b3.buf);
+	free(b1.bytes);
+	free(b2.bytes);
+	free(b3.bytes);
 }
 
 TEST_HARNESS_MAIN

@@ -26,6 +26,14 @@
 		   q.wait_cycles, q.requests), \
 	STAT_CLOSE
 
+/* A TLB's or a cache's first rows: its p_accesses, p_hits and p_misses. */
+#define CHITS(p) \
+	STAT_AT("accesses", struct gpu_core_stats, p##_accesses), \
+	STAT_AT("hits", struct gpu_core_stats, p##_hits), \
+	STAT_AT("misses", struct gpu_core_stats, p##_misses), \
+	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, p##_hits, \
+		   p##_misses)
+
 static const struct stat_row core_rows[] = {
 	CS(cycles), CS(kernels), CS(blocks), CS(warps),
 	CS(warp_insts), CS(thread_insts),
@@ -40,19 +48,8 @@ static const struct stat_row core_rows[] = {
 	CS(stall_barrier), CS(stall_mshr), CS(idle_sm_cycles),
 	STAT_CLOSE,
 	STAT_NEWLINE,
-	STAT_OPEN("l1_tlb"),
-	STAT_AT("accesses", struct gpu_core_stats, l1_tlb_accesses),
-	STAT_AT("hits", struct gpu_core_stats, l1_tlb_hits),
-	STAT_AT("misses", struct gpu_core_stats, l1_tlb_misses),
-	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l1_tlb_hits,
-		   l1_tlb_misses),
-	STAT_CLOSE,
-	STAT_OPEN("l2_tlb"),
-	STAT_AT("accesses", struct gpu_core_stats, l2_tlb_accesses),
-	STAT_AT("hits", struct gpu_core_stats, l2_tlb_hits),
-	STAT_AT("misses", struct gpu_core_stats, l2_tlb_misses),
-	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l2_tlb_hits,
-		   l2_tlb_misses),
+	STAT_OPEN("l1_tlb"), CHITS(l1_tlb), STAT_CLOSE,
+	STAT_OPEN("l2_tlb"), CHITS(l2_tlb),
 	STAT_AT("mshr_merges", struct gpu_core_stats, l2_tlb_mshr_merges),
 	STAT_AT("ats_requests", struct gpu_core_stats, ats_requests),
 	STAT_AT("ats_replies", struct gpu_core_stats, ats_replies),
@@ -61,19 +58,8 @@ static const struct stat_row core_rows[] = {
 	STAT_AT("translation_faults", struct gpu_core_stats, translation_faults),
 	STAT_CLOSE,
 	STAT_NEWLINE,
-	STAT_OPEN("l1"),
-	STAT_AT("accesses", struct gpu_core_stats, l1_accesses),
-	STAT_AT("hits", struct gpu_core_stats, l1_hits),
-	STAT_AT("misses", struct gpu_core_stats, l1_misses),
-	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l1_hits,
-		   l1_misses),
-	STAT_CLOSE,
-	STAT_OPEN("l2"),
-	STAT_AT("accesses", struct gpu_core_stats, l2_accesses),
-	STAT_AT("hits", struct gpu_core_stats, l2_hits),
-	STAT_AT("misses", struct gpu_core_stats, l2_misses),
-	STAT_RATIO("hit_rate", STAT_SPLIT, struct gpu_core_stats, l2_hits,
-		   l2_misses),
+	STAT_OPEN("l1"), CHITS(l1), STAT_CLOSE,
+	STAT_OPEN("l2"), CHITS(l2),
 	STAT_AT("local", struct gpu_core_stats, l2_local),
 	STAT_AT("remote", struct gpu_core_stats, l2_remote),
 	STAT_AT("writebacks", struct gpu_core_stats, l2_writebacks),
@@ -145,26 +131,8 @@ static const char *const barre_modes[] = { "off", "on", "fbarre" };
 void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
 			  struct gpu_run_result *r)
 {
-	const struct gpu_core_fbarre_stats *f = &r->core.fbarre;
-	struct mcmgpu_barre_stats *b = &r->barre;
-
-	if (!o->cfg.translate || o->barre != GPU_RUN_BARRE_FBARRE)
-		return;
-	b->l2_misses = f->l2_misses;
-	b->ats_requests_sent = f->ats_requests_sent;
-	b->inpackage_lookups = f->inpackage_lookups;
-	b->local_hits = f->local_hits;
-	b->remote_requests = f->remote_requests;
-	b->remote_hits = f->remote_hits;
-	b->remote_false_positives = f->remote_false_positives;
-	b->lcf_hits = f->lcf_hits;
-	b->lcf_true_positives = f->lcf_true_positives;
-	b->filter_messages = f->filter_messages;
-	b->filter_messages_dropped = f->filter_messages_dropped;
-	b->filter_overflows = f->filter_overflows;
-	b->sibling_tlb_reads = f->sibling_tlb_reads;
-	b->filter_probes = f->filter_probes;
-	b->inpackage_mismatches = f->inpackage_mismatches;
+	if (o->cfg.translate && o->barre == GPU_RUN_BARRE_FBARRE)
+		fbarre_stats_to_barre(&r->core.fbarre, &r->barre);
 }
 
 /*
