@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The GPU timing core against the old replays (issue 28, item 5): each
+ * mechanism fed through the core on a stream where the replay's
+ * assumptions hold gives the replay's counters (docs/gpu.md,
+ * "Validation").
+ *
+ * Barre: `mcmgpu barre replay --host` (barre_replay.c, barre_host.c) runs
+ * each chiplet's accesses in trace order, one a cycle, through
+ * chiplet_tlb.c. The core runs the same stream as a program of one SM a
+ * chiplet and one warp a chiplet whose instructions are single-lane
+ * stores (no register waits on another, one page each), so its warps
+ * issue one access a cycle in trace order too. The replay's phases (the
+ * accesses between two allocations) are the program's kernels: both
+ * wait for every translation before the next starts. Each phase keeps
+ * within what both model alike: at most l2_tlb_mshrs distinct pages a
+ * chiplet (no access ever waits for an MSHR: the replay stalls the
+ * chiplet there, the core lets the warp go on and queues the miss) and
+ * at most CHIPLET_TLB_MSHR_WAITERS accesses a page (the replay's MSHRs
+ * hold that many), short enough that every fill comes after the
+ * chiplet's last access.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "barre_replay.h"
+#include "barre_trace.h"
+#include "chiplet_tlb.h"
+#include "gpu_run.h"
+#include "program.h"
+#include "../lib/prog_builder.h"
+#include "../../drivers/iommu/barre/barre_walk.h"
+
+#define PAGE		4096ULL
+#define CHIPLETS	4
+#define OBJ_BASE	0x10000000ULL
+#define SEP_BASE	0x40000000ULL
+
+/* ---- a tprog as a program file ------------------------------------------ */
+
+static int file_write(void *ctx, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, ctx) == len ? 0 : -EIO;
+}
+
+static int tp_to_file(const struct tprog *p, char *path, size_t len,
+		      const char *tag)
+{
+	struct prog_writer *w = calloc(1, sizeof(*w));
+	FILE *f;
+	size_t i;
+	int ret, fd;
+
+	(void)tp_source;	/* the file is the source here */
+	snprintf(path, len, "/tmp/gpu_replay_equiv.%s.XXXXXX", tag);
+	fd = mkstemp(path);
+	if (fd < 0 || !w) {
+		free(w);
+		return -EIO;
+	}
+	f = fdopen(fd, "wb");
+	ret = f ? prog_writer_init(w, file_write, f) : -EIO;
+	for (i = 0; !ret && i < p->n; i++)
+		ret = prog_write(w, &p->recs[i]);
+	if (ret)
+		fprintf(stderr, "record %zu: %s %s\n", i,
+			w->grammar.err_field ? w->grammar.err_field : "",
+			w->grammar.err_why ? w->grammar.err_why : "");
+	if (f && fclose(f) && !ret)
+		ret = -EIO;
+	free(w);
+	return ret;
+}
+
+/* ---- Barre ---------------------------------------------------------------- */
+
+struct baccess {
+	uint32_t page;
+	uint8_t write;
+};
+
+/* A stream: phases of per-chiplet access lists. */
+struct bstream {
+	uint32_t pages;			/* the object's */
+	uint32_t phases;
+	struct baccess *acc[64][CHIPLETS];
+	uint32_t n[64][CHIPLETS];
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Each phase, chiplet c touches up to `distinct` pages, each 1 to
+ * `repeat` times, interleaved at random: a page it used in the last
+ * phases (likely a TLB hit) with probability reuse %, else one at random
+ * in the object (likely a miss; with `near`, in the group its
+ * neighbours miss on too, so the IOMMU coalesces).
+ */
+static void bstream_gen(struct bstream *s, uint32_t pages, uint32_t phases,
+			uint32_t distinct, uint32_t repeat, uint32_t reuse,
+			bool near, uint64_t seed)
+{
+	uint32_t hist[CHIPLETS][256], nhist[CHIPLETS] = { 0 };
+	uint32_t ph, c, i, j;
+
+	memset(s, 0, sizeof(*s));
+	s->pages = pages;
+	s->phases = phases;
+	seed |= 1;
+	for (ph = 0; ph < phases; ph++) {
+		uint32_t group = rnd(&seed) % (pages / 16);
+
+		for (c = 0; c < CHIPLETS; c++) {
+			uint32_t pg[16], cnt[16], np = 0, total = 0;
+
+			for (i = 0; i < distinct; i++) {
+				uint32_t p;
+
+				if (nhist[c] && rnd(&seed) % 100 < reuse)
+					p = hist[c][rnd(&seed) % nhist[c]];
+				else if (near)
+					p = group * 16 + rnd(&seed) % 16;
+				else
+					p = rnd(&seed) % pages;
+				for (j = 0; j < np && pg[j] != p; j++)
+					;
+				if (j < np)
+					continue;
+				pg[np] = p;
+				cnt[np] = 1 + rnd(&seed) % repeat;
+				total += cnt[np++];
+				if (nhist[c] < 256)
+					hist[c][nhist[c]++] = p;
+				else
+					hist[c][rnd(&seed) % 256] = p;
+			}
+			s->acc[ph][c] = calloc(total, sizeof(struct baccess));
+			while (s->n[ph][c] < total) {
+				j = rnd(&seed) % np;
+				if (!cnt[j])
+					continue;
+				cnt[j]--;
+				s->acc[ph][c][s->n[ph][c]++] = (struct baccess){
+					.page = pg[j], .write = 1,
+				};
+			}
+		}
+	}
+}
+
+static void bstream_free(struct bstream *s)
+{
+	uint32_t ph, c;
+
+	for (ph = 0; ph < s->phases; ph++)
+		for (c = 0; c < CHIPLETS; c++)
+			free(s->acc[ph][c]);
+}
+
+/* Byte offset of an access: a page's word picked by its position. */
+static uint64_t boff(const struct baccess *a, uint32_t i)
+{
+	return a->page * PAGE + (i * 68) % PAGE / 4 * 4;
+}
+
+/*
+ * The replay's trace: the object, then each phase's accesses (chiplet
+ * after chiplet: each chiplet runs its own in order whatever the
+ * interleaving), a one-page separator allocated between phases.
+ */
+static char *bstream_trace(const struct bstream *s)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *t = malloc(cap);
+	uint32_t ph, c, i;
+
+	len += snprintf(t + len, cap - len,
+			"alloc data %llu policy=chunk g=16\n",
+			(unsigned long long)s->pages * PAGE);
+	for (ph = 0; ph < s->phases; ph++) {
+		if (ph)
+			len += snprintf(t + len, cap - len,
+					"alloc sep%u 4096 policy=chunk g=1\n", ph);
+		for (c = 0; c < CHIPLETS; c++)
+			for (i = 0; i < s->n[ph][c]; i++) {
+				const struct baccess *a = &s->acc[ph][c][i];
+
+				if (cap - len < 128) {
+					cap *= 2;
+					t = realloc(t, cap);
+				}
+				len += snprintf(t + len, cap - len,
+						"access %u data %llu %c\n", c,
+						(unsigned long long)boff(a, i),
+						a->write ? 'w' : 'r');
+			}
+	}
+	return t;
+}
+
+/*
+ * The same as a program: every object first (the host run allocates
+ * them in program order before the run, as the replay does in trace
+ * order), a kernel a phase, block c (on chiplet c, tb_sched rr) with one
+ * warp of single-lane 4 B stores of a register nothing writes, so no
+ * instruction waits (loads would: a warp holds PEND_MAX pending writes).
+ */
+static void bstream_prog(const struct bstream *s, struct tprog *p)
+{
+	uint32_t ph, c, i;
+
+	tp_object(p, OBJ_BASE, s->pages * PAGE, "data");
+	for (ph = 1; ph < s->phases; ph++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "sep%u", ph);
+		tp_object(p, SEP_BASE + ph * PAGE, PAGE, name);
+	}
+	for (ph = 0; ph < s->phases; ph++) {
+		tp_kernel(p, ph + 1, "phase", CHIPLETS, 32, 0);
+		for (c = 0; c < CHIPLETS; c++) {
+			tp_block(p, c);
+			tp_warp(p, 0, s->n[ph][c] ? s->n[ph][c] : 1);
+			if (!s->n[ph][c])
+				tp_alu(p, PROG_OP_INT, 0, 0);
+			for (i = 0; i < s->n[ph][c]; i++) {
+				const struct baccess *a = &s->acc[ph][c][i];
+
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE,
+				       4, 1, OBJ_BASE + boff(a, i), 0, 1);
+			}
+			tp_add(p, PROG_REC_BLOCK_END);
+		}
+		tp_add(p, PROG_REC_KERNEL_END);
+	}
+	tp_add(p, PROG_REC_END);
+}
+
+/*
+ * The "barre" preset made to the replay's machine: one SM a chiplet, the
+ * replay's TLBs, MSHRs, walkers and latencies. The replay looks up both
+ * TLBs at the issue cycle and sends a miss MCMGPU_BARRE_L2_CYCLES later;
+ * the core reaches the L2 TLB l1_tlb_lat after issue and sends
+ * l2_tlb_lat after that, so l2_tlb_lat is the replay's less one.
+ */
+static void barre_opts(struct gpu_run_opts *o)
+{
+	char set[64];
+	const char *why;
+	static const char *const sets[] = {
+		"chiplets=4", "sms=1", "tb_sched=rr", "placement=chunk",
+		"place_g=16", "l1_tlb_ways=64", "l1_tlb_lat=1",
+	};
+	uint32_t i;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg = gpu_preset_find("barre")->cfg;
+	o->barre = GPU_RUN_BARRE_ON;
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (gpu_config_set(&o->cfg, sets[i], &why))
+			abort();
+	o->cfg.l1_tlb_entries = MCMGPU_BARRE_L1_ENTRIES;
+	o->cfg.l1_tlb_ways = MCMGPU_BARRE_L1_ENTRIES;
+	o->cfg.l2_tlb_entries = MCMGPU_BARRE_L2_ENTRIES;
+	o->cfg.l2_tlb_ways = MCMGPU_BARRE_L2_WAYS;
+	o->cfg.l2_tlb_mshrs = MCMGPU_BARRE_MSHRS;
+	o->cfg.pcie_lat = MCMGPU_BARRE_PCIE_CYCLES;
+	o->cfg.walkers = MCMGPU_BARRE_WALKERS;
+	o->cfg.walk_lat = MCMGPU_BARRE_WALK_CYCLES;
+	snprintf(set, sizeof(set), "l2_tlb_lat=%u", MCMGPU_BARRE_L2_CYCLES - 1);
+	if (gpu_config_set(&o->cfg, set, &why))
+		abort();
+}
+
+struct bresult {
+	struct mcmgpu_barre_stats rep;	/* the replay's */
+	struct gpu_run_result core;	/* the core's */
+};
+
+static int barre_both(const struct bstream *s, struct bresult *r)
+{
+	struct barre_replay_cfg rc = { 0 };
+	struct barre_trace t = { 0 };
+	struct gpu_run_opts o;
+	struct tprog p = { 0 };
+	char err[512] = "", path[96];
+	char *text = bstream_trace(s);
+	int ret;
+
+	barre_opts(&o);
+	rc.chiplets = CHIPLETS;
+	rc.frames = (uint64_t)o.cfg.vram_mib << 8;
+	rc.barre = true;
+	rc.walkers = MCMGPU_BARRE_WALKERS;
+	rc.merge = 1;
+	ret = barre_trace_parse(text, strlen(text), &t, err, sizeof(err));
+	free(text);
+	if (!ret)
+		ret = barre_replay_host(&t, &rc, &r->rep, err, sizeof(err));
+	barre_trace_free(&t);
+	if (ret) {
+		fprintf(stderr, "replay: %s\n", err);
+		return ret;
+	}
+	bstream_prog(s, &p);
+	ret = tp_to_file(&p, path, sizeof(path), "barre");
+	tp_free(&p);
+	if (!ret) {
+		ret = gpu_run_host(path, &o, &r->core, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "core: %s\n", err);
+	}
+	unlink(path);
+	return ret;
+}
+
+/* What both count, equal; the core's misses include its merges. */
+static void barre_equal(struct __test_metadata *_metadata,
+			const struct bresult *r)
+{
+	const struct mcmgpu_barre_stats *b = &r->rep, *w = &r->core.barre;
+	const struct gpu_core_stats *c = &r->core.core;
+	uint32_t i;
+
+	TH_LOG("replay: %llu accesses, %llu L1 hits, %llu L2 hits, %llu merges, "
+	       "%llu misses, %llu walks, %llu coalesced; core: %llu walks, "
+	       "%llu coalesced",
+	       (unsigned long long)b->accesses, (unsigned long long)b->l1_hits,
+	       (unsigned long long)b->l2_hits, (unsigned long long)b->mshr_merges,
+	       (unsigned long long)b->l2_misses, (unsigned long long)b->walks,
+	       (unsigned long long)b->coalesced, (unsigned long long)w->walks,
+	       (unsigned long long)w->coalesced);
+	/* The stream keeps the replay's assumptions: no chiplet stalled. */
+	ASSERT_EQ(0, b->stall_cycles);
+	ASSERT_EQ(0, b->access_faults);
+	/* The device's side. */
+	EXPECT_EQ(b->accesses, c->l1_tlb_accesses);
+	EXPECT_EQ(b->l1_hits, c->l1_tlb_hits);
+	EXPECT_EQ(b->l2_hits, c->l2_tlb_hits);
+	EXPECT_EQ(b->mshr_merges, c->l2_tlb_mshr_merges);
+	EXPECT_EQ(b->l2_misses + b->mshr_merges, c->l2_tlb_misses);
+	EXPECT_EQ(b->ats_requests_sent, c->ats_requests);
+	EXPECT_EQ(b->ats_requests_sent, c->ats_replies);
+	EXPECT_EQ(b->ats_round_trip, c->ats_round_trip);
+	EXPECT_EQ(0, c->translation_faults);
+	/* The IOMMU's: the same requests at the same cycles. */
+	EXPECT_EQ(b->ats_requests, w->ats_requests);
+	EXPECT_EQ(b->walks, w->walks);
+	EXPECT_EQ(b->coalesced, w->coalesced);
+	EXPECT_EQ(b->pec_hits, w->pec_hits);
+	EXPECT_EQ(b->pec_misses, w->pec_misses);
+	EXPECT_EQ(b->iommu_cycles, w->iommu_cycles);
+	EXPECT_EQ(b->translation_faults, w->translation_faults);
+	for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
+		EXPECT_EQ(b->pwq_occupancy[i], w->pwq_occupancy[i]);
+	/* The allocator's: the same objects in the same order. */
+	EXPECT_EQ(b->objects, w->objects);
+	EXPECT_EQ(b->pages, w->pages);
+	EXPECT_EQ(b->groups, w->groups);
+	EXPECT_EQ(b->grouped_pages, w->grouped_pages);
+}
+
+static void barre_case(struct __test_metadata *_metadata, uint32_t pages,
+		       uint32_t phases, uint32_t distinct, uint32_t repeat,
+		       uint32_t reuse, bool near, uint64_t seed)
+{
+	struct bstream s;
+	struct bresult r;
+
+	bstream_gen(&s, pages, phases, distinct, repeat, reuse, near, seed);
+	ASSERT_EQ(0, barre_both(&s, &r));
+	barre_equal(_metadata, &r);
+	gpu_run_result_free(&r.core);
+	bstream_free(&s);
+}
+
+/* Misses in the same groups across chiplets: the IOMMU coalesces. */
+TEST(barre_coalescing)
+{
+	struct bstream s;
+	struct bresult r;
+
+	bstream_gen(&s, 1024, 12, MCMGPU_BARRE_MSHRS, 1, 0, true, 7);
+	ASSERT_EQ(0, barre_both(&s, &r));
+	barre_equal(_metadata, &r);
+	EXPECT_GT(r.rep.coalesced, 0);
+	gpu_run_result_free(&r.core);
+	bstream_free(&s);
+}
+
+/* Reuse across phases: L1 and L2 TLB hits, merges, evictions. */
+TEST(barre_hits_and_merges)
+{
+	struct bstream s;
+	struct bresult r;
+
+	bstream_gen(&s, 2048, 40, MCMGPU_BARRE_MSHRS,
+		    CHIPLET_TLB_MSHR_WAITERS, 70, false, 11);
+	ASSERT_EQ(0, barre_both(&s, &r));
+	barre_equal(_metadata, &r);
+	EXPECT_GT(r.rep.l1_hits, 0);
+	EXPECT_GT(r.rep.l2_hits, 0);
+	EXPECT_GT(r.rep.mshr_merges, 0);
+	gpu_run_result_free(&r.core);
+	bstream_free(&s);
+}
+
+/* Seeds and shapes at random within the assumptions. */
+TEST(barre_random)
+{
+	uint32_t seed;
+
+	for (seed = 1; seed <= 6; seed++)
+		barre_case(_metadata, 256 << (seed % 4), 8 + seed * 3,
+			   4 + seed * 2, 1 + seed % CHIPLET_TLB_MSHR_WAITERS,
+			   20 * (seed % 5), seed % 2, seed * 977);
+}
+
+TEST_HARNESS_MAIN
