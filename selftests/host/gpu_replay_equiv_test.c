@@ -31,6 +31,9 @@
 #include "barre_replay.h"
 #include "barre_trace.h"
 #include "chiplet_tlb.h"
+#include "fp_replay.h"
+#include "gpu_core.h"
+#include "gpu_finepack.h"
 #include "gpu_run.h"
 #include "program.h"
 #include "../lib/prog_builder.h"
@@ -56,7 +59,6 @@ static int tp_to_file(const struct tprog *p, char *path, size_t len,
 	size_t i;
 	int ret, fd;
 
-	(void)tp_source;	/* the file is the source here */
 	snprintf(path, len, "/tmp/gpu_replay_equiv.%s.XXXXXX", tag);
 	fd = mkstemp(path);
 	if (fd < 0 || !w) {
@@ -425,6 +427,270 @@ TEST(barre_random)
 		barre_case(_metadata, 256 << (seed % 4), 8 + seed * 3,
 			   4 + seed * 2, 1 + seed % CHIPLET_TLB_MSHR_WAITERS,
 			   20 * (seed % 5), seed % 2, seed * 977);
+}
+
+/* ---- FinePack --------------------------------------------------------------- */
+
+/*
+ * `mcmgpu finepack replay --host` (fp_replay.c, fp_host.c) feeds a
+ * trace's records to finepack.c in order; only each source's order
+ * matters (a partition is a source and a destination; a fence flushes
+ * its source's, a kernel end all). The core feeds the same queues with
+ * its remote store sectors as they depart the L1, each contiguous run of
+ * a sector's bytes one store. A program of one warp a chiplet whose
+ * stores each write within one sector departs them in program order, so
+ * the trace of those runs, a source after another, with the fences and
+ * kernel ends where the program has them, is what the core queued.
+ */
+#define FP_OBJ		0x10000000ULL
+#define FP_PAGES	64
+#define FP_VRAM		(64ULL << 20)
+
+static void *t_alloc(void *priv, size_t bytes)
+{
+	(void)priv;
+	return calloc(1, bytes ? bytes : 1);
+}
+
+static void t_free(void *priv, void *p)
+{
+	(void)priv;
+	free(p);
+}
+
+static const struct gpu_core_ops fp_ops = { .alloc = t_alloc, .free = t_free };
+
+struct fpstore {
+	uint64_t addr;		/* the sector's */
+	uint8_t words;		/* 4 B words written, bit i: word i */
+	uint8_t fence;		/* a fence instead of a store */
+};
+
+struct fptrace {
+	struct mcmgpu_fp_trace_record *rec;
+	uint32_t n, cap;
+};
+
+static void fpt_add(struct fptrace *t, uint8_t type, uint32_t src,
+		    uint32_t dst, uint64_t addr, uint32_t len)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->rec = realloc(t->rec, t->cap * sizeof(*t->rec));
+	}
+	t->rec[t->n++] = (struct mcmgpu_fp_trace_record){
+		.type = type, .src = src, .dst = dst, .addr = addr, .len = len,
+	};
+}
+
+static uint32_t fp_home(uint64_t addr)
+{
+	return (uint32_t)(((addr - FP_OBJ) >> 12) % CHIPLETS);
+}
+
+/*
+ * kernels x CHIPLETS warps of n instructions each: stores of a random
+ * set of words of a random sector (in a few hot pages with `hot` % so
+ * the queue combines), a fence with fence_pct %. The program into p,
+ * the trace into t.
+ */
+static void fp_gen(struct tprog *p, struct fptrace *t, uint32_t kernels,
+		   uint32_t n, uint32_t hot, uint32_t fence_pct, uint64_t seed)
+{
+	struct fpstore *w = calloc(n, sizeof(*w));
+	uint32_t k, c, i, b;
+
+	seed |= 1;
+	tp_object(p, FP_OBJ, FP_PAGES * PAGE, "a");
+	for (k = 0; k < kernels; k++) {
+		tp_kernel(p, k + 1, "scatter", CHIPLETS, 32, 0);
+		for (c = 0; c < CHIPLETS; c++) {
+			tp_block(p, c);
+			tp_warp(p, 0, n);
+			for (i = 0; i < n; i++) {
+				uint64_t page = rnd(&seed) % 100 < hot ?
+					rnd(&seed) % 4 : rnd(&seed) % FP_PAGES;
+
+				w[i].fence = rnd(&seed) % 100 < fence_pct;
+				w[i].addr = FP_OBJ + page * PAGE +
+					    rnd(&seed) % (PAGE / 32) * 32;
+				w[i].words = rnd(&seed) | 1;
+				if (w[i].fence) {
+					tp_alu(p, PROG_OP_OTHER, 0, 0);
+					snprintf(p->recs[p->n - 1].inst.opcode,
+						 PROG_OPCODE_MAX, "MEMBAR.SYS");
+					fpt_add(t, MCMGPU_FP_REC_FENCE, c, 0, 0, 0);
+					continue;
+				}
+				/* Lane l writes word l of the sector, if set. */
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+				       w[i].words, w[i].addr, 4, 1);
+				if (fp_home(w[i].addr) == c)
+					continue;
+				for (b = 0; b < 8;) {
+					uint32_t e = b;
+
+					if (!(w[i].words & (1u << b))) {
+						b++;
+						continue;
+					}
+					while (e < 8 && (w[i].words & (1u << e)))
+						e++;
+					fpt_add(t, MCMGPU_FP_REC_STORE, c,
+						fp_home(w[i].addr),
+						w[i].addr - FP_OBJ + 4 * b,
+						4 * (e - b));
+					b = e;
+				}
+			}
+			tp_add(p, PROG_REC_BLOCK_END);
+		}
+		tp_add(p, PROG_REC_KERNEL_END);
+		fpt_add(t, MCMGPU_FP_REC_KERNEL_END, 0, 0, 0, 0);
+	}
+	tp_add(p, PROG_REC_END);
+	free(w);
+}
+
+static int fp_replay_run(const struct fptrace *t, struct mcmgpu_fp_stats *st)
+{
+	size_t len = sizeof(struct mcmgpu_fp_trace_header) +
+		     (size_t)t->n * sizeof(*t->rec) + 32;
+	uint8_t *buf = calloc(1, len);
+	struct mcmgpu_fp_trace_header *h = (void *)buf;
+	struct fp_backend b = { .ops = &fp_host_ops, .fd = -1 };
+	struct fp_config cfg = {
+		.chiplets = CHIPLETS, .subheader = GPU_FP_SUBHEADER,
+		.overhead = GPU_FP_OVERHEAD, .vram_per_chiplet = FP_VRAM,
+	};
+	struct mcmgpu_fp_replay_result res;
+	struct fp_verify v;
+	struct replay_error e;
+	int ret;
+
+	*h = (struct mcmgpu_fp_trace_header){
+		.magic = MCMGPU_FP_TRACE_MAGIC,
+		.version = MCMGPU_FP_TRACE_VERSION,
+		.header_size = sizeof(*h), .record_size = sizeof(*t->rec),
+		.nrecords = t->n, .data_size = 32,
+	};
+	memcpy(buf + sizeof(*h), t->rec, (size_t)t->n * sizeof(*t->rec));
+	ret = fp_replay(&b, buf, len, &cfg, false, &res, &v, &e);
+	if (ret)
+		fprintf(stderr, "replay: record %llu: %s\n",
+			(unsigned long long)e.rec.index, e.rec.what);
+	*st = res.stats;
+	free(buf);
+	return ret;
+}
+
+static int fp_core_run(struct tprog *p, uint32_t mode,
+		       struct gpu_core_stats *st)
+{
+	struct gpu_config c = gpu_preset_find("finepack")->cfg;
+	struct gpu_core *g;
+	int ret;
+
+	c.chiplets = CHIPLETS;
+	c.sms = 1;
+	c.translate = 0;
+	c.tb_sched = GPU_TB_RR;
+	c.placement = GPU_PLACE_RR;
+	c.place_g = 1;
+	c.finepack = mode;
+	g = calloc(1, gpu_core_size(&c));
+	p->pos = 0;
+	ret = gpu_core_init(g, &c, &fp_ops, NULL, tp_source, p);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, ~0ULL);
+	if (ret)
+		fprintf(stderr, "core: %s\n", gpu_core_error(g));
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+static void fp_equal(struct __test_metadata *_metadata,
+		     const struct mcmgpu_fp_stats *r,
+		     const struct gpu_finepack_stats *f)
+{
+	uint32_t i;
+
+	TH_LOG("replay: %llu stores, %llu packets, %llu subpackets, %llu fence "
+	       "flushes; core: %llu, %llu, %llu, %llu",
+	       (unsigned long long)r->stores, (unsigned long long)r->packets,
+	       (unsigned long long)r->subpackets,
+	       (unsigned long long)r->flushes[MCMGPU_FP_FLUSH_FENCE],
+	       (unsigned long long)f->stores, (unsigned long long)f->packets,
+	       (unsigned long long)f->subpackets,
+	       (unsigned long long)f->flushes[MCMGPU_FP_FLUSH_FENCE]);
+	EXPECT_EQ(r->stores, f->stores);
+	EXPECT_EQ(r->store_bytes, f->store_bytes);
+	EXPECT_EQ(r->store_pieces, f->store_pieces);
+	EXPECT_EQ(r->fences, f->fences);
+	EXPECT_EQ(r->kernels, f->kernels);
+	EXPECT_EQ(r->packets, f->packets);
+	EXPECT_EQ(r->subpackets, f->subpackets);
+	EXPECT_EQ(r->wire_payload, f->wire_payload);
+	EXPECT_EQ(r->wire_subheader, f->wire_subheader);
+	EXPECT_EQ(r->wire_overhead, f->wire_overhead);
+	EXPECT_EQ(r->wire_padding, f->wire_padding);
+	for (i = 0; i < MCMGPU_FP_FLUSH_REASONS; i++)
+		EXPECT_EQ(r->flushes[i], f->flushes[i]);
+	EXPECT_EQ(r->plain_wire_bytes, f->plain_wire_bytes);
+	EXPECT_EQ(r->plain_tlps, f->plain_tlps);
+	EXPECT_EQ(r->wc_wire_bytes, f->wc_wire_bytes);
+	EXPECT_EQ(r->wc_tlps, f->wc_tlps);
+	/*
+	 * DMA differs by design: the replay copies each kernel's hull of
+	 * what a source wrote in a destination, the core only the bytes its
+	 * queue flushed (what FinePack's sub-packets carry), in 4 KiB TLPs.
+	 */
+	EXPECT_EQ(r->wire_payload, f->dma_payload);
+	EXPECT_LE(f->dma_payload, r->dma_payload);
+	EXPECT_LE(f->dma_wire_bytes, r->dma_wire_bytes);
+	EXPECT_LE(f->dma_tlps, r->dma_tlps);
+}
+
+static void fp_case(struct __test_metadata *_metadata, uint32_t kernels,
+		    uint32_t n, uint32_t hot, uint32_t fence_pct, uint64_t seed)
+{
+	static const uint32_t modes[] = {
+		GPU_FP_P2P, GPU_FP_WC, GPU_FP_FINEPACK, GPU_FP_DMA,
+	};
+	struct mcmgpu_fp_stats r;
+	struct gpu_core_stats st;
+	struct fptrace t = { 0 };
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	fp_gen(&p, &t, kernels, n, hot, fence_pct, seed);
+	ASSERT_EQ(0, fp_replay_run(&t, &r));
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		ASSERT_EQ(0, fp_core_run(&p, modes[i], &st));
+		fp_equal(_metadata, &r, &st.finepack);
+	}
+	free(t.rec);
+	tp_free(&p);
+}
+
+/* Kernel ends only: the entries, payload and kernel-end flushes. */
+TEST(finepack_kernel_ends)
+{
+	fp_case(_metadata, 3, 400, 60, 0, 5);
+}
+
+/* Few pages: entries and payload limits flush. */
+TEST(finepack_hot)
+{
+	fp_case(_metadata, 2, 1500, 95, 0, 9);
+}
+
+/* Fences between the stores flush their source's queues. */
+TEST(finepack_fences)
+{
+	fp_case(_metadata, 3, 400, 60, 5, 13);
 }
 
 TEST_HARNESS_MAIN
