@@ -31,6 +31,7 @@
 #include "barre_replay.h"
 #include "barre_trace.h"
 #include "chiplet_tlb.h"
+#include "cpe_replay.h"
 #include "fp_replay.h"
 #include "gpu_core.h"
 #include "gpu_finepack.h"
@@ -691,6 +692,242 @@ TEST(finepack_hot)
 TEST(finepack_fences)
 {
 	fp_case(_metadata, 3, 400, 60, 5, 13);
+}
+
+/* ---- CPElide ---------------------------------------------------------------- */
+
+/*
+ * `mcmgpu cpelide replay --host` (cpe_replay.c, cpe_host.c) decides each
+ * launch's L2 invalidations and flushes from the kernel's declared
+ * arguments: per object a mode and per chiplet the range it touches. The
+ * core decides from what each chiplet's warps actually touch. A program
+ * whose blocks (one a chiplet) touch exactly the declared ranges, every
+ * chiplet of a kernel reading an object or every one writing it (the
+ * replay's mode is an argument's, the core's a chiplet's), gives the
+ * replay's counts. Order does not matter here: the decisions are made at
+ * the boundaries from the access sets.
+ */
+#define CPE_OBJ		0x10000000ULL
+#define CPE_OBJS	4
+#define CPE_OBJ_PAGES	8
+#define CPE_KERNELS	12
+
+struct cpe_touch {
+	bool used, write;		/* the object in the kernel */
+	int32_t first[CHIPLETS], last[CHIPLETS];	/* pages; first > last: none */
+};
+
+static uint64_t cpe_base(uint32_t o)
+{
+	return CPE_OBJ + (uint64_t)o * CPE_OBJ_PAGES * PAGE;
+}
+
+static void cpe_gen(struct cpe_touch t[CPE_KERNELS][CPE_OBJS], uint32_t wpct,
+		    uint64_t seed)
+{
+	uint32_t k, o, c;
+
+	seed |= 1;
+	for (k = 0; k < CPE_KERNELS; k++)
+		for (o = 0; o < CPE_OBJS; o++) {
+			struct cpe_touch *x = &t[k][o];
+
+			x->used = rnd(&seed) % 100 < 70;
+			x->write = rnd(&seed) % 100 < wpct;
+			for (c = 0; c < CHIPLETS; c++) {
+				/* Writers keep to their own slice: no race. */
+				uint32_t lo = x->write ? c * CPE_OBJ_PAGES / CHIPLETS : 0;
+				uint32_t n = x->write ? CPE_OBJ_PAGES / CHIPLETS :
+					     CPE_OBJ_PAGES;
+				uint32_t a = lo + rnd(&seed) % n;
+				uint32_t b = a + rnd(&seed) % (lo + n - a);
+
+				x->first[c] = a;
+				x->last[c] = b;
+				if (!x->used || rnd(&seed) % 100 < 25)
+					x->last[c] = -1;
+			}
+		}
+}
+
+static void cpe_prog(struct cpe_touch t[CPE_KERNELS][CPE_OBJS], struct tprog *p)
+{
+	uint32_t k, o, c, n, i;
+	int32_t pg;
+
+	for (o = 0; o < CPE_OBJS; o++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "o%u", o);
+		tp_object(p, cpe_base(o), CPE_OBJ_PAGES * PAGE, name);
+	}
+	for (k = 0; k < CPE_KERNELS; k++) {
+		tp_kernel(p, k + 1, "k", CHIPLETS, 32, 0);
+		for (c = 0; c < CHIPLETS; c++) {
+			tp_block(p, c);
+			for (n = 0, o = 0; o < CPE_OBJS; o++)
+				if (t[k][o].last[c] >= t[k][o].first[c])
+					n += (t[k][o].last[c] - t[k][o].first[c] + 1) *
+					     PAGE / 128;
+			tp_warp(p, 0, n ? n : 1);
+			if (!n)
+				tp_alu(p, PROG_OP_INT, 1, 0);
+			for (o = 0; o < CPE_OBJS; o++)
+				for (pg = t[k][o].first[c]; pg <= t[k][o].last[c]; pg++)
+					for (i = 0; i < PAGE / 128; i++)
+						tp_mem(p, PROG_SPACE_GLOBAL,
+						       t[k][o].write ? PROG_KIND_STORE :
+						       PROG_KIND_LOAD, 4, 0xffffffff,
+						       cpe_base(o) + pg * PAGE + i * 128,
+						       4, t[k][o].write ? 1 : 2);
+			tp_add(p, PROG_REC_BLOCK_END);
+		}
+		tp_add(p, PROG_REC_KERNEL_END);
+	}
+	tp_add(p, PROG_REC_END);
+}
+
+/* The launch sequence: a kernel record a kernel, its used objects. */
+static int cpe_replay_run(struct cpe_touch t[CPE_KERNELS][CPE_OBJS],
+			  uint32_t policy, struct mcmgpu_cpe_stats *st)
+{
+	struct cpe_seq seq = { 0 };
+	struct cpe_backend b = { .ops = &cpe_host_ops, .fd = -1 };
+	struct replay_error e;
+	uint32_t k, o, c;
+	int ret;
+
+	seq.n = CPE_KERNELS + 2;
+	seq.rec = calloc(seq.n, sizeof(*seq.rec));
+	seq.line = calloc(seq.n, sizeof(*seq.line));
+	seq.rec[0] = (struct mcmgpu_cpe_record){
+		.type = MCMGPU_CPE_REC_RESET, .policy = policy,
+		.chiplets = CHIPLETS, .flags = MCMGPU_CPE_FLAG_CACHE_REMOTE,
+		.mem_bytes = CPE_OBJS * CPE_OBJ_PAGES * PAGE,
+	};
+	for (k = 0; k < CPE_KERNELS; k++) {
+		struct mcmgpu_cpe_record *r = &seq.rec[k + 1];
+
+		r->type = MCMGPU_CPE_REC_KERNEL;
+		r->chiplet_mask = (1u << CHIPLETS) - 1;
+		r->passes = 1;
+		r->kernel_id = k + 1;
+		for (o = 0; o < CPE_OBJS; o++) {
+			struct mcmgpu_cpe_arg *a = &r->args[r->nargs];
+
+			if (!t[k][o].used)
+				continue;
+			r->nargs++;
+			a->base = cpe_base(o) - CPE_OBJ;
+			a->size = CPE_OBJ_PAGES * PAGE;
+			a->mode = t[k][o].write ? MCMGPU_CPE_MODE_RW :
+				  MCMGPU_CPE_MODE_R;
+			a->kind = MCMGPU_CPE_ARG_EXPLICIT;
+			for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+				a->range[c] = (struct mcmgpu_cpe_range){ 1, 0 };
+			for (c = 0; c < CHIPLETS; c++) {
+				if (t[k][o].last[c] < t[k][o].first[c])
+					continue;
+				a->range[c].start = a->base + t[k][o].first[c] * PAGE;
+				a->range[c].end = a->base +
+					(t[k][o].last[c] + 1) * PAGE - 1;
+			}
+		}
+		if (!r->nargs) {	/* a kernel takes an argument: a page read */
+			r->nargs = 1;
+			r->args[0] = (struct mcmgpu_cpe_arg){
+				.base = 0, .size = PAGE, .mode = MCMGPU_CPE_MODE_R,
+				.kind = MCMGPU_CPE_ARG_EXPLICIT,
+			};
+			for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+				r->args[0].range[c] = (struct mcmgpu_cpe_range){ 1, 0 };
+		}
+	}
+	seq.rec[seq.n - 1].type = MCMGPU_CPE_REC_END;
+	ret = cpe_replay(&b, &seq, st, &e);
+	if (ret)
+		fprintf(stderr, "replay: line %u: %s\n", e.line, e.rec.what);
+	free(seq.rec);
+	free(seq.line);
+	return ret;
+}
+
+static int cpe_core_run(struct tprog *p, uint32_t policy,
+			struct gpu_core_stats *st)
+{
+	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
+	struct gpu_core *g;
+	int ret;
+
+	c.chiplets = CHIPLETS;
+	c.sms = 1;
+	c.translate = 0;
+	c.tb_sched = GPU_TB_RR;
+	c.l2_size = 1u << 20;
+	c.cpelide = policy;
+	g = calloc(1, gpu_core_size(&c));
+	p->pos = 0;
+	ret = gpu_core_init(g, &c, &fp_ops, NULL, tp_source, p);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, ~0ULL);
+	if (ret)
+		fprintf(stderr, "core: %s\n", gpu_core_error(g));
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+static void cpe_case(struct __test_metadata *_metadata, uint32_t wpct,
+		     uint64_t seed)
+{
+	static const struct { uint32_t core, rep; } pol[] = {
+		{ GPU_CPE_BASELINE, MCMGPU_CPE_POLICY_BASELINE },
+		{ GPU_CPE_CPELIDE, MCMGPU_CPE_POLICY_CPELIDE },
+	};
+	struct cpe_touch t[CPE_KERNELS][CPE_OBJS];
+	struct mcmgpu_cpe_stats r;
+	struct gpu_core_stats st;
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	cpe_gen(t, wpct, seed);
+	cpe_prog(t, &p);
+	for (i = 0; i < sizeof(pol) / sizeof(pol[0]); i++) {
+		ASSERT_EQ(0, cpe_replay_run(t, pol[i].rep, &r));
+		ASSERT_EQ(0, cpe_core_run(&p, pol[i].core, &st));
+		TH_LOG("policy %u: replay %llu inv %llu flush, core %llu inv "
+		       "%llu flush", pol[i].core,
+		       (unsigned long long)r.l2_invalidates,
+		       (unsigned long long)r.l2_flushes,
+		       (unsigned long long)st.cpelide.l2_invalidates,
+		       (unsigned long long)st.cpelide.l2_flushes);
+		EXPECT_EQ(r.kernels, st.cpelide.kernels);
+		EXPECT_EQ(r.l2_invalidates, st.cpelide.l2_invalidates);
+		EXPECT_EQ(r.l2_flushes, st.cpelide.l2_flushes);
+		EXPECT_EQ(r.baseline_invalidates, st.cpelide.baseline_invalidates);
+		EXPECT_EQ(r.baseline_flushes, st.cpelide.baseline_flushes);
+		EXPECT_EQ(0, st.cpelide.oracle_violations);
+	}
+	tp_free(&p);
+}
+
+TEST(cpelide_reads_mostly)
+{
+	cpe_case(_metadata, 20, 3);
+}
+
+TEST(cpelide_writes_mostly)
+{
+	cpe_case(_metadata, 70, 17);
+}
+
+TEST(cpelide_random)
+{
+	uint64_t seed;
+
+	for (seed = 100; seed < 106; seed++)
+		cpe_case(_metadata, 10 + seed % 7 * 12, seed);
 }
 
 TEST_HARNESS_MAIN
