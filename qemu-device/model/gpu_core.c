@@ -85,6 +85,7 @@ enum ev_type {
     EV_FP_DONE,         /* they are written */
     EV_CPE_LAUNCH,      /* CPElide: the launch's L2 operations are done */
     EV_ADSM_LAUNCH,     /* ADSM: the host's launch reaches the GPU */
+    EV_FP_FENCE,        /* FinePack: a fence reaches its chiplet's queue */
 };
 
 enum reason {
@@ -3098,10 +3099,15 @@ static bool fp_depart(struct gpu_core *g, u32 ri)
     return true;
 }
 
+/*
+ * A fence leaves the SM as a store does, l1_lat after issue, so the
+ * queue flushes behind the stores issued before it (with translation, a
+ * store still waiting for its page is not covered). The kernel waits.
+ */
 static void fp_fence(struct gpu_core *g, u32 s)
 {
-    gpu_fp_fence(g->fp, g->sms[s].chiplet);
-    fp_send(g);
+    g->ops_left++;
+    push(g, g->now + g->cfg.l1_lat, EV_FP_FENCE, g->sms[s].chiplet);
 }
 
 /* The kernel's work is done: true while the queues' packets are out. */
@@ -3122,6 +3128,13 @@ static void fp_event(struct gpu_core *g, const struct event *e)
     u32 wi;
 
     if (e->type == EV_FP_DONE) {
+        g->ops_left--;
+        kernel_check_end(g);
+        return;
+    }
+    if (e->type == EV_FP_FENCE) {
+        gpu_fp_fence(g->fp, e->arg);
+        fp_send(g);
         g->ops_left--;
         kernel_check_end(g);
         return;
@@ -3725,6 +3738,7 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
     case EV_FP_INGRESS:
     case EV_FP_L2:
     case EV_FP_DONE:
+    case EV_FP_FENCE:
         fp_event(g, e);
         break;
     case EV_CPE_LAUNCH:
