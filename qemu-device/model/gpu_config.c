@@ -24,6 +24,8 @@ enum gpu_config_field_index {
     CF_vram_mib, CF_placement, CF_place_g, CF_kernel_mib, CF_fbarre,
     CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
     CF_finepack, CF_cpelide,
+    CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
+    CF_cxl_gc, CF_cxl_first_object,
     CF_NR
 };
 
@@ -84,6 +86,14 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
     F(cpelide, "off=0 baseline=1 cpelide=2 hmg=3 ideal=4", 0,
       GPU_CPE_NR - 1),
+    F(cxl, "off=0 on=1", 0, 1),
+    F(cxl_sr, "off=0 naive=1 dyn=2 sr=3 max=4", 0, 4),
+    F(cxl_ds, "off=0 on=1", 0, 1),
+    F(cxl_media, "dram=0 optane=1 znand=2 nand=3", 0, 3),
+    F(cxl_ports, "", 1, 8),
+    F(cxl_ctrl_ns, "ns", 1, 100000),
+    F(cxl_gc, "off=0 on=1", 0, 1),
+    F(cxl_first_object, "", 0, 1u << 30),
 };
 #undef F
 
@@ -146,6 +156,9 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (c->cpelide && c->finepack) {
         BAD("cpelide", "not with finepack: one path for remote stores");
+    }
+    if (!is_pow2(c->cxl_ports)) {
+        BAD("cxl_ports", "1, 2, 4 or 8");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -343,6 +356,31 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     "run option (mcmgpu run --cpelide): off, an L2 caches only its own" \
     " chiplet's memory (docs/gpu.md, CPElide in the core)"
 
+/* CXL-GPU's settings are run options in every preset (gpu_cxl.h). */
+#define CXL_SOURCES \
+    [CF_cxl] = "run option (mcmgpu run --cxl): off, every object in the" \
+               " chiplets' DRAM (docs/gpu.md, CXL-GPU in the core)", \
+    [CF_cxl_sr] = "run option (--cxl MEDIA:sr=MODE): sr, the paper's" \
+                  " CXL-SR (§III, Fig 9d); used with cxl on", \
+    [CF_cxl_ds] = "run option (--cxl MEDIA:ds=on): off (§III's DS is" \
+                  " optional); used with cxl on", \
+    [CF_cxl_media] = "run option (--cxl MEDIA): znand, Fig 9b's endpoint" \
+                     " (Table 10(a): Samsung 983 ZET)", \
+    [CF_cxl_ports] = "run option (--cxl MEDIA:ports=N): 4, as mcmgpu cxl" \
+                     " replay (the paper gives no root-port count)", \
+    [CF_cxl_ctrl_ns] = "run option (--cxl MEDIA:ctrl=NS): 80 ns, the" \
+                       " paper's controller (Fig 3(b): over 3x under" \
+                       " 250 ns)", \
+    [CF_cxl_gc] = "run option (--cxl MEDIA:gc=off): on, as mcmgpu cxl" \
+                  " replay (Fig 9e's garbage collection)", \
+    [CF_cxl_first_object] = "run option (--cxl MEDIA:from=K): 0, every" \
+                            " object in CXL memory (the paper's inputs" \
+                            " exceed GPU memory 10x, §Methodology)"
+
+#define CXL_VALUES \
+    .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
+    .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -409,6 +447,7 @@ static const char *const barre_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    CXL_SOURCES,
 };
 
 /*
@@ -470,6 +509,7 @@ static const char *const finepack_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    CXL_SOURCES,
 };
 
 /*
@@ -525,6 +565,7 @@ static const char *const cpelide_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    CXL_SOURCES,
 };
 
 /*
@@ -587,6 +628,7 @@ static const char *const cxl_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    CXL_SOURCES,
 };
 
 /*
@@ -645,6 +687,7 @@ static const char *const adsm_sources[CF_NR] = {
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
     [CF_cpelide] = CPELIDE_SOURCE,
+    CXL_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -677,6 +720,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            CXL_VALUES,
         },
     },
     {
@@ -705,6 +749,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            CXL_VALUES,
         },
     },
     {
@@ -733,6 +778,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            CXL_VALUES,
         },
     },
     {
@@ -763,6 +809,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            CXL_VALUES,
         },
     },
     {
@@ -792,6 +839,7 @@ const struct gpu_preset gpu_presets[] = {
             .placement = GPU_PLACE_CHUNK, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
+            CXL_VALUES,
         },
     },
 };

@@ -50,6 +50,7 @@
 #include "gpu_fbarre.h"
 #include "gpu_finepack.h"
 #include "gpu_cpelide.h"
+#include "gpu_cxl.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -141,6 +142,8 @@ struct gpu_core_stats {
     struct gpu_finepack_stats finepack;
     /* cfg.cpelide on: kernel-boundary coherence and its oracle (0 off) */
     struct gpu_cpelide_stats cpelide;
+    /* cfg.cxl on: the root complex's counters (all 0 when off) */
+    struct mcmgpu_cxl_sim_result cxl;
 };
 
 /* One kernel, as it finished. */
