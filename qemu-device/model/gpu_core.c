@@ -3718,6 +3718,9 @@ static void finish(struct gpu_core *g)
     for (s = 0; s < g->nsms; s++) {
         sm_account(g, s, g->last_cycle);
     }
+    if (g->cx) {
+        gpu_cxl_drain(g->cx);   /* CXL-GPU: its counters complete */
+    }
 }
 
 int gpu_core_run(struct gpu_core *g, u64 until)

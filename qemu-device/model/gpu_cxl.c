@@ -256,6 +256,23 @@ int gpu_cxl_run(struct gpu_cxl *x, u64 cycle)
     return 0;
 }
 
+void gpu_cxl_drain(struct gpu_cxl *x)
+{
+    for (;;) {
+        u64 t = srds_next_event(x->s);
+
+        if (t == UINT64_MAX) {
+            if (!x->plen) {
+                return;
+            }
+            t = ps_of(x, x->cycle + 1);     /* cannot happen: progress */
+        }
+        x->cycle = cycle_of(x, t) > x->cycle ? cycle_of(x, t) : x->cycle;
+        srds_advance(x->s, ps_of(x, x->cycle));
+        pend_retry(x);
+    }
+}
+
 u64 gpu_cxl_next(const struct gpu_cxl *x)
 {
     u64 t = srds_next_event(x->s), c;

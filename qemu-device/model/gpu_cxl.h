@@ -69,6 +69,12 @@ int gpu_cxl_store(struct gpu_cxl *x, u64 cycle, u64 pa);
  * queued requests retry. 0 or -ENOMEM.
  */
 int gpu_cxl_run(struct gpu_cxl *x, u64 cycle);
+/*
+ * The program ended: what is still queued or in flight (write-backs, DS
+ * flushes) runs to its end, so the counters hold every request; the
+ * GPU's cycles do not wait for it, as they do not for DRAM write-backs.
+ */
+void gpu_cxl_drain(struct gpu_cxl *x);
 /* The cycle gpu_cxl_run() must next be called at; ~0 if none. */
 u64 gpu_cxl_next(const struct gpu_cxl *x);
 /* The counters, as `mcmgpu cxl replay --json` names them. */
