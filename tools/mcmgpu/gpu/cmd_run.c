@@ -148,10 +148,10 @@ static int parse_cxl(const char *spec, char buf[][64], char **set)
 		if (!eq)
 			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
 		*eq = 0;
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
 			if (!strcmp(tok, keys[k][0]))
 				break;
-		if (k == sizeof(keys) / sizeof(keys[0]))
+		if (k == ARRAY_SIZE(keys))
 			die_usage("--cxl: unknown key '%s' (sr, ds, ports, ctrl, gc, from)",
 				  tok);
 		if (n == CXL_SETS)
@@ -174,6 +174,7 @@ int cmd_run(int argc, char **argv)
 	int nsets = 0, c, ret, fd = -1;
 	char err[512], chip[32], fp_set[64], cpe_set[64];
 	bool bench = false, barre_given = false;
+	int cxl_given = 0;
 	uint32_t merge_n = 0;
 	double t0;
 
@@ -215,6 +216,8 @@ int cmd_run(int argc, char **argv)
 			sets[nsets++] = cpe_set;
 			break;
 		case OPT_CXL:
+			if (cxl_given++)
+				die_usage("--cxl: give it once");
 			if (nsets + CXL_SETS > MAX_SETS)
 				die_usage("--set: at most %d overrides", MAX_SETS);
 			nsets += parse_cxl(optarg, cxl_sets, &sets[nsets]);
