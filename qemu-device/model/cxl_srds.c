@@ -57,6 +57,7 @@ struct req {
     u64 line;           /* HPA offset of the line (or SpecRd start) */
     u64 dpa;
     u64 t_issue;
+    u64 tag;            /* srds_submit()'s, for the completion */
     u32 port;
     u32 next;           /* ingress FIFO / free list */
     u16 sectors;        /* SpecRd length */
@@ -130,6 +131,8 @@ struct srds {
     struct event *heap;
     u32 heap_len, heap_cap;
     u64 seq, now;
+    srds_done_fn done;  /* incremental: completions go here */
+    void *done_priv;
 };
 
 /* ---- Memory ------------------------------------------------------------ */
@@ -950,10 +953,13 @@ static void devload_seen(struct srds *s, u32 p, u32 dl)
     }
 }
 
-static void gpu_done(struct srds *s, u64 t_issue, bool load)
+static void gpu_done(struct srds *s, u64 t_issue, bool load, u64 tag)
 {
     u64 lat = s->now - t_issue;
 
+    if (s->done) {
+        s->done(s->done_priv, tag, s->now);
+    }
     if (load) {
         s->res->load_latency_ps += lat;
         if (lat > s->res->load_latency_max_ps) {
@@ -980,14 +986,14 @@ static void on_response(struct srds *s, u32 r)
     switch (q->kind) {
     case REQ_LOAD:
         memq_remove(pt, r);
-        gpu_done(s, q->t_issue, true);
+        gpu_done(s, q->t_issue, true, q->tag);
         break;
     case REQ_STORE:
         memq_remove(pt, r);
         if (q->spec_done) {         /* DS: sent beside its GPU-memory copy */
             pt->write_out = false;
         } else {
-            gpu_done(s, q->t_issue, false);
+            gpu_done(s, q->t_issue, false, q->tag);
         }
         break;
     case REQ_FLUSH:
@@ -1001,101 +1007,112 @@ static void on_response(struct srds *s, u32 r)
 }
 
 /* A completion the GPU sees without the endpoint (local or DS). */
-static void gpu_local(struct srds *s, bool load)
+static void gpu_local(struct srds *s, bool load, u64 tag)
 {
     u64 t = s->now;
 
     s->now += GPU_DRAM_PS;
-    gpu_done(s, t, load);
+    gpu_done(s, t, load, tag);
     s->now = t;
+}
+
+/*
+ * One load or store of the line at HPA offset addr, now: false when the
+ * queue it needs (or the request pool, or DS staging) is full.
+ */
+static bool issue_one(struct srds *s, u32 kind, u64 addr, u64 tag)
+{
+    const struct srds_config *cfg = s->cfg;
+    struct port *pt;
+    u32 p, r;
+    u64 dpa;
+
+    cfg->route(cfg->route_priv, addr, &p, &dpa);
+    pt = &s->port[p];
+    if (kind == MCMGPU_CXL_REC_LOAD) {
+        if (ds_has(pt, addr)) {
+            s->res->ds_read_hits++;
+            gpu_local(s, true, tag);
+        } else if (pt->srq_len == SR_QUEUE) {
+            return false;
+        } else {
+            r = req_new(s, REQ_LOAD, p, addr, dpa);
+            if (r == UINT32_MAX) {
+                return false;
+            }
+            s->req[r].tag = tag;
+            pt->srq[(pt->srq_head + pt->srq_len++) % SR_QUEUE] = r;
+            port_pump(s, p);
+        }
+    } else if (cfg->sim.ds && is_ssd(cfg, p)) {
+        /*
+         * DS: the GPU is done once GPU memory has the line. The SSD gets
+         * it now if it keeps up (dual write), else later (staged).
+         */
+        bool direct = !pt->suspended && !pt->write_out &&
+                      pt->memq_len < MEM_QUEUE;
+
+        r = direct && !ds_has(pt, addr) ?
+            req_new(s, REQ_STORE, p, addr, dpa) : UINT32_MAX;
+        if (ds_has(pt, addr)) {
+            gpu_local(s, false, tag);       /* the staged copy is newer */
+        } else if (r != UINT32_MAX) {
+            s->req[r].spec_done = 1;        /* marks a dual write */
+            s->req[r].tag = tag;
+            pt->write_out = true;
+            pt->memq[pt->memq_len++] = r;
+            send_down(s, pt, r, 2);
+            gpu_local(s, false, tag);
+        } else if (pt->ds_len < DS_LINES) {
+            pt->ds_key[ds_slot(pt, addr)] = addr + 1;
+            pt->ds_fifo[(pt->ds_head + pt->ds_len++) % DS_LINES] = addr;
+            s->res->ds_staged++;
+            gpu_local(s, false, tag);
+        } else {
+            return false;                   /* staging full: wait */
+        }
+    } else {
+        if (pt->memq_len == MEM_QUEUE) {
+            return false;
+        }
+        r = req_new(s, REQ_STORE, p, addr, dpa);
+        if (r == UINT32_MAX) {
+            return false;
+        }
+        s->req[r].tag = tag;
+        pt->memq[pt->memq_len++] = r;
+        send_down(s, pt, r, 2);
+    }
+    if (kind == MCMGPU_CXL_REC_LOAD) {
+        s->res->loads++;
+    } else {
+        s->res->stores++;
+    }
+    return true;
 }
 
 static void gpu_issue(struct srds *s)
 {
-    const struct srds_config *cfg = s->cfg;
+    const struct mcmgpu_cxl_record *rec;
 
-    while (s->next_rec < s->n) {
-        const struct mcmgpu_cxl_record *rec = &s->rec[s->next_rec];
-        struct port *pt;
-        u32 p, r;
-        u64 dpa;
-
-        if (rec->kind == MCMGPU_CXL_REC_COMPUTE) {
-            s->next_rec++;
-            ev_push(s, s->now + rec->arg * PS_PER_NS, EV_ISSUE, 0);
-            if (s->now + rec->arg * PS_PER_NS > s->res->runtime_ps) {
-                s->res->runtime_ps = s->now + rec->arg * PS_PER_NS;
-            }
-            return;
-        }
-        cfg->route(cfg->route_priv, rec->addr, &p, &dpa);
-        pt = &s->port[p];
-        if (rec->kind == MCMGPU_CXL_REC_LOAD) {
-            if (ds_has(pt, rec->addr)) {
-                s->res->ds_read_hits++;
-                gpu_local(s, true);
-            } else if (pt->srq_len == SR_QUEUE) {
-                s->gpu_blocked = true;
-                return;
-            } else {
-                r = req_new(s, REQ_LOAD, p, rec->addr, dpa);
-                if (r == UINT32_MAX) {
-                    s->gpu_blocked = true;
-                    return;
-                }
-                pt->srq[(pt->srq_head + pt->srq_len++) % SR_QUEUE] = r;
-                port_pump(s, p);
-            }
-        } else if (cfg->sim.ds && is_ssd(cfg, p)) {
-            /*
-             * DS: the GPU is done once GPU memory has the line. The SSD gets
-             * it now if it keeps up (dual write), else later (staged).
-             */
-            bool direct = !pt->suspended && !pt->write_out &&
-                          pt->memq_len < MEM_QUEUE;
-
-            r = direct && !ds_has(pt, rec->addr) ?
-                req_new(s, REQ_STORE, p, rec->addr, dpa) : UINT32_MAX;
-            if (ds_has(pt, rec->addr)) {
-                gpu_local(s, false);        /* the staged copy is newer */
-            } else if (r != UINT32_MAX) {
-                s->req[r].spec_done = 1;    /* marks a dual write */
-                pt->write_out = true;
-                pt->memq[pt->memq_len++] = r;
-                send_down(s, pt, r, 2);
-                gpu_local(s, false);
-            } else if (pt->ds_len < DS_LINES) {
-                pt->ds_key[ds_slot(pt, rec->addr)] = rec->addr + 1;
-                pt->ds_fifo[(pt->ds_head + pt->ds_len++) % DS_LINES] =
-                    rec->addr;
-                s->res->ds_staged++;
-                gpu_local(s, false);
-            } else {
-                s->gpu_blocked = true;      /* staging full: wait */
-                return;
-            }
-        } else {
-            if (pt->memq_len == MEM_QUEUE) {
-                s->gpu_blocked = true;
-                return;
-            }
-            r = req_new(s, REQ_STORE, p, rec->addr, dpa);
-            if (r == UINT32_MAX) {
-                s->gpu_blocked = true;
-                return;
-            }
-            pt->memq[pt->memq_len++] = r;
-            send_down(s, pt, r, 2);
-        }
-        if (rec->kind == MCMGPU_CXL_REC_LOAD) {
-            s->res->loads++;
-        } else {
-            s->res->stores++;
-        }
-        s->next_rec++;
-        ev_push(s, s->now + ISSUE_PS, EV_ISSUE, 0);
+    if (s->next_rec >= s->n) {
         return;
     }
+    rec = &s->rec[s->next_rec];
+    if (rec->kind == MCMGPU_CXL_REC_COMPUTE) {
+        s->next_rec++;
+        ev_push(s, s->now + rec->arg * PS_PER_NS, EV_ISSUE, 0);
+        if (s->now + rec->arg * PS_PER_NS > s->res->runtime_ps) {
+            s->res->runtime_ps = s->now + rec->arg * PS_PER_NS;
+        }
+        return;
+    }
+    if (!issue_one(s, rec->kind, rec->addr, s->next_rec)) {
+        s->gpu_blocked = true;
+        return;
+    }
+    s->next_rec++;
+    ev_push(s, s->now + ISSUE_PS, EV_ISSUE, 0);
 }
 
 static void on_poll(struct srds *s, u32 p)
@@ -1202,9 +1219,9 @@ int srds_check(const struct srds_config *cfg,
     return 0;
 }
 
-void srds_run(const struct srds_config *cfg, void *mem,
-              const struct mcmgpu_cxl_record *rec, u64 n,
-              struct mcmgpu_cxl_sim_result *res)
+struct srds *srds_start(const struct srds_config *cfg, void *mem,
+                        struct mcmgpu_cxl_sim_result *res,
+                        srds_done_fn done, void *priv)
 {
     struct srds *s = mem;
     struct carve c = { mem, sizeof(struct srds) };
@@ -1214,9 +1231,9 @@ void srds_run(const struct srds_config *cfg, void *mem,
     memset(res, 0, sizeof(*res));
     carve_all(s, cfg, &c);
     s->cfg = cfg;
-    s->rec = rec;
-    s->n = n;
     s->res = res;
+    s->done = done;
+    s->done_priv = priv;
     /* "GPU-DRAM": the same queues before local DRAM, no link. */
     s->ctrl_half = cfg->sim.local ? 0 :
                    (u64)cfg->sim.ctrl_ns * PS_PER_NS / 2;
@@ -1231,27 +1248,69 @@ void srds_run(const struct srds_config *cfg, void *mem,
         s->ep[p].free_pages = SSD_FREE_PAGES;
         s->ep[p].c.head = s->ep[p].c.tail = UINT32_MAX;
     }
+    return s;
+}
+
+static void run_event(struct srds *s)
+{
+    struct event ev = ev_pop(s);
+
+    s->now = ev.t;
+    switch (ev.type) {
+    case EV_ISSUE:
+        gpu_issue(s);
+        break;
+    case EV_EP_ARRIVE:
+        ep_arrive(s, ev.arg);
+        break;
+    case EV_EP_DISPATCH:
+        ep_dispatch(s, ev.arg);
+        break;
+    case EV_RESP:
+        on_response(s, ev.arg);
+        break;
+    case EV_POLL:
+        on_poll(s, ev.arg);
+        break;
+    }
+}
+
+void srds_advance(struct srds *s, u64 t)
+{
+    while (s->heap_len && s->heap[0].t <= t) {
+        run_event(s);
+    }
+    if (t > s->now) {
+        s->now = t;
+    }
+}
+
+u64 srds_next_event(const struct srds *s)
+{
+    return s->heap_len ? s->heap[0].t : UINT64_MAX;
+}
+
+u64 srds_now(const struct srds *s)
+{
+    return s->now;
+}
+
+bool srds_submit(struct srds *s, u64 t, u32 kind, u64 addr, u64 tag)
+{
+    srds_advance(s, t);
+    return issue_one(s, kind, addr, tag);
+}
+
+void srds_run(const struct srds_config *cfg, void *mem,
+              const struct mcmgpu_cxl_record *rec, u64 n,
+              struct mcmgpu_cxl_sim_result *res)
+{
+    struct srds *s = srds_start(cfg, mem, res, NULL, NULL);
+
+    s->rec = rec;
+    s->n = n;
     ev_push(s, 0, EV_ISSUE, 0);
     while (s->heap_len) {
-        struct event ev = ev_pop(s);
-
-        s->now = ev.t;
-        switch (ev.type) {
-        case EV_ISSUE:
-            gpu_issue(s);
-            break;
-        case EV_EP_ARRIVE:
-            ep_arrive(s, ev.arg);
-            break;
-        case EV_EP_DISPATCH:
-            ep_dispatch(s, ev.arg);
-            break;
-        case EV_RESP:
-            on_response(s, ev.arg);
-            break;
-        case EV_POLL:
-            on_poll(s, ev.arg);
-            break;
-        }
+        run_event(s);
     }
 }

@@ -95,6 +95,33 @@ void srds_run(const struct srds_config *cfg, void *mem,
               const struct mcmgpu_cxl_record *rec, u64 n,
               struct mcmgpu_cxl_sim_result *res);
 
+/*
+ * Event by event, for a caller that keeps its own time (the GPU core):
+ * srds_start() takes the state (srds_state_size() bytes at mem, the
+ * counters at res); srds_submit() runs every model event up to t, then
+ * issues one load or store (MCMGPU_CXL_REC_LOAD/STORE) of the 64 B line
+ * at HPA offset addr (checked by the caller: aligned, routed) at t; false
+ * when the queue it needs is full (nothing changed: retry after
+ * srds_next_event()). Every completion the GPU sees (a load's data; a
+ * store's acknowledgement, or with DS its GPU-memory write) calls done
+ * with the submit's tag and the time, during srds_submit() or
+ * srds_advance(), possibly with a time after the call's t (GPU-memory
+ * completions are known at once). t never goes back. srds_run() is
+ * srds_start() plus the trace's own issue loop.
+ */
+struct srds;
+typedef void (*srds_done_fn)(void *priv, u64 tag, u64 t_ps);
+
+struct srds *srds_start(const struct srds_config *cfg, void *mem,
+                        struct mcmgpu_cxl_sim_result *res,
+                        srds_done_fn done, void *priv);
+bool srds_submit(struct srds *s, u64 t, u32 kind, u64 addr, u64 tag);
+/* Runs every event at or before t. */
+void srds_advance(struct srds *s, u64 t);
+/* The next event's time, UINT64_MAX if none. */
+u64 srds_next_event(const struct srds *s);
+u64 srds_now(const struct srds *s);
+
 /* One layout for the host: one 1-way region per port (the paper's). */
 bool srds_route_default(void *priv, u64 hpa, u32 *port, u64 *dpa);
 

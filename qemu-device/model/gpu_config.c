@@ -25,6 +25,8 @@ enum gpu_config_field_index {
     CF_fbarre_merge, CF_fbarre_filter_rows, CF_fbarre_sched_moves,
     CF_finepack, CF_cpelide, CF_adsm, CF_adsm_block, CF_adsm_rolling,
     CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
+    CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
+    CF_cxl_gc, CF_cxl_first_object,
     CF_NR
 };
 
@@ -92,6 +94,14 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(pcie_bw, "B/kcycle", 1000, 1u << 30),
     F(pcie_dma_lat, "cycles", 0, 100000000),
     F(pcie_copies, "off=0 on=1", 0, 1),
+    F(cxl, "off=0 on=1", 0, 1),
+    F(cxl_sr, "off=0 naive=1 dyn=2 sr=3 max=4", 0, 4),
+    F(cxl_ds, "off=0 on=1", 0, 1),
+    F(cxl_media, "dram=0 optane=1 znand=2 nand=3", 0, 3),
+    F(cxl_ports, "", 1, 8),
+    F(cxl_ctrl_ns, "ns", 1, 100000),
+    F(cxl_gc, "off=0 on=1", 0, 1),
+    F(cxl_first_object, "", 0, 1u << 30),
 };
 #undef F
 
@@ -157,6 +167,9 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->adsm_block)) {
         BAD("adsm_block", "a power of two, 4 KiB to 32 MiB");
+    }
+    if (!is_pow2(c->cxl_ports)) {
+        BAD("cxl_ports", "1, 2, 4 or 8");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -383,6 +396,30 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define PCIE_COPIES_OFF \
     [CF_pcie_copies] = "ours: off, COPY records take no time (the paper" \
                        " times the GPU alone)"
+/* CXL-GPU's settings are run options in every preset (gpu_cxl.h). */
+#define CXL_SOURCES \
+    [CF_cxl] = "run option (mcmgpu run --cxl): off, every object in the" \
+               " chiplets' DRAM (docs/gpu.md, CXL-GPU in the core)", \
+    [CF_cxl_sr] = "run option (--cxl MEDIA:sr=MODE): sr, the paper's" \
+                  " CXL-SR (§III, Fig 9d); used with cxl on", \
+    [CF_cxl_ds] = "run option (--cxl MEDIA:ds=on): off (§III's DS is" \
+                  " optional); used with cxl on", \
+    [CF_cxl_media] = "run option (--cxl MEDIA): znand, Fig 9b's endpoint" \
+                     " (Table 10(a): Samsung 983 ZET)", \
+    [CF_cxl_ports] = "run option (--cxl MEDIA:ports=N): 4, as mcmgpu cxl" \
+                     " replay (the paper gives no root-port count)", \
+    [CF_cxl_ctrl_ns] = "run option (--cxl MEDIA:ctrl=NS): 80 ns, the" \
+                       " paper's controller (Fig 3(b): over 3x under" \
+                       " 250 ns)", \
+    [CF_cxl_gc] = "run option (--cxl MEDIA:gc=off): on, as mcmgpu cxl" \
+                  " replay (Fig 9e's garbage collection)", \
+    [CF_cxl_first_object] = "run option (--cxl MEDIA:from=K): 0, every" \
+                            " object in CXL memory (the paper's inputs" \
+                            " exceed GPU memory 10x, §Methodology)"
+
+#define CXL_VALUES \
+    .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
+    .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
 
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
@@ -452,6 +489,7 @@ static const char *const barre_sources[CF_NR] = {
     [CF_cpelide] = CPELIDE_SOURCE,
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
+    CXL_SOURCES,
 };
 
 /*
@@ -515,6 +553,7 @@ static const char *const finepack_sources[CF_NR] = {
     [CF_cpelide] = CPELIDE_SOURCE,
     ADSM_SOURCES("1530", "5229", "765", "3060"),
     PCIE_COPIES_OFF,
+    CXL_SOURCES,
 };
 
 /*
@@ -572,6 +611,7 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_cpelide] = CPELIDE_SOURCE,
     ADSM_SOURCES("1801", "4442", "901", "3602"),
     PCIE_COPIES_OFF,
+    CXL_SOURCES,
 };
 
 /*
@@ -636,6 +676,7 @@ static const char *const cxl_sources[CF_NR] = {
     [CF_cpelide] = CPELIDE_SOURCE,
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
+    CXL_SOURCES,
 };
 
 /*
@@ -697,6 +738,7 @@ static const char *const adsm_sources[CF_NR] = {
     ADSM_SOURCES("1296", "6173", "648", "2592"),
     [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
                        " paper's CUDA bar, --adsm off)",
+    CXL_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -730,6 +772,7 @@ const struct gpu_preset gpu_presets[] = {
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
+            CXL_VALUES,
         },
     },
     {
@@ -759,6 +802,7 @@ const struct gpu_preset gpu_presets[] = {
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(5229, 765, 3060),
+            CXL_VALUES,
         },
     },
     {
@@ -788,6 +832,7 @@ const struct gpu_preset gpu_presets[] = {
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),
+            CXL_VALUES,
         },
     },
     {
@@ -819,6 +864,7 @@ const struct gpu_preset gpu_presets[] = {
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
+            CXL_VALUES,
         },
     },
     {
@@ -850,6 +896,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(6173, 648, 2592),
             .pcie_copies = 1,
+            CXL_VALUES,
         },
     },
 };

@@ -133,6 +133,15 @@ struct gpu_config {
     u32 pcie_bw;            /* host <-> GPU DMA, B/kcycle */
     u32 pcie_dma_lat;       /* a transfer's fixed cost, cycles */
     u32 pcie_copies;        /* adsm off: COPY records take time, 0 / 1 */
+    /* CXL-GPU (gpu_cxl.h; docs/gpu.md, CXL-GPU in the core) */
+    u32 cxl;                /* 0 off; 1: objects in CXL memory */
+    u32 cxl_sr;             /* MCMGPU_CXL_SR_*: the root ports' SR */
+    u32 cxl_ds;             /* deterministic store: 0 off, 1 on */
+    u32 cxl_media;          /* MCMGPU_CXL_MEDIA_* of every endpoint */
+    u32 cxl_ports;          /* root ports, an endpoint each: 1, 2, 4, 8 */
+    u32 cxl_ctrl_ns;        /* controller round trip */
+    u32 cxl_gc;             /* SSD garbage collection: 0 off, 1 on */
+    u32 cxl_first_object;   /* objects with index >= it live in CXL */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -184,7 +193,9 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
  * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma,
  * cpelide=off|baseline|cpelide|hmg|ideal,
- * adsm=off|batch|lazy|rolling, pcie_copies=off|on).
+ * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
+ * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
+ * cxl_media=dram|optane|znand|nand).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

@@ -86,6 +86,7 @@ enum ev_type {
     EV_CPE_LAUNCH,      /* CPElide: the launch's L2 operations are done */
     EV_ADSM_LAUNCH,     /* ADSM: the host's launch reaches the GPU */
     EV_FP_FENCE,        /* FinePack: a fence reaches its chiplet's queue */
+    EV_CXL,             /* CXL-GPU: the root complex has an event */
 };
 
 enum reason {
@@ -199,7 +200,8 @@ struct line {
     u64 lru;
     u8 valid, dirty;    /* sector bits */
     u8 home;            /* L2: the line's home chiplet (cfg.cpelide) */
-    u8 pad[5];
+    u8 cxl;             /* L2: in CXL memory (cfg.cxl) */
+    u8 pad[4];
 };
 
 struct tlb_entry {
@@ -246,7 +248,8 @@ struct req {
     u8 src, home, kind, reply;
     u32 ver;            /* cfg.cpelide: the version a load's data has */
     u8 looked;          /* cfg.cpelide: the local L2 was looked up */
-    u8 pad[3];
+    u8 cxl;             /* cfg.cxl: the sector is in CXL memory */
+    u8 pad[2];
 };
 
 struct xl {
@@ -340,6 +343,8 @@ struct gpu_core {
     u32 *cver;                  /* its versions: an L2 line's 4 sectors */
     u32 cpe_test;               /* GPU_CPE_TEST_* */
     struct gpu_adsm *adsm;      /* cfg.adsm or cfg.pcie_copies on */
+    struct gpu_cxl *cx;         /* cfg.cxl on */
+    u64 cxl_at;                 /* its pending EV_CXL, NEVER if none */
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1433,7 +1438,7 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri);
 
 /* A sector access starts at the SM now. */
 static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
-                         u32 home, u32 kind)
+                         u32 home, u32 kind, u64 va)
 {
     struct memop *o = &g->memops[oi];
     u32 ri;
@@ -1475,6 +1480,7 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     r->reply = 0;
     r->ver = 0;
     r->looked = 0;
+    r->cxl = g->cx && gpu_cxl_holds(g->cx, va & ~31ULL);
     (void)o;
     if (kind == PROG_KIND_LOAD) {
         l1_mshr_try(g, ri);
@@ -1585,6 +1591,10 @@ static void ev_ingress(struct gpu_core *g, u32 ri)
 }
 
 static void cpe_evict(struct gpu_core *g, u32 c, struct line *l);
+static void cxl_writeback(struct gpu_core *g, struct line *l);
+static void cxl_load(struct gpu_core *g, u32 ri);
+static void cxl_mark(struct gpu_core *g, u32 ri);
+static void cxl_done(void *core, u32 ri, u64 cycle);
 
 /* Chiplet c's L2 line l leaves: its dirty sectors go home. */
 static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
@@ -1594,6 +1604,10 @@ static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
 
         if (g->cpe && l->home != c) {
             cpe_evict(g, c, l);     /* a remote line's: over the link */
+            return;
+        }
+        if (l->cxl && g->cx) {
+            cxl_writeback(g, l);    /* to the root complex */
             return;
         }
         g->stats.l2_writebacks += n;
@@ -1618,6 +1632,7 @@ static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
         l->valid = 0;
         l->dirty = 0;
         l->home = home;
+        l->cxl = 0;
     }
     l->valid |= bit;
     if (dirty) {
@@ -1659,6 +1674,9 @@ static void ev_l2(struct gpu_core *g, u32 ri)
     g->stats.l2_misses++;
     if (r->kind == PROG_KIND_STORE) {
         l2_fill(g, r->home, r->addr, true);
+        if (r->cxl) {
+            cxl_mark(g, ri);
+        }
         r->reply = 1;
         push(g, t, EV_REPLY, ri);
         return;
@@ -1669,8 +1687,14 @@ static void ev_l2(struct gpu_core *g, u32 ri)
 static void ev_dram(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
-    u64 t = server_use(&g->drams[r->home], g->cfg.dram_bw, g->cfg.dram_lat,
-                       g->now, GPU_SECTOR_BYTES);
+    u64 t;
+
+    if (r->cxl) {
+        cxl_load(g, ri);
+        return;
+    }
+    t = server_use(&g->drams[r->home], g->cfg.dram_bw, g->cfg.dram_lat,
+                   g->now, GPU_SECTOR_BYTES);
 
     push(g, t, EV_FILL, ri);
 }
@@ -1680,6 +1704,9 @@ static void ev_fill(struct gpu_core *g, u32 ri)
     struct req *r = &g->reqs[ri];
 
     l2_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
+    if (r->cxl) {
+        cxl_mark(g, ri);
+    }
     r->reply = 1;
     ev_depart(g, ri);
 }
@@ -1984,7 +2011,7 @@ static void xl_data(struct gpu_core *g, u32 xi)
             fail(g, -EINVAL);
             return;
         }
-        sector_start(g, x.sm, x.memop, pa, (u32)home, x.kind);
+        sector_start(g, x.sm, x.memop, pa, (u32)home, x.kind, x.sect[i]);
     }
 }
 
@@ -2074,7 +2101,7 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
                 /* Objects that share a page keep their own homes' bytes. */
                 a |= (u64)(sect[i] & 31) << CPE_HOME_SHIFT;
             }
-            sector_start(g, s, oi, a, sect[i] & 31, kind);
+            sector_start(g, s, oi, a, sect[i] & 31, kind, sect[i]);
         }
         return;
     }
@@ -2576,6 +2603,10 @@ static int add_object(struct gpu_core *g, const struct prog_object *po)
             (g->nobjs - i) * sizeof(*g->objs));
     g->objs[i] = o;
     g->nobjs++;
+    if (g->cx && gpu_cxl_object(g->cx, o.index, o.gpu_va,
+                                o.base + o.size - o.gpu_va)) {
+        return fail_str(g, -ENOMEM, "out of memory for the CXL objects");
+    }
     return 0;
 }
 
@@ -2955,6 +2986,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
             return fail_str(g, -ENOMEM, "out of memory for ADSM");
         }
     }
+    g->cxl_at = NEVER;
+    if (cfg->cxl) {
+        g->cx = gpu_cxl_create(cfg, ops->alloc, ops->free, priv,
+                               cxl_done, g);
+        if (!g->cx) {
+            return fail_str(g, -ENOMEM, "out of memory for CXL-GPU");
+        }
+    }
     return 0;
 }
 
@@ -2979,6 +3018,8 @@ void gpu_core_destroy(struct gpu_core *g)
     g->chunks = NULL;
     gpu_fp_destroy(g->fp);
     g->fp = NULL;
+    gpu_cxl_destroy(g->cx);
+    g->cx = NULL;
     gpu_cpe_destroy(g->cpe);
     g->cpe = NULL;
     gpu_adsm_destroy(g->adsm);
@@ -3695,6 +3736,79 @@ void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs)
     g->cpe_test = knobs;
 }
 
+/* ---- CXL-GPU (gpu_cxl.h) ---------------------------------------------- */
+
+/* The root complex's next event gets an EV_CXL unless one comes first. */
+static void cxl_kick(struct gpu_core *g, int err)
+{
+    u64 c;
+
+    if (err) {
+        fail_str(g, err, "out of memory for CXL requests");
+        return;
+    }
+    c = gpu_cxl_next(g->cx);
+    if (c == NEVER) {
+        return;
+    }
+    c = c > g->now ? c : g->now;
+    if (c < g->cxl_at || g->cxl_at < g->now) {
+        g->cxl_at = c;
+        push(g, c, EV_CXL, 0);
+    }
+}
+
+/* A CXL load's data is at the L2 at cycle: it fills there. */
+static void cxl_done(void *core, u32 ri, u64 cycle)
+{
+    struct gpu_core *g = core;
+
+    push(g, cycle > g->now ? cycle : g->now, EV_FILL, ri);
+}
+
+/* An L2 miss to CXL memory: the root complex serves it, not DRAM. */
+static void cxl_load(struct gpu_core *g, u32 ri)
+{
+    cxl_kick(g, gpu_cxl_load(g->cx, g->now, g->reqs[ri].addr, ri));
+}
+
+/* A CXL line filled into the L2: its write-back goes to CXL too. */
+static void cxl_mark(struct gpu_core *g, u32 ri)
+{
+    const struct req *r = &g->reqs[ri];
+    struct line *l = line_find(l2_set(g, r->home, r->addr), g->cfg.l2_ways,
+                               r->addr >> 7);
+
+    if (l) {
+        l->cxl = 1;
+    }
+}
+
+/* One 64 B store a half line with a dirty sector. */
+static void cxl_writeback(struct gpu_core *g, struct line *l)
+{
+    u32 h;
+    int err = 0;
+
+    g->stats.l2_writebacks += __builtin_popcount(l->dirty);
+    for (h = 0; h < 2 && !err; h++) {
+        if (l->dirty & (3u << (2 * h))) {
+            err = gpu_cxl_store(g->cx, g->now, (l->tag << 7) | (h * 64));
+        }
+    }
+    cxl_kick(g, err);
+}
+
+static void cxl_event(struct gpu_core *g, u64 cycle)
+{
+    if (cycle == g->cxl_at) {
+        g->cxl_at = NEVER;
+    }
+    cxl_kick(g, gpu_cxl_run(g->cx, cycle));
+}
+
+/* ---- end of CXL-GPU ---------------------------------------------------- */
+
 static void dispatch_event(struct gpu_core *g, const struct event *e)
 {
     switch (e->type) {
@@ -3749,6 +3863,9 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
         g->ops_left--;
         kernel_start(g);
         break;
+    case EV_CXL:
+        cxl_event(g, e->cycle);
+        break;
     }
 }
 
@@ -3760,6 +3877,9 @@ static void finish(struct gpu_core *g)
     g->done = true;
     for (s = 0; s < g->nsms; s++) {
         sm_account(g, s, g->last_cycle);
+    }
+    if (g->cx) {
+        gpu_cxl_drain(g->cx);   /* CXL-GPU: its counters complete */
     }
 }
 
@@ -3910,6 +4030,9 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
     }
     if (g->fp) {
         gpu_fp_stats(g->fp, &st->finepack);
+    }
+    if (g->cx) {
+        gpu_cxl_stats(g->cx, &st->cxl);
     }
     if (g->cpe) {
         struct gpu_cpelide_stats *c = &st->cpelide;

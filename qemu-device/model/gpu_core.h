@@ -51,6 +51,7 @@
 #include "gpu_finepack.h"
 #include "gpu_cpelide.h"
 #include "gpu_adsm.h"
+#include "gpu_cxl.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -144,6 +145,8 @@ struct gpu_core_stats {
     struct gpu_cpelide_stats cpelide;
     /* cfg.adsm or cfg.pcie_copies on: the protocol and the host link */
     struct gpu_adsm_stats adsm;
+    /* cfg.cxl on: the root complex's counters (all 0 when off) */
+    struct mcmgpu_cxl_sim_result cxl;
 };
 
 /* One kernel, as it finished. */

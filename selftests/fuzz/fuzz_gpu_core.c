@@ -8,7 +8,9 @@
  * caches and TLBs, translation on or off, placements, schedulers, ADSM
  * off, with copies timed, or batch, lazy, rolling), the
  * object mapping and the IOMMU (reply latency, faults, a PFN past
- * memory, a tag never sent, a reply twice, one arriving in the past).
+ * memory, a tag never sent, a reply twice, one arriving in the past),
+ * and CXL-GPU (on in a quarter of the runs: media, SR, DS, ports, the
+ * first object in CXL memory).
  * Byte 0 bit 0 then says what the rest is: a binary program as is, or
  * bytes a generator turns into a valid program (objects, kernels of
  * blocks, warps and instructions with addresses mostly in the objects),
@@ -341,6 +343,13 @@ static void make_config(const uint8_t *h, struct gpu_config *c)
 	set(c, "adsm_rolling=%u", h[10] & 3);
 	set(c, "adsm_block=%u", 4096u << ((h[11] >> 6) & 3));
 	set(c, "pcie_dma_lat=%u", (h[11] >> 1) & 31);
+	/* CXL-GPU in a quarter of the runs (bits shared with the seed). */
+	set(c, "cxl=%u", (h[11] & 3) == 3);
+	set(c, "cxl_media=%u", (h[11] >> 2) & 3);
+	set(c, "cxl_sr=%u", ((h[11] >> 4) & 7) % 5);
+	set(c, "cxl_ds=%u", h[11] >> 7);
+	set(c, "cxl_ports=%u", 1u << (h[10] & 3));
+	set(c, "cxl_first_object=%u", (h[10] >> 2) & 3);
 }
 
 /* ---- The test IOMMU and the run ---- */

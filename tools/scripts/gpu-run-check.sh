@@ -2,7 +2,7 @@
 # make check: `mcmgpu run --host` on bad input and on a good program. Each
 # bad input (a missing file, not a program, a program cut in the middle of
 # an instruction, an address in no object, a kernel over kernel_mib, bad
-# options, mechanisms not in the core yet) must exit non-zero with a
+# options, mechanisms not in the core yet, bad --cxl specs) must exit non-zero with a
 # message naming the problem; vadd's --json must parse with the counter
 # identities holding (ADSM's bytes by cause, its faults by kind, under
 # the adsm preset's explicit copies and each protocol) and be the same,
@@ -65,7 +65,10 @@ expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
 expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
 expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off
-expect_fail "--cxl on|not yet" "$tmp/vadd.bin" --cxl on
+expect_fail "cxl_media=on|bad value" "$tmp/vadd.bin" --cxl on
+expect_fail "--cxl|unknown key 'speed'" "$tmp/vadd.bin" --cxl znand:speed=9
+expect_fail "cxl_sr=fast|bad value" "$tmp/vadd.bin" --cxl znand:sr=fast
+expect_fail "cxl_ports|1, 2, 4 or 8" "$tmp/vadd.bin" --cxl znand:ports=3
 expect_fail "cpelide|not with finepack" "$tmp/vadd.bin" --cpelide cpelide --finepack wc
 expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
 expect_fail "adsm=eager|bad value" "$tmp/vadd.bin" --adsm eager
@@ -76,7 +79,9 @@ nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
 for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide" \
 	"--config adsm" "--config adsm --adsm batch" "--config adsm --adsm lazy" \
-	"--config adsm --adsm rolling" "--adsm lazy --barre on"; do
+	"--config adsm --adsm rolling" "--adsm lazy --barre on" \
+	"--config cxl --set translate=0 --cxl znand:sr=sr:ds=on" \
+	"--config cxl --set translate=0 --cxl nand:sr=off:ports=1"; do
 	# shellcheck disable=SC2086
 	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
 	# shellcheck disable=SC2086
@@ -124,6 +129,17 @@ if "barre" in d:
 	eq(d["barre"]["ats_requests"], t["ats_requests"], "the IOMMU's requests")
 	assert t["ats_requests"] > 0, f"run {args}: no ATS request"
 eq(sum(k["warp_insts"] for k in d["kernels"]), nw, "kernels' warp_insts")
+eq("cxl" in d, "--cxl" in args, "the root complex's counters with --cxl")
+if "cxl" in d:
+	c = d["cxl"]
+	# Every object in CXL memory: no DRAM traffic; a load is served by
+	# the SSD's DRAM (hit or miss) or DS's staging; a 64 B store a half
+	# line written back.
+	eq(g["dram_queue"]["requests"], 0, "DRAM requests with every object in CXL")
+	eq(c["loads"], c["dram_hits"] + c["dram_misses"] + c["ds_read_hits"],
+	   "cxl loads vs SSD DRAM hits + misses + DS read hits")
+	wb = g["l2"]["writebacks"]
+	assert c["loads"] > 0 and (wb + 1) // 2 <= c["stores"] <= wb, f"run {args}: cxl {c}"
 EOF
 	checked=$((checked + 1))
 done

@@ -22,7 +22,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
 		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
-		"          [--finepack MODE] [--cpelide MODE] [--adsm MODE]\n"
+		"          [--finepack MODE] [--cpelide MODE] [--cxl off|DEVICE-SPEC]\n"
+		"          [--adsm MODE]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) through the GPU timing core with every enabled mechanism,\n"
@@ -55,7 +56,14 @@ static void usage(FILE *f)
 		"                     adsm preset's default), batch, lazy or rolling (every\n"
 		"                     object shared, COPY records the CPU's accesses;\n"
 		"                     docs/gpu.md; the same as --set adsm=MODE)\n"
-		"  --cxl MODE         only 'off' for now: not yet in the core's memory path\n"
+		"  --cxl SPEC         CXL-GPU: off (every object in the chiplets' DRAM), or\n"
+		"                     MEDIA[:sr=MODE][:ds=on|off][:ports=N][:ctrl=NS]\n"
+		"                     [:gc=on|off][:from=K]: objects K.. (default 0: all)\n"
+		"                     in CXL memory behind the root complex, endpoints of\n"
+		"                     MEDIA dram, optane, znand or nand; sr off, naive,\n"
+		"                     dyn, sr or max (default sr), ports 1, 2, 4 or 8\n"
+		"                     (default 4), as mcmgpu cxl replay names them; e.g.\n"
+		"                     znand:sr=sr:ds=on (--set cxl_*=... says the same)\n"
 		"  --progress         a progress line per kernel on stderr\n"
 		"  --json             JSON (the same from the device and --host)\n"
 		"  --bench            instead of the result, the run's wall-clock time and\n"
@@ -97,11 +105,60 @@ static uint32_t parse_barre(const char *s)
 	return 0;
 }
 
-static void only_off(const char *opt, const char *s)
+#define CXL_SETS 8
+
+/*
+ * --cxl off|MEDIA[:KEY=VALUE]...: the overrides it stands for, into
+ * buf, pointed to from set[]; how many.
+ */
+static int parse_cxl(const char *spec, char buf[][64], char **set)
 {
-	if (strcmp(s, "off"))
-		die_usage("--%s %s: the mechanism is not yet in the GPU core's memory path; only 'off'",
-			  opt, s);
+	static const char *const keys[][2] = {
+		{ "sr", "cxl_sr" }, { "ds", "cxl_ds" }, { "ports", "cxl_ports" },
+		{ "ctrl", "cxl_ctrl_ns" }, { "gc", "cxl_gc" },
+		{ "from", "cxl_first_object" },
+	};
+	char copy[256], *tok, *save = NULL;
+	int n = 0;
+	size_t k;
+
+	if (!strcmp(spec, "off")) {
+		snprintf(buf[0], 64, "cxl=off");
+		set[0] = buf[0];
+		return 1;
+	}
+	if (strlen(spec) >= sizeof(copy))
+		die_usage("--cxl: '%s' is too long", spec);
+	strcpy(copy, spec);
+	tok = strtok_r(copy, ":", &save);
+	if (!tok || strchr(tok, '='))
+		die_usage("--cxl: '%s' does not start with off or a medium (dram, optane, znand, nand)",
+			  spec);
+	snprintf(buf[n], 64, "cxl=on");
+	set[n] = buf[n];
+	n++;
+	snprintf(buf[n], 64, "cxl_media=%s", tok);
+	set[n] = buf[n];
+	n++;
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
+		*eq = 0;
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
+			if (!strcmp(tok, keys[k][0]))
+				break;
+		if (k == ARRAY_SIZE(keys))
+			die_usage("--cxl: unknown key '%s' (sr, ds, ports, ctrl, gc, from)",
+				  tok);
+		if (n == CXL_SETS)
+			die_usage("--cxl: '%s' has too many settings", spec);
+		snprintf(buf[n], 64, "%s=%s", keys[k][1], eq + 1);
+		set[n] = buf[n];
+		n++;
+	}
+	return n;
 }
 
 int cmd_run(int argc, char **argv)
@@ -110,10 +167,12 @@ int cmd_run(int argc, char **argv)
 	struct gpu_run_opts o = { 0 };
 	struct gpu_run_result r;
 	const char *preset = GPU_CONFIG_DEFAULT, *path;
-	char *sets[MAX_SETS + 2], merge[32];
+	char *sets[MAX_SETS + 2 + CXL_SETS], merge[32];
+	char cxl_sets[CXL_SETS][64];
 	int nsets = 0, c, ret, fd = -1;
 	char err[512], chip[32], fp_set[64], cpe_set[64], adsm_set[64];
 	bool bench = false, barre_given = false;
+	int cxl_given = 0;
 	uint32_t merge_n = 0;
 	double t0;
 
@@ -155,7 +214,11 @@ int cmd_run(int argc, char **argv)
 			sets[nsets++] = cpe_set;
 			break;
 		case OPT_CXL:
-			only_off("cxl", optarg);
+			if (cxl_given++)
+				die_usage("--cxl: give it once");
+			if (nsets + CXL_SETS > MAX_SETS)
+				die_usage("--set: at most %d overrides", MAX_SETS);
+			nsets += parse_cxl(optarg, cxl_sets, &sets[nsets]);
 			break;
 		case OPT_ADSM:
 			if (nsets == MAX_SETS)

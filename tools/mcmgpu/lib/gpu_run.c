@@ -250,6 +250,41 @@ static const struct stat_table adsm_table = STAT_TABLE(adsm_rows,
 static const char *const adsm_modes[] = {
 	"explicit", "batch", "lazy", "rolling"
 };
+/* CXL-GPU's, named as `mcmgpu cxl replay --json` names its own. */
+#define CXLS(field) STAT(struct mcmgpu_cxl_sim_result, field)
+static const struct stat_row cxl_rows[] = {
+	CXLS(runtime_ps), CXLS(loads), CXLS(stores), CXLS(load_latency_ps),
+	CXLS(store_latency_ps), CXLS(load_latency_max_ps),
+	CXLS(store_latency_max_ps),
+	STAT_NEWLINE,
+	CXLS(dram_hits), CXLS(dram_misses), CXLS(dram_joins),
+	STAT_RATIO("dram_hit_rate", STAT_SPLIT, struct mcmgpu_cxl_sim_result,
+		   dram_hits, dram_misses),
+	CXLS(specrd_sent), CXLS(specrd_dropped), CXLS(specrd_bytes),
+	CXLS(media_reads), CXLS(media_programs), CXLS(gc_runs), STAT_NEWLINE,
+	CXLS(ds_staged), CXLS(ds_flushed), CXLS(ds_read_hits),
+	CXLS(ingress_max), CXLS(devload_so), CXLS(flits),
+};
+#undef CXLS
+
+static const struct stat_table cxl_table = STAT_TABLE(cxl_rows,
+	"cxl: {loads} loads, {stores} stores; SSD DRAM hits {dram_hits}, "
+	"misses {dram_misses}; MemSpecRd {specrd_sent} ({specrd_dropped} "
+	"dropped); GC {gc_runs}; DS staged {ds_staged}, flushed {ds_flushed}\n");
+
+static const char *const cxl_sr_modes[] = { "off", "naive", "dyn", "sr", "max" };
+static const char *const cxl_media[] = { "dram", "optane", "znand", "nand" };
+
+static void cxl_head_json(struct json *j, const struct gpu_config *c)
+{
+	json_string(j, "media", cxl_media[c->cxl_media % 4]);
+	json_string(j, "sr", cxl_sr_modes[c->cxl_sr % 5]);
+	json_u64(j, "ds", c->cxl_ds);
+	json_u64(j, "ports", c->cxl_ports);
+	json_u64(j, "ctrl_ns", c->cxl_ctrl_ns);
+	json_u64(j, "gc", c->cxl_gc);
+	json_u64(j, "first_object", c->cxl_first_object);
+}
 
 static void fp_report(struct fp_core_report *fr, const struct gpu_run_result *r)
 {
@@ -336,6 +371,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &adsm_table, &r->core.adsm);
 		json_close(j);
 	}
+	if (o->cfg.cxl) {
+		json_break(j, " ");
+		json_open(j, "cxl", '{');
+		cxl_head_json(j, &o->cfg);
+		stats_json(j, &cxl_table, &r->core.cxl);
+		json_close(j);
+	}
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -367,5 +409,12 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 		fprintf(f, "adsm protocol %s\n",
 			adsm_modes[o->cfg.adsm % GPU_ADSM_NR]);
 		stats_text(f, &adsm_table, &r->core.adsm);
+	}
+	if (o->cfg.cxl) {
+		fprintf(f, "cxl media %s, sr %s, ds %s, %u ports\n",
+			cxl_media[o->cfg.cxl_media % 4],
+			cxl_sr_modes[o->cfg.cxl_sr % 5],
+			o->cfg.cxl_ds ? "on" : "off", o->cfg.cxl_ports);
+		stats_text(f, &cxl_table, &r->core.cxl);
 	}
 }
