@@ -41,22 +41,25 @@
 #define ADI_TSTEPS	1
 
 /* IEEE float division: MUFU.RCP, 4 FFMAs, the slow path's branch. */
-#define PB2_OPS_FDIV(t) do {						\
-	OPS(t, PROG_OP_SFU, 1);						\
-	OPS(t, PROG_OP_FP, 4);						\
-	OPS(t, PROG_OP_BRANCH, 1);					\
+#define PB2_OPS_FDIV(thread) do {					\
+	struct simt_thread *pb2_t_ = (thread);				\
+	OPS(pb2_t_, PROG_OP_SFU, 1);					\
+	OPS(pb2_t_, PROG_OP_FP, 4);					\
+	OPS(pb2_t_, PROG_OP_BRANCH, 1);					\
 } while (0)
 /* IEEE double division: MUFU.RCP64H, 8 DFMAs, the slow path's branch. */
-#define PB2_OPS_DDIV(t) do {						\
-	OPS(t, PROG_OP_SFU, 1);						\
-	OPS(t, PROG_OP_DP, 8);						\
-	OPS(t, PROG_OP_BRANCH, 1);					\
+#define PB2_OPS_DDIV(thread) do {					\
+	struct simt_thread *pb2_t_ = (thread);				\
+	OPS(pb2_t_, PROG_OP_SFU, 1);					\
+	OPS(pb2_t_, PROG_OP_DP, 8);					\
+	OPS(pb2_t_, PROG_OP_BRANCH, 1);					\
 } while (0)
 /* IEEE float square root: MUFU.RSQ, 3 FFMAs, the slow path's branch. */
-#define PB2_OPS_FSQRT(t) do {						\
-	OPS(t, PROG_OP_SFU, 1);						\
-	OPS(t, PROG_OP_FP, 3);						\
-	OPS(t, PROG_OP_BRANCH, 1);					\
+#define PB2_OPS_FSQRT(thread) do {					\
+	struct simt_thread *pb2_t_ = (thread);				\
+	OPS(pb2_t_, PROG_OP_SFU, 1);					\
+	OPS(pb2_t_, PROG_OP_FP, 3);					\
+	OPS(pb2_t_, PROG_OP_BRANCH, 1);					\
 } while (0)
 
 /*
@@ -632,7 +635,7 @@ const struct app_desc app_covariance = {
 		 "do not change the program; PolyBench/GPU's standard size "
 		 "is 2048)",
 	.small_size = 64,
-	.large_size = 512,
+	.large_size = 256,
 	.run = covariance_run,
 };
 
@@ -649,7 +652,7 @@ const struct app_desc app_correlation = {
 		 "has them (the values do not change the program; "
 		 "PolyBench/GPU's standard size is 2048)",
 	.small_size = 64,
-	.large_size = 512,
+	.large_size = 256,
 	.run = correlation_run,
 };
 
@@ -1399,7 +1402,7 @@ const struct app_desc app_fdtd2d = {
 		 "_fict_[t] = t; 500 steps (PolyBench/GPU's tmax) at every "
 		 "size (the values do not change the program)",
 	.small_size = 16,
-	.large_size = 256,
+	.large_size = 128,
 	.run = fdtd2d_run,
 };
 
