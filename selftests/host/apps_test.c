@@ -225,6 +225,8 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "pagerank", 0 }, { "vadd", 0 }, { "saxpy", 1ULL << 40 },
 		{ "micro-stream", 0 }, { "micro-chase", 1 },
 		{ "micro-compute", 0 }, { "micro-tlb", 100 },
+		{ "gemver", 0 }, { "covariance", 1 }, { "correlation", 1 },
+		{ "jacobi2d", 2 }, { "fdtd2d", 0 }, { "lu", 0 }, { "adi", 2 },
 	};
 	struct prog_buf b;
 	char err[512];
