@@ -16,9 +16,7 @@
  *
  * Divisions and square roots are counted as nvcc emits the IEEE versions:
  * a reciprocal or reciprocal square root on the SFU refined by FFMAs, and
- * a branch to the slow path that is not taken (PB2_OPS_* below). Where
- * PolyBench/GPU divides a float by its double constant FLOAT_N, C and CUDA
- * both divide in double: the conversions and the division are DP.
+ * a branch to the slow path that is not taken (PB2_OPS_* below).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,9 +31,9 @@
 /* PolyBench's gemver constants. */
 #define GEMVER_ALPHA	43532.0f
 #define GEMVER_BETA	12313.0f
-/* covariance's and correlation's: doubles, as PolyBench writes them. */
-#define PB2_FLOAT_N	3214212.01
-#define CORR_EPS	0.005
+/* covariance's and correlation's (float literals in PolyBench/GPU). */
+#define PB2_FLOAT_N	3214212.01f
+#define CORR_EPS	0.005f
 #define JACOBI_TSTEPS	20
 #define FDTD_TMAX	500
 #define ADI_TSTEPS	1
@@ -45,13 +43,6 @@
 	struct simt_thread *pb2_t_ = (thread);				\
 	OPS(pb2_t_, PROG_OP_SFU, 1);					\
 	OPS(pb2_t_, PROG_OP_FP, 4);					\
-	OPS(pb2_t_, PROG_OP_BRANCH, 1);					\
-} while (0)
-/* IEEE double division: MUFU.RCP64H, 8 DFMAs, the slow path's branch. */
-#define PB2_OPS_DDIV(thread) do {					\
-	struct simt_thread *pb2_t_ = (thread);				\
-	OPS(pb2_t_, PROG_OP_SFU, 1);					\
-	OPS(pb2_t_, PROG_OP_DP, 8);					\
 	OPS(pb2_t_, PROG_OP_BRANCH, 1);					\
 } while (0)
 /* IEEE float square root: MUFU.RSQ, 3 FFMAs, the slow path's branch. */
@@ -322,7 +313,7 @@ struct cov_args {
  * mean[j] = sum of data[i][j] over rows i = 1..n, / float_n: thread j - 1
  * (columns from 1). OPS: j (INT 2), 1 <= j <= m (INT 2, BRANCH 1); an
  * iteration an add (FP 1) and the loop (INT 2, BRANCH 1); the end a float
- * division (PolyBench/GPU casts FLOAT_N to float here).
+ * division.
  */
 static void cov_mean_kernel(struct simt_thread *t, const void *p)
 {
@@ -347,7 +338,7 @@ static void cov_mean_kernel(struct simt_thread *t, const void *p)
 	}
 	acc = LD(t, float, a->mean, j);
 	PB2_OPS_FDIV(t);
-	ST(t, float, a->mean, j, acc / (float)PB2_FLOAT_N);
+	ST(t, float, a->mean, j, acc / PB2_FLOAT_N);
 }
 
 /*
@@ -355,8 +346,8 @@ static void cov_mean_kernel(struct simt_thread *t, const void *p)
  * at most eps: thread j - 1 (correlation). The final stores fold into one
  * (nothing between them can alias std[j]): a select. OPS: j and its
  * bounds (INT 4, BRANCH 1); an iteration a subtract and an FFMA (FP 2)
- * and the loop (INT 2, BRANCH 1); the end two conversions and a double
- * division (DP 2), a square root, the compare (FP 1) and select (INT 1).
+ * and the loop (INT 2, BRANCH 1); the end a division, a square root,
+ * the compare (FP 1) and the select (INT 1).
  */
 static void corr_std_kernel(struct simt_thread *t, const void *p)
 {
@@ -381,9 +372,8 @@ static void corr_std_kernel(struct simt_thread *t, const void *p)
 		OPS(t, PROG_OP_BRANCH, 1);
 	}
 	acc = LD(t, float, a->std, j);
-	OPS(t, PROG_OP_DP, 2);
-	PB2_OPS_DDIV(t);
-	acc = (float)(acc / PB2_FLOAT_N);
+	PB2_OPS_FDIV(t);
+	acc = acc / PB2_FLOAT_N;
 	PB2_OPS_FSQRT(t);
 	acc = pb2_sqrtf(acc);
 	OPS(t, PROG_OP_FP, 1);
@@ -393,10 +383,9 @@ static void corr_std_kernel(struct simt_thread *t, const void *p)
 
 /*
  * data[i][j] -= mean[j] (and for correlation /= sqrt(FLOAT_N) * std[j],
- * in double as C and CUDA promote it): thread (i - 1, j - 1), 32 x 8.
- * OPS: i and j (INT 4), their four bounds (INT 4, BRANCH 1), the index
- * (INT 1), the subtract (FP 1); correlation: three conversions and the
- * multiply (DP 4) and a double division.
+ * the square root a constant): thread (i - 1, j - 1), 32 x 8. OPS: i and
+ * j (INT 4), their four bounds (INT 4, BRANCH 1), the index (INT 1), the
+ * subtract (FP 1); correlation: the multiply (FP 1) and a division.
  */
 static void cov_reduce_kernel(struct simt_thread *t, const void *p)
 {
@@ -418,10 +407,9 @@ static void cov_reduce_kernel(struct simt_thread *t, const void *p)
 	if (!a->std)
 		return;
 	s = LD(t, float, a->std, j);
-	OPS(t, PROG_OP_DP, 4);
-	PB2_OPS_DDIV(t);
-	ST(t, float, a->data, i * w + j,
-	   (float)(d / (pb2_sqrt(PB2_FLOAT_N) * s)));
+	OPS(t, PROG_OP_FP, 1);
+	PB2_OPS_FDIV(t);
+	ST(t, float, a->data, i * w + j, d / (pb2_sqrtf(PB2_FLOAT_N) * s));
 }
 
 /*
@@ -476,7 +464,7 @@ static void cov_ref(float *data, float *mean, float *std, float *sym,
 		mean[j] = 0;
 		for (i = 1; i <= n; i++)
 			mean[j] = mean[j] + data[i * w + j];
-		mean[j] = mean[j] / (float)PB2_FLOAT_N;
+		mean[j] = mean[j] / PB2_FLOAT_N;
 	}
 	if (corr) {
 		for (j = 1; j <= m; j++) {
@@ -487,7 +475,7 @@ static void cov_ref(float *data, float *mean, float *std, float *sym,
 
 				acc = acc + (d - mean[j]) * (d - mean[j]);
 			}
-			acc = (float)(acc / PB2_FLOAT_N);
+			acc = acc / PB2_FLOAT_N;
 			acc = pb2_sqrtf(acc);
 			std[j] = acc <= CORR_EPS ? 1.0f : acc;
 		}
@@ -497,8 +485,7 @@ static void cov_ref(float *data, float *mean, float *std, float *sym,
 			float d = data[i * w + j] - mean[j];
 
 			if (corr)
-				d = (float)(d / (pb2_sqrt(PB2_FLOAT_N) *
-						 std[j]));
+				d = d / (pb2_sqrtf(PB2_FLOAT_N) * std[j]);
 			data[i * w + j] = d;
 		}
 	for (j1 = 1; j1 <= m; j1++) {
@@ -631,9 +618,9 @@ const struct app_desc app_covariance = {
 		   "triangle of data^T data mirrored (a thread a row)",
 	.input = "size = M = N: an N x M float data matrix (PolyBench's "
 		 "1-based (N+1) x (M+1) layout) uniform in [0, 1) from the "
-		 "seed; FLOAT_N = 3214212.01 as PolyBench has it (the values "
-		 "do not change the program; PolyBench/GPU's standard size "
-		 "is 2048)",
+		 "seed; FLOAT_N = 3214212.01f as PolyBench/GPU has it (the "
+		 "values do not change the program; PolyBench/GPU's standard "
+		 "size is 2048)",
 	.small_size = 64,
 	.large_size = 256,
 	.run = covariance_run,
@@ -648,9 +635,9 @@ const struct app_desc app_correlation = {
 		   "mirrored (a thread a row)",
 	.input = "size = M = N: an N x M float data matrix (PolyBench's "
 		 "1-based (N+1) x (M+1) layout) uniform in [0, 1) from the "
-		 "seed; FLOAT_N = 3214212.01 and eps = 0.005 as PolyBench "
-		 "has them (the values do not change the program; "
-		 "PolyBench/GPU's standard size is 2048)",
+		 "seed; FLOAT_N = 3214212.01f and eps = 0.005f as "
+		 "PolyBench/GPU has them (the values do not change the "
+		 "program; PolyBench/GPU's standard size is 2048)",
 	.small_size = 64,
 	.large_size = 256,
 	.run = correlation_run,
@@ -995,9 +982,9 @@ static void lu_kernel1(struct simt_thread *t, const void *p)
 }
 
 /*
- * A[i][j] -= A[i][k] A[k][j] for i, j > k: thread (i, j), 32 x 8 over
- * the whole matrix at every k, as PolyBench/GPU launches it. OPS: i and
- * j, four bounds (INT 6, BRANCH 1), the index (INT 1), an FFMA (FP 1).
+ * A[i][j] -= A[i][k] A[k][j] for i, j > k: thread (i, j), 32 x 8. OPS: i
+ * and j, four bounds (INT 6, BRANCH 1), the index (INT 1), an FFMA (FP
+ * 1).
  */
 static void lu_kernel2(struct simt_thread *t, const void *p)
 {
@@ -1015,6 +1002,11 @@ static void lu_kernel2(struct simt_thread *t, const void *p)
 	u = LD(t, float, a->a, k * n + j);
 	OPS(t, PROG_OP_FP, 1);
 	ST(t, float, a->a, i * n + j, v - l * u);
+}
+
+static uint32_t lu_min(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
 }
 
 static int lu_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
@@ -1053,15 +1045,23 @@ static int lu_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 	if (ret)
 		goto out;
 	simt_h2d(gpu, args.a, a, nn * sizeof(float));
-	for (k = 0; k < n && !ret; k++) {
+	/*
+	 * PolyBench/GPU sizes both grids by the N - k - 1 rows and columns
+	 * left but indexes from 0, not from k + 1: the threads cover
+	 * indices below N - k - 1 rounded up to the block, so from k of
+	 * about N / 2 on the updates are left undone. Its code, its
+	 * result; the reference does the same. At k = N - 1 the grids are
+	 * empty (CUDA refuses the launches): nothing is launched.
+	 */
+	for (k = 0; k + 1 < n && !ret; k++) {
 		args.k = k;
 		ret = app_launch(gpu, "lu_kernel1", lu_kernel1,
-				 DIM3(app_blocks(n, PB2_BLOCK), 1, 1),
+				 DIM3(app_blocks(n - k - 1, PB2_BLOCK), 1, 1),
 				 DIM3(PB2_BLOCK, 1, 1), 0, &args, app, err,
 				 errlen);
 		if (!ret)
 			ret = app_launch(gpu, "lu_kernel2", lu_kernel2,
-					 pb2_grid2(n, n),
+					 pb2_grid2(n - k - 1, n - k - 1),
 					 DIM3(PB2_TILE_X, PB2_TILE_Y, 1), 0,
 					 &args, app, err, errlen);
 	}
@@ -1069,12 +1069,20 @@ static int lu_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 		goto out;
 	simt_d2h(gpu, got, args.a, nn * sizeof(float));
 	app_test_perturb(got, sizeof(float), nn);
-	for (k = 0; k < n; k++) {
-		for (j = k + 1; j < n; j++)
+	for (k = 0; k + 1 < n; k++) {
+		uint32_t left = n - k - 1;
+		uint32_t row_end = lu_min(n, app_blocks(left, PB2_BLOCK) *
+					  PB2_BLOCK);
+		uint32_t x_end = lu_min(n, app_blocks(left, PB2_TILE_X) *
+					PB2_TILE_X);
+		uint32_t y_end = lu_min(n, app_blocks(left, PB2_TILE_Y) *
+					PB2_TILE_Y);
+
+		for (j = k + 1; j < row_end; j++)
 			a[(size_t)k * n + j] = a[(size_t)k * n + j] /
 					       a[(size_t)k * n + k];
-		for (i = k + 1; i < n; i++)
-			for (j = k + 1; j < n; j++)
+		for (i = k + 1; i < y_end; i++)
+			for (j = k + 1; j < x_end; j++)
 				a[(size_t)i * n + j] = a[(size_t)i * n + j] -
 					a[(size_t)i * n + k] *
 					a[(size_t)k * n + j];
@@ -1303,7 +1311,7 @@ static int adi_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 	const struct simt_dim3 grid = DIM3(app_blocks(n, PB2_BLOCK), 1, 1);
 	struct pb2_host h = { .n = 0 };
 	struct adi_args args = { .n = n };
-	float *a, *b, *x, *got;
+	float *a, *b, *x, *got, *got_b;
 	struct app_rng rng;
 	uint32_t step, i1;
 	size_t i;
@@ -1317,6 +1325,7 @@ static int adi_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 	b = pb2_array(&h, nn);
 	x = pb2_array(&h, nn);
 	got = pb2_array(&h, nn);
+	got_b = pb2_array(&h, nn);
 	ret = pb2_oom(&h, app, err, errlen);
 	if (ret)
 		goto out;
@@ -1368,11 +1377,16 @@ static int adi_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 	}
 	if (ret)
 		goto out;
+	/* PolyBench/GPU copies out and checks both. */
+	simt_d2h(gpu, got_b, args.b, nn * sizeof(float));
 	simt_d2h(gpu, got, args.x, nn * sizeof(float));
 	app_test_perturb(got, sizeof(float), nn);
 	adi_ref(a, b, x, n);
-	ret = app_check_f32(got, x, nn, APP_FLOAT_TOLERANCE, app, "X", err,
+	ret = app_check_f32(got_b, b, nn, APP_FLOAT_TOLERANCE, app, "B", err,
 			    errlen);
+	if (!ret)
+		ret = app_check_f32(got, x, nn, APP_FLOAT_TOLERANCE, app, "X",
+				    err, errlen);
 out:
 	pb2_host_free(&h);
 	return ret;
@@ -1386,7 +1400,8 @@ const struct app_desc app_jacobi2d = {
 		   "blocks, a thread an element",
 	.input = "size = N: an N x N float grid A (and B) uniform in [0, 1) "
 		 "from the seed; 20 steps (PolyBench/GPU's TSTEPS) at every "
-		 "size (the values do not change the program)",
+		 "size (the values do not change the program; PolyBench/GPU's "
+		 "standard size is 1000)",
 	.small_size = 64,
 	.large_size = 1024,
 	.run = jacobi2d_run,
@@ -1400,7 +1415,8 @@ const struct app_desc app_fdtd2d = {
 	.input = "size = N = NX = NY: the fields ex (N x (N+1)), ey ((N+1) x "
 		 "N) and hz (N x N) uniform in [0, 1) from the seed, "
 		 "_fict_[t] = t; 500 steps (PolyBench/GPU's tmax) at every "
-		 "size (the values do not change the program)",
+		 "size (the values do not change the program; PolyBench/GPU's "
+		 "standard size is 2048)",
 	.small_size = 16,
 	.large_size = 128,
 	.run = fdtd2d_run,
@@ -1411,13 +1427,16 @@ const struct app_desc app_lu = {
 	.suite = "PolyBench/GPU",
 	.summary = "LU without pivoting: for each k, kernel 1 scales row k "
 		   "(blocks of 256), kernel 2 updates the trailing matrix (32 "
-		   "x 8 blocks over the whole matrix)",
+		   "x 8 blocks); grids of N - k - 1 indexed from 0 as "
+		   "PolyBench/GPU launches them, so k past about N / 2 "
+		   "updates nothing",
 	.input = "size = N: an N x N float matrix uniform in [0, 1) from the "
 		 "seed plus N on the diagonal (diagonally dominant: "
-		 "PolyBench's own matrix is singular); 2N launches (the values "
-		 "do not change the program)",
+		 "PolyBench's own matrix is singular); 2 (N - 1) launches (the "
+		 "values do not change the program; PolyBench/GPU's standard "
+		 "size is 2048)",
 	.small_size = 32,
-	.large_size = 256,
+	.large_size = 512,
 	.run = lu_run,
 };
 
@@ -1431,7 +1450,7 @@ const struct app_desc app_adi = {
 	.input = "size = N: N x N float arrays A and X uniform in [0, 1) and "
 		 "B in [3, 4) (so the divisors stay at least 2) from the "
 		 "seed; 1 step (PolyBench/GPU's TSTEPS) (the values do not "
-		 "change the program)",
+		 "change the program; PolyBench/GPU's standard size is 1024)",
 	.small_size = 64,
 	.large_size = 1024,
 	.run = adi_run,
