@@ -12,7 +12,11 @@
  * time-step counts are PolyBench/GPU's at every size.
  *
  * covariance and correlation keep PolyBench/GPU's (M+1) x (N+1) arrays
- * indexed from 1 (row and column 0 unused), as its CUDA code does.
+ * indexed from 1 (row and column 0 unused), as its CUDA code does. Its
+ * grids are kept where they change what runs (lu's shrinking grids,
+ * covariance's short reduce grid: see there), but a 1-D grid of
+ * (size_t)(ceil(M) / 256) blocks, which truncates, is rounded up here so
+ * that sizes below the block run (the same at multiples of it).
  *
  * Divisions and square roots are counted as nvcc emits the IEEE versions:
  * a reciprocal or reciprocal square root on the SFU refined by FFMAs, and
