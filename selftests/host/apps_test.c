@@ -187,6 +187,8 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "pagerank", 0 }, { "vadd", 0 }, { "saxpy", 1ULL << 40 },
 		{ "micro-stream", 0 }, { "micro-chase", 1 },
 		{ "micro-compute", 0 }, { "micro-tlb", 100 },
+		{ "gemver", 0 }, { "covariance", 1 }, { "correlation", 1 },
+		{ "jacobi2d", 2 }, { "fdtd2d", 0 }, { "lu", 0 }, { "adi", 2 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -220,7 +222,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(15, n);
+	EXPECT_EQ(22, n);
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)

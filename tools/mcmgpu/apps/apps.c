@@ -13,6 +13,8 @@ const struct app_desc *const apps[] = {
 	&app_atax,
 	&app_gesummv,
 	&app_bicg,
+	&app_gemver, &app_covariance, &app_correlation, &app_jacobi2d,
+	&app_fdtd2d, &app_lu, &app_adi,
 	&app_transpose,
 	&app_spmv,
 	&app_bfs,

@@ -58,5 +58,7 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 	app_transpose, app_spmv, app_bfs, app_sssp, app_pagerank, app_vadd,
 	app_saxpy, app_micro_stream, app_micro_chase, app_micro_compute,
 	app_micro_tlb;
+extern const struct app_desc app_gemver, app_covariance, app_correlation,
+	app_jacobi2d, app_fdtd2d, app_lu, app_adi;
 
 #endif /* MCMGPU_APPS_H */
