@@ -18,6 +18,7 @@ const struct app_desc *const apps[] = {
 	&app_bfs,
 	&app_sssp,
 	&app_pagerank,
+	&app_fastwalshtransform,
 	&app_vadd,
 	&app_saxpy,
 	&app_micro_stream,
