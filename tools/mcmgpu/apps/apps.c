@@ -19,6 +19,7 @@ const struct app_desc *const apps[] = {
 	&app_sssp,
 	&app_pagerank,
 	&app_fastwalshtransform,
+	&app_stencil2d,
 	&app_vadd,
 	&app_saxpy,
 	&app_micro_stream,

@@ -59,5 +59,6 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 	app_saxpy, app_micro_stream, app_micro_chase, app_micro_compute,
 	app_micro_tlb;
 extern const struct app_desc app_fastwalshtransform;
+extern const struct app_desc app_stencil2d;
 
 #endif /* MCMGPU_APPS_H */
