@@ -20,6 +20,7 @@ const struct app_desc *const apps[] = {
 	&app_pagerank,
 	&app_fastwalshtransform,
 	&app_stencil2d,
+	&app_nw,
 	&app_vadd,
 	&app_saxpy,
 	&app_micro_stream,

@@ -60,5 +60,6 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 	app_micro_tlb;
 extern const struct app_desc app_fastwalshtransform;
 extern const struct app_desc app_stencil2d;
+extern const struct app_desc app_nw;
 
 #endif /* MCMGPU_APPS_H */
