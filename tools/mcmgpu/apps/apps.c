@@ -21,6 +21,7 @@ const struct app_desc *const apps[] = {
 	&app_fastwalshtransform,
 	&app_stencil2d,
 	&app_nw,
+	&app_fft,
 	&app_vadd,
 	&app_saxpy,
 	&app_micro_stream,

@@ -61,5 +61,6 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 extern const struct app_desc app_fastwalshtransform;
 extern const struct app_desc app_stencil2d;
 extern const struct app_desc app_nw;
+extern const struct app_desc app_fft;
 
 #endif /* MCMGPU_APPS_H */
