@@ -229,6 +229,6 @@ const struct app_desc app_stencil2d = {
 		 "seed (the values do not change the program; SHOC's sizes "
 		 "are 512 to 4096)",
 	.small_size = 256,
-	.large_size = 2048,
+	.large_size = 1024,
 	.run = st2d_run,
 };
