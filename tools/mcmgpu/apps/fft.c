@@ -311,7 +311,7 @@ static int fft_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 		app_err(err, errlen, app, "out of memory");
 		goto out;
 	}
-	/* SHOC's input: real and imaginary parts uniform in [-1, 1). */
+	/* Real and imaginary parts uniform in [-1, 1): signed, so sums cancel. */
 	app_rng_init(&rng, seed, 70);
 	app_rng_fill_float(&rng, &in[0].x, 2 * points, 2.0f);
 	for (i = 0; i < points; i++) {

@@ -12,9 +12,8 @@
  * thread copies its column of the strip plus the rows above and below
  * into a shared (8 + 2) x (256 + 2) tile, the first and last threads the
  * halo columns too; after the barrier each thread computes its 8
- * outputs from the tile and stores them. Rows are not padded for
- * alignment (SHOC pads them; the tile's loads still cover whole lines
- * apart from the halo columns).
+ * outputs from the tile and stores them. A row is N + 2 floats, not
+ * padded to an alignment as SHOC can pad it.
  */
 #include <errno.h>
 #include <stdlib.h>
