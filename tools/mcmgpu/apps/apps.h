@@ -60,5 +60,9 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 	app_micro_tlb;
 extern const struct app_desc app_gemver, app_covariance, app_correlation,
 	app_jacobi2d, app_fdtd2d, app_lu, app_adi;
+extern const struct app_desc app_fastwalshtransform;
+extern const struct app_desc app_stencil2d;
+extern const struct app_desc app_nw;
+extern const struct app_desc app_fft;
 
 #endif /* MCMGPU_APPS_H */
