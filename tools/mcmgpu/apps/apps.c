@@ -20,6 +20,7 @@ const struct app_desc *const apps[] = {
 	&app_pagerank,
 	&app_vadd,
 	&app_saxpy,
+	&app_rsum,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
