@@ -21,6 +21,7 @@ const struct app_desc *const apps[] = {
 	&app_vadd,
 	&app_saxpy,
 	&app_rsum,
+	&app_gemm,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
