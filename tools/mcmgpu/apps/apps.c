@@ -22,6 +22,7 @@ const struct app_desc *const apps[] = {
 	&app_saxpy,
 	&app_rsum,
 	&app_gemm,
+	&app_gauss,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
