@@ -24,6 +24,7 @@ const struct app_desc *const apps[] = {
 	&app_gemm,
 	&app_gauss,
 	&app_path,
+	&app_stencil,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
