@@ -25,6 +25,7 @@ const struct app_desc *const apps[] = {
 	&app_gauss,
 	&app_path,
 	&app_stencil,
+	&app_conv3,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
