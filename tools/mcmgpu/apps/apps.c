@@ -26,6 +26,7 @@ const struct app_desc *const apps[] = {
 	&app_path,
 	&app_stencil,
 	&app_conv3,
+	&app_sort,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
