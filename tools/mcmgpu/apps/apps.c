@@ -28,6 +28,7 @@ const struct app_desc *const apps[] = {
 	&app_conv3,
 	&app_sort,
 	&app_mri,
+	&app_cfd,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
