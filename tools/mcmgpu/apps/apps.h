@@ -58,6 +58,6 @@ extern const struct app_desc app_gups, app_atax, app_gesummv, app_bicg,
 	app_transpose, app_spmv, app_bfs, app_sssp, app_pagerank, app_vadd,
 	app_saxpy, app_micro_stream, app_micro_chase, app_micro_compute,
 	app_micro_tlb;
-extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path, app_stencil, app_conv3, app_sort, app_mri, app_cfd;
+extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path, app_stencil, app_conv3, app_sort, app_mri, app_cfd, app_gnn;
 
 #endif /* MCMGPU_APPS_H */
