@@ -21,15 +21,15 @@
 #define CV_MAX		1024
 
 /* PolyBench's coefficients. */
-#define C11	(+2.0f)
-#define C21	(+5.0f)
+#define C11	(2.0f)
+#define C21	(5.0f)
 #define C31	(-8.0f)
 #define C12	(-3.0f)
-#define C22	(+6.0f)
+#define C22	(6.0f)
 #define C32	(-9.0f)
-#define C13	(+4.0f)
-#define C23	(+7.0f)
-#define C33	(+10.0f)
+#define C13	(4.0f)
+#define C23	(7.0f)
+#define C33	(10.0f)
 
 struct cv_args {
 	uint64_t a, b;
@@ -38,13 +38,13 @@ struct cv_args {
 
 /* A at (i + di, j + dj, k + dk) as the kernel or the reference reads it. */
 #define CV_SUM(A)							\
-	(C11 * A(-1, -1, -1) + C13 * A(+1, -1, -1) +			\
-	 C21 * A(-1, -1, -1) + C23 * A(+1, -1, -1) +			\
-	 C31 * A(-1, -1, -1) + C33 * A(+1, -1, -1) +			\
+	(C11 * A(-1, -1, -1) + C13 * A(1, -1, -1) +			\
+	 C21 * A(-1, -1, -1) + C23 * A(1, -1, -1) +			\
+	 C31 * A(-1, -1, -1) + C33 * A(1, -1, -1) +			\
 	 C12 * A(0, -1, 0) + C22 * A(0, 0, 0) + C32 * A(0, 1, 0) +	\
-	 C11 * A(-1, -1, +1) + C13 * A(+1, -1, +1) +			\
-	 C21 * A(-1, 0, +1) + C23 * A(+1, 0, +1) +			\
-	 C31 * A(-1, +1, +1) + C33 * A(+1, +1, +1))
+	 C11 * A(-1, -1, 1) + C13 * A(1, -1, 1) +			\
+	 C21 * A(-1, 0, 1) + C23 * A(1, 0, 1) +			\
+	 C31 * A(-1, 1, 1) + C33 * A(1, 1, 1))
 
 /*
  * OPS: k and j (INT 2), the six bounds tests (INT 6, BRANCH 1), B's
