@@ -155,9 +155,9 @@ const struct app_desc app_gemm = {
 		 "16), uniform in [0, 1) from the seed (the values do not "
 		 "change the program). Large: the paper sizes data at 10x "
 		 "the GPU's memory (640 MiB for the cxl preset's 64 MiB); "
-		 "gemm's N^3 work bounds it to N = 512 (3 MiB, 3x the "
-		 "preset's 1 MiB LLC; 4 Mi FFMA warp instructions)",
+		 "gemm's N^3 work bounds it to N = 384 (1.7 MiB, over the "
+		 "preset's 1 MiB LLC; 1.8 Mi FFMA warp instructions)",
 	.small_size = 64,
-	.large_size = 512,
+	.large_size = 384,
 	.run = gemm_run,
 };
