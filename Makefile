@@ -109,7 +109,7 @@ host-tests: $(HOST_TESTS)
 
 $(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
+	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) -lm
 
 # cpe_steps_test includes the workload tables' sources it tests.
 $(BUILD)/host/cpe_steps_test: tools/mcmgpu/cpelide/cpe_steps.c \
@@ -121,7 +121,7 @@ $(BUILD)/fuzz/%: selftests/fuzz/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(
 	@mkdir -p $(dir $@)
 	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) -Idrivers/mcmgpu $(TOOL_INC) \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
+		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) -lm
 
 # Long runs; the corpus and any crash input stay in $(CACHE)/fuzz/.
 fuzz: fuzzers tools deps

@@ -89,7 +89,8 @@ static int read_back(struct prog_mem *b, struct prog_counts *c)
 static bool app_randomized(const struct app_desc *app)
 {
 	static const char *const names[] = {
-		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase", NULL
+		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
+		"cfd", "gnn", NULL
 	};
 	const char *const *n;
 
@@ -189,6 +190,9 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "micro-compute", 0 }, { "micro-tlb", 100 },
 		{ "gemver", 0 }, { "covariance", 1 }, { "correlation", 1 },
 		{ "jacobi2d", 2 }, { "fdtd2d", 0 }, { "lu", 0 }, { "adi", 2 },
+		{ "rsum", 0 }, { "gnn", 0 }, { "cfd", 200 }, { "mri", 4 },
+		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
+		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -222,7 +226,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(26, n);
+	EXPECT_EQ(36, n);
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)

@@ -64,5 +64,7 @@ extern const struct app_desc app_fastwalshtransform;
 extern const struct app_desc app_stencil2d;
 extern const struct app_desc app_nw;
 extern const struct app_desc app_fft;
+extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
+	app_stencil, app_conv3, app_sort, app_mri, app_cfd, app_gnn;
 
 #endif /* MCMGPU_APPS_H */
