@@ -211,7 +211,8 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
 /*
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
- * 2-page groups), FinePack and CPElide (and HMG): the same JSON as --host. The binary file goes to the
+ * 2-page groups), FinePack, CPElide (and HMG), ADSM and CXL memory: the
+ * same JSON as --host. The binary file goes to the
  * device as it is, the text form re-encoded: both give --host's JSON.
  */
 TEST_F(wl, program_runs_on_device_as_on_host)
@@ -221,6 +222,8 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 		"--barre fbarre --merge 2 --set place_g=4",
 		"--set translate=0 --finepack finepack",
 		"--barre on --cpelide cpelide", "--set translate=0 --cpelide hmg",
+		"--set translate=0 --adsm lazy", "--set translate=0 --cxl znand:ds=on",
+		"--barre on --adsm rolling --cxl dram:sr=dyn",
 	};
 	/* The text form: re-encoded by the tool, objects listed the same. */
 	static const char *const text_modes[] = {
