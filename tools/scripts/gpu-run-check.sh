@@ -6,7 +6,8 @@
 # message naming the problem; vadd's --json must parse with the counter
 # identities holding (ADSM's bytes by cause, its faults by kind, under
 # the adsm preset's explicit copies and each protocol) and be the same,
-# byte for byte, on a second run.
+# byte for byte, on a second run; an Accel-Sim trace directory runs as
+# the program it imports to, and one without kernelslist.g is refused.
 # Usage: tools/scripts/gpu-run-check.sh [MCMGPU]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -143,4 +144,14 @@ if "cxl" in d:
 EOF
 	checked=$((checked + 1))
 done
+
+# An Accel-Sim trace directory runs as the program it imports to.
+"$tool" workload export "$tmp/vadd.bin" -o "$tmp/vadd-trace"
+"$tool" run --host --json --barre on "$tmp/vadd-trace" | sed 's/"program": "[^"]*"//' >"$tmp/a.json"
+"$tool" run --host --json --barre on "$tmp/vadd.bin" | sed 's/"program": "[^"]*"//' >"$tmp/b.json"
+cmp -s "$tmp/a.json" "$tmp/b.json" || { echo "run DIR: not the program's result"; exit 1; }
+ls "${TMPDIR:-/tmp}"/mcmgpu-run-* >/dev/null 2>&1 && { echo "run DIR: temporary left"; exit 1; }
+checked=$((checked + 1))
+mkdir "$tmp/empty"
+expect_fail "import|kernelslist.g" "$tmp/empty"
 echo "gpu run: $checked cases checked"

@@ -3,30 +3,36 @@
  * mcmgpu run: one program through the GPU timing core, on the device or
  * --host, with the mechanisms the options enable (lib/gpu_run.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../commands.h"
+#include "accelsim.h"
 #include "cli.h"
 #include "gpu_cli.h"
 #include "gpu_run.h"
 #include "json.h"
 #include "opts.h"
+#include "prog_file.h"
 
 #define MAX_SETS 256
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run PROGRAM [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
+		"usage: %s run PROGRAM|DIR [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
 		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
 		"          [--finepack MODE] [--cpelide MODE] [--cxl off|DEVICE-SPEC]\n"
 		"          [--adsm MODE]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
-		"import, convert) through the GPU timing core with every enabled mechanism,\n"
+		"import, convert) or DIR (an Accel-Sim trace directory, imported first as\n"
+		"mcmgpu workload import does) through the GPU timing core with every\n"
+		"enabled mechanism,\n"
 		"and prints cycles per kernel and in total, IPC, hit rates and queue\n"
 		"occupancies of every level, and each mechanism's counters.\n"
 		"  --host             run in-process instead of on the device\n"
@@ -111,6 +117,47 @@ static uint32_t parse_barre(const char *s)
  * --cxl off|MEDIA[:KEY=VALUE]...: the overrides it stands for, into
  * buf, pointed to from set[]; how many.
  */
+/*
+ * An Accel-Sim trace directory imported into a temporary binary program
+ * (as `mcmgpu workload import DIR` writes it); its path into tmp.
+ */
+static int import_dir(const char *dir, char *tmp, size_t len, char *err,
+		      size_t errlen)
+{
+	const char *base = getenv("TMPDIR");
+	struct prog_out *out;
+	int fd, ret;
+
+	snprintf(tmp, len, "%s/mcmgpu-run-XXXXXX", base && *base ? base : "/tmp");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "a temporary file in %.256s: %s",
+			 base && *base ? base : "/tmp", strerror(e));
+		return -e;
+	}
+	close(fd);
+	out = prog_out_open(tmp, false, err, errlen);
+	if (!out) {
+		unlink(tmp);
+		return -EIO;
+	}
+	ret = accelsim_import(dir, prog_out_sink, out, err, errlen);
+	if (ret && *prog_out_error(out))
+		snprintf(err, errlen, "%s", prog_out_error(out));
+	if (ret) {
+		char scratch[256];
+
+		prog_out_close(out, scratch, sizeof(scratch));
+	} else {
+		ret = prog_out_close(out, err, errlen);
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
 static int parse_cxl(const char *spec, char buf[][64], char **set)
 {
 	static const char *const keys[][2] = {
@@ -166,10 +213,12 @@ int cmd_run(int argc, char **argv)
 	struct common_opts co = COMMON_OPTS(usage, 1);
 	struct gpu_run_opts o = { 0 };
 	struct gpu_run_result r;
-	const char *preset = GPU_CONFIG_DEFAULT, *path;
+	const char *preset = GPU_CONFIG_DEFAULT, *path, *file;
+	char tmp[4096];
+	struct stat st;
 	char *sets[MAX_SETS + 2 + CXL_SETS], merge[32];
 	char cxl_sets[CXL_SETS][64];
-	int nsets = 0, c, ret, fd = -1;
+	int nsets = 0, c, ret = -EIO, fd = -1;
 	char err[512], chip[32], fp_set[64], cpe_set[64], adsm_set[64];
 	bool bench = false, barre_given = false;
 	int cxl_given = 0;
@@ -232,6 +281,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	path = common_operand(&co, argc, argv);
+	file = path;
 	/* --chiplets is one more override, applied last. */
 	if (co.chiplets_given) {
 		snprintf(chip, sizeof(chip), "chiplets=%u", co.chiplets);
@@ -259,15 +309,26 @@ int cmd_run(int argc, char **argv)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
 	t0 = now_seconds();
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		if (import_dir(path, tmp, sizeof(tmp), err, sizeof(err))) {
+			fprintf(stderr, "%s: run %s: import: %s\n", prog, path, err);
+			return 1;
+		}
+		file = tmp;
+	}
 	if (co.host) {
-		ret = gpu_run_host(path, &o, &r, err, sizeof(err));
+		ret = gpu_run_host(file, &o, &r, err, sizeof(err));
 	} else {
 		fd = open_device(co.device);
-		if (fd < 0)
-			return 1;
-		ret = gpu_run_device(fd, path, &o, &r, err, sizeof(err));
-		close(fd);
+		if (fd >= 0) {
+			ret = gpu_run_device(fd, file, &o, &r, err, sizeof(err));
+			close(fd);
+		}
 	}
+	if (file == tmp)
+		unlink(tmp);
+	if (fd < 0 && !co.host)
+		return 1;
 	if (ret) {
 		fprintf(stderr, "%s: run %s: %s\n", prog, path, err);
 		return 1;
