@@ -212,7 +212,7 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
  * 2-page groups), FinePack, CPElide (and HMG), ADSM and CXL memory: the
- * same JSON as --host. The binary file goes to the
+ * same JSON as --host; and the program as an Accel-Sim trace directory. The binary file goes to the
  * device as it is, the text form re-encoded: both give --host's JSON.
  */
 TEST_F(wl, program_runs_on_device_as_on_host)
@@ -261,6 +261,18 @@ TEST_F(wl, program_runs_on_device_as_on_host)
 		EXPECT_STREQ(host, dev) TH_LOG("%s %s", mode, file);
 		EXPECT_NE(NULL, strstr(dev, "\"warp_insts\"")) TH_LOG("%s", dev);
 	}
+	/* An Accel-Sim trace directory: imported, then the same run. */
+	ASSERT_EQ(0, sh("mcmgpu workload export " DIR "/bfs.prog -o " DIR
+			"/bfs")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
+		 "--set vram_mib=%llu --barre on " DIR "/bfs", n,
+		 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20));
+	ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
+	snprintf(cmd, sizeof(cmd), "mcmgpu run --json --host --chiplets %u "
+		 "--set vram_mib=%llu --barre on " DIR "/bfs", n,
+		 (unsigned long long)(mt_expect_vram_per_chiplet() >> 20));
+	ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s: %s", cmd, host);
+	EXPECT_STREQ(host, dev);
 }
 
 TEST_HARNESS_MAIN
