@@ -3,8 +3,10 @@
 # programs through the timing core with Barre's configuration (Table II),
 # translation by a conventional IOMMU (Barre off) and by Barre (on), and
 # with translation off (the bound: every translation free); one job an
-# application on the host core (and F-Barre, and FinePack's queue on
-# FinePack's configuration, and CPElide's policies on CPElide's); one guest job runs two of them on the
+# application on the host core (and F-Barre, FinePack's queue on
+# FinePack's configuration, CPElide's policies on CPElide's, ADSM's
+# protocols against explicit copies on ADSM's and CXL memory on
+# CXL-GPU's); one guest job runs two of them on the
 # device, whose JSON must equal the host's; the microbenchmarks'
 # validation (selftests/host/gpu_validate_test.c) against their formulas.
 set -euo pipefail
@@ -65,6 +67,21 @@ run_job() {
 		for m in baseline cpelide hmg ideal; do
 			"$tool" run --host --json --config cpelide --cpelide "$m" \
 				"prog/$a.prog" >"$JOB_OUT/host/$a-cpe-$m.json"
+		done
+		# ADSM's configuration: CUDA's explicit copies, then each protocol.
+		for m in off batch lazy rolling; do
+			"$tool" run --host --json --config adsm --adsm "$m" \
+				"prog/$a.prog" >"$JOB_OUT/host/$a-adsm-$m.json"
+		done
+		# CXL-GPU's configuration: GPU memory, then every object in CXL
+		# memory (Z-NAND) without SR, with SR, with SR and DS. Its Vortex
+		# cores hold 8 warps: an application with larger blocks does not
+		# fit (the error is kept, the report says so).
+		for m in off znand:sr=off znand znand:ds=on; do
+			if "$tool" run --host --json --config cxl --cxl "$m" \
+				"prog/$a.prog" >cxl.json 2>"$JOB_OUT/host/$a-cxl.err"; then
+				mv cxl.json "$JOB_OUT/host/$a-cxl-${m//[:=]/-}.json"
+			fi
 		done ;;
 	guest-equal)
 		# The host's runs of the same small programs, beside the device's.
