@@ -13,8 +13,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # Application and the size it runs at (all 19 of Barre Chord's Table I,
-# and the CXL-GPU vector kernels): larger than make check's small sizes so that the TLBs and the IOMMU see real pressure, small enough for
-# make run's budget (each is a few seconds a configuration on the host).
+# and the CXL-GPU vector kernels): larger than make check's small sizes
+# so that the TLBs and the IOMMU see real pressure, small enough for make
+# run's budget (each is a few seconds a configuration on the host).
 apps() {
 	cat <<-'EOF2'
 		gups 1048576
