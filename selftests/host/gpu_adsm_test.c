@@ -15,21 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "gpu_core.h"
-#include "../lib/prog_builder.h"
-
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
-
-static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+#include "../lib/core_run.h"
 
 #define OBJ_A		0x10000000ULL
 #define OBJ_B		0x20000000ULL
@@ -55,25 +41,6 @@ static struct gpu_config adsm_cfg(uint32_t mode)
 	c.pcie_dma_lat = DMA_LAT;
 	c.adsm_fault_lat = FAULT_LAT;
 	return c;
-}
-
-static int run_prog(const struct gpu_config *cfg, struct tprog *p,
-		    uint64_t epoch, struct gpu_core_stats *st, char *err)
-{
-	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
-	int ret;
-
-	if (!g)
-		return -ENOMEM;
-	p->pos = 0;
-	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
-	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
-	return ret;
 }
 
 static void copy(struct tprog *p, uint32_t dir, uint64_t base, uint64_t bytes)
@@ -131,9 +98,9 @@ TEST(off_leaves_a_program_without_copies_unchanged)
 	kernel(&p, 2);
 	tp_add(&p, PROG_REC_END);
 	c.pcie_copies = 0;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err)) TH_LOG("%s", err);
 	c.pcie_copies = 1;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &timed, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &timed, err)) TH_LOG("%s", err);
 	/* Everything but the adsm group: launches count there. */
 	EXPECT_EQ(0, memcmp(&plain, &timed, offsetof(struct gpu_core_stats, adsm)));
 	EXPECT_EQ(2, timed.adsm.launches);
@@ -155,10 +122,10 @@ TEST(explicit_copies_cost_setup_plus_bytes_over_bandwidth)
 	copy(&p, PROG_COPY_D2H, OBJ_B, B_BYTES);
 	tp_add(&p, PROG_REC_END);
 	c.pcie_copies = 0;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, plain.adsm.transfers);
 	c.pcie_copies = 1;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &timed, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &timed, err)) TH_LOG("%s", err);
 	EXPECT_EQ(plain.cycles + XFER(A_BYTES) + XFER(B_BYTES), timed.cycles);
 	EXPECT_EQ(A_BYTES, timed.adsm.h2d_bytes);
 	EXPECT_EQ(B_BYTES, timed.adsm.d2h_bytes);
@@ -184,7 +151,7 @@ TEST(batch_moves_every_object_both_ways_at_every_launch_and_sync)
 	struct tprog p = { 0 };
 
 	build_iter(&p);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	a = &st.adsm;
 	EXPECT_EQ(3, a->launches);
 	EXPECT_EQ(3, a->syncs);
@@ -201,7 +168,7 @@ TEST(batch_moves_every_object_both_ways_at_every_launch_and_sync)
 	/* The GPU's time is the same; the transfers add to it, serially. */
 	c.adsm = GPU_ADSM_OFF;
 	c.pcie_copies = 0;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &plain, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err)) TH_LOG("%s", err);
 	EXPECT_EQ(plain.cycles + a->xfer_cycles, st.cycles);
 	EXPECT_EQ(plain.cycles, a->kernel_cycles - a->launch_wait_cycles);
 	tp_free(&p);
@@ -216,7 +183,7 @@ TEST(lazy_moves_only_what_the_cpu_touched)
 	struct tprog p = { 0 };
 
 	build_iter(&p);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	a = &st.adsm;
 	/* A written (R -> D), flushed at launch 1; B never moves. */
 	EXPECT_EQ(A_BYTES, a->h2d_bytes);
@@ -246,7 +213,7 @@ TEST(rolling_evicts_beyond_r_and_fetches_only_blocks_read)
 
 	build_iter(&p);
 	c.adsm_rolling = 2;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	a = &st.adsm;
 	EXPECT_EQ(BLOCK, a->block_bytes);
 	EXPECT_EQ(2, a->rolling);
@@ -268,7 +235,7 @@ TEST(rolling_evicts_beyond_r_and_fetches_only_blocks_read)
 	EXPECT_EQ((blocks + 2) * FAULT_LAT, a->fault_cycles);
 	/* Fewer bytes than lazy, which fetched all of A back. */
 	c.adsm = GPU_ADSM_LAZY;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &lazy, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &lazy, err)) TH_LOG("%s", err);
 	EXPECT_LT(a->d2h_bytes, lazy.adsm.d2h_bytes);
 	tp_free(&p);
 }
@@ -291,7 +258,7 @@ TEST(rolling_evictions_overlap_the_cpu)
 	tp_add(&p, PROG_REC_END);
 	c.adsm_rolling = 1;
 	c.adsm_fault_lat = 2 * XFER(BLOCK);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(A_BYTES / BLOCK - 1, st.adsm.evictions);
 	EXPECT_EQ(XFER(BLOCK), st.adsm.launch_wait_cycles);
 	tp_free(&p);
@@ -310,10 +277,10 @@ TEST(same_counters_whatever_the_epochs)
 		char err[GPU_CORE_ERR_MAX];
 
 		c.adsm_rolling = 3;
-		ASSERT_EQ(0, run_prog(&c, &p, epochs[0], &first, err))
+		ASSERT_EQ(0, tp_run(&c, &p, epochs[0], 0, &first, err))
 			TH_LOG("%s", err);
 		for (i = 1; i < 4; i++) {
-			ASSERT_EQ(0, run_prog(&c, &p, epochs[i], &st, err))
+			ASSERT_EQ(0, tp_run(&c, &p, epochs[i], 0, &st, err))
 				TH_LOG("%s", err);
 			EXPECT_EQ(0, memcmp(&first, &st, sizeof(st)))
 				TH_LOG("mode %u epoch %llu", m,
@@ -334,7 +301,7 @@ TEST(a_copy_outside_every_object_is_an_error)
 	copy(&p, PROG_COPY_H2D, OBJ_A + A_BYTES - 16, 32);
 	kernel(&p, 1);
 	tp_add(&p, PROG_REC_END);
-	EXPECT_EQ(-EINVAL, run_prog(&c, &p, ~0ULL >> 1, &st, err));
+	EXPECT_EQ(-EINVAL, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err));
 	EXPECT_NE(NULL, strstr(err, "in no object")) TH_LOG("%s", err);
 	tp_free(&p);
 }

@@ -14,21 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "gpu_core.h"
-#include "../lib/prog_builder.h"
-
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
-
-static const struct gpu_core_ops test_ops = { .alloc = t_alloc, .free = t_free };
+#include "../lib/core_run.h"
 
 #define OBJ_A		0x10000000ULL
 #define OBJ_B		0x20000000ULL
@@ -46,25 +32,6 @@ static struct gpu_config cxl_cfg(uint32_t on, uint32_t media, uint32_t sr,
 	c.cxl_sr = sr;
 	c.cxl_ds = ds;
 	return c;
-}
-
-static int run_prog(const struct gpu_config *cfg, struct tprog *p,
-		    uint64_t epoch, struct gpu_core_stats *st, char *err)
-{
-	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
-	int ret;
-
-	if (!g)
-		return -ENOMEM;
-	p->pos = 0;
-	ret = gpu_core_init(g, cfg, &test_ops, NULL, tp_source, p);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
-	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
-	return ret;
 }
 
 /*
@@ -134,8 +101,8 @@ TEST(off_changes_nothing)
 	b.cxl_ports = 1;
 	b.cxl_first_object = 1;
 	stream(&p, true, true);
-	ASSERT_EQ(0, run_prog(&a, &p, ~0ULL >> 1, &sa, err)) TH_LOG("%s", err);
-	ASSERT_EQ(0, run_prog(&b, &p, ~0ULL >> 1, &sb, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&a, &p, ~0ULL >> 1, 0, &sa, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&b, &p, ~0ULL >> 1, 0, &sb, err)) TH_LOG("%s", err);
 	ASSERT_EQ(0, memcmp(&sa, &sb, sizeof(sa)));
 	ASSERT_EQ(0, memcmp(&sa.cxl, &zero, sizeof(zero)));
 	ASSERT_LT(0, sa.dram.requests);
@@ -150,7 +117,7 @@ TEST(every_l2_load_miss_is_served_by_an_endpoint)
 	struct tprog p = { 0 };
 
 	stream(&p, true, false);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	ASSERT_EQ(BYTES / 32, st.l2_misses);
 	ASSERT_EQ(st.l2_misses, st.cxl.loads);
 	ASSERT_EQ(0, st.cxl.stores);
@@ -158,7 +125,7 @@ TEST(every_l2_load_miss_is_served_by_an_endpoint)
 	ASSERT_EQ(st.cxl.loads, st.cxl.dram_hits + st.cxl.dram_misses);
 	/* Only b in CXL memory: a's loads go to DRAM. */
 	c.cxl_first_object = 1;
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &off, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &off, err)) TH_LOG("%s", err);
 	ASSERT_EQ(0, off.cxl.loads);
 	ASSERT_EQ(off.l2_misses, off.dram.requests);
 	ASSERT_LT(off.cycles, st.cycles);
@@ -173,7 +140,7 @@ TEST(write_backs_are_cxl_stores)
 	struct tprog p = { 0 };
 
 	stream(&p, false, true);
-	ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	/* Every sector dirty: one 64 B store a two sectors written back. */
 	ASSERT_LT(0, st.l2_writebacks);
 	ASSERT_EQ(st.l2_writebacks / 2, st.cxl.stores);
@@ -198,13 +165,13 @@ TEST(slower_media_more_cycles)
 	{
 		struct gpu_config c = cxl_cfg(0, 0, 0, 0);
 
-		ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &local, err));
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &local, err));
 	}
 	last = local.cycles;
 	for (i = 0; i < 3; i++) {
 		struct gpu_config c = cxl_cfg(1, media[i], 0, 0);
 
-		ASSERT_EQ(0, run_prog(&c, &p, ~0ULL >> 1, &st, err))
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
 			TH_LOG("%s", err);
 		ASSERT_LT(last, st.cycles) TH_LOG("media %u", media[i]);
 		last = st.cycles;
@@ -223,8 +190,8 @@ TEST(sr_prefetches_a_sequential_read_into_the_ssd_dram)
 	struct tprog p = { 0 };
 
 	chase(&p, 1024);
-	ASSERT_EQ(0, run_prog(&off, &p, ~0ULL >> 1, &so, err)) TH_LOG("%s", err);
-	ASSERT_EQ(0, run_prog(&sr, &p, ~0ULL >> 1, &ss, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&off, &p, ~0ULL >> 1, 0, &so, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&sr, &p, ~0ULL >> 1, 0, &ss, err)) TH_LOG("%s", err);
 	ASSERT_EQ(1024, so.cxl.loads);
 	ASSERT_EQ(1024, ss.cxl.loads);
 	ASSERT_EQ(0, so.cxl.specrd_sent);
@@ -248,8 +215,8 @@ TEST(ds_completes_stores_at_gpu_memory_speed)
 	struct tprog p = { 0 };
 
 	stream(&p, false, true);
-	ASSERT_EQ(0, run_prog(&off, &p, ~0ULL >> 1, &so, err)) TH_LOG("%s", err);
-	ASSERT_EQ(0, run_prog(&ds, &p, ~0ULL >> 1, &sd, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&off, &p, ~0ULL >> 1, 0, &so, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&ds, &p, ~0ULL >> 1, 0, &sd, err)) TH_LOG("%s", err);
 	ASSERT_EQ(so.cxl.stores, sd.cxl.stores);
 	ASSERT_EQ(0, so.cxl.ds_staged);
 	/* Every store staged or dual-written, and the staged ones flushed. */
@@ -271,10 +238,10 @@ TEST(deterministic_whatever_the_epochs)
 	uint32_t i;
 
 	stream(&p, true, true);
-	ASSERT_EQ(0, run_prog(&c, &p, epochs[0], &first, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tp_run(&c, &p, epochs[0], 0, &first, err)) TH_LOG("%s", err);
 	ASSERT_LT(0, first.cxl.loads);
 	for (i = 1; i < sizeof(epochs) / sizeof(epochs[0]); i++) {
-		ASSERT_EQ(0, run_prog(&c, &p, epochs[i], &st, err));
+		ASSERT_EQ(0, tp_run(&c, &p, epochs[i], 0, &st, err));
 		ASSERT_EQ(0, memcmp(&first, &st, sizeof(st)))
 			TH_LOG("epoch %llu", (unsigned long long)epochs[i]);
 	}
