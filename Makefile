@@ -107,9 +107,30 @@ $(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TE
 
 host-tests: $(HOST_TESTS)
 
-$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(DRIVER_CORE_HDRS) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) $(KSFT)/.extracted
+# The host tests and the fuzzers link one archive each of every core and
+# library source, compiled once (not once a test), with their sanitizers.
+LIB_SRCS    := $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS)
+LIB_HDRS    := $(MODEL_HDRS) $(DRIVER_CORE_HDRS) $(TOOL_HDRS)
+HOST_CFLAGS := $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+HOST_LIB    := $(BUILD)/lib/host.a
+FUZZ_CFLAGS := -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
+	-I$(MODEL_DIR) -Idrivers/mcmgpu $(TOOL_INC) \
+	-fno-sanitize-recover=undefined
+FUZZ_LIB    := $(BUILD)/lib/fuzz.a
+
+$(BUILD)/obj/host/%.o: %.c $(LIB_HDRS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
-	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -fsanitize=address,undefined -fno-sanitize-recover=undefined -o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) -lm
+	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+
+$(HOST_LIB): $(patsubst %.c,$(BUILD)/obj/host/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/host/%: selftests/host/%.c $(TEST_HDRS) $(LIB_HDRS) $(HOST_LIB) $(KSFT)/.extracted
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(HOST_LIB) -lm
 
 # cpe_steps_test includes the workload tables' sources it tests.
 $(BUILD)/host/cpe_steps_test: tools/mcmgpu/cpelide/cpe_steps.c \
@@ -117,11 +138,18 @@ $(BUILD)/host/cpe_steps_test: tools/mcmgpu/cpelide/cpe_steps.c \
 
 fuzzers: $(FUZZERS)
 
-$(BUILD)/fuzz/%: selftests/fuzz/%.c $(TEST_HDRS) $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) $(MODEL_HDRS) $(TOOL_HDRS) | deps
+$(BUILD)/obj/fuzz/%.o: %.c $(LIB_HDRS) | deps
 	@mkdir -p $(dir $@)
-	clang -O1 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi -I$(MODEL_DIR) -Idrivers/mcmgpu $(TOOL_INC) \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $@ $< $(CORE_SRCS) $(DRIVER_CORES) $(CORE_LIBS) $(TOOL_LIBS) -lm
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+
+$(FUZZ_LIB): $(patsubst %.c,$(BUILD)/obj/fuzz/%.o,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/%: selftests/fuzz/%.c $(TEST_HDRS) $(LIB_HDRS) $(FUZZ_LIB) | deps
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB) -lm
 
 # Long runs; the corpus and any crash input stay in $(CACHE)/fuzz/.
 fuzz: fuzzers tools deps
