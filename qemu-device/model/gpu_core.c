@@ -3374,16 +3374,13 @@ static void cpe_local(struct gpu_core *g, u32 ri)
     if (c->cpelide == GPU_CPE_HMG || g->fp) {
         /*
          * Written through (HMG; with FinePack every policy, through the
-         * remote write queue): a copy here takes the bytes and stays
-         * clean, the home gets them when the queue delivers.
+         * remote write queue): the copy here takes the bytes and stays
+         * clean (allocated: a load's fill still on its way keeps it),
+         * the home gets them when the queue delivers.
          */
         if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE)) {
-            if (c->cpelide == GPU_CPE_HMG) {
-                cpe_copy(g, r->src, r->addr, r->home, false,
-                         gpu_cpe_version(g->cpe));
-            } else if (hit) {
-                l->lru = ++g->lru;
-            }
+            cpe_copy(g, r->src, r->addr, r->home, false,
+                     gpu_cpe_version(g->cpe));
             if (hit) {
                 *cpe_cver(g, l, r->addr) = gpu_cpe_version(g->cpe);
             }
@@ -3502,8 +3499,11 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
 
-    /* HMG: a write invalidated it on its way (a transient state's job). */
-    if (g->cfg.cpelide == GPU_CPE_HMG &&
+    /*
+     * HMG: a write invalidated it on its way (a transient state's job);
+     * with FinePack, the requester's own store overtook it.
+     */
+    if ((g->cfg.cpelide == GPU_CPE_HMG || g->fp) &&
         gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
         return;
     }

@@ -319,7 +319,7 @@ static const uint32_t fp_modes[] = {
 	GPU_FP_P2P, GPU_FP_WC, GPU_FP_FINEPACK, GPU_FP_DMA,
 };
 
-TEST(with_finepack_the_writer_copy_is_updated_in_place)
+TEST(with_finepack_the_writer_copy_is_written_through)
 {
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
