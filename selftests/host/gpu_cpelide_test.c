@@ -124,6 +124,39 @@ static void build_rwr(struct tprog *p)
 	tp_add(p, PROG_REC_END);
 }
 
+/*
+ * A load's data still on its way when its warp stores the same sector:
+ * in kernel 1 chiplet 1 loads then stores (no dependence) each line of
+ * a page homed on 0, kernel 2 reads the page on chiplet 1.
+ */
+static void build_load_store(struct tprog *p)
+{
+	const uint32_t x1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
+	uint32_t b, i;
+
+	tp_object(p, OBJ, PAGES * PAGE, "a");
+	tp_kernel(p, 1, "load_store", 4, 32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(p, b);
+		if (b != 1) {
+			tp_warp(p, 0, 1);
+			tp_alu(p, PROG_OP_INT, 1, 0);
+		} else {
+			tp_warp(p, 0, 2 * PAGE / 128);
+			for (i = 0; i < PAGE / 128; i++) {
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+				       0xffffffff, OBJ + i * 128, 4, 1);
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+				       0xffffffff, OBJ + i * 128, 4, 2);
+			}
+		}
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+	kernel(p, 2, x1, PROG_KIND_LOAD);
+	tp_add(p, PROG_REC_END);
+}
+
 static const uint32_t policies[] = {
 	GPU_CPE_BASELINE, GPU_CPE_CPELIDE, GPU_CPE_HMG, GPU_CPE_IDEAL,
 };
@@ -361,6 +394,30 @@ TEST(with_finepack_the_writer_copy_is_written_through)
 				EXPECT_EQ(PAGE / 32, s->oracle_read_violations)
 					TH_LOG("mode %u policy %u", fp_modes[m],
 					       policies[i]);
+		}
+	}
+	tp_free(&p);
+}
+
+TEST(with_finepack_a_fill_on_its_way_keeps_the_store)
+{
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i, m;
+
+	build_load_store(&p);
+	for (m = 0; m < 4; m++) {
+		for (i = 0; i < 4; i++) {
+			struct gpu_config c = cpe_cfg(policies[i]);
+
+			c.finepack = fp_modes[m];
+			ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, st.cpelide.oracle_violations)
+				TH_LOG("mode %u policy %u", fp_modes[m],
+				       policies[i]);
+			EXPECT_EQ(PAGE, st.finepack.delivered_bytes);
 		}
 	}
 	tp_free(&p);
