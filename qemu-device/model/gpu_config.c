@@ -162,9 +162,6 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     if (!is_pow2(c->fbarre_filter_rows)) {
         BAD("fbarre_filter_rows", "256, 512 or 1024");
     }
-    if (c->cpelide && c->finepack) {
-        BAD("cpelide", "not with finepack: one path for remote stores");
-    }
     if (!is_pow2(c->adsm_block)) {
         BAD("adsm_block", "a power of two, 4 KiB to 32 MiB");
     }

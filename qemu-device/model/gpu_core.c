@@ -3084,6 +3084,8 @@ void gpu_core_destroy(struct gpu_core *g)
 
 /* ---- FinePack (gpu_finepack.h) --------------------------------------- */
 
+static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr);
+
 /* Sends every packet the queues let go: out of the source's port now. */
 static void fp_send(struct gpu_core *g)
 {
@@ -3205,6 +3207,9 @@ static void fp_event(struct gpu_core *g, const struct event *e)
             u64 done = server_use(&g->l2s[k->dst], c->l2_bw, c->l2_lat,
                                   g->now, GPU_SECTOR_BYTES);
 
+            if (g->cpe) {
+                done += cpe_fp_home(g, k->src, k->dst, a);
+            }
             sectors++;
             g->stats.l2_accesses++;
             g->stats.l2_remote++;
@@ -3366,13 +3371,21 @@ static void cpe_local(struct gpu_core *g, u32 ri)
         return;
     }
     gpu_cpe_write(g->cpe, r->addr);
-    if (c->cpelide == GPU_CPE_HMG) {
-        cpe_copy(g, r->src, r->addr, r->home, false,
-                 gpu_cpe_version(g->cpe));
-        if (hit) {
-            *cpe_cver(g, l, r->addr) = gpu_cpe_version(g->cpe);
+    if (c->cpelide == GPU_CPE_HMG || g->fp) {
+        /*
+         * Written through (HMG; with FinePack every policy, through the
+         * remote write queue): the copy here takes the bytes and stays
+         * clean (allocated: a load's fill still on its way keeps it),
+         * the home gets them when the queue delivers.
+         */
+        if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE)) {
+            cpe_copy(g, r->src, r->addr, r->home, false,
+                     gpu_cpe_version(g->cpe));
+            if (hit) {
+                *cpe_cver(g, l, r->addr) = gpu_cpe_version(g->cpe);
+            }
         }
-        st->writes_through++;
+        st->writes_through += c->cpelide == GPU_CPE_HMG;
         st->remote_accesses++;
         push(g, t, EV_DEPART, ri);
         return;
@@ -3457,13 +3470,40 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
     return extra;
 }
 
+/*
+ * With FinePack, a remote store's sector reaches its home in a packet:
+ * the home holds the running kernel's version (the queues empty before
+ * a kernel ends, so it is the store's), HMG's directory acts as for a
+ * store at the home. Returns extra cycles.
+ */
+static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr)
+{
+    u64 region = addr >> (7 + 2), ev_region = 0;
+    u32 ev_sharers;
+
+    gpu_cpe_home_store(g->cpe, addr, gpu_cpe_version(g->cpe));
+    if (g->cfg.cpelide != GPU_CPE_HMG) {
+        return 0;
+    }
+    cpe_dir_invalidate(g, home, region,
+                       gpu_cpe_dir_write(g->cpe, home, region, src));
+    gpu_cpe_dir_add(g->cpe, home, region, src, &ev_region, &ev_sharers);
+    if (ev_sharers) {
+        cpe_dir_invalidate(g, home, ev_region, ev_sharers);
+    }
+    return GPU_CPE_DIR_LAT;
+}
+
 /* A remote load's data is back: the requester's L2 keeps a copy. */
 static void cpe_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
 
-    /* HMG: a write invalidated it on its way (a transient state's job). */
-    if (g->cfg.cpelide == GPU_CPE_HMG &&
+    /*
+     * HMG: a write invalidated it on its way (a transient state's job);
+     * with FinePack, the requester's own store overtook it.
+     */
+    if ((g->cfg.cpelide == GPU_CPE_HMG || g->fp) &&
         gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
         return;
     }

@@ -43,6 +43,8 @@
 /* Test knobs (gpu_core_cpelide_test()): deliberate bugs the oracle finds. */
 #define GPU_CPE_TEST_NO_INVALIDATE  (1u << 0)
 #define GPU_CPE_TEST_NO_FLUSH       (1u << 1)
+/* A written-through store (HMG, FinePack) leaves the local copy as it was. */
+#define GPU_CPE_TEST_NO_STORE_UPDATE (1u << 2)
 
 /*
  * The counters, named as `mcmgpu cpelide replay` names its own

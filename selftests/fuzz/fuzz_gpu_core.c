@@ -590,9 +590,15 @@ static void check_counters(const struct run *r, uint64_t insts)
 	}
 	if (r->cfg.cpelide)
 		CHECK(!s->cpelide.oracle_violations);
+	/* Both: remote stores leave through FinePack's queues, never dirty. */
+	if (r->cfg.cpelide && r->cfg.finepack)
+		CHECK(!s->cpelide.sectors_written_back);
 }
 
-/* FinePack, CPElide or neither, from the seed (header bytes 10, 11). */
+/*
+ * FinePack, CPElide, both or neither, from the seed (header bytes 10,
+ * 11); half of CPElide's seeds take FinePack too.
+ */
 static void pick_mechanism(struct run *r)
 {
 	uint64_t m = mix(r->seed ^ 0x5eedULL);
@@ -603,6 +609,9 @@ static void pick_mechanism(struct run *r)
 		break;
 	case 1:
 		set(&r->cfg, "cpelide=%u", 1 + m % (GPU_CPE_NR - 1));
+		if ((m >> 40) & 1)
+			set(&r->cfg, "finepack=%u",
+			    1 + (m >> 24) % (GPU_FP_NR - 1));
 		break;
 	}
 }

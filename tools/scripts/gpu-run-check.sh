@@ -70,7 +70,6 @@ expect_fail "cxl_media=on|bad value" "$tmp/vadd.bin" --cxl on
 expect_fail "--cxl|unknown key 'speed'" "$tmp/vadd.bin" --cxl znand:speed=9
 expect_fail "cxl_sr=fast|bad value" "$tmp/vadd.bin" --cxl znand:sr=fast
 expect_fail "cxl_ports|1, 2, 4 or 8" "$tmp/vadd.bin" --cxl znand:ports=3
-expect_fail "cpelide|not with finepack" "$tmp/vadd.bin" --cpelide cpelide --finepack wc
 expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
 expect_fail "adsm=eager|bad value" "$tmp/vadd.bin" --adsm eager
 expect_fail "adsm_block|power of two" "$tmp/vadd.bin" --adsm rolling --set adsm_block=12288
@@ -79,6 +78,7 @@ expect_fail "adsm_block|power of two" "$tmp/vadd.bin" --adsm rolling --set adsm_
 nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
 for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide" \
+	"--cpelide cpelide --finepack p2p" "--cpelide hmg --finepack finepack" \
 	"--config adsm" "--config adsm --adsm batch" "--config adsm --adsm lazy" \
 	"--config adsm --adsm rolling" "--adsm lazy --barre on" \
 	"--config cxl --set translate=0 --cxl znand:sr=sr:ds=on" \
@@ -130,6 +130,21 @@ if "barre" in d:
 	eq(d["barre"]["ats_requests"], t["ats_requests"], "the IOMMU's requests")
 	assert t["ats_requests"] > 0, f"run {args}: no ATS request"
 eq(sum(k["warp_insts"] for k in d["kernels"]), nw, "kernels' warp_insts")
+# FinePack and CPElide, alone or together: each its group; with both,
+# remote stores leave through FinePack's queues, nothing dirty is flushed.
+eq("finepack" in d, "--finepack" in args, "the finepack group")
+eq("cpelide" in d, "--cpelide" in args, "the cpelide group")
+if "cpelide" in d:
+	eq(d["cpelide"]["oracle_violations"], 0, "cpelide oracle_violations")
+	eq(d["cpelide"]["kernels"], g["kernels"], "cpelide kernels")
+if "finepack" in d:
+	f = d["finepack"]
+	eq(f["kernels"], g["kernels"], "finepack kernels")
+	if f["mode"] == "p2p":
+		eq(f["delivered_bytes"], f["store_bytes"], "p2p delivered vs stored")
+	assert f["delivered_bytes"] <= f["store_bytes"], f"run {args}: {f}"
+if "finepack" in d and "cpelide" in d:
+	eq(d["cpelide"]["sectors_written_back"], 0, "dirty remote data with finepack")
 eq("cxl" in d, "--cxl" in args, "the root complex's counters with --cxl")
 if "cxl" in d:
 	c = d["cxl"]
