@@ -187,6 +187,8 @@ struct sm {
      * often than it changes.
      */
     u32 oldest;
+    /* Slots with a finite wready / wseq: the scans visit only these. */
+    u64 ready_slots, seq_slots;
 };
 
 struct l1_mshr {
@@ -1062,12 +1064,30 @@ static u32 warp_reason(struct gpu_core *g, struct warp *w)
     return R_SCOREBOARD;
 }
 
+/* ---- Per-SM slot masks (host speed) ---- */
+
+/* wready[wi] = t, keeping the SM's ready_slots in step. */
+static void wready_set(struct gpu_core *g, u32 wi, u64 t)
+{
+    u32 n = g->cfg.warps_per_sm;
+    struct sm *sm = &g->sms[wi / n];
+    u64 bit = 1ULL << (wi % n);
+
+    g->wready[wi] = t;
+    if (t != NEVER) {
+        sm->ready_slots |= bit;
+    } else {
+        sm->ready_slots &= ~bit;
+    }
+}
+
 /* A warp finished or left: it no longer counts for the oldest. */
 static void wseq_clear(struct gpu_core *g, u32 wi)
 {
     struct sm *sm = &g->sms[wi / g->cfg.warps_per_sm];
 
     g->wseq[wi] = NEVER;
+    sm->seq_slots &= ~(1ULL << (wi % g->cfg.warps_per_sm));
     if (sm->oldest == wi % g->cfg.warps_per_sm) {
         sm->oldest = STALE;
     }
@@ -1079,12 +1099,14 @@ static u32 sm_reason(struct gpu_core *g, u32 s)
     u64 base = (u64)s * g->cfg.warps_per_sm, best = NEVER;
     const u64 *seq = &g->wseq[base];
     u32 i, old = NONE;
+    u64 m;
 
     if (!sm->warps_used) {
         return R_IDLE;
     }
     if (sm->oldest == STALE) {
-        for (i = 0; i < g->cfg.warps_per_sm; i++) {
+        for (m = sm->seq_slots; m; m &= m - 1) {
+            i = __builtin_ctzll(m);
             if (seq[i] < best) {
                 best = seq[i];
                 old = i;
@@ -1148,7 +1170,7 @@ static void warp_update(struct gpu_core *g, u32 wi)
     struct warp *w = &g->warps[wi];
 
     pend_expire(w, g->now);
-    g->wready[wi] = warp_ready(w);
+    wready_set(g, wi, warp_ready(w));
     sm_wake(g, wi / g->cfg.warps_per_sm, g->wready[wi]);
 }
 
@@ -1184,7 +1206,7 @@ static void block_free(struct gpu_core *g, u32 s, u32 bs)
 
             w->active = 0;
             w->npend = 0;
-            g->wready[(u64)s * g->cfg.warps_per_sm + i] = NEVER;
+            wready_set(g, s * g->cfg.warps_per_sm + i, NEVER);
             wseq_clear(g, s * g->cfg.warps_per_sm + i);
         }
     }
@@ -1276,6 +1298,7 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
         w->active = 1;
         w->block = bs;
         g->wseq[wi] = g->warp_seq++;
+        g->sms[s].seq_slots |= 1ULL << slot;
         w->left = dw->ninsts;
         w->pc = dw->ninsts ? pc_fix(dw->first) : NULL;
         w->not_before = g->now;
@@ -2150,7 +2173,7 @@ static void warp_finish(struct gpu_core *g, u32 s, u32 wi)
 
     sm_touch(g, s);
     w->done = 1;
-    g->wready[wi] = NEVER;
+    wready_set(g, wi, NEVER);
     wseq_clear(g, wi);
     rb->live--;
     if (rb->arrived && rb->arrived == rb->live) {
@@ -2215,7 +2238,7 @@ static void issue(struct gpu_core *g, u32 s, u32 wi)
                 barrier_release(g, s, rb);
             }
         }
-        g->wready[wi] = w->at_barrier ? NEVER : warp_ready(w);
+        wready_set(g, wi, w->at_barrier ? NEVER : warp_ready(w));
     } else {
         warp_finish(g, s, wi);
     }
@@ -2229,7 +2252,7 @@ static void ev_sm(struct gpu_core *g, u32 s)
     u32 n = c->warps_per_sm, i, pick = NONE;
     u64 base = (u64)s * n;
     const u64 *ready = &g->wready[base], *seq = &g->wseq[base];
-    u64 next = NEVER, now = g->now;
+    u64 next = NEVER, now = g->now, m;
 
     if (sm->sched_at != now) {
         return;         /* superseded by an earlier wake */
@@ -2241,7 +2264,8 @@ static void ev_sm(struct gpu_core *g, u32 s)
         } else {
             u64 best = NEVER;
 
-            for (i = 0; i < n; i++) {
+            for (m = sm->ready_slots; m; m &= m - 1) {
+                i = __builtin_ctzll(m);
                 if (ready[i] <= now && seq[i] < best) {
                     best = seq[i];
                     pick = i;
@@ -2249,12 +2273,20 @@ static void ev_sm(struct gpu_core *g, u32 s)
             }
         }
     } else {
-        for (i = 1; i <= n; i++) {
-            u32 k = (sm->last_warp + i) % n;
+        /* The first ready slot after last_warp, wrapping around. */
+        u64 after = sm->last_warp + 1 >= 64 ? 0 :
+                    ~0ULL << (sm->last_warp + 1);
 
-            if (ready[k] <= now) {
-                pick = k;
-                break;
+        for (m = sm->ready_slots & after; m && pick == NONE; m &= m - 1) {
+            i = __builtin_ctzll(m);
+            if (ready[i] <= now) {
+                pick = i;
+            }
+        }
+        for (m = sm->ready_slots & ~after; m && pick == NONE; m &= m - 1) {
+            i = __builtin_ctzll(m);
+            if (ready[i] <= now) {
+                pick = i;
             }
         }
     }
@@ -2272,7 +2304,8 @@ static void ev_sm(struct gpu_core *g, u32 s)
     if (pick != NONE && ready[pick] <= now + 1) {
         next = now + 1;
     } else {
-        for (i = 0; i < n; i++) {
+        for (m = sm->ready_slots; m; m &= m - 1) {
+            i = __builtin_ctzll(m);
             if (ready[i] < next) {
                 next = ready[i];
                 if (next <= now + 1) {
