@@ -41,6 +41,7 @@ const struct app_desc *const apps[] = {
 	&app_hotspot,
 	&app_srad,
 	&app_backprop,
+	&app_lud,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
