@@ -44,6 +44,7 @@ const struct app_desc *const apps[] = {
 	&app_lud,
 	&app_hotspot3d,
 	&app_btree,
+	&app_dwt2d,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
