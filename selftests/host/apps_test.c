@@ -90,6 +90,7 @@ static bool app_randomized(const struct app_desc *app)
 {
 	static const char *const names[] = {
 		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
+		"btree",
 		"cfd", "gnn", NULL
 	};
 	const char *const *n;
