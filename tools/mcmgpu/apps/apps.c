@@ -36,6 +36,7 @@ const struct app_desc *const apps[] = {
 	&app_mri,
 	&app_cfd,
 	&app_gnn,
+	&app_pns,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

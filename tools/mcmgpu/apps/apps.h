@@ -67,4 +67,6 @@ extern const struct app_desc app_fft;
 extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 	app_stencil, app_conv3, app_sort, app_mri, app_cfd, app_gnn;
 
+extern const struct app_desc app_pns;
+
 #endif /* MCMGPU_APPS_H */
