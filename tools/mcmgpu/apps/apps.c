@@ -37,6 +37,7 @@ const struct app_desc *const apps[] = {
 	&app_cfd,
 	&app_gnn,
 	&app_pns,
+	&app_cp,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

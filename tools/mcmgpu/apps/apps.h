@@ -68,5 +68,6 @@ extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 	app_stencil, app_conv3, app_sort, app_mri, app_cfd, app_gnn;
 
 extern const struct app_desc app_pns;
+extern const struct app_desc app_cp;
 
 #endif /* MCMGPU_APPS_H */
