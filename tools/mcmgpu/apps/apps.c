@@ -38,6 +38,7 @@ const struct app_desc *const apps[] = {
 	&app_gnn,
 	&app_pns,
 	&app_cp,
+	&app_sad,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
