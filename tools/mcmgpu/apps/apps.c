@@ -39,6 +39,7 @@ const struct app_desc *const apps[] = {
 	&app_pns,
 	&app_cp,
 	&app_sad,
+	&app_tpacf,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

@@ -70,5 +70,6 @@ extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 extern const struct app_desc app_pns;
 extern const struct app_desc app_cp;
 extern const struct app_desc app_sad;
+extern const struct app_desc app_tpacf;
 
 #endif /* MCMGPU_APPS_H */
