@@ -40,6 +40,7 @@ const struct app_desc *const apps[] = {
 	&app_cp,
 	&app_sad,
 	&app_tpacf,
+	&app_mri_fhd,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

@@ -71,5 +71,6 @@ extern const struct app_desc app_pns;
 extern const struct app_desc app_cp;
 extern const struct app_desc app_sad;
 extern const struct app_desc app_tpacf;
+extern const struct app_desc app_mri_fhd;
 
 #endif /* MCMGPU_APPS_H */
