@@ -41,6 +41,7 @@ const struct app_desc *const apps[] = {
 	&app_sad,
 	&app_tpacf,
 	&app_mri_fhd,
+	&app_rpes,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

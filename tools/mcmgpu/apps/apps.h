@@ -72,5 +72,6 @@ extern const struct app_desc app_cp;
 extern const struct app_desc app_sad;
 extern const struct app_desc app_tpacf;
 extern const struct app_desc app_mri_fhd;
+extern const struct app_desc app_rpes;
 
 #endif /* MCMGPU_APPS_H */
