@@ -42,6 +42,7 @@ const struct app_desc *const apps[] = {
 	&app_tpacf,
 	&app_mri_fhd,
 	&app_rpes,
+	&app_adsm_stencil,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,

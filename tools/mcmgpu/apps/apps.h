@@ -73,5 +73,6 @@ extern const struct app_desc app_sad;
 extern const struct app_desc app_tpacf;
 extern const struct app_desc app_mri_fhd;
 extern const struct app_desc app_rpes;
+extern const struct app_desc app_adsm_stencil;
 
 #endif /* MCMGPU_APPS_H */
