@@ -41,6 +41,7 @@ struct rp_args {
 static const float rp_alpha[RP_PRIM] = {
 	3.42525091f, 0.62391373f, 0.16885540f
 };
+
 static const float rp_coef[RP_PRIM] = {
 	0.15432897f, 0.53532814f, 0.44463454f
 };
@@ -199,16 +200,19 @@ static int rp_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 
 	/* The reference: the same sums, in the kernel's order. */
 	for (pr = 0; pr < np; pr++) {
+		const float *bra = pd + (size_t)pr * RP_PP * RP_FIELDS;
+
 		for (i = 0; i < np; i++) {
 			float sum = 0.0f;
 
-			for (kb = 0; kb < RP_PP; kb++)
+			for (kb = 0; kb < RP_PP; kb++) {
+				const float *ket = pd + ((size_t)i * RP_PP +
+							 kb) * RP_FIELDS;
+
 				for (ka = 0; ka < RP_PP; ka++)
-					sum = sum + rp_prim(
-						pd + ((size_t)pr * RP_PP + ka) *
-						RP_FIELDS,
-						pd + ((size_t)i * RP_PP + kb) *
-						RP_FIELDS);
+					sum = sum + rp_prim(bra + ka *
+							    RP_FIELDS, ket);
+			}
 			want[(size_t)pr * np + i] = sum;
 		}
 	}
