@@ -90,7 +90,7 @@ static bool app_randomized(const struct app_desc *app)
 {
 	static const char *const names[] = {
 		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
-		"cfd", "gnn", NULL
+		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", NULL
 	};
 	const char *const *n;
 

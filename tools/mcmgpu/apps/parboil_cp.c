@@ -141,7 +141,7 @@ static int cp_run(struct simt_gpu *gpu, uint64_t size, uint64_t seed,
 		  char *err, size_t errlen)
 {
 	const char *app = "cp";
-	const uint32_t n = (uint32_t)size, natoms = (uint32_t)size;
+	const uint32_t n = (uint32_t)size, natoms = (uint32_t)size / 4;
 	const size_t cells = (size_t)CP_PLANES * n * n;
 	float *atoms = NULL, *got = NULL, *want = NULL;
 	struct cp_atom *tab = NULL;
@@ -232,11 +232,11 @@ const struct app_desc app_cp = {
 		   "blocks, 8 points a thread along x) adding q / r to the "
 		   "plane's energy",
 	.input = "size = N: an N x N x 2 lattice 0.1 apart (N a multiple of "
-		 "128) and N atoms uniform in its box with charges in [0, "
-		 "1), from the seed (the values do not change the program; "
-		 "Parboil's lattice is 512 x 512). Large: 256, so 256 atoms "
-		 "(one chunk): the atoms x points product bounds it",
+		 "128) and N / 4 atoms uniform in its box with charges in "
+		 "[0, 1), from the seed (the values do not change the "
+		 "program). Large: Parboil's 512 x 512 lattice with 128 "
+		 "atoms (one chunk): the atoms x points product bounds it",
 	.small_size = 128,
-	.large_size = 256,
+	.large_size = 512,
 	.run = cp_run,
 };

@@ -239,7 +239,7 @@ const struct app_desc app_rpes = {
 		 "from the seed; size (size + 1) / 2 shell pairs and all "
 		 "their pairs of pairs (the values do not change the "
 		 "program). Large: 24 shells (300 pairs, 5 launches)",
-	.small_size = 12,
+	.small_size = 8,
 	.large_size = 24,
 	.run = rp_run,
 };

@@ -350,7 +350,7 @@ const struct app_desc app_sad = {
 		 "frame it moved by (3, -2) plus noise of +-4, from the seed "
 		 "(the values do not change the program; Parboil's frames "
 		 "are QCIF, 176 x 144). Large: 96 x 96 (36 macroblocks)",
-	.small_size = 32,
+	.small_size = 16,
 	.large_size = 96,
 	.run = sad_run,
 };

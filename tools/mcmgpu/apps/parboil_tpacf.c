@@ -269,7 +269,7 @@ const struct app_desc app_tpacf = {
 		 "random sets, from the seed (the values change the bins "
 		 "the atomics hit; Parboil's sets are 97178 points, 100 "
 		 "random sets). Large: 1024 points (the pairs bound it)",
-	.small_size = 256,
+	.small_size = 128,
 	.large_size = 1024,
 	.run = tpacf_run,
 };
