@@ -69,4 +69,12 @@ extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 extern const struct app_desc app_babelstream, app_square, app_hotspot,
 	app_srad, app_backprop, app_lud, app_hotspot3d, app_btree, app_dwt2d;
 
+extern const struct app_desc app_pns;
+extern const struct app_desc app_cp;
+extern const struct app_desc app_sad;
+extern const struct app_desc app_tpacf;
+extern const struct app_desc app_mri_fhd;
+extern const struct app_desc app_rpes;
+extern const struct app_desc app_adsm_stencil;
+
 #endif /* MCMGPU_APPS_H */
