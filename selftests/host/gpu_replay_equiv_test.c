@@ -37,7 +37,7 @@
 #include "gpu_finepack.h"
 #include "gpu_run.h"
 #include "program.h"
-#include "../lib/prog_builder.h"
+#include "../lib/core_run.h"
 #include "../../drivers/iommu/barre/barre_walk.h"
 
 #define PAGE		4096ULL
@@ -546,20 +546,6 @@ TEST(fbarre_shared_pages)
 #define FP_PAGES	64
 #define FP_VRAM		(64ULL << 20)
 
-static void *t_alloc(void *priv, size_t bytes)
-{
-	(void)priv;
-	return calloc(1, bytes ? bytes : 1);
-}
-
-static void t_free(void *priv, void *p)
-{
-	(void)priv;
-	free(p);
-}
-
-static const struct gpu_core_ops fp_ops = { .alloc = t_alloc, .free = t_free };
-
 struct fpstore {
 	uint64_t addr;		/* the sector's */
 	uint8_t words;		/* 4 B words written, bit i: word i */
@@ -688,7 +674,7 @@ static int fp_core_run(struct tprog *p, uint32_t mode,
 		       struct gpu_core_stats *st)
 {
 	struct gpu_config c = gpu_preset_find("finepack")->cfg;
-	struct gpu_core *g;
+	char err[GPU_CORE_ERR_MAX];
 	int ret;
 
 	c.chiplets = CHIPLETS;
@@ -698,16 +684,9 @@ static int fp_core_run(struct tprog *p, uint32_t mode,
 	c.placement = GPU_PLACE_RR;
 	c.place_g = 1;
 	c.finepack = mode;
-	g = calloc(1, gpu_core_size(&c));
-	p->pos = 0;
-	ret = gpu_core_init(g, &c, &fp_ops, NULL, tp_source, p);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, ~0ULL);
+	ret = tp_run(&c, p, ~0ULL, 0, st, err);
 	if (ret)
-		fprintf(stderr, "core: %s\n", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
+		fprintf(stderr, "core: %s\n", err);
 	return ret;
 }
 
@@ -955,7 +934,7 @@ static int cpe_core_run(struct tprog *p, uint32_t policy,
 			struct gpu_core_stats *st)
 {
 	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
-	struct gpu_core *g;
+	char err[GPU_CORE_ERR_MAX];
 	int ret;
 
 	c.chiplets = CHIPLETS;
@@ -964,16 +943,9 @@ static int cpe_core_run(struct tprog *p, uint32_t policy,
 	c.tb_sched = GPU_TB_RR;
 	c.l2_size = 1u << 20;
 	c.cpelide = policy;
-	g = calloc(1, gpu_core_size(&c));
-	p->pos = 0;
-	ret = gpu_core_init(g, &c, &fp_ops, NULL, tp_source, p);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, ~0ULL);
+	ret = tp_run(&c, p, ~0ULL, 0, st, err);
 	if (ret)
-		fprintf(stderr, "core: %s\n", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
+		fprintf(stderr, "core: %s\n", err);
 	return ret;
 }
 

@@ -171,7 +171,7 @@ static void same_replay(struct __test_metadata *_metadata, const char *mech,
  * host loop, R-MAT scale 10) adapted by 'workload to' and replayed on the
  * device equals the host replay, FinePack's bytes verified.
  */
-TEST_F(wl, adapted_program_replays_on_device_as_on_host)
+TEST_F_TIMEOUT(wl, adapted_program_replays_on_device_as_on_host, 600)
 {
 	static const char *const mechs[] = {
 		"barre", "finepack", "cpelide", "cxl", "adsm",
@@ -215,7 +215,7 @@ TEST_F(wl, adapted_program_replays_on_device_as_on_host)
  * same JSON as --host; and the program as an Accel-Sim trace directory. The binary file goes to the
  * device as it is, the text form re-encoded: both give --host's JSON.
  */
-TEST_F(wl, program_runs_on_device_as_on_host)
+TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 {
 	static const char *const modes[] = {
 		"--set translate=0", "--barre off", "--barre on --shadow",
