@@ -211,9 +211,10 @@ TEST_F_TIMEOUT(wl, adapted_program_replays_on_device_as_on_host, 600)
 /*
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
- * 2-page groups), FinePack, CPElide (and HMG), ADSM and CXL memory: the
- * same JSON as --host; and the program as an Accel-Sim trace directory. The binary file goes to the
- * device as it is, the text form re-encoded: both give --host's JSON.
+ * 2-page groups), FinePack, CPElide (and HMG), ADSM, CXL memory and all
+ * five at once: the same JSON as --host; and the program as an Accel-Sim
+ * trace directory. The binary file goes to the device as it is, the text
+ * form re-encoded: both give --host's JSON.
  */
 TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 {
@@ -224,6 +225,9 @@ TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 		"--barre on --cpelide cpelide", "--set translate=0 --cpelide hmg",
 		"--set translate=0 --adsm lazy", "--set translate=0 --cxl znand:ds=on",
 		"--barre on --adsm rolling --cxl dram:sr=dyn",
+		/* All five mechanisms in one run. */
+		"--barre on --finepack finepack --cpelide cpelide "
+		"--adsm rolling --cxl znand:ds=on",
 	};
 	/* The text form: re-encoded by the tool, objects listed the same. */
 	static const char *const text_modes[] = {
