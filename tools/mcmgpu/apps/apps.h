@@ -33,6 +33,17 @@ struct app_desc {
 	/* make check's size, and make run's. */
 	uint64_t small_size, large_size;
 	/*
+	 * The kernels the program launches, by name, in first-launch order,
+	 * comma-separated (apps_test checks it against the program).
+	 */
+	const char *kernels;
+	/*
+	 * The input each paper that evaluates the application gives it, and
+	 * the size that stands for it here ("CPElide Table II: 524288 = size
+	 * 524288; ..."); "" for an application no paper names.
+	 */
+	const char *paper_sizes;
+	/*
 	 * Generates the input from (size, seed), copies it in, launches the
 	 * kernels with the host code between them, copies the result out
 	 * and checks it against the reference: 0, -EIO naming the first

@@ -436,8 +436,16 @@ static void list_usage(FILE *f)
 	fprintf(f,
 		"usage: mcmgpu workload list [--json]\n\n"
 		"The applications 'workload gen' runs: name, suite, the small size\n"
-		"(make check's) and the large one (make run's), what the kernels do\n"
-		"and how the input is generated (what the size means).\n");
+		"(make check's) and the large one (make run's), what the kernels do,\n"
+		"the kernels by name, how the input is generated (what the size\n"
+		"means), and the input each paper gives it with the size standing\n"
+		"for it.\n");
+}
+
+/* What list prints for a field an application leaves empty. */
+static const char *str_or(const char *s)
+{
+	return s && *s ? s : "-";
 }
 
 static int cmd_list(int argc, char **argv)
@@ -453,9 +461,11 @@ static int cmd_list(int argc, char **argv)
 	if (!co.json) {
 		for (a = apps; *a; a++)
 			printf("%-10s %s; sizes %" PRIu64 " (small), %" PRIu64
-			       " (large)\n  %s\n  input: %s\n", (*a)->name,
+			       " (large)\n  %s\n  kernels: %s\n  input: %s\n"
+			       "  papers: %s\n", (*a)->name,
 			       (*a)->suite, (*a)->small_size, (*a)->large_size,
-			       (*a)->summary, (*a)->input);
+			       (*a)->summary, str_or((*a)->kernels),
+			       (*a)->input, str_or((*a)->paper_sizes));
 		return 0;
 	}
 	json_begin(&j, stdout);
@@ -471,6 +481,11 @@ static int cmd_list(int argc, char **argv)
 		json_string(&j, "summary", (*a)->summary);
 		json_break(&j, "  ");
 		json_string(&j, "input", (*a)->input);
+		json_break(&j, "  ");
+		json_string(&j, "kernels", (*a)->kernels ? (*a)->kernels : "");
+		json_break(&j, "  ");
+		json_string(&j, "paper_sizes",
+			    (*a)->paper_sizes ? (*a)->paper_sizes : "");
 		json_close(&j);
 	}
 	json_break(&j, "");
