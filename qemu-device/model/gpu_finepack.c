@@ -254,6 +254,9 @@ void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask)
         mask &= ~((len == 32 ? ~0u : (1u << len) - 1) << off);
         r.addr = addr + off;
         r.len = len;
+        if (len < GPU_SECTOR_BYTES) {
+            f->st.stores_under_32b++;
+        }
         fp_model_record(f->m, &r, f->zero);
         if (f->mode == GPU_FP_P2P) {
             u32 i = packet_new(f, src, dst,

@@ -35,6 +35,7 @@ struct gpu_finepack_stats {
     u64 stores;             /* contiguous runs of remote store sectors */
     u64 store_bytes;
     u64 store_pieces;       /* admitted to the queues */
+    u64 stores_under_32b;   /* runs shorter than a sector (§I: > 63 %) */
     u64 loads;              /* remote loads checked against the queue */
     u64 atomics;            /* remote atomics and reductions, checked */
     u64 fences;             /* MEMBAR (not .CTA) issued */

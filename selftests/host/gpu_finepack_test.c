@@ -21,7 +21,8 @@
 
 #define OBJ		0x10000000ULL
 #define OBJ_SIZE	(2ULL << 20)
-#define STRIDE		132	/* a lane a line apart: scattered stores */
+/* A lane's 4 B from the next's: 132, a line apart (scattered stores). */
+static uint32_t stride = 132;
 #define BLOCKS		8
 #define WARPS		2	/* a block */
 #define STORES		16	/* a warp */
@@ -40,7 +41,7 @@ static struct gpu_config fp_cfg(uint32_t mode)
 
 static uint64_t store_addr(uint32_t warp, uint32_t j, uint32_t lane)
 {
-	return OBJ + ((uint64_t)(warp * STORES + j) * 32 + lane) * STRIDE;
+	return OBJ + ((uint64_t)(warp * STORES + j) * 32 + lane) * stride;
 }
 
 /*
@@ -62,7 +63,7 @@ static void build(struct tprog *p, bool load, const char *fence)
 			tp_warp(p, w, n);
 			for (j = 0; j < STORES; j++)
 				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
-				       0xffffffff, store_addr(gw, j, 0), STRIDE,
+				       0xffffffff, store_addr(gw, j, 0), stride,
 				       1);
 			if (fence) {
 				tp_alu(p, PROG_OP_OTHER, 0, 0);
@@ -72,7 +73,7 @@ static void build(struct tprog *p, bool load, const char *fence)
 			if (load)
 				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
 				       0xffffffff, store_addr(gw, STORES - 1, 0),
-				       STRIDE, 2);
+				       stride, 2);
 		}
 		tp_add(p, PROG_REC_BLOCK_END);
 	}
@@ -134,6 +135,8 @@ TEST(every_scheme_delivers_what_was_stored)
 		EXPECT_EQ(modes[i], f->mode);
 		EXPECT_EQ(want, f->store_bytes);
 		EXPECT_EQ(want / 4, f->stores);
+		/* Every one a 4 B run: under a sector (§I's small stores). */
+		EXPECT_EQ(f->stores, f->stores_under_32b);
 		/* The home L2s receive exactly the bytes stored remotely. */
 		EXPECT_EQ(want, f->delivered_bytes);
 		EXPECT_EQ(want, f->wire_payload);
@@ -167,6 +170,30 @@ TEST(every_scheme_delivers_what_was_stored)
 		EXPECT_EQ(st[0].warp_insts, st[i].warp_insts);
 		EXPECT_EQ(st[0].bytes_stored, st[i].bytes_stored);
 	}
+	tp_free(&p);
+}
+
+/*
+ * A warp's 32 lanes storing 128 contiguous bytes leave the L1 as four
+ * full sectors: four stores, none under 32 B, every byte delivered.
+ */
+TEST(coalesced_warp_stores_are_full_sectors)
+{
+	struct gpu_config c = fp_cfg(GPU_FP_FINEPACK);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint64_t want;
+
+	stride = 4;
+	want = remote_bytes(&c);
+	build(&p, false, NULL);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_GT(want, 0);
+	EXPECT_EQ(want / 32, st.finepack.stores);
+	EXPECT_EQ(0, st.finepack.stores_under_32b);
+	EXPECT_EQ(want, st.finepack.delivered_bytes);
+	stride = 132;
 	tp_free(&p);
 }
 

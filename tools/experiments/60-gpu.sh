@@ -12,35 +12,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# Application and the size it runs at (all 19 of Barre Chord's Table I,
-# and the CXL-GPU vector kernels): larger than make check's small sizes
-# so that the TLBs and the IOMMU see real pressure, small enough for make
-# run's budget (each is a few seconds a configuration on the host).
+# Application and the size it runs at: tools/experiments/gpu-sizes.txt
+# (shared with 65-apps.sh).
 apps() {
-	cat <<-'EOF2'
-		gups 1048576
-		atax 2048
-		gesummv 2048
-		bicg 2048
-		transpose 2048
-		spmv 16384
-		bfs 14
-		sssp 12
-		pagerank 11
-		gemver 1024
-		correlation 128
-		covariance 128
-		adi 256
-		fft 1024
-		fastwalshtransform 262144
-		jacobi2d 256
-		fdtd2d 64
-		lu 256
-		nw 1024
-		stencil2d 512
-		vadd 1048576
-		saxpy 1048576
-	EOF2
+	grep -v '^#' "$top/tools/experiments/gpu-sizes.txt"
 }
 
 list_jobs() {

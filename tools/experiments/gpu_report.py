@@ -9,31 +9,16 @@ import os
 import re
 import sys
 
+from paper_tables import BARRE_TABLE1, barre_class
 from report import head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 
-# Barre Chord Table I (notes/barre.md §4.2): MPKI and class, where the
-# application is in the table.
-# Barre Chord's Table I: L2 TLB misses per kilo warp instruction, class.
-TABLE1 = {"gemver": (0.015, "low"), "correlation": (0.045, "low"),
-          "adi": (0.051, "low"), "fft": (0.48, "low"),
-          "pagerank": (0.828, "low"), "fastwalshtransform": (2.27, "mid"),
-          "covariance": (3.24, "mid"), "sssp": (3.38, "mid"),
-          "jacobi2d": (4.78, "mid"), "fdtd2d": (10.12, "mid"),
-          "lu": (17.14, "mid"), "nw": (21.56, "mid"),
-          "atax": (34.28, "mid"), "stencil2d": (46.90, "mid"),
-          "transpose": (174.99, "high"),
-          "gups": (724.80, "high"), "bicg": (2128.63, "high"),
-          "spmv": (3835.95, "high"), "gesummv": (4762.86, "high")}
+TABLE1 = BARRE_TABLE1
 PAPER_SHARE = 0.58
 
 
-def cls(mpki):
-    # Table I's classes: low < 1, mid 1..100, high > 100 (its boundaries
-    # lie between 0.828 and 2.27, and between 46.9 and 175).
-    return "low" if mpki < 1 else "mid" if mpki < 100 else "high"
-
+cls = barre_class
 
 apps = sorted(f[:-len("-on.json")] for f in os.listdir(f"{raw}/host")
               if f.endswith("-on.json") and os.path.exists(

@@ -149,8 +149,9 @@ struct fp_core_report {
 #define FFLUSH(name, reason) FR(#name, s.flushes[MCMGPU_FP_FLUSH_##reason])
 #define FRATIO(name, unit, a, b) STAT_RATIO(name, unit, struct fp_core_report, a, b)
 static const struct stat_row fp_rows[] = {
-	FS(stores), FS(store_bytes), FS(store_pieces), FS(loads), FS(atomics),
-	FS(fences), FS(kernels),
+	FS(stores), FS(store_bytes), FS(store_pieces), FS(stores_under_32b),
+	FRATIO("share_under_32b", STAT_SHARE, s.stores_under_32b, s.stores),
+	FS(loads), FS(atomics), FS(fences), FS(kernels),
 	STAT_NEWLINE,
 	FS(packets), FS(subpackets),
 	FRATIO("stores_per_packet", STAT_MEAN, s.store_pieces, s.packets),

@@ -1,0 +1,89 @@
+"""The papers' per-application tables the reports put beside ours
+(../shared/notes/)."""
+
+# Barre Chord Table I (notes/barre.md §4.2): L2 TLB misses per kilo warp
+# instruction, and the class.
+BARRE_TABLE1 = {
+    "gemver": (0.015, "low"), "correlation": (0.045, "low"),
+    "adi": (0.051, "low"), "fft": (0.48, "low"),
+    "pagerank": (0.828, "low"), "fastwalshtransform": (2.27, "mid"),
+    "covariance": (3.24, "mid"), "sssp": (3.38, "mid"),
+    "jacobi2d": (4.78, "mid"), "fdtd2d": (10.12, "mid"),
+    "lu": (17.14, "mid"), "nw": (21.56, "mid"),
+    "atax": (34.28, "mid"), "stencil2d": (46.90, "mid"),
+    "transpose": (174.99, "high"),
+    "gups": (724.80, "high"), "bicg": (2128.63, "high"),
+    "spmv": (3835.95, "high"), "gesummv": (4762.86, "high")}
+
+
+def barre_class(mpki):
+    """Table I's classes: low < 1, mid 1..100, high > 100 (its boundaries
+    lie between 0.828 and 2.27, and between 46.9 and 175)."""
+    return "low" if mpki < 1 else "mid" if mpki < 100 else "high"
+
+
+# FinePack §I: "on average over 63% of inter-GPU transfers initiated by
+# P2P stores are under 32B"; §V's applications under our names.
+FINEPACK_SMALL_SHARE = 0.63
+FINEPACK_APPS = ("jacobi", "fp-pagerank", "fp-sssp", "als", "ct", "eqwp",
+                 "diffusion", "hit")
+
+# CPElide Table II (notes/cpelide.md §3.3): the L2 reuse class, set by the
+# L2 miss-rate reduction inter-kernel reuse gives with no flush or
+# invalidation overhead, more than 15 % for moderate-to-high (§V-A).
+CPELIDE_TABLE2 = {
+    "babelstream": "mod-high", "backprop": "mod-high", "bfs": "mod-high",
+    "color": "mod-high", "fw": "mod-high", "gauss": "mod-high",
+    "hacc": "mod-high", "hotspot3d": "mod-high", "hotspot": "mod-high",
+    "lud": "mod-high", "lulesh": "mod-high", "pennant": "mod-high",
+    "rnn-gru": "mod-high", "rnn-lstm": "mod-high", "square": "mod-high",
+    "sssp": "mod-high", "btree": "low", "cnn": "low", "dwt2d": "low",
+    "nw": "low", "path": "low", "srad": "low"}
+CPELIDE_REUSE_THRESHOLD = 0.15
+
+
+def cpelide_class(reduction):
+    return "mod-high" if reduction > CPELIDE_REUSE_THRESHOLD else "low"
+
+
+# CXL-GPU's workload table (notes/cxlgpu.md §3.3): compute % and load %,
+# and the class.
+CXL_TABLE = {
+    "rsum": (31.4, 53.3, "compute"), "stencil": (37.5, 72.5, "compute"),
+    "sort": (38.1, 98.7, "compute"), "gemm": (11.6, 99.9, "load"),
+    "vadd": (15.6, 69.1, "load"), "saxpy": (16.2, 69.2, "load"),
+    "conv3": (21.8, 78.6, "load"), "path": (27.0, 92.7, "load"),
+    "cfd": (20.9, 42.6, "store"), "gauss": (23.5, 48.5, "store"),
+    "bfs": (29.3, 43.2, "store"), "gnn": (27.4, 73.8, "real-world"),
+    "mri": (29.2, 53.3, "real-world")}
+
+
+def cxl_class(compute_pct, load_pct):
+    """The table's classes by where its own numbers split them: store-
+    intensive below 50 % loads (its store class has 42.6-48.5, the others
+    53.3 or more), compute-intensive from 30 % compute (31.4-38.1 against
+    the load class's 11.6-27.0), load-intensive otherwise. Its real-world
+    pair is a mix and is not a class of its own here."""
+    if load_pct < 50:
+        return "store"
+    return "compute" if compute_pct >= 30 else "load"
+
+
+def papers_naming(app):
+    """The characterization runs an application needs: barre, finepack,
+    cpelide, cxl (the papers whose tables name it)."""
+    return [p for p, names in (("barre", BARRE_TABLE1),
+                               ("finepack", FINEPACK_APPS),
+                               ("cpelide", CPELIDE_TABLE2),
+                               ("cxl", CXL_TABLE)) if app in names]
+
+
+if __name__ == "__main__":
+    # paper_tables.py APP: the papers naming it; with no APP, every name.
+    import sys
+    if len(sys.argv) > 1:
+        print(" ".join(papers_naming(sys.argv[1])))
+    else:
+        names = set(BARRE_TABLE1) | set(FINEPACK_APPS) | \
+            set(CPELIDE_TABLE2) | set(CXL_TABLE)
+        print("\n".join(sorted(names)))
