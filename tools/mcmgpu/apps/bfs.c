@@ -228,5 +228,6 @@ const struct app_desc app_bfs = {
 		 "all from the seed",
 	.small_size = 10,
 	.large_size = 17,
+	.kernels = "Kernel, Kernel2",
 	.run = bfs_run,
 };

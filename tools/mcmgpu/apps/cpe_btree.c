@@ -448,5 +448,6 @@ const struct app_desc app_btree = {
 		 "j 6000 3000). Large: the paper's 10^6 keys",
 	.small_size = 16384,
 	.large_size = 1000000,
+	.kernels = "findRangeK, findK",
 	.run = bt_run,
 };

@@ -385,5 +385,6 @@ const struct app_desc app_dwt2d = {
 		 "well)",
 	.small_size = 64,
 	.large_size = 1024,
+	.kernels = "c_CopySrcToComponents, fdwt53Kernel, memCopy",
 	.run = dw_run,
 };

@@ -279,5 +279,6 @@ const struct app_desc app_hotspot = {
 		 "program). Large: the paper's 512",
 	.small_size = 64,
 	.large_size = 512,
+	.kernels = "calculate_temp",
 	.run = hs_run,
 };

@@ -259,5 +259,6 @@ const struct app_desc app_hotspot3d = {
 		 "an array)",
 	.small_size = 64,
 	.large_size = 512,
+	.kernels = "hotspotOpt1",
 	.run = h3_run,
 };

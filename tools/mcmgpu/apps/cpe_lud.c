@@ -411,5 +411,6 @@ const struct app_desc app_lud = {
 		 "the program). Large: the paper's 512",
 	.small_size = 64,
 	.large_size = 512,
+	.kernels = "lud_diagonal, lud_perimeter, lud_internal",
 	.run = lud_run,
 };

@@ -117,5 +117,6 @@ const struct app_desc app_square = {
 		 "524288 (2048 blocks, 2 MiB an array)",
 	.small_size = 4096,
 	.large_size = 524288,
+	.kernels = "vector_square",
 	.run = sq_run,
 };

@@ -355,5 +355,6 @@ const struct app_desc app_srad = {
 		 "threads a launch, beyond what the executor records well)",
 	.small_size = 64,
 	.large_size = 1024,
+	.kernels = "srad_cuda_1, srad_cuda_2",
 	.run = sr_run,
 };

@@ -610,5 +610,7 @@ const struct app_desc app_cfd = {
 		 "MiB for the preset's 64 MiB, is beyond the executor)",
 	.small_size = 1536,
 	.large_size = 97152,
+	.kernels = "copy, cuda_compute_step_factor, cuda_compute_flux, "
+		   "cuda_time_step",
 	.run = cfd_run,
 };

@@ -158,5 +158,6 @@ const struct app_desc app_conv3 = {
 		 "MiB) is beyond what the executor records",
 	.small_size = 32,
 	.large_size = 128,
+	.kernels = "convolution3D_kernel",
 	.run = conv3_run,
 };

@@ -229,5 +229,6 @@ const struct app_desc app_gauss = {
 		 "/ 16 warps bound it to N = 256",
 	.small_size = 48,
 	.large_size = 256,
+	.kernels = "Fan1, Fan2",
 	.run = gauss_run,
 };

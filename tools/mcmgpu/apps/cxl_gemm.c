@@ -159,5 +159,6 @@ const struct app_desc app_gemm = {
 		 "preset's 1 MiB LLC; 1.8 Mi FFMA warp instructions)",
 	.small_size = 64,
 	.large_size = 384,
+	.kernels = "MatrixMulCUDA",
 	.run = gemm_run,
 };

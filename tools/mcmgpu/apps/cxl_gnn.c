@@ -244,5 +244,6 @@ const struct app_desc app_gnn = {
 		 "MiB) is beyond what the executor records",
 	.small_size = 8,
 	.large_size = 15,
+	.kernels = "gcn_aggregate, gcn_transform",
 	.run = gnn_run,
 };

@@ -277,5 +277,6 @@ const struct app_desc app_mri = {
 		 "product bounds it, not the paper's 10x the GPU's memory",
 	.small_size = 1024,
 	.large_size = 12288,
+	.kernels = "ComputePhiMag_GPU, ComputeQ_GPU",
 	.run = mri_run,
 };

@@ -209,5 +209,6 @@ const struct app_desc app_path = {
 		 "10x the preset's 1 MiB LLC",
 	.small_size = 1024,
 	.large_size = 100000,
+	.kernels = "dynproc_kernel",
 	.run = path_run,
 };

@@ -179,5 +179,6 @@ const struct app_desc app_rsum = {
 		 "16 MiB, over 10x the preset's 1 MiB LLC",
 	.small_size = 1 << 16,
 	.large_size = 1 << 22,
+	.kernels = "reduce3",
 	.run = rsum_run,
 };

@@ -146,5 +146,6 @@ const struct app_desc app_sort = {
 		 "MiB); bitonic's n log^2 n / 4 compares bound it",
 	.small_size = 4096,
 	.large_size = 1 << 18,
+	.kernels = "bitonicSort",
 	.run = sort_run,
 };

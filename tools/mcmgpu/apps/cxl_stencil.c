@@ -246,5 +246,6 @@ const struct app_desc app_stencil = {
 		 "Parboil's small input (N = 128) writes a 1 GiB program",
 	.small_size = 16,
 	.large_size = 64,
+	.kernels = "block2D_hybrid_coarsen_x",
 	.run = stencil_run,
 };

@@ -367,5 +367,6 @@ const struct app_desc app_fft = {
 		 "values do not change the program)",
 	.small_size = 32,
 	.large_size = 4096,
+	.kernels = "FFT512_device, IFFT512_device",
 	.run = fft_run,
 };

@@ -136,5 +136,6 @@ const struct app_desc app_fastwalshtransform = {
 		 "program; the SDK's default is 1024)",
 	.small_size = 4096,
 	.large_size = 1 << 20,
+	.kernels = "fastWalshTransform",
 	.run = fwt_run,
 };

@@ -162,5 +162,6 @@ const struct app_desc app_gups = {
 		 "mod HPCC's period), so the seed moves every address",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.kernels = "initTable, RandomAccessUpdate",
 	.run = gups_run,
 };

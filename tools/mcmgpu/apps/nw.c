@@ -322,5 +322,6 @@ const struct app_desc app_nw = {
 		 "change the program; Rodinia's runs use 2048)",
 	.small_size = 256,
 	.large_size = 2048,
+	.kernels = "needle_cuda_shared_1, needle_cuda_shared_2",
 	.run = nw_run,
 };

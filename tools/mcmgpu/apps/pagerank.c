@@ -223,5 +223,6 @@ const struct app_desc app_pagerank = {
 		 "1 / 2^scale; 10 iterations at every size",
 	.small_size = 7,
 	.large_size = 13,
+	.kernels = "PageRankUpdateGpu",
 	.run = pagerank_run,
 };

@@ -214,5 +214,6 @@ const struct app_desc app_adsm_stencil = {
 		 "program; the paper sweeps 64^3 to 384^3). Large: 64^3",
 	.small_size = 32,
 	.large_size = 64,
+	.kernels = "stencil3d",
 	.run = ws_run,
 };

@@ -238,5 +238,6 @@ const struct app_desc app_cp = {
 		 "atoms (one chunk): the atoms x points product bounds it",
 	.small_size = 128,
 	.large_size = 512,
+	.kernels = "cenergy",
 	.run = cp_run,
 };

@@ -311,5 +311,6 @@ const struct app_desc app_mri_fhd = {
 		 "12288 voxels and 1536 samples (three chunks)",
 	.small_size = 1024,
 	.large_size = 12288,
+	.kernels = "ComputeRhoPhi_GPU, ComputeFH_GPU",
 	.run = fhd_run,
 };

@@ -348,5 +348,6 @@ const struct app_desc app_pns = {
 		 "Large: 512 trajectories, 32 launches",
 	.small_size = 32,
 	.large_size = 512,
+	.kernels = "PetrinetKernel",
 	.run = pns_run,
 };

@@ -241,5 +241,6 @@ const struct app_desc app_rpes = {
 		 "program). Large: 24 shells (300 pairs, 5 launches)",
 	.small_size = 8,
 	.large_size = 24,
+	.kernels = "rys_eri",
 	.run = rp_run,
 };

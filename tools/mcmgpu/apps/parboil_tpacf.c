@@ -271,5 +271,6 @@ const struct app_desc app_tpacf = {
 		 "random sets). Large: 1024 points (the pairs bound it)",
 	.small_size = 128,
 	.large_size = 1024,
+	.kernels = "gen_hists",
 	.run = tpacf_run,
 };

@@ -343,6 +343,7 @@ const struct app_desc app_atax = {
 	.input = PB_INPUT("A and the vector x"),
 	.small_size = 128,
 	.large_size = 2048,
+	.kernels = "atax_kernel1, atax_kernel2",
 	.run = atax_run,
 };
 
@@ -354,6 +355,7 @@ const struct app_desc app_bicg = {
 	.input = PB_INPUT("A and the vectors r and p"),
 	.small_size = 128,
 	.large_size = 2048,
+	.kernels = "bicg_kernel1, bicg_kernel2",
 	.run = bicg_run,
 };
 
@@ -365,5 +367,6 @@ const struct app_desc app_gesummv = {
 	.input = PB_INPUT("A and B and the vector x"),
 	.small_size = 128,
 	.large_size = 2048,
+	.kernels = "gesummv_kernel",
 	.run = gesummv_run,
 };

@@ -176,5 +176,6 @@ const struct app_desc app_spmv = {
 		 "from the seed (SHOC's sizes are 1024, 8192, 12288, 16384)",
 	.small_size = 1024,
 	.large_size = 16384,
+	.kernels = "spmv_csr_scalar_kernel",
 	.run = spmv_run,
 };

@@ -244,5 +244,7 @@ const struct app_desc app_sssp = {
 		 "random vertex with an edge; all from the seed",
 	.small_size = 8,
 	.large_size = 14,
+	.kernels = "vector_init, vector_assign, spmv_min_dot_plus_kernel, "
+		   "vector_diff",
 	.run = sssp_run,
 };

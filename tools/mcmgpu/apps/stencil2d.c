@@ -229,5 +229,6 @@ const struct app_desc app_stencil2d = {
 		 "are 512 to 4096)",
 	.small_size = 256,
 	.large_size = 1024,
+	.kernels = "StencilKernel",
 	.run = st2d_run,
 };

@@ -121,5 +121,6 @@ const struct app_desc app_transpose = {
 		 "the program)",
 	.small_size = 256,
 	.large_size = 4096,
+	.kernels = "matrixTranspose",
 	.run = transpose_run,
 };

@@ -141,6 +141,7 @@ const struct app_desc app_vadd = {
 		 "[0, 1) from the seed (the values do not change the program)",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.kernels = "vectorAdd",
 	.run = vadd_run,
 };
 
@@ -152,5 +153,6 @@ const struct app_desc app_saxpy = {
 		 "[0, 1) from the seed (the values do not change the program)",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.kernels = "saxpy",
 	.run = saxpy_run,
 };
