@@ -5,7 +5,8 @@
  * program it writes reads back whole and is the same bytes every run;
  * a seed changes the program of the applications whose addresses
  * depend on data, and only the values of the others; a corrupted
- * result is caught by every check; bad sizes are refused by name. And
+ * result is caught by every check; bad sizes are refused by name; each
+ * names the kernels it launches, in order, and the papers' sizes. And
  * the shared generators: HPCC's jump-ahead and Graph500's R-MAT graph.
  */
 #include <errno.h>
@@ -79,6 +80,46 @@ static int read_back(struct prog_mem *b, struct prog_counts *c)
 		c->copies += rec->type == PROG_REC_COPY;
 		c->objects += rec->type == PROG_REC_OBJECT;
 		ret = 0;
+	}
+	free(r);
+	free(rec);
+	return ret;
+}
+
+/*
+ * The distinct kernel names of b's launches, in first-launch order,
+ * ", "-separated into names: 0, -ENOSPC, or the reader's error.
+ */
+static int kernel_names(struct prog_mem *b, char *names, size_t len)
+{
+	struct prog_reader *r = calloc(1, sizeof(*r));
+	struct prog_rec *rec = calloc(1, sizeof(*rec));
+	size_t used = 0, n;
+	char *seen;
+	int ret;
+
+	names[0] = 0;
+	b->pos = 0;
+	ret = r && rec ? prog_reader_init(r, prog_mem_read, b) : -ENOMEM;
+	while (!ret && (ret = prog_read(r, rec)) == 1) {
+		ret = 0;
+		if (rec->type != PROG_REC_KERNEL)
+			continue;
+		/* Already listed: a whole entry, between separators. */
+		n = strlen(rec->kernel.name);
+		for (seen = strstr(names, rec->kernel.name); seen;
+		     seen = strstr(seen + 1, rec->kernel.name))
+			if ((seen == names || seen[-1] == ' ') &&
+			    (!seen[n] || seen[n] == ','))
+				break;
+		if (seen)
+			continue;
+		if (used + n + 3 > len) {
+			ret = -ENOSPC;
+			break;
+		}
+		used += snprintf(names + used, len - used, "%s%s",
+				 used ? ", " : "", rec->kernel.name);
 	}
 	free(r);
 	free(rec);
@@ -228,6 +269,24 @@ TEST(apps_describe_themselves)
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
 	EXPECT_EQ(52, n);
+}
+
+TEST(apps_name_the_kernels_they_launch_in_order)
+{
+	const struct app_desc *const *a;
+	struct prog_mem b;
+	char err[512], names[1024];
+
+	for (a = apps; *a; a++) {
+		ASSERT_EQ(0, run_app(*a, (*a)->small_size, 1, &b, err,
+				     sizeof(err))) TH_LOG("%s", err);
+		ASSERT_EQ(0, kernel_names(&b, names, sizeof(names)))
+			TH_LOG("%s", (*a)->name);
+		EXPECT_STREQ(names, (*a)->kernels ? (*a)->kernels : "")
+			TH_LOG("%s launches: %s", (*a)->name, names);
+		EXPECT_NE(NULL, (*a)->paper_sizes) TH_LOG("%s", (*a)->name);
+		free(b.bytes);
+	}
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)

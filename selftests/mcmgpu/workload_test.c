@@ -115,6 +115,7 @@ TEST(every_workload_command_has_help)
 		"import", "export", "gen", "list", "stats", "convert", "to",
 	};
 	char cmd[128];
+	const char *bfs;
 	unsigned int i;
 
 	EXPECT_EQ(0, mt_run_cmd("mcmgpu workload --help", NULL, 0));
@@ -124,6 +125,12 @@ TEST(every_workload_command_has_help)
 	}
 	EXPECT_EQ(0, sh("mcmgpu workload list --json"));
 	EXPECT_NE(NULL, strstr(out, "{\"name\": \"vadd\""));
+	/* Each application names its kernels and the papers' inputs. */
+	bfs = strstr(out, "{\"name\": \"bfs\"");
+	ASSERT_NE(NULL, bfs) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(bfs, "\"kernels\": \"Kernel, Kernel2\""));
+	EXPECT_NE(NULL, strstr(bfs, "\"paper_sizes\": \"CPElide Table II: "
+			       "graph128k.txt"));
 }
 
 TEST_F(wl, errors_say_what_and_exit_status)

@@ -228,5 +228,11 @@ const struct app_desc app_bfs = {
 		 "all from the seed",
 	.small_size = 10,
 	.large_size = 17,
+	.paper_sizes = "CPElide Table II: graph128k.txt (131072 nodes) = size "
+		       "17 (--large; 2^17 vertices, but an R-MAT graph, not "
+		       "Rodinia's generated one); CXL-GPU: no input given, "
+		       "data sized to 10x the GPU's memory (640 MiB for the "
+		       "cxl preset's 64 MiB) = --large, scale 17",
+	.kernels = "Kernel, Kernel2",
 	.run = bfs_run,
 };

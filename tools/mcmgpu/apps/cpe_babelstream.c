@@ -322,5 +322,8 @@ const struct app_desc app_babelstream = {
 		 "elements (4 MiB an array)",
 	.small_size = 4096,
 	.large_size = 524288,
+	.paper_sizes = "CPElide Table II: 524288 = size 524288 (--large)",
+	.kernels = "init_kernel, copy_kernel, mul_kernel, add_kernel, "
+		   "triad_kernel, dot_kernel",
 	.run = bs_run,
 };

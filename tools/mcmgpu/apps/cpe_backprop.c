@@ -333,5 +333,7 @@ const struct app_desc app_backprop = {
 		 "of weights)",
 	.small_size = 1024,
 	.large_size = 65536,
+	.paper_sizes = "CPElide Table II: 65536 = size 65536 (--large)",
+	.kernels = "bpnn_layerforward_CUDA, bpnn_adjust_weights_cuda",
 	.run = bp_run,
 };

@@ -385,5 +385,8 @@ const struct app_desc app_dwt2d = {
 		 "well)",
 	.small_size = 64,
 	.large_size = 1024,
+	.paper_sizes = "CPElide Table II: rgb.bmp 4096x4096 = size 4096 "
+		       "(random RGB instead of the file; --large is 1024)",
+	.kernels = "c_CopySrcToComponents, fdwt53Kernel, memCopy",
 	.run = dw_run,
 };

@@ -279,5 +279,9 @@ const struct app_desc app_hotspot = {
 		 "program). Large: the paper's 512",
 	.small_size = 64,
 	.large_size = 512,
+	.paper_sizes = "CPElide Table II: 512 2 20 temp_512 power_512 = size "
+		       "512 (--large; pyramid height 2 and 20 steps as given, "
+		       "temperatures and power random in the files' ranges)",
+	.kernels = "calculate_temp",
 	.run = hs_run,
 };

@@ -259,5 +259,9 @@ const struct app_desc app_hotspot3d = {
 		 "an array)",
 	.small_size = 64,
 	.large_size = 512,
+	.paper_sizes = "CPElide Table II: 512 8 20 power_512x8 temp_512x8 = "
+		       "size 512 (--large; 8 layers and 20 steps as given, "
+		       "temperatures and power random in the files' ranges)",
+	.kernels = "hotspotOpt1",
 	.run = h3_run,
 };

@@ -411,5 +411,8 @@ const struct app_desc app_lud = {
 		 "the program). Large: the paper's 512",
 	.small_size = 64,
 	.large_size = 512,
+	.paper_sizes = "CPElide Table II: 512.dat = size 512 (--large; a "
+		       "random diagonally dominant matrix instead of the file)",
+	.kernels = "lud_diagonal, lud_perimeter, lud_internal",
 	.run = lud_run,
 };

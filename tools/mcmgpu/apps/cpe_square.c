@@ -117,5 +117,8 @@ const struct app_desc app_square = {
 		 "524288 (2048 blocks, 2 MiB an array)",
 	.small_size = 4096,
 	.large_size = 524288,
+	.paper_sizes = "CPElide Table II: 524288 1 2 2048 256 = size 524288 "
+		       "(--large; 2048 blocks of 256)",
+	.kernels = "vector_square",
 	.run = sq_run,
 };

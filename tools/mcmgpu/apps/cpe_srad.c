@@ -355,5 +355,9 @@ const struct app_desc app_srad = {
 		 "threads a launch, beyond what the executor records well)",
 	.small_size = 64,
 	.large_size = 1024,
+	.paper_sizes = "CPElide Table II: 2048 2048 0 127 0 127 0.5 2 = size "
+		       "2048 (region, lambda and 2 iterations as given; "
+		       "--large is 1024)",
+	.kernels = "srad_cuda_1, srad_cuda_2",
 	.run = sr_run,
 };

@@ -610,5 +610,11 @@ const struct app_desc app_cfd = {
 		 "MiB for the preset's 64 MiB, is beyond the executor)",
 	.small_size = 1536,
 	.large_size = 97152,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 97152 elements (Rodinia's fvcorr.domn.097K "
+		       "padded to 192, 13 MiB)",
+	.kernels = "copy, cuda_compute_step_factor, cuda_compute_flux, "
+		   "cuda_time_step",
 	.run = cfd_run,
 };

@@ -158,5 +158,9 @@ const struct app_desc app_conv3 = {
 		 "MiB) is beyond what the executor records",
 	.small_size = 32,
 	.large_size = 128,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, N = 128 (A and B 8 MiB each)",
+	.kernels = "convolution3D_kernel",
 	.run = conv3_run,
 };

@@ -229,5 +229,10 @@ const struct app_desc app_gauss = {
 		 "/ 16 warps bound it to N = 256",
 	.small_size = 48,
 	.large_size = 256,
+	.paper_sizes = "CPElide Table II: 256x256 = size 256 (--large); "
+		       "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, N = 256 (Fan2's N^3 / 16 warps bound it)",
+	.kernels = "Fan1, Fan2",
 	.run = gauss_run,
 };

@@ -159,5 +159,9 @@ const struct app_desc app_gemm = {
 		 "preset's 1 MiB LLC; 1.8 Mi FFMA warp instructions)",
 	.small_size = 64,
 	.large_size = 384,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, N = 384 (N^3 work bounds it)",
+	.kernels = "MatrixMulCUDA",
 	.run = gemm_run,
 };

@@ -244,5 +244,10 @@ const struct app_desc app_gnn = {
 		 "MiB) is beyond what the executor records",
 	.small_size = 8,
 	.large_size = 15,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, scale 15 (14 MiB of graph and features; the "
+		       "paper's gnn is not public)",
+	.kernels = "gcn_aggregate, gcn_transform",
 	.run = gnn_run,
 };

@@ -277,5 +277,12 @@ const struct app_desc app_mri = {
 		 "product bounds it, not the paper's 10x the GPU's memory",
 	.small_size = 1024,
 	.large_size = 12288,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 12288 voxels and 1536 samples (compute "
+		       "bound; the table calls mri sort + conv3, this is "
+		       "Parboil's mri-q); ADSM Table 2 (mri-q): input not "
+		       "given",
+	.kernels = "ComputePhiMag_GPU, ComputeQ_GPU",
 	.run = mri_run,
 };

@@ -209,5 +209,12 @@ const struct app_desc app_path = {
 		 "10x the preset's 1 MiB LLC",
 	.small_size = 1024,
 	.large_size = 100000,
+	.paper_sizes = "CPElide Table II: 200000 100 20 = size 200000 (100 "
+		       "rows and pyramid height 20 as given; --large is "
+		       "100000); CXL-GPU: no input given, data sized to 10x "
+		       "the GPU's memory (640 MiB for the cxl preset's 64 "
+		       "MiB) = --large, 100000 columns (Rodinia's run, a 38 "
+		       "MiB grid)",
+	.kernels = "dynproc_kernel",
 	.run = path_run,
 };

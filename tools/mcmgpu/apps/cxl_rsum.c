@@ -179,5 +179,10 @@ const struct app_desc app_rsum = {
 		 "16 MiB, over 10x the preset's 1 MiB LLC",
 	.small_size = 1 << 16,
 	.large_size = 1 << 22,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 4194304 floats (16 MiB: over 10x the "
+		       "preset's 1 MiB LLC instead)",
+	.kernels = "reduce3",
 	.run = rsum_run,
 };

@@ -146,5 +146,10 @@ const struct app_desc app_sort = {
 		 "MiB); bitonic's n log^2 n / 4 compares bound it",
 	.small_size = 4096,
 	.large_size = 1 << 18,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 2^18 keys (bitonic's n log^2 n / 4 compares "
+		       "bound it)",
+	.kernels = "bitonicSort",
 	.run = sort_run,
 };

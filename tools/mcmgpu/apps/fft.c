@@ -367,5 +367,7 @@ const struct app_desc app_fft = {
 		 "values do not change the program)",
 	.small_size = 32,
 	.large_size = 4096,
+	.paper_sizes = "Barre Table I (fft, MPKI 0.48): input not given",
+	.kernels = "FFT512_device, IFFT512_device",
 	.run = fft_run,
 };

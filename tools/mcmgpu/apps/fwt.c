@@ -136,5 +136,7 @@ const struct app_desc app_fastwalshtransform = {
 		 "program; the SDK's default is 1024)",
 	.small_size = 4096,
 	.large_size = 1 << 20,
+	.paper_sizes = "Barre Table I (fwf, MPKI 2.27): input not given",
+	.kernels = "fastWalshTransform",
 	.run = fwt_run,
 };

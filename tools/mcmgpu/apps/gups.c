@@ -162,5 +162,7 @@ const struct app_desc app_gups = {
 		 "mod HPCC's period), so the seed moves every address",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.paper_sizes = "Barre Table I (gups, MPKI 724.80): input not given",
+	.kernels = "initTable, RandomAccessUpdate",
 	.run = gups_run,
 };

@@ -416,6 +416,8 @@ const struct app_desc app_micro_stream = {
 		 "from the seed (the values do not change the program)",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.paper_sizes = "",
+	.kernels = "micro_stream",
 	.run = stream_run,
 };
 
@@ -429,6 +431,8 @@ const struct app_desc app_micro_chase = {
 		 "address",
 	.small_size = 256,
 	.large_size = 1 << 16,
+	.paper_sizes = "",
+	.kernels = "micro_chase_cold, micro_chase_warm",
 	.run = chase_run,
 };
 
@@ -441,6 +445,8 @@ const struct app_desc app_micro_compute = {
 		 "seed changes nothing)",
 	.small_size = 64,
 	.large_size = 4096,
+	.paper_sizes = "",
+	.kernels = "micro_fma_latency, micro_fma_throughput",
 	.run = compute_run,
 };
 
@@ -454,5 +460,7 @@ const struct app_desc app_micro_tlb = {
 		 "the program)",
 	.small_size = 256,
 	.large_size = 1 << 14,
+	.paper_sizes = "",
+	.kernels = "micro_tlb",
 	.run = tlb_run,
 };

@@ -322,5 +322,9 @@ const struct app_desc app_nw = {
 		 "change the program; Rodinia's runs use 2048)",
 	.small_size = 256,
 	.large_size = 2048,
+	.paper_sizes = "Barre Table I (nw, MPKI 21.56): input not given; "
+		       "CPElide Table II: 8192 10 = size 8192 (penalty 10 as "
+		       "given; --large is 2048)",
+	.kernels = "needle_cuda_shared_1, needle_cuda_shared_2",
 	.run = nw_run,
 };

@@ -223,5 +223,10 @@ const struct app_desc app_pagerank = {
 		 "1 / 2^scale; 10 iterations at every size",
 	.small_size = 7,
 	.large_size = 13,
+	.paper_sizes = "Barre Table I (pr, MPKI 0.828): input not given; "
+		       "FinePack: a Cage matrix (SuiteSparse; which one not "
+		       "given) = not reproduced, an R-MAT graph stands in "
+		       "(--large, scale 13)",
+	.kernels = "PageRankUpdateGpu",
 	.run = pagerank_run,
 };

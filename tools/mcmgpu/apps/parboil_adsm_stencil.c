@@ -214,5 +214,8 @@ const struct app_desc app_adsm_stencil = {
 		 "program; the paper sweeps 64^3 to 384^3). Large: 64^3",
 	.small_size = 32,
 	.large_size = 64,
+	.paper_sizes = "ADSM Fig. 9: volumes 64^3, 128^3, 192^3, 256^3, 384^3 "
+		       "= size 64, 128, 192, 256, 384 (--large is 64)",
+	.kernels = "stencil3d",
 	.run = ws_run,
 };

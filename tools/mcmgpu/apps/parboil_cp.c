@@ -238,5 +238,8 @@ const struct app_desc app_cp = {
 		 "atoms (one chunk): the atoms x points product bounds it",
 	.small_size = 128,
 	.large_size = 512,
+	.paper_sizes = "ADSM Table 2: input not given; --large is Parboil's "
+		       "512 x 512 lattice (128 atoms here)",
+	.kernels = "cenergy",
 	.run = cp_run,
 };

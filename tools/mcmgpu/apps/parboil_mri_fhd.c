@@ -311,5 +311,9 @@ const struct app_desc app_mri_fhd = {
 		 "12288 voxels and 1536 samples (three chunks)",
 	.small_size = 1024,
 	.large_size = 12288,
+	.paper_sizes = "ADSM Table 2: input not given; --large is 12288 "
+		       "voxels and 1536 samples (Parboil's small input: 32768 "
+		       "and 3072)",
+	.kernels = "ComputeRhoPhi_GPU, ComputeFH_GPU",
 	.run = fhd_run,
 };

@@ -348,5 +348,8 @@ const struct app_desc app_pns = {
 		 "Large: 512 trajectories, 32 launches",
 	.small_size = 32,
 	.large_size = 512,
+	.paper_sizes = "ADSM Table 2: input not given; --large is 512 "
+		       "trajectories",
+	.kernels = "PetrinetKernel",
 	.run = pns_run,
 };

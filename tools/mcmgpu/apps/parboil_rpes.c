@@ -241,5 +241,8 @@ const struct app_desc app_rpes = {
 		 "program). Large: 24 shells (300 pairs, 5 launches)",
 	.small_size = 8,
 	.large_size = 24,
+	.paper_sizes = "ADSM Table 2: input not given (Parboil's rpes is not "
+		       "public, this is an equivalent); --large is 24 shells",
+	.kernels = "rys_eri",
 	.run = rp_run,
 };

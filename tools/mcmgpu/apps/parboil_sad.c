@@ -352,5 +352,8 @@ const struct app_desc app_sad = {
 		 "are QCIF, 176 x 144). Large: 96 x 96 (36 macroblocks)",
 	.small_size = 16,
 	.large_size = 96,
+	.paper_sizes = "ADSM Table 2: input not given; --large is 96 x 96 "
+		       "frames (Parboil's are QCIF, 176 x 144)",
+	.kernels = "mb_sad_calc, larger_sad_calc_8, larger_sad_calc_16",
 	.run = sad_run,
 };

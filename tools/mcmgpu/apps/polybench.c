@@ -343,6 +343,8 @@ const struct app_desc app_atax = {
 	.input = PB_INPUT("A and the vector x"),
 	.small_size = 128,
 	.large_size = 2048,
+	.paper_sizes = "Barre Table I (atax, MPKI 34.28): input not given",
+	.kernels = "atax_kernel1, atax_kernel2",
 	.run = atax_run,
 };
 
@@ -354,6 +356,8 @@ const struct app_desc app_bicg = {
 	.input = PB_INPUT("A and the vectors r and p"),
 	.small_size = 128,
 	.large_size = 2048,
+	.paper_sizes = "Barre Table I (bigc, MPKI 2128.63): input not given",
+	.kernels = "bicg_kernel1, bicg_kernel2",
 	.run = bicg_run,
 };
 
@@ -365,5 +369,7 @@ const struct app_desc app_gesummv = {
 	.input = PB_INPUT("A and B and the vector x"),
 	.small_size = 128,
 	.large_size = 2048,
+	.paper_sizes = "Barre Table I (gesm, MPKI 4762.86): input not given",
+	.kernels = "gesummv_kernel",
 	.run = gesummv_run,
 };

@@ -627,6 +627,8 @@ const struct app_desc app_gemver = {
 		 "standard size is 4096)",
 	.small_size = 128,
 	.large_size = 2048,
+	.paper_sizes = "Barre Table I (gemv, MPKI 0.015): input not given",
+	.kernels = "gemver_kernel1, gemver_kernel2, gemver_kernel3",
 	.run = gemver_run,
 };
 
@@ -644,6 +646,8 @@ const struct app_desc app_covariance = {
 		 "size is 2048)",
 	.small_size = 64,
 	.large_size = 256,
+	.paper_sizes = "Barre Table I (cov, MPKI 3.24): input not given",
+	.kernels = "mean_kernel, reduce_kernel, covar_kernel",
 	.run = covariance_run,
 };
 
@@ -661,6 +665,8 @@ const struct app_desc app_correlation = {
 		 "program; PolyBench/GPU's standard size is 2048)",
 	.small_size = 64,
 	.large_size = 256,
+	.paper_sizes = "Barre Table I (corr, MPKI 0.045): input not given",
+	.kernels = "mean_kernel, std_kernel, reduce_kernel, corr_kernel",
 	.run = correlation_run,
 };
 
@@ -1425,6 +1431,8 @@ const struct app_desc app_jacobi2d = {
 		 "standard size is 1000)",
 	.small_size = 64,
 	.large_size = 1024,
+	.paper_sizes = "Barre Table I (jac2d, MPKI 4.78): input not given",
+	.kernels = "runJacobiCUDA_kernel1, runJacobiCUDA_kernel2",
 	.run = jacobi2d_run,
 };
 
@@ -1440,6 +1448,8 @@ const struct app_desc app_fdtd2d = {
 		 "standard size is 2048)",
 	.small_size = 16,
 	.large_size = 128,
+	.paper_sizes = "Barre Table I (fdtd2d, MPKI 10.12): input not given",
+	.kernels = "fdtd_step1_kernel, fdtd_step2_kernel, fdtd_step3_kernel",
 	.run = fdtd2d_run,
 };
 
@@ -1458,6 +1468,8 @@ const struct app_desc app_lu = {
 		 "size is 2048)",
 	.small_size = 32,
 	.large_size = 512,
+	.paper_sizes = "Barre Table I (lu, MPKI 17.14): input not given",
+	.kernels = "lu_kernel1, lu_kernel2",
 	.run = lu_run,
 };
 
@@ -1474,5 +1486,8 @@ const struct app_desc app_adi = {
 		 "change the program; PolyBench/GPU's standard size is 1024)",
 	.small_size = 64,
 	.large_size = 1024,
+	.paper_sizes = "Barre Table I (adi, MPKI 0.051): input not given",
+	.kernels = "adi_kernel1, adi_kernel2, adi_kernel3, adi_kernel4, "
+		   "adi_kernel5, adi_kernel6",
 	.run = adi_run,
 };

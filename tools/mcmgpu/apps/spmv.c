@@ -176,5 +176,7 @@ const struct app_desc app_spmv = {
 		 "from the seed (SHOC's sizes are 1024, 8192, 12288, 16384)",
 	.small_size = 1024,
 	.large_size = 16384,
+	.paper_sizes = "Barre Table I (spm, MPKI 3835.95): input not given",
+	.kernels = "spmv_csr_scalar_kernel",
 	.run = spmv_run,
 };

@@ -244,5 +244,12 @@ const struct app_desc app_sssp = {
 		 "random vertex with an edge; all from the seed",
 	.small_size = 8,
 	.large_size = 14,
+	.paper_sizes = "Barre Table I (sssp, MPKI 3.38): input not given; "
+		       "FinePack: indochina (SuiteSparse) = not reproduced, "
+		       "an R-MAT graph stands in (--large, scale 14); CPElide "
+		       "Table II: AK.gr (size not given) = not reproduced, "
+		       "R-MAT as for FinePack",
+	.kernels = "vector_init, vector_assign, spmv_min_dot_plus_kernel, "
+		   "vector_diff",
 	.run = sssp_run,
 };

@@ -229,5 +229,7 @@ const struct app_desc app_stencil2d = {
 		 "are 512 to 4096)",
 	.small_size = 256,
 	.large_size = 1024,
+	.paper_sizes = "Barre Table I (st2d, MPKI 46.90): input not given",
+	.kernels = "StencilKernel",
 	.run = st2d_run,
 };

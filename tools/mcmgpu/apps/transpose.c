@@ -121,5 +121,7 @@ const struct app_desc app_transpose = {
 		 "the program)",
 	.small_size = 256,
 	.large_size = 4096,
+	.paper_sizes = "Barre Table I (matr, MPKI 174.99): input not given",
+	.kernels = "matrixTranspose",
 	.run = transpose_run,
 };

@@ -141,6 +141,12 @@ const struct app_desc app_vadd = {
 		 "[0, 1) from the seed (the values do not change the program)",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 4194304 floats a vector (16 MiB); ADSM Fig. "
+		       "11: two vectors of 8 million elements (type not "
+		       "given) = size 8000000",
+	.kernels = "vectorAdd",
 	.run = vadd_run,
 };
 
@@ -152,5 +158,9 @@ const struct app_desc app_saxpy = {
 		 "[0, 1) from the seed (the values do not change the program)",
 	.small_size = 4096,
 	.large_size = 1 << 22,
+	.paper_sizes = "CXL-GPU: no input given, data sized to 10x the GPU's "
+		       "memory (640 MiB for the cxl preset's 64 MiB) = "
+		       "--large, 4194304 floats a vector (16 MiB)",
+	.kernels = "saxpy",
 	.run = saxpy_run,
 };
