@@ -142,7 +142,23 @@ static bool app_randomized(const struct app_desc *app)
 	return false;
 }
 
-TEST(every_app_passes_its_check_and_writes_one_program)
+/*
+ * The tests that run every application: a fixture only for its timeout
+ * (kselftest's 30 s default is too short for 60 applications under the
+ * sanitizers on a loaded machine).
+ */
+FIXTURE(all_apps) {
+};
+
+FIXTURE_SETUP(all_apps)
+{
+}
+
+FIXTURE_TEARDOWN(all_apps)
+{
+}
+
+TEST_F_TIMEOUT(all_apps, every_app_passes_its_check_and_writes_one_program, 900)
 {
 	const struct app_desc *const *a;
 	struct prog_mem b1, b2;
@@ -172,7 +188,7 @@ TEST(every_app_passes_its_check_and_writes_one_program)
 	}
 }
 
-TEST(a_seed_moves_the_addresses_of_data_dependent_apps_only)
+TEST_F_TIMEOUT(all_apps, a_seed_moves_the_addresses_of_data_dependent_apps_only, 900)
 {
 	const struct app_desc *const *a;
 	struct prog_mem b1, b2;
@@ -197,7 +213,7 @@ TEST(a_seed_moves_the_addresses_of_data_dependent_apps_only)
 	}
 }
 
-TEST(every_check_catches_a_corrupted_result)
+TEST_F_TIMEOUT(all_apps, every_check_catches_a_corrupted_result, 900)
 {
 	const struct app_desc *const *a;
 	struct prog_mem b;
@@ -271,7 +287,7 @@ TEST(apps_describe_themselves)
 	EXPECT_EQ(52, n);
 }
 
-TEST(apps_name_the_kernels_they_launch_in_order)
+TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)
 {
 	const struct app_desc *const *a;
 	struct prog_mem b;
