@@ -227,7 +227,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(52, n);
+	EXPECT_EQ(55, n);
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)
