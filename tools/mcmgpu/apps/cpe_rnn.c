@@ -22,7 +22,8 @@
  * are C (M x BS) = A (M x K) B (K x BS), run as a GPU BLAS runs a
  * skinny GEMM: blocks of 256 threads a BS-wide tile of 256 / BS rows,
  * one output a thread, K in steps of 16 through shared memory (the A
- * tile and the B tile loaded, SYNC, 16 FFMAs, SYNC).
+ * tile and the B tile loaded, SYNC, 16 FFMAs on tile values read 4 at a
+ * time, SYNC).
  *
  * Ours, where DeepBench and the paper are silent: size = H selects Table
  * II's configuration, H <= 256 taking BS 4, TS 2 and larger H BS 16,
@@ -94,13 +95,21 @@ static float rnn_lstm_cell(const float *g, float *c)
 	return o * tanhf(*c);
 }
 
+/* Four floats in one 16-byte shared load (LDS.128). */
+struct rnn_f4 {
+	float v[4];
+};
+
 /*
- * Shared: the A tile (tm x 16) and the B tile (16 x n), tm = 256 / n.
- * OPS: the thread's linear index, tile sizes and first row (INT 4); a
- * K step: an A element (INT 4: row, column, address, loop step and test;
- * BRANCH 1), the B test (INT 1, BRANCH 1) and its address (INT 1), 16
- * FFMAs (FP 16, unrolled), the step and test (INT 2, BRANCH 1); C's
- * index (INT 1). M is a multiple of tm and K of 16: no bounds tests.
+ * Shared: the A tile (tm x 16, row-major) and the B tile transposed (n x
+ * 16), tm = 256 / n, so a thread reads 4 k of its row and of its column
+ * in one LDS.128 each, as BLAS kernels read their tiles. OPS: the
+ * thread's linear index, tile sizes and first row (INT 4); a K step: an
+ * A element (INT 4: row, column, address, loop step and test; BRANCH
+ * 1), the B test (INT 1, BRANCH 1), its address and transposed place
+ * (INT 3), 16 FFMAs (FP 16, unrolled), the step and test (INT 2, BRANCH
+ * 1); C's index (INT 1). M is a multiple of tm and K of 16: no bounds
+ * tests.
  */
 static void rnn_gemm(struct simt_thread *t, const void *p)
 {
@@ -111,7 +120,7 @@ static void rnn_gemm(struct simt_thread *t, const void *p)
 	uint32_t lin = l.y * tn + l.x;
 	uint64_t row0 = (uint64_t)simt_block_idx(t).x * tm;
 	float sum = 0.0f;
-	uint32_t k0, k, e;
+	uint32_t k0, k, e, j;
 
 	OPS(t, PROG_OP_INT, 4);
 	for (k0 = 0; k0 < a->k; k0 += RNN_TK) {
@@ -125,16 +134,19 @@ static void rnn_gemm(struct simt_thread *t, const void *p)
 		OPS(t, PROG_OP_INT, 1);
 		OPS(t, PROG_OP_BRANCH, 1);
 		if (lin < RNN_TK * tn) {
-			OPS(t, PROG_OP_INT, 1);
-			STS(t, float, bs + lin,
+			OPS(t, PROG_OP_INT, 3);
+			STS(t, float, bs + lin % tn * RNN_TK + lin / tn,
 			    LD(t, float, a->b, (uint64_t)k0 * tn + lin));
 		}
 		SYNC(t);
-		for (k = 0; k < RNN_TK; k++) {
-			float x = LDS(t, float, as + l.y * RNN_TK + k);
-			float y = LDS(t, float, bs + k * tn + l.x);
+		for (k = 0; k < RNN_TK; k += 4) {
+			struct rnn_f4 x = LDS(t, struct rnn_f4,
+					      (as + l.y * RNN_TK + k) / 4);
+			struct rnn_f4 y = LDS(t, struct rnn_f4,
+					      (bs + l.x * RNN_TK + k) / 4);
 
-			sum = sum + x * y;
+			for (j = 0; j < 4; j++)
+				sum = sum + x.v[j] * y.v[j];
 		}
 		OPS(t, PROG_OP_FP, RNN_TK);
 		SYNC(t);
