@@ -194,6 +194,7 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "rsum", 0 }, { "gnn", 0 }, { "cfd", 200 }, { "mri", 4 },
 		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
 		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
+		{ "rnn-gru", 100 }, { "rnn-lstm", 4096 }, { "cnn", 120 },
 	};
 	struct prog_mem b;
 	char err[512];
