@@ -26,9 +26,9 @@
  * P = (size - 3) / 2 + 1 (63 at 128); no bias or activation (the
  * composed config has none); inputs and weights uniform in [0, 1) from
  * the seed as DNNMark's curand fill; the split chunk of 512; 8 filters a
- * thread (one filter a thread would record 2.4x the instructions for the
- * same arithmetic). The host copies out the convolution's and the
- * pool's outputs as well as Y, to check each layer.
+ * thread (one would need 3 instructions a multiply-add, 8 need 11 for 8).
+ * The host copies out the convolution's and the pool's outputs as well
+ * as Y, to check each layer.
  */
 #include <errno.h>
 #include <math.h>

@@ -28,12 +28,12 @@
  * Ours, where DeepBench and the paper are silent: size = H selects Table
  * II's configuration, H <= 256 taking BS 4, TS 2 and larger H BS 16,
  * TS 4 (so 256 and 512 are the paper's two, and the small 64 is a
- * scaled-down first one); both GEMMs run every step (cuDNN batches the
- * input GEMM over all steps; the brief's per-step sequence is what the
- * paper's kernel counts suggest). DeepBench fills tensors with uniform
- * [0, 1), which saturates every gate; we draw weights and biases uniform
- * in +-1 / sqrt(H) (the usual initialisation) and x, hx, cx in [-1, 1),
- * so a wrong GEMM shows in the result. The kernel and the reference
+ * scaled-down first one); both GEMMs run every step, so W and R are
+ * reread every third kernel (cuDNN batches the input GEMM over all steps
+ * into one launch). DeepBench fills tensors with uniform [0, 1), which
+ * saturates every gate; we draw weights and biases uniform in +-1 /
+ * sqrt(H) (the usual initialisation) and x, hx, cx in [-1, 1), so a
+ * wrong GEMM shows in the result. The kernel and the reference
  * compute every value with the same C expressions (expf, tanhf) in the
  * same order, so they agree bit for bit on x86-64 (checked within
  * APP_FLOAT_TOLERANCE). The OPS are the fast-math forms a GPU runs:
