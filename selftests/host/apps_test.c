@@ -251,6 +251,7 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "rsum", 0 }, { "gnn", 0 }, { "cfd", 200 }, { "mri", 4 },
 		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
 		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
+		{ "rnn-gru", 100 }, { "rnn-lstm", 4096 }, { "cnn", 120 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -284,7 +285,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(52, n);
+	EXPECT_EQ(55, n);
 }
 
 TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)
