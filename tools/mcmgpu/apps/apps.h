@@ -79,6 +79,8 @@ extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 	app_stencil, app_conv3, app_sort, app_mri, app_cfd, app_gnn;
 extern const struct app_desc app_babelstream, app_square, app_hotspot,
 	app_srad, app_backprop, app_lud, app_hotspot3d, app_btree, app_dwt2d;
+extern const struct app_desc app_color, app_fw, app_hacc, app_lulesh,
+	app_pennant;
 
 extern const struct app_desc app_pns;
 extern const struct app_desc app_cp;
