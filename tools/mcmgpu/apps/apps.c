@@ -48,6 +48,7 @@ const struct app_desc *const apps[] = {
 	&app_color,
 	&app_fw,
 	&app_hacc,
+	&app_lulesh,
 	&app_pns,
 	&app_cp,
 	&app_sad,
