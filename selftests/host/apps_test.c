@@ -91,7 +91,8 @@ static bool app_randomized(const struct app_desc *app)
 	static const char *const names[] = {
 		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
 		"btree",
-		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", NULL
+		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", "color", "fw",
+		"hacc", NULL
 	};
 	const char *const *n;
 
@@ -194,6 +195,8 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "rsum", 0 }, { "gnn", 0 }, { "cfd", 200 }, { "mri", 4 },
 		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
 		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
+		{ "color", 1 }, { "fw", 1 }, { "hacc", 23 }, { "lulesh", 1 },
+		{ "pennant", 1 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -227,7 +230,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(52, n);
+	EXPECT_EQ(57, n);
 }
 
 TEST(hpcc_starts_jumps_ahead_along_the_stream)

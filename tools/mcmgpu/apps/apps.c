@@ -49,6 +49,7 @@ const struct app_desc *const apps[] = {
 	&app_fw,
 	&app_hacc,
 	&app_lulesh,
+	&app_pennant,
 	&app_pns,
 	&app_cp,
 	&app_sad,
