@@ -154,23 +154,26 @@ struct hacc_tree {
 	uint32_t leaves, list_len, list_cap;
 };
 
-static int hacc_cmp_axis;
-static const float *hacc_cmp_pos;
+/* A particle's coordinate on the split axis, and the particle. */
+struct hacc_key {
+	float v;
+	uint32_t idx;
+};
 
 static int hacc_cmp(const void *l, const void *r)
 {
-	float a = hacc_cmp_pos[*(const uint32_t *)l * 3 + hacc_cmp_axis];
-	float b = hacc_cmp_pos[*(const uint32_t *)r * 3 + hacc_cmp_axis];
+	const struct hacc_key *a = l, *b = r;
 
-	if (a != b)
-		return a < b ? -1 : 1;
-	return *(const uint32_t *)l < *(const uint32_t *)r ? -1 : 1;
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->idx < b->idx ? -1 : 1;
 }
 
 /* RCB: split idx[0..cnt) at the median of its box's longest side. */
-static void hacc_rcb(struct hacc_tree *tr, const float *xyz, uint32_t *idx,
-		     uint32_t first, uint32_t cnt)
+static int hacc_rcb(struct hacc_tree *tr, const float *xyz, uint32_t *idx,
+		    uint32_t first, uint32_t cnt)
 {
+	struct hacc_key *key;
 	float lo[3], hi[3];
 	uint32_t i, d, axis = 0;
 
@@ -192,13 +195,23 @@ static void hacc_rcb(struct hacc_tree *tr, const float *xyz, uint32_t *idx,
 		for (i = 0; i < cnt; i++)
 			tr->leaf_of[first + i] = tr->leaves;
 		tr->leaves++;
-		return;
+		return 0;
 	}
-	hacc_cmp_axis = (int)axis;
-	hacc_cmp_pos = xyz;
-	qsort(idx, cnt, sizeof(*idx), hacc_cmp);
-	hacc_rcb(tr, xyz, idx, first, cnt / 2);
-	hacc_rcb(tr, xyz, idx + cnt / 2, first + cnt / 2, cnt - cnt / 2);
+	key = malloc((size_t)cnt * sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++) {
+		key[i].v = xyz[idx[i] * 3 + axis];
+		key[i].idx = idx[i];
+	}
+	qsort(key, cnt, sizeof(*key), hacc_cmp);
+	for (i = 0; i < cnt; i++)
+		idx[i] = key[i].idx;
+	free(key);
+	if (hacc_rcb(tr, xyz, idx, first, cnt / 2))
+		return -ENOMEM;
+	return hacc_rcb(tr, xyz, idx + cnt / 2, first + cnt / 2,
+			cnt - cnt / 2);
 }
 
 /* The squared gap between two leaves' boxes. */
@@ -238,7 +251,8 @@ static int hacc_build(struct hacc_tree *tr, const float *xyz, uint32_t n)
 	for (i = 0; i < n; i++)
 		idx[i] = i;
 	tr->leaves = 0;
-	hacc_rcb(tr, xyz, idx, 0, n);
+	if (hacc_rcb(tr, xyz, idx, 0, n))
+		goto out;
 	tr->leaf_start[tr->leaves] = n;
 	for (i = 0; i < n; i++)
 		for (d = 0; d < 3; d++)
