@@ -132,7 +132,8 @@ static bool app_randomized(const struct app_desc *app)
 	static const char *const names[] = {
 		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
 		"btree",
-		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", NULL
+		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", "color", "fw",
+		"hacc", NULL
 	};
 	const char *const *n;
 
@@ -252,6 +253,8 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
 		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
 		{ "rnn-gru", 100 }, { "rnn-lstm", 4096 }, { "cnn", 120 },
+		{ "color", 1 }, { "fw", 1 }, { "hacc", 23 }, { "lulesh", 1 },
+		{ "pennant", 1 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -285,7 +288,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(55, n);
+	EXPECT_EQ(60, n);
 }
 
 TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)

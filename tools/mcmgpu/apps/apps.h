@@ -80,6 +80,8 @@ extern const struct app_desc app_rsum, app_gemm, app_gauss, app_path,
 extern const struct app_desc app_babelstream, app_square, app_hotspot,
 	app_srad, app_backprop, app_lud, app_hotspot3d, app_btree, app_dwt2d;
 extern const struct app_desc app_rnn_gru, app_rnn_lstm, app_cnn;
+extern const struct app_desc app_color, app_fw, app_hacc, app_lulesh,
+	app_pennant;
 
 extern const struct app_desc app_pns;
 extern const struct app_desc app_cp;
