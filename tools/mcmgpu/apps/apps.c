@@ -52,6 +52,7 @@ const struct app_desc *const apps[] = {
 	&app_mri_fhd,
 	&app_rpes,
 	&app_adsm_stencil,
+	&app_fp_jacobi,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
