@@ -53,6 +53,7 @@ const struct app_desc *const apps[] = {
 	&app_rpes,
 	&app_adsm_stencil,
 	&app_fp_jacobi,
+	&app_fp_diffusion,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
