@@ -54,6 +54,7 @@ const struct app_desc *const apps[] = {
 	&app_adsm_stencil,
 	&app_fp_jacobi,
 	&app_fp_diffusion,
+	&app_fp_eqwp,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
