@@ -55,6 +55,7 @@ const struct app_desc *const apps[] = {
 	&app_fp_jacobi,
 	&app_fp_diffusion,
 	&app_fp_eqwp,
+	&app_fp_pagerank,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
