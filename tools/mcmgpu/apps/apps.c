@@ -59,6 +59,7 @@ const struct app_desc *const apps[] = {
 	&app_fp_sssp,
 	&app_fp_als,
 	&app_fp_hit,
+	&app_fp_ct,
 	&app_micro_stream,
 	&app_micro_chase,
 	&app_micro_compute,
