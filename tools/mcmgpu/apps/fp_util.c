@@ -67,10 +67,9 @@ int fp_check_f32(const float *got, uint64_t n, const float *want,
 			    !memcmp(&rep[i], &w, sizeof(w)))
 				continue;
 			app_err(err, errlen, app,
-				"%s (GPU %d's replica)[%llu] = %.9g, %s %.9g",
-				what, g, (unsigned long long)i, rep[i],
-				held ? "the reference says" :
-				"not its to hold, it was", w);
+				"%s (GPU %d's replica)[%llu] = %.9g, the reference says %.9g%s",
+				what, g, (unsigned long long)i, rep[i], w,
+				held ? "" : " (not its to hold: the start)");
 			return -EIO;
 		}
 	}
