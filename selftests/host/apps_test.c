@@ -195,6 +195,9 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "rsum", 0 }, { "gnn", 0 }, { "cfd", 200 }, { "mri", 4 },
 		{ "sort", 3000 }, { "conv3", 2 }, { "stencil", 10 },
 		{ "path", 0 }, { "gauss", 1 }, { "gemm", 100 },
+		{ "jacobi", 100 }, { "diffusion", 32 }, { "eqwp", 48 },
+		{ "fp-pagerank", 0 }, { "fp-sssp", 40 }, { "als", 1 },
+		{ "hit", 24 }, { "ct", 8 },
 	};
 	struct prog_mem b;
 	char err[512];
