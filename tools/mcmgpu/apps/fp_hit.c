@@ -153,8 +153,8 @@ static void hit_kernel(struct simt_thread *t, const void *p)
 	for (i = 0; i < n; i++) {
 		uint64_t s;
 
+		/* z lines of A; y lines of A and x lines of T alike. */
 		s = pass == HIT_Z || pass == HIT_IZ ? hit_a(n, pp, q, i) :
-		    pass == HIT_X_DECAY ? hit_a(n, pp, i, q) :
 		    hit_a(n, pp, i, q);
 		hit_unpack(LD(t, uint64_t, src, s), &re[i], &im[i]);
 	}
@@ -184,9 +184,7 @@ static void hit_kernel(struct simt_thread *t, const void *p)
 
 		/* y pass: into T[y][x][z]; x pass: into A[x][y][z]. */
 		d = pass == HIT_Z || pass == HIT_IZ ? hit_a(n, pp, q, i) :
-		    pass == HIT_Y_TRANSPOSE ? hit_a(n, i, pp, q) :
-		    pass == HIT_X_DECAY ? hit_a(n, i, pp, q) :
-		    hit_a(n, pp, i, q);
+		    pass == HIT_IY ? hit_a(n, pp, i, q) : hit_a(n, i, pp, q);
 		ST(t, uint64_t, dst, d, hit_pack(re[i], im[i]));
 	}
 }
