@@ -133,7 +133,7 @@ static bool app_randomized(const struct app_desc *app)
 		"gups", "spmv", "bfs", "sssp", "pagerank", "micro-chase",
 		"btree",
 		"cfd", "gnn", "pns", "tpacf", "adsm-stencil", "color", "fw",
-		"hacc", NULL
+		"hacc", "fp-pagerank", "fp-sssp", "als", "ct", NULL
 	};
 	const char *const *n;
 
@@ -255,6 +255,9 @@ TEST(bad_sizes_are_refused_by_name)
 		{ "rnn-gru", 100 }, { "rnn-lstm", 4096 }, { "cnn", 120 },
 		{ "color", 1 }, { "fw", 1 }, { "hacc", 23 }, { "lulesh", 1 },
 		{ "pennant", 1 },
+		{ "jacobi", 100 }, { "diffusion", 32 }, { "eqwp", 48 },
+		{ "fp-pagerank", 0 }, { "fp-sssp", 40 }, { "als", 1 },
+		{ "hit", 24 }, { "ct", 8 },
 	};
 	struct prog_mem b;
 	char err[512];
@@ -288,7 +291,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(60, n);
+	EXPECT_EQ(68, n);
 }
 
 TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)
