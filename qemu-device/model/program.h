@@ -234,6 +234,8 @@ struct prog_reader {
     /* prog_read_same(): the record last read into and the bytes it set */
     const struct prog_rec *last_rec;
     size_t last_extent;
+    /* Mnemonics 0.. below this passed the check; the last one read */
+    u32 opcodes_checked, opcode_idx;
     u8 buf[65536];
 };
 
