@@ -159,6 +159,7 @@ struct warp {
     u32 block;          /* the SM's block slot */
     u32 npend;
     u8 active, done, at_barrier, pad;
+    u64 pend_bits;      /* bit reg % 64 of every pend entry (and maybe more) */
     struct pend pend[PEND_MAX];
 };
 
@@ -947,23 +948,35 @@ static const u8 *pc_fix(const u8 *pc)
     return pc;
 }
 
+static u64 pend_bit(u16 reg)
+{
+    return 1ULL << (reg % 64);
+}
+
 static void pend_expire(struct warp *w, u64 now)
 {
+    u64 bits = 0;
     u32 i = 0;
 
     while (i < w->npend) {
         if (w->pend[i].memop == NONE && w->pend[i].ready <= now) {
             w->pend[i] = w->pend[--w->npend];
         } else {
+            bits |= pend_bit(w->pend[i].reg);
             i++;
         }
     }
+    w->pend_bits = bits;
 }
 
 static struct pend *pend_find(struct warp *w, u16 reg)
 {
     u32 i;
 
+    /* Most registers read have no write pending: one test says so. */
+    if (!(w->pend_bits & pend_bit(reg))) {
+        return NULL;
+    }
     for (i = 0; i < w->npend; i++) {
         if (w->pend[i].reg == reg) {
             return &w->pend[i];
@@ -999,6 +1012,9 @@ static u64 warp_ready(struct warp *w)
         }
     }
     /* Room in the table for the destinations: wait for ALU entries. */
+    if (PEND_MAX - w->npend >= d->ndst) {
+        return r;       /* what the first pass below finds */
+    }
     for (guard = 0; guard < PEND_MAX; guard++) {
         u64 first = NEVER;
 
@@ -1030,6 +1046,7 @@ static void pend_set(struct warp *w, u16 reg, u64 ready, u32 memop)
 
     if (!p) {
         p = &w->pend[w->npend++];
+        w->pend_bits |= pend_bit(reg);
     }
     p->reg = reg;
     p->ready = ready;
