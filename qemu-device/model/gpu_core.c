@@ -2256,6 +2256,11 @@ static void issue(struct gpu_core *g, u32 s, u32 wi)
             }
         }
         wready_set(g, wi, w->at_barrier ? NEVER : warp_ready(w));
+        /*
+         * The decoded kernel is far larger than the caches and each warp
+         * walks its own stretch: fetch the instruction after early.
+         */
+        __builtin_prefetch(w->pc + di(w->pc)->size);
     } else {
         warp_finish(g, s, wi);
     }
