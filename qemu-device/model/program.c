@@ -978,10 +978,9 @@ static int get_inst(struct prog_reader *r, struct prog_inst *in)
     if (ret || in->op != PROG_OP_MEMORY) {
         return ret;
     }
-    for (i = 0; i < PROG_WARP_SIZE; i++) {
-        if (!(in->mask & (1U << i))) {
-            continue;
-        }
+    /* The active lanes in ascending order; masks are often sparse. */
+    for (mask = in->mask; mask; mask &= mask - 1) {
+        i = __builtin_ctz(mask);
         if (first) {
             ret = get_u(r, "@", &v);
         } else {
