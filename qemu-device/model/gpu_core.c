@@ -753,6 +753,9 @@ static void queue_pop(struct gpu_core *g, u64 c, struct event *e)
     g->whead[b] = nd->next;
     if (nd->next == NONE) {
         g->wmap[b / 64] &= ~(1ULL << (b % 64));
+    } else {
+        /* Its cycle's next event, usually taken next: start the miss. */
+        __builtin_prefetch(&g->nodes[nd->next]);
     }
     nd->next = g->freenode;
     g->freenode = ni;
