@@ -2464,7 +2464,9 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
     u8 *p;
 
     if (in->op == PROG_OP_MEMORY && in->space == PROG_SPACE_GLOBAL) {
-        u32 mask = in->mask;
+        const struct gpu_object *home_obj = NULL;
+        u64 home_page = 0;
+        u32 mask = in->mask, home = 0;
 
         while (mask) {
             u32 lane = __builtin_ctz(mask);
@@ -2493,9 +2495,16 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                 u64 v = s << 5;
 
                 if (!g->cfg.translate) {
-                    v |= gpu_object_page_home(o, (v - o->gpu_va) >>
-                                              GPU_PAGE_SHIFT,
-                                              g->cfg.chiplets);
+                    u64 page = (v - o->gpu_va) >> GPU_PAGE_SHIFT;
+
+                    /* Lanes share pages: the divisions once a page. */
+                    if (o != home_obj || page != home_page) {
+                        home_obj = o;
+                        home_page = page;
+                        home = gpu_object_page_home(o, page,
+                                                    g->cfg.chiplets);
+                    }
+                    v |= home;
                 }
                 /* Insertion into a sorted list: lanes mostly ascend. */
                 for (i = n; i && tmp[i - 1] > v; i--) {
