@@ -772,6 +772,13 @@ static inline int get_u(struct prog_reader *r, const char *field, u64 *v)
     u64 x = 0;
     u8 b;
 
+    /* Most numbers (registers, deltas, counts) fit in one byte. */
+    if (r->pos < r->len && !(*p & 0x80)) {
+        r->pos++;
+        r->offset++;
+        *v = *p;
+        return 0;
+    }
     if (r->len - r->pos < 10) {
         return get_u_slow(r, field, v);
     }
@@ -792,7 +799,7 @@ static inline int get_u(struct prog_reader *r, const char *field, u64 *v)
     return 0;
 }
 
-static int get_u32(struct prog_reader *r, const char *field, u32 *v)
+static inline int get_u32(struct prog_reader *r, const char *field, u32 *v)
 {
     u64 x;
     int ret = get_u(r, field, &x);
