@@ -159,6 +159,7 @@ struct warp {
     u32 block;          /* the SM's block slot */
     u32 npend;
     u8 active, done, at_barrier, pad;
+    u64 pend_bits;      /* bit reg % 64 of every pend entry (and maybe more) */
     struct pend pend[PEND_MAX];
 };
 
@@ -752,6 +753,9 @@ static void queue_pop(struct gpu_core *g, u64 c, struct event *e)
     g->whead[b] = nd->next;
     if (nd->next == NONE) {
         g->wmap[b / 64] &= ~(1ULL << (b % 64));
+    } else {
+        /* Its cycle's next event, usually taken next: start the miss. */
+        __builtin_prefetch(&g->nodes[nd->next]);
     }
     nd->next = g->freenode;
     g->freenode = ni;
@@ -947,23 +951,35 @@ static const u8 *pc_fix(const u8 *pc)
     return pc;
 }
 
+static u64 pend_bit(u16 reg)
+{
+    return 1ULL << (reg % 64);
+}
+
 static void pend_expire(struct warp *w, u64 now)
 {
+    u64 bits = 0;
     u32 i = 0;
 
     while (i < w->npend) {
         if (w->pend[i].memop == NONE && w->pend[i].ready <= now) {
             w->pend[i] = w->pend[--w->npend];
         } else {
+            bits |= pend_bit(w->pend[i].reg);
             i++;
         }
     }
+    w->pend_bits = bits;
 }
 
 static struct pend *pend_find(struct warp *w, u16 reg)
 {
     u32 i;
 
+    /* Most registers read have no write pending: one test says so. */
+    if (!(w->pend_bits & pend_bit(reg))) {
+        return NULL;
+    }
     for (i = 0; i < w->npend; i++) {
         if (w->pend[i].reg == reg) {
             return &w->pend[i];
@@ -999,6 +1015,9 @@ static u64 warp_ready(struct warp *w)
         }
     }
     /* Room in the table for the destinations: wait for ALU entries. */
+    if (PEND_MAX - w->npend >= d->ndst) {
+        return r;       /* what the first pass below finds */
+    }
     for (guard = 0; guard < PEND_MAX; guard++) {
         u64 first = NEVER;
 
@@ -1030,6 +1049,7 @@ static void pend_set(struct warp *w, u16 reg, u64 ready, u32 memop)
 
     if (!p) {
         p = &w->pend[w->npend++];
+        w->pend_bits |= pend_bit(reg);
     }
     p->reg = reg;
     p->ready = ready;
@@ -2239,6 +2259,11 @@ static void issue(struct gpu_core *g, u32 s, u32 wi)
             }
         }
         wready_set(g, wi, w->at_barrier ? NEVER : warp_ready(w));
+        /*
+         * The decoded kernel is far larger than the caches and each warp
+         * walks its own stretch: fetch the instruction after early.
+         */
+        __builtin_prefetch(w->pc + di(w->pc)->size);
     } else {
         warp_finish(g, s, wi);
     }
@@ -2439,7 +2464,9 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
     u8 *p;
 
     if (in->op == PROG_OP_MEMORY && in->space == PROG_SPACE_GLOBAL) {
-        u32 mask = in->mask;
+        const struct gpu_object *home_obj = NULL;
+        u64 home_page = 0;
+        u32 mask = in->mask, home = 0;
 
         while (mask) {
             u32 lane = __builtin_ctz(mask);
@@ -2468,9 +2495,16 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                 u64 v = s << 5;
 
                 if (!g->cfg.translate) {
-                    v |= gpu_object_page_home(o, (v - o->gpu_va) >>
-                                              GPU_PAGE_SHIFT,
-                                              g->cfg.chiplets);
+                    u64 page = (v - o->gpu_va) >> GPU_PAGE_SHIFT;
+
+                    /* Lanes share pages: the divisions once a page. */
+                    if (o != home_obj || page != home_page) {
+                        home_obj = o;
+                        home_page = page;
+                        home = gpu_object_page_home(o, page,
+                                                    g->cfg.chiplets);
+                    }
+                    v |= home;
                 }
                 /* Insertion into a sorted list: lanes mostly ascend. */
                 for (i = n; i && tmp[i - 1] > v; i--) {

@@ -246,7 +246,13 @@ static u64 unused_slots(const u16 *slot, unsigned int used)
     return any;
 }
 
-static int check_inst(struct prog_grammar *g, const struct prog_inst *in)
+/*
+ * built: the record comes from prog_read*(), whose unused register slots,
+ * inactive lanes and non-memory fields are zero by construction, so those
+ * scans are skipped; opcode_known: its mnemonic passed the check before.
+ */
+static int check_inst(struct prog_grammar *g, const struct prog_inst *in,
+                      bool built, bool opcode_known)
 {
     u32 inactive;
     u64 addr_any = 0;
@@ -255,7 +261,7 @@ static int check_inst(struct prog_grammar *g, const struct prog_inst *in)
     if (in->op >= PROG_OP_NR) {
         return bad(g, "class", "unknown instruction class");
     }
-    if (!name_ok(in->opcode, PROG_OPCODE_MAX, false)) {
+    if (!opcode_known && !name_ok(in->opcode, PROG_OPCODE_MAX, false)) {
         return bad(g, "opcode", "empty, too long or not printable");
     }
     if (in->ndst > PROG_MAX_REGS) {
@@ -264,13 +270,16 @@ static int check_inst(struct prog_grammar *g, const struct prog_inst *in)
     if (in->nsrc > PROG_MAX_REGS) {
         return bad(g, "s", "more source registers than 16");
     }
-    if (unused_slots(in->dst, in->ndst)) {
+    if (!built && unused_slots(in->dst, in->ndst)) {
         return bad(g, "d", "unused register slot not zero");
     }
-    if (unused_slots(in->src, in->nsrc)) {
+    if (!built && unused_slots(in->src, in->nsrc)) {
         return bad(g, "s", "unused register slot not zero");
     }
     if (in->op != PROG_OP_MEMORY) {
+        if (built) {
+            return 0;
+        }
         if (in->space || in->kind || in->width) {
             return bad(g, "class",
                        "space, kind or width on a non-memory instruction");
@@ -296,6 +305,9 @@ static int check_inst(struct prog_grammar *g, const struct prog_inst *in)
     }
     if (!in->width || in->width > PROG_MAX_WIDTH) {
         return bad(g, "width", "not 1..128 bytes");
+    }
+    if (built) {
+        return 0;
     }
     /* Only the inactive lanes, usually none. */
     for (inactive = ~in->mask; inactive; inactive &= inactive - 1) {
@@ -421,7 +433,7 @@ int prog_grammar_check(struct prog_grammar *g, const struct prog_rec *rec)
         g->state = g->insts_left ? G_INSTS : G_BLOCK;
         break;
     case PROG_REC_INST:
-        ret = check_inst(g, &rec->inst);
+        ret = check_inst(g, &rec->inst, false, false);
         if (ret) {
             return ret;
         }
@@ -760,6 +772,13 @@ static inline int get_u(struct prog_reader *r, const char *field, u64 *v)
     u64 x = 0;
     u8 b;
 
+    /* Most numbers (registers, deltas, counts) fit in one byte. */
+    if (r->pos < r->len && !(*p & 0x80)) {
+        r->pos++;
+        r->offset++;
+        *v = *p;
+        return 0;
+    }
     if (r->len - r->pos < 10) {
         return get_u_slow(r, field, v);
     }
@@ -780,7 +799,7 @@ static inline int get_u(struct prog_reader *r, const char *field, u64 *v)
     return 0;
 }
 
-static int get_u32(struct prog_reader *r, const char *field, u32 *v)
+static inline int get_u32(struct prog_reader *r, const char *field, u32 *v)
 {
     u64 x;
     int ret = get_u(r, field, &x);
@@ -848,6 +867,7 @@ int prog_reader_init(struct prog_reader *r, prog_read_fn read, void *ctx)
     r->err_field = r->err_why = NULL;
     r->last_rec = NULL;
     r->last_extent = 0;
+    r->opcodes_checked = 0;
     prog_grammar_init(&r->grammar);
     opcodes_init(&r->opcodes);
     for (i = 0; i < PROG_MAGIC_LEN; i++) {
@@ -910,6 +930,7 @@ static int get_inst(struct prog_reader *r, struct prog_inst *in)
     if (idx > r->opcodes.count) {
         return rbad(r, "opcode", "undefined mnemonic number", -EINVAL);
     }
+    r->opcode_idx = idx;
     if (idx == r->opcodes.count) {
         ret = get_str(r, "opcode", in->opcode, PROG_OPCODE_MAX);
         if (ret) {
@@ -964,10 +985,9 @@ static int get_inst(struct prog_reader *r, struct prog_inst *in)
     if (ret || in->op != PROG_OP_MEMORY) {
         return ret;
     }
-    for (i = 0; i < PROG_WARP_SIZE; i++) {
-        if (!(in->mask & (1U << i))) {
-            continue;
-        }
+    /* The active lanes in ascending order; masks are often sparse. */
+    for (mask = in->mask; mask; mask &= mask - 1) {
+        i = __builtin_ctz(mask);
         if (first) {
             ret = get_u(r, "@", &v);
         } else {
@@ -981,6 +1001,31 @@ static int get_inst(struct prog_reader *r, struct prog_inst *in)
         prev = v;
         first = false;
     }
+    return 0;
+}
+
+/*
+ * prog_grammar_check() of an instruction the reader built, in its warp:
+ * the scans for bytes that are zero by construction left out.
+ */
+static int grammar_inst_built(struct prog_reader *r, const struct prog_inst *in)
+{
+    struct prog_grammar *g = &r->grammar;
+    int ret;
+
+    g->err_field = g->err_why = NULL;
+    ret = check_inst(g, in, true, r->opcode_idx < r->opcodes_checked);
+    if (ret) {
+        return ret;
+    }
+    /* Marked in order, so a mnemonic that failed is never marked. */
+    if (r->opcode_idx == r->opcodes_checked) {
+        r->opcodes_checked++;
+    }
+    if (!--g->insts_left) {
+        g->state = G_BLOCK;
+    }
+    g->records++;
     return 0;
 }
 
@@ -1106,7 +1151,11 @@ static int read_rec(struct prog_reader *r, struct prog_rec *rec,
     if (ret) {
         return ret;
     }
-    ret = prog_grammar_check(&r->grammar, rec);
+    if (type == PROG_REC_INST && r->grammar.state == G_INSTS) {
+        ret = grammar_inst_built(r, &rec->inst);
+    } else {
+        ret = prog_grammar_check(&r->grammar, rec);
+    }
     if (ret) {
         return rbad(r, r->grammar.err_field, r->grammar.err_why, ret);
     }

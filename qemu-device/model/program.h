@@ -234,6 +234,8 @@ struct prog_reader {
     /* prog_read_same(): the record last read into and the bytes it set */
     const struct prog_rec *last_rec;
     size_t last_extent;
+    /* Mnemonics 0.. below this passed the check; the last one read */
+    u32 opcodes_checked, opcode_idx;
     u8 buf[65536];
 };
 
@@ -267,7 +269,10 @@ int prog_read_same(struct prog_reader *r, struct prog_rec *rec);
 /* Helpers for both encodings and their users. */
 static inline unsigned int prog_lanes(u32 mask)
 {
-    return __builtin_popcount(mask);
+    /* Bit tricks: without -mpopcnt the builtin is a libgcc call. */
+    mask = mask - ((mask >> 1) & 0x55555555u);
+    mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+    return (((mask + (mask >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
 }
 
 static inline bool prog_inst_is_mem(const struct prog_inst *in)
