@@ -397,3 +397,30 @@ uint32_t app_graph_root(const struct app_graph *g, uint64_t seed)
 			return v;
 	return 0;
 }
+
+void app_block_min2(struct simt_thread *t, uint32_t tx, uint32_t n,
+		    double a, double b)
+{
+	uint32_t s;
+
+	STS(t, double, tx, a);
+	STS(t, double, n + tx, b);
+	SYNC(t);
+	for (s = n / 2; s; s >>= 1) {
+		OPS(t, PROG_OP_INT, 1);
+		OPS(t, PROG_OP_BRANCH, 1);
+		if (tx < s) {
+			double x = LDS(t, double, tx + s);
+			double y = LDS(t, double, n + tx + s);
+
+			OPS(t, PROG_OP_DP, 2);
+			if (x < LDS(t, double, tx))
+				STS(t, double, tx, x);
+			if (y < LDS(t, double, n + tx))
+				STS(t, double, n + tx, y);
+		}
+		SYNC(t);
+		OPS(t, PROG_OP_INT, 2);
+		OPS(t, PROG_OP_BRANCH, 1);
+	}
+}

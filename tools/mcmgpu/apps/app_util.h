@@ -117,6 +117,18 @@ int app_check_f32(const float *got, const float *want, size_t n, float rel,
  */
 void app_test_perturb(void *v, size_t elem_bytes, size_t n);
 
+/*
+ * The minima of a and b over a block of n threads (n a power of two, tx
+ * the thread's index), as a time-step kernel reduces its limits: both in
+ * shared memory (2 n doubles), a tree of halvings with a barrier each;
+ * after it the block's minima are at shared doubles 0 and n. OPS: a
+ * level's halving and branch (INT 1, BRANCH 1), the two compares of the
+ * threads below it (DP 2), the loop's add, compare and branch (INT 2,
+ * BRANCH 1).
+ */
+void app_block_min2(struct simt_thread *t, uint32_t tx, uint32_t n,
+		    double a, double b);
+
 /* Blocks to cover n threads with blocks of bs. */
 static inline uint32_t app_blocks(uint64_t n, uint32_t bs)
 {

@@ -497,7 +497,7 @@ static void lu_dt_kernel(struct simt_thread *t, const void *p)
 {
 	const struct lu_args *a = p;
 	uint64_t e = simt_global_x(t);
-	uint32_t tx = simt_thread_idx(t).x, s;
+	uint32_t tx = simt_thread_idx(t).x;
 	double dtc = 1.0e20, dth = 1.0e20;
 
 	OPS(t, PROG_OP_INT, 2);
@@ -510,26 +510,7 @@ static void lu_dt_kernel(struct simt_thread *t, const void *p)
 		OPS(t, PROG_OP_SFU, 1);
 		OPS(t, PROG_OP_BRANCH, 2);
 	}
-	STS(t, double, tx, dtc);
-	STS(t, double, LU_BLOCK + tx, dth);
-	SYNC(t);
-	for (s = LU_BLOCK / 2; s; s >>= 1) {
-		OPS(t, PROG_OP_INT, 1);
-		OPS(t, PROG_OP_BRANCH, 1);
-		if (tx < s) {
-			double c = LDS(t, double, tx + s);
-			double h = LDS(t, double, LU_BLOCK + tx + s);
-
-			OPS(t, PROG_OP_DP, 2);
-			if (c < LDS(t, double, tx))
-				STS(t, double, tx, c);
-			if (h < LDS(t, double, LU_BLOCK + tx))
-				STS(t, double, LU_BLOCK + tx, h);
-		}
-		SYNC(t);
-		OPS(t, PROG_OP_INT, 2);
-		OPS(t, PROG_OP_BRANCH, 1);
-	}
+	app_block_min2(t, tx, LU_BLOCK, dtc, dth);
 	OPS(t, PROG_OP_INT, 1);
 	OPS(t, PROG_OP_BRANCH, 1);
 	if (!tx) {

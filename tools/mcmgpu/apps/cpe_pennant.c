@@ -272,7 +272,7 @@ static void pn_main5(struct simt_thread *t, const void *p)
 {
 	const struct pn_args *a = p;
 	uint64_t z = simt_global_x(t);
-	uint32_t tx = simt_thread_idx(t).x, s, end, k;
+	uint32_t tx = simt_thread_idx(t).x, s, end;
 	double dtz = 1.0e20, dtv = 1.0e20;
 
 	OPS(t, PROG_OP_INT, 2);
@@ -304,26 +304,7 @@ static void pn_main5(struct simt_thread *t, const void *p)
 		dtz = out[4];
 		dtv = out[5];
 	}
-	STS(t, double, tx, dtz);
-	STS(t, double, PN_BLOCK + tx, dtv);
-	SYNC(t);
-	for (k = PN_BLOCK / 2; k; k >>= 1) {
-		OPS(t, PROG_OP_INT, 1);
-		OPS(t, PROG_OP_BRANCH, 1);
-		if (tx < k) {
-			double c = LDS(t, double, tx + k);
-			double h = LDS(t, double, PN_BLOCK + tx + k);
-
-			OPS(t, PROG_OP_DP, 2);
-			if (c < LDS(t, double, tx))
-				STS(t, double, tx, c);
-			if (h < LDS(t, double, PN_BLOCK + tx))
-				STS(t, double, PN_BLOCK + tx, h);
-		}
-		SYNC(t);
-		OPS(t, PROG_OP_INT, 2);
-		OPS(t, PROG_OP_BRANCH, 1);
-	}
+	app_block_min2(t, tx, PN_BLOCK, dtz, dtv);
 	OPS(t, PROG_OP_INT, 1);
 	OPS(t, PROG_OP_BRANCH, 1);
 	if (!tx) {
