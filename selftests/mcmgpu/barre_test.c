@@ -110,7 +110,19 @@ static int debugfs_identity_broken(void)
 			 "END { exit bad }' " STATS);
 }
 
-TEST(device_equals_host)
+/* A fixture only for the timeout: these replays are slow under the debug kernel. */
+FIXTURE(slow) {
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
+TEST_F_TIMEOUT(slow, device_equals_host, 600)
 {
 	static const char * const opts[] = {
 		"--shadow", "--barre off", "--walkers 8 --shadow",
@@ -144,7 +156,7 @@ TEST(device_equals_host)
 }
 
 /* Generated proxies, Barre on: device == host, each chiplet's accesses. */
-TEST(generated_workloads_device_equals_host)
+TEST_F_TIMEOUT(slow, generated_workloads_device_equals_host, 600)
 {
 	static const char * const w[] = { "pagerank", "gesummv", "spmv", "stencil2d" };
 	char cmd[512];
@@ -167,7 +179,7 @@ TEST(generated_workloads_device_equals_host)
  * loss give the same counters on the device as on the host; in-package
  * answers happen and every miss is answered once.
  */
-TEST(fbarre_device_equals_host)
+TEST_F_TIMEOUT(slow, fbarre_device_equals_host, 600)
 {
 	static const char * const opts[] = {
 		"--mode sched --shadow", "--mode fbarre --shadow",
