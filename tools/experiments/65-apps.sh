@@ -8,7 +8,8 @@
 # FinePack's (§I), the L2 miss-rate reduction inter-kernel reuse gives on
 # CPElide's (baseline against ideal; Table II's classes) and the compute
 # and load shares of the instructions (CXL-GPU's workload table, from the
-# program itself). One job an application.
+# program itself); ADSM's protocols against CUDA's explicit copies on
+# ADSM's (Figs. 7 and 8, the Parboil programs). One job an application.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +45,12 @@ run_job() {
 			for m in baseline ideal; do
 				"$tool" run --host --json --config cpelide --cpelide "$m" \
 					"$a.prog" >"$JOB_OUT/$a-cpe-$m.json"
+			done ;;
+		adsm)
+			# Fig. 7 and 8: CUDA's explicit copies, then each protocol.
+			for m in off batch lazy rolling; do
+				"$tool" run --host --json --config adsm --adsm "$m" \
+					"$a.prog" >"$JOB_OUT/$a-adsm-$m.json"
 			done ;;
 		esac
 	done
