@@ -84,7 +84,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(fbarre_merge, "pages", 1, 4),
     F(fbarre_filter_rows, "", 256, 1024),
     F(fbarre_sched_moves, "", 0, 255),
-    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
+    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4 gps=5 alt=6", 0, GPU_FP_NR - 1),
     F(cpelide, "off=0 baseline=1 cpelide=2 hmg=3 ideal=4", 0,
       GPU_CPE_NR - 1),
     F(adsm, "off=0 batch=1 lazy=2 rolling=3", 0, GPU_ADSM_NR - 1),
