@@ -302,7 +302,10 @@ if fp_app_rows:
                      P["stores_per_packet"][0], ""))
     lines += ["", "Paper: " + "; ".join(v[1] for v in P.values()) + ". "
               "Why FinePack rarely beats P2P here: docs/gpu.md, FinePack "
-              "in the core, \"Why FinePack loses to P2P in cycles\".", ""]
+              "in the core, \"Why FinePack loses to P2P in cycles\". Figs 12 "
+              "(sub-header 2-6 B) and 13 (PCIe 4.0 to 6.0) are sweeps the "
+              "text gives no numbers for (Fig 13: P2P and DMA gain at each "
+              "step but never reach FinePack); not run here.", ""]
 
 if cpe_rows:
     out["cpelide_mean_speedup_over_baseline"] = mean(cpe_sp)
