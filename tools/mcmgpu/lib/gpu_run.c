@@ -206,7 +206,7 @@ static const struct stat_row fp_alt_rows[] = {
 
 static const struct stat_table fp_alt_table = STAT_TABLE(fp_alt_rows,
 	"alt: {alt_wire_bytes} wire bytes in {alt_tlps} TLPs, "
-	"{alt_over_finepack}x FinePack's\n");
+	"{alt_over_finepack} FinePack's bytes\n");
 
 static const struct stat_row fp_gps_rows[] = {
 	FS(gps_wire_bytes), FS(gps_tlps), FS(gps_profiling_kernels),
