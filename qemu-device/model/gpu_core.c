@@ -1594,6 +1594,10 @@ static void ev_depart(struct gpu_core *g, u32 ri)
         } else {
             if (g->fp && r->kind == PROG_KIND_LOAD) {
                 gpu_fp_local_load(g->fp, r->addr);  /* gps: subscribes */
+                if (gpu_fp_oom(g->fp)) {
+                    fail_str(g, -ENOMEM, "out of memory for GPS's pages");
+                    return;
+                }
             }
             ev_l2(g, ri);
         }

@@ -64,7 +64,7 @@ struct gpu_fp {
     u32 dma_head[NPAIR][NPAIR], dma_tail[NPAIR][NPAIR];
     struct gpu_finepack_stats st;
     u8 zero[GPU_SECTOR_BYTES];
-    /* gps: subscriptions, a bit a page, and the profiling region */
+    /* gps: the subscribed pages (a hash set) and the profiling region */
     u64 *gps_sub;           /* page + 1, 0 = empty; gps_cap a power of 2 */
     u64 gps_cap;
     u64 gps_line;           /* the last line the running flush sent */
