@@ -28,6 +28,27 @@ FINEPACK_SMALL_SHARE = 0.63
 FINEPACK_APPS = ("jacobi", "fp-pagerank", "fp-sssp", "als", "ct", "eqwp",
                  "diffusion", "hit")
 
+# FinePack §VI (notes/finepack.md §4.3): the paper prints means only, no
+# per-application numbers. Figs 9/13: speedups on 4 GPUs over PCIe 4.0;
+# Fig 10: wire bytes; Fig 11: stores a packet; §VI-B: GPS and the
+# config-packet design. Each as (value, what it is).
+FINEPACK_PAPER = {
+    "finepack_over_p2p": (3.0, "Fig 9: FinePack 3x over P2P stores (mean)"),
+    "dma_over_p2p": (2.1, "Fig 9: bulk DMA 2.1x over P2P stores"),
+    "finepack_over_dma": (1.4, "Fig 9: FinePack 1.4x over bulk DMA"),
+    "gps_over_finepack": (1 / (1 - 0.178),
+                          "§VI-B: FinePack 17.8 % slower than GPS (read as "
+                          "FinePack's speed = 0.822 x GPS's)"),
+    "p2p_bytes_over_finepack": (2.7, "Fig 10: FinePack sends 2.7x fewer "
+                                     "bytes than P2P"),
+    "dma_bytes_over_finepack": (1.3, "Fig 10: 1.3x fewer than bulk DMA"),
+    "wc_bytes_over_finepack": (1 / (1 - 0.24), "Fig 10: 24 % fewer than "
+                                              "write combining alone"),
+    "alt_bytes_over_finepack": (1 / (1 - 0.18), "§VI-B: the config-packet "
+                                               "design ~18 % less efficient"),
+    "stores_per_packet": (42, "Fig 11: 42 stores a FinePack packet (mean)"),
+}
+
 # CPElide Table II (notes/cpelide.md §3.3): the L2 reuse class, set by the
 # L2 miss-rate reduction inter-kernel reuse gives with no flush or
 # invalidation overhead, more than 15 % for moderate-to-high (§V-A).
