@@ -241,6 +241,7 @@ struct memop {
     u32 nxlate, nmshr;  /* page groups translating; accesses waiting */
     u32 next;
     u8 kind, loads, used, pad;
+    u32 p2p_sent;       /* finepack p2p: lines whose TLPs have left */
     const struct dinst *d;      /* FinePack: its store sectors' masks */
 };
 
@@ -252,7 +253,7 @@ struct req {
     u32 ver;            /* cfg.cpelide: the version a load's data has */
     u8 looked;          /* cfg.cpelide: the local L2 was looked up */
     u8 cxl;             /* cfg.cxl: the sector is in CXL memory */
-    u8 pad[2];
+    u16 sidx;           /* finepack: a store's index in its sector list */
 };
 
 struct xl {
@@ -1524,7 +1525,16 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     r->ver = 0;
     r->looked = 0;
     r->cxl = g->cx && gpu_cxl_holds(g->cx, va & ~31ULL);
-    (void)o;
+    r->sidx = 0;
+    if (kind == PROG_KIND_STORE && g->fp) {
+        const u64 *sect = di_sect(o->d);
+        u32 i = 0;
+
+        while (i < o->d->nsect && sect[i] != va) {
+            i++;
+        }
+        r->sidx = (u16)i;
+    }
     if (kind == PROG_KIND_LOAD) {
         l1_mshr_try(g, ri);
     } else if (kind == PROG_KIND_STORE) {
@@ -3189,6 +3199,42 @@ static void fp_send(struct gpu_core *g)
     }
 }
 
+/*
+ * p2p: the L1 sends a warp's store to a line as one access (FinePack
+ * §III: 32 threads coalesce into at most one 128 B access), so the first
+ * of the instruction's sectors of a line to depart sends the line's
+ * bytes, and the others send nothing.
+ */
+static void fp_p2p_line(struct gpu_core *g, u32 oi, const struct req *r)
+{
+    const struct dinst *d = g->memops[oi].d;
+    const u64 *sect = di_sect(d);
+    const u32 *masks = (const u32 *)(sect + d->nsect);
+    const u64 line_mask = ~(u64)(GPU_LINE_BYTES - 1);
+    u32 line[GPU_LINE_BYTES / GPU_SECTOR_BYTES] = { 0 };
+    u32 si = r->sidx, i, li = 0;
+
+    if (si >= d->nsect) {
+        return;
+    }
+    /* The sorted list's lines in order: this sector's is number li. */
+    for (i = 1; i <= si; i++) {
+        li += ((sect[i] ^ sect[i - 1]) & line_mask) != 0;
+    }
+    if (li >= 32 || (g->memops[oi].p2p_sent & (1u << li))) {
+        return;
+    }
+    g->memops[oi].p2p_sent |= 1u << li;
+    for (i = 0; i < d->nsect; i++) {
+        if (!((sect[i] ^ sect[si]) & line_mask)) {
+            line[(sect[i] & (GPU_LINE_BYTES - 1)) / GPU_SECTOR_BYTES] =
+                masks[i];
+        }
+    }
+    gpu_fp_p2p_line(g->fp, r->src, r->home,
+                    r->addr & ~(u64)(GPU_LINE_BYTES - 1), line);
+}
+
 /* A remote request departs: stores enter the queue (true), others flush. */
 static bool fp_depart(struct gpu_core *g, u32 ri)
 {
@@ -3203,16 +3249,20 @@ static bool fp_depart(struct gpu_core *g, u32 ri)
         fp_send(g);
         return false;
     }
-    /* Its bytes: the sector with its page offset (translation keeps it). */
+    /*
+     * Its bytes: its own sector's (sector_start() noted its index; a page
+     * offset alone can match another page's sector of the instruction).
+     */
     d = g->memops[oi].d;
     sect = di_sect(d);
-    for (i = 0; i < d->nsect; i++) {
-        if (!((sect[i] ^ r->addr) & ((1u << GPU_PAGE_SHIFT) - 32))) {
-            mask = ((const u32 *)(sect + d->nsect))[i];
-            break;
-        }
+    i = r->sidx;
+    if (i < d->nsect) {
+        mask = ((const u32 *)(sect + d->nsect))[i];
     }
     gpu_fp_store(g->fp, r->src, r->home, r->addr, mask);
+    if (g->cfg.finepack == GPU_FP_P2P) {
+        fp_p2p_line(g, oi, r);
+    }
     req_put(g, ri);
     sector_done(g, oi, g->now);     /* posted: the SM is done with it */
     fp_send(g);
