@@ -1649,7 +1649,6 @@ static void cxl_load(struct gpu_core *g, u32 ri);
 static void cxl_mark(struct gpu_core *g, u32 ri);
 static void cxl_done(void *core, u32 ri, u64 cycle);
 static void uvm_wake(void *core, u32 xi);
-static void uvm_evict(void *core, u64 va, u64 bytes);
 static void uvm_event(struct gpu_core *g, u64 cycle);
 
 /* Chiplet c's L2 line l leaves: its dirty sectors go home. */
@@ -3102,7 +3101,7 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
     g->uvm_at = NEVER;
     if (cfg->uvm) {
         g->uvm = gpu_uvm_create(cfg, ops->alloc, ops->free, priv, uvm_wake,
-                                uvm_evict, g);
+                                g);
         if (!g->uvm) {
             return fail_str(g, -ENOMEM, "out of memory for UVM");
         }
@@ -4044,34 +4043,6 @@ static void uvm_wake(void *core, u32 xi)
     sm_touch(g, x.sm);
     g->memops[x.memop].nxlate--;
     global_sectors(g, x.sm, x.memop, x.sect, x.nsect, x.kind);
-}
-
-/* An evicted page's lines leave every L1 and L2 (their data left). */
-static void uvm_evict(void *core, u64 va, u64 bytes)
-{
-    struct gpu_core *g = core;
-    u64 a;
-    u32 c, s;
-
-    for (a = va; a < va + bytes; a += GPU_LINE_BYTES) {
-        for (c = 0; c < g->cfg.chiplets; c++) {
-            struct line *l = line_find(l2_set(g, c, a), g->cfg.l2_ways,
-                                       a >> 7);
-
-            if (l) {
-                l->valid = 0;
-                l->dirty = 0;
-            }
-        }
-        for (s = 0; s < g->nsms; s++) {
-            struct line *l = line_find(l1_set(g, s, a), g->cfg.l1_ways,
-                                       a >> 7);
-
-            if (l) {
-                l->valid = 0;
-            }
-        }
-    }
 }
 
 static void uvm_event(struct gpu_core *g, u64 cycle)

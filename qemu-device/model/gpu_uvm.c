@@ -33,7 +33,6 @@ struct gpu_uvm {
     gpu_uvm_free_fn free;
     void *priv;
     gpu_uvm_wake_fn wake;
-    gpu_uvm_evict_fn evict;
     void *core;
     u32 mode, media, shift, batch_max, gpu_kib;
     u64 runtime_c, dma_c, bw, mhz;
@@ -133,7 +132,7 @@ static void *ring_grow(struct gpu_uvm *u, void *ring, u32 *head, u32 len,
 struct gpu_uvm *gpu_uvm_create(const struct gpu_config *cfg,
                                gpu_uvm_alloc_fn alloc, gpu_uvm_free_fn free,
                                void *priv, gpu_uvm_wake_fn wake,
-                               gpu_uvm_evict_fn evict, void *core)
+                               void *core)
 {
     struct gpu_uvm *u = alloc(priv, sizeof(*u));
 
@@ -145,7 +144,6 @@ struct gpu_uvm *gpu_uvm_create(const struct gpu_config *cfg,
     u->free = free;
     u->priv = priv;
     u->wake = wake;
-    u->evict = evict;
     u->core = core;
     u->mode = cfg->uvm;
     u->media = cfg->cxl_media;
@@ -306,7 +304,6 @@ static int batch_start(struct gpu_uvm *u, u64 s)
             e->dirty = 0;
             dirty++;
         }
-        u->evict(u->core, page << u->shift, 1ULL << u->shift);
     }
     u->st.dirty_evictions += dirty;
     u->st.d2h_bytes += dirty << u->shift;

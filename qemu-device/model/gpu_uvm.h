@@ -27,8 +27,11 @@
  *  - GPU memory holds uvm_gpu_kib (0: the footprint / 10, the paper's
  *    inputs being 10x the GPU's memory); when a batch's pages do not fit,
  *    the least recently migrated pages are evicted first (the driver
- *    replaces "older pages"); an evicted page's lines leave the GPU's
- *    caches and a later access faults again.
+ *    replaces "older pages"); a later access to an evicted page faults
+ *    again. The caches keep its lines (the core holds no data, only
+ *    time, and every access is checked at issue, before the L1;
+ *    invalidating 32 lines in every L1 and L2 per eviction cost more
+ *    host time than the rest of a thrashing run).
  *
  * Freestanding: shared by the QEMU device, the tool (--host) and the host
  * tests. Deterministic.
@@ -68,14 +71,12 @@ typedef void *(*gpu_uvm_alloc_fn)(void *priv, size_t bytes);
 typedef void (*gpu_uvm_free_fn)(void *priv, void *p);
 /* The waiter's page is in GPU memory at cycle (now). */
 typedef void (*gpu_uvm_wake_fn)(void *core, u32 waiter);
-/* The page [va, va + bytes) left GPU memory: its lines leave the caches. */
-typedef void (*gpu_uvm_evict_fn)(void *core, u64 va, u64 bytes);
 
 /* NULL: out of memory. */
 struct gpu_uvm *gpu_uvm_create(const struct gpu_config *cfg,
                                gpu_uvm_alloc_fn alloc, gpu_uvm_free_fn free,
                                void *priv, gpu_uvm_wake_fn wake,
-                               gpu_uvm_evict_fn evict, void *core);
+                               void *core);
 void gpu_uvm_destroy(struct gpu_uvm *u);
 /* An object of the program: its pages count in the footprint. */
 void gpu_uvm_object(struct gpu_uvm *u, u64 va, u64 size);
