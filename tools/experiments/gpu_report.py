@@ -378,8 +378,7 @@ if cxl_rows or cxl_skip:
 # ---- CXL-GPU's Fig 9: UVM, GDS and CXL normalised to GPU-DRAM ----------
 FIG9_MODES = (("uvm", "UVM"), ("gds", "GDS (Z-NAND)"), ("dram", "CXL (DRAM EP)"),
               ("dram-ctrl-250", "CXL (DRAM EP, 250 ns)"), ("znand-sr-off", "CXL (Z-NAND)"),
-              ("znand", "CXL-SR"), ("znand-ds-on", "CXL-DS"),
-              ("znand-ds-on-ctrl-250", "CXL-DS (250 ns)"))
+              ("znand", "CXL-SR"), ("znand-ds-on", "CXL-DS"))
 
 
 def geomean(v):
@@ -391,7 +390,7 @@ def geomean(v):
 
 
 fig9_rows, fig9 = [], {m: [] for m, _ in FIG9_MODES}
-fig9_ratio = {"cxl_over_uvm": [], "ds_over_uvm": [], "over_commercial": [],
+fig9_ratio = {"cxl_over_uvm": [], "ds_over_uvm": [],
               "over_commercial_dram": [], "gds_vs_uvm": []}
 for a in apps:
     need = ["off"] + [m for m, _ in FIG9_MODES]
@@ -405,7 +404,6 @@ for a in apps:
         fig9[m].append(norm[m])
     fig9_ratio["cxl_over_uvm"].append(cyc["uvm"] / cyc["dram"])
     fig9_ratio["ds_over_uvm"].append(cyc["uvm"] / cyc["znand-ds-on"])
-    fig9_ratio["over_commercial"].append(cyc["znand-ds-on-ctrl-250"] / cyc["znand-ds-on"])
     fig9_ratio["over_commercial_dram"].append(cyc["dram-ctrl-250"] / cyc["dram"])
     fig9_ratio["gds_vs_uvm"].append(cyc["gds"] / cyc["uvm"])
     u = load(f"{raw}/host/{a}-cxl-uvm.json")["uvm"]
@@ -428,8 +426,8 @@ if fig9_rows:
               "transfers; GPU memory a tenth of the footprint), GDS (`--cxl gds`: "
               "the same from the Z-NAND storage), CXL on a DRAM endpoint (Fig "
               "9a) with the paper's 80 ns controller and a commercial 250 ns one, "
-              "CXL on Z-NAND without SR, CXL-SR, CXL-DS (SR and DS) and CXL-DS "
-              "with the 250 ns controller (docs/gpu.md, UVM and GDS in the core). "
+              "CXL on Z-NAND without SR, CXL-SR and CXL-DS (SR and DS) "
+              "(docs/gpu.md, UVM and GDS in the core). "
               "Batches and migrations per footprint page are UVM's.", ""]
     lines += head("application", "cycles, GPU-DRAM", *[n for _, n in FIG9_MODES],
                   "UVM batches", "UVM migrations / page")
@@ -444,13 +442,20 @@ if fig9_rows:
                   "1.023-1.197x by class"),
               row("CXL-DS (Z-NAND) over UVM", f"{gr['ds_over_uvm']:.2f}x",
                   f"{CXL_FIG9['over_uvm']}x (the design over UVM)"),
-              row("250 ns controller / 80 ns (CXL-DS)", f"{gr['over_commercial']:.3f}x",
-                  f"{CXL_FIG9['over_commercial_ctrl']}x"),
               row("250 ns controller / 80 ns (DRAM EP)",
                   f"{gr['over_commercial_dram']:.3f}x", f"{CXL_FIG9['over_commercial_ctrl']}x"),
               row("GDS / UVM", f"{gr['gds_vs_uvm']:.2f}x",
                   "comparable (§II: overheads like UVM's)")]
-    lines += [""]
+    lines += ["", "Far above the paper's ratios, not tuned toward them: at these "
+              "sizes a GPU-DRAM run lasts hundreds of µs to a few ms, about one "
+              "batch's 500 µs, and the 8 cores' warps have only a few pages in "
+              "flight, so batches are small (streaming kernels: a handful of "
+              "pages) and each page pays most of a batch; where the working set "
+              "exceeds GPU memory (a tenth of the footprint) pages are evicted "
+              "before their warps are done and fault again (migrations per page "
+              "far above 1). The paper's Vortex runs 64 threads at RTL, so its "
+              "GPU-DRAM time, the denominator, is far longer. The structure "
+              "holds: UVM / GPU-DRAM = (CXL over UVM) x (CXL / GPU-DRAM).", ""]
 
 eq = f"{raw}/device"
 if os.path.isdir(eq) and os.listdir(eq):
