@@ -27,6 +27,8 @@ enum gpu_config_field_index {
     CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
     CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
     CF_cxl_gc, CF_cxl_first_object,
+    CF_uvm, CF_uvm_page, CF_uvm_batch, CF_uvm_runtime_ns, CF_uvm_gpu_kib,
+    CF_uvm_pcie_bw,
     CF_NR
 };
 
@@ -103,6 +105,12 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(cxl_ctrl_ns, "ns", 1, 100000),
     F(cxl_gc, "off=0 on=1", 0, 1),
     F(cxl_first_object, "", 0, 1u << 30),
+    F(uvm, "off=0 on=1 gds=2", 0, GPU_UVM_NR - 1),
+    F(uvm_page, "bytes", 4096, 2u << 20),
+    F(uvm_batch, "", 1, 65536),
+    F(uvm_runtime_ns, "ns", 0, 100000000),
+    F(uvm_gpu_kib, "KiB", 0, 1u << 30),
+    F(uvm_pcie_bw, "B/kcycle", 1000, 1u << 30),
 };
 #undef F
 
@@ -168,6 +176,13 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->cxl_ports)) {
         BAD("cxl_ports", "1, 2, 4 or 8");
+    }
+    if (!is_pow2(c->uvm_page)) {
+        BAD("uvm_page", "a power of two, 4 KiB to 2 MiB");
+    }
+    if (c->uvm && (c->cxl || c->adsm || c->pcie_copies)) {
+        BAD("uvm", "UVM and GDS place every object outside the GPU: not"
+            " with cxl, adsm or pcie_copies");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -415,6 +430,33 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
                             " object in CXL memory (the paper's inputs" \
                             " exceed GPU memory 10x, §Methodology)"
 
+/*
+ * CXL-GPU's baselines, UVM and GDS (gpu_uvm.h): run options in every
+ * preset. The host runtime's time is the paper's ("approximately 500",
+ * unit lost, us from Allen & Ge [11]); the batch and the page are the
+ * NVIDIA driver's; the host link is the preset's.
+ */
+#define UVM_SOURCES(bw) \
+    [CF_uvm] = "run option (mcmgpu run --cxl uvm|gds): off (docs/gpu.md," \
+               " UVM and GDS in the core)", \
+    [CF_uvm_page] = "ours: 4 KiB, the NVIDIA UVM driver's fault page on" \
+                    " x86 (the paper: data moves per page; no prefetch)", \
+    [CF_uvm_batch] = "ours: 256 faults, the NVIDIA UVM driver's default" \
+                     " fault batch (uvm_perf_fault_batch_count)", \
+    [CF_uvm_runtime_ns] = "§Methodology: about 500 (us; the unit is lost)" \
+                          " of host runtime a fault batch, from Allen &" \
+                          " Ge, IPDPS'21 [11]", \
+    [CF_uvm_gpu_kib] = "ours: 0, the objects' pages / 10 (§Methodology:" \
+                       " the inputs are 10x the GPU's memory)", \
+    [CF_uvm_pcie_bw] = bw
+
+#define UVM_VALUES(bw) \
+    .uvm = GPU_UVM_OFF, .uvm_page = 4096, .uvm_batch = 256, \
+    .uvm_runtime_ns = 500000, .uvm_gpu_kib = 0, .uvm_pcie_bw = bw
+
+#define UVM_LINK_AS_PCIE(bw) \
+    "ours: the preset's host link, pcie_bw = " bw " B/kcycle"
+
 #define CXL_VALUES \
     .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
     .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
@@ -490,6 +532,7 @@ static const char *const barre_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
 };
 
 /*
@@ -554,6 +597,7 @@ static const char *const finepack_sources[CF_NR] = {
     ADSM_SOURCES("1530", "5229", "765", "3060"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
 };
 
 /*
@@ -612,6 +656,7 @@ static const char *const cpelide_sources[CF_NR] = {
     ADSM_SOURCES("1801", "4442", "901", "3602"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
 };
 
 /*
@@ -677,6 +722,8 @@ static const char *const cxl_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
+                " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
 };
 
 /*
@@ -739,6 +786,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -773,6 +821,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            UVM_VALUES(8000),
         },
     },
     {
@@ -803,6 +852,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
+            UVM_VALUES(5229),
         },
     },
     {
@@ -833,6 +883,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
+            UVM_VALUES(4442),
         },
     },
     {
@@ -865,6 +916,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            UVM_VALUES(31507),
         },
     },
     {
@@ -897,6 +949,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(6173, 648, 2592),
             .pcie_copies = 1,
             CXL_VALUES,
+            UVM_VALUES(6173),
         },
     },
 };

@@ -72,6 +72,14 @@ enum gpu_adsm_mode {
     GPU_ADSM_NR
 };
 
+/* CXL-GPU's baselines: objects migrated on faults (gpu_uvm.h) */
+enum gpu_uvm_mode {
+    GPU_UVM_OFF = 0,
+    GPU_UVM_ON,             /* from host memory over PCIe */
+    GPU_UVM_GDS,            /* from the storage device (cxl_media) */
+    GPU_UVM_NR
+};
+
 /* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
@@ -145,6 +153,13 @@ struct gpu_config {
     u32 cxl_ctrl_ns;        /* controller round trip */
     u32 cxl_gc;             /* SSD garbage collection: 0 off, 1 on */
     u32 cxl_first_object;   /* objects with index >= it live in CXL */
+    /* UVM and GDS (gpu_uvm.h; docs/gpu.md, UVM and GDS in the core) */
+    u32 uvm;                /* enum gpu_uvm_mode */
+    u32 uvm_page;           /* the migration unit, bytes */
+    u32 uvm_batch;          /* faults a batch at most */
+    u32 uvm_runtime_ns;     /* the host runtime's time a batch */
+    u32 uvm_gpu_kib;        /* GPU memory for pages; 0: footprint / 10 */
+    u32 uvm_pcie_bw;        /* the host link, B/kcycle */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -198,7 +213,7 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * cpelide=off|baseline|cpelide|hmg|ideal,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
  * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
- * cxl_media=dram|optane|znand|nand).
+ * cxl_media=dram|optane|znand|nand, uvm=off|on|gds).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

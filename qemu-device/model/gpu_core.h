@@ -52,6 +52,7 @@
 #include "gpu_cpelide.h"
 #include "gpu_adsm.h"
 #include "gpu_cxl.h"
+#include "gpu_uvm.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -147,6 +148,8 @@ struct gpu_core_stats {
     struct gpu_adsm_stats adsm;
     /* cfg.cxl on: the root complex's counters (all 0 when off) */
     struct mcmgpu_cxl_sim_result cxl;
+    /* cfg.uvm on: UVM's or GDS's faults and migrations (all 0 off) */
+    struct gpu_uvm_stats uvm;
 };
 
 /* One kernel, as it finished. */
