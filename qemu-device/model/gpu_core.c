@@ -2711,12 +2711,12 @@ static int add_object(struct gpu_core *g, const struct prog_object *po)
             (g->nobjs - i) * sizeof(*g->objs));
     g->objs[i] = o;
     g->nobjs++;
-    if (g->cx && gpu_cxl_object(g->cx, o.index, o.gpu_va,
-                                o.base + o.size - o.gpu_va)) {
+    /* Its bytes are [gpu_va, gpu_va + size), translated or not. */
+    if (g->cx && gpu_cxl_object(g->cx, o.index, o.gpu_va, o.size)) {
         return fail_str(g, -ENOMEM, "out of memory for the CXL objects");
     }
     if (g->uvm) {
-        gpu_uvm_object(g->uvm, o.gpu_va, o.base + o.size - o.gpu_va);
+        gpu_uvm_object(g->uvm, o.gpu_va, o.size);
     }
     return 0;
 }

@@ -13,8 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "kselftest_harness.h"
+#include "apps.h"
 #include "gpu_core.h"
+#include "gpu_run.h"
+#include "program.h"
+#include "../lib/app_prog.h"
 #include "../lib/core_run.h"
 
 #define OBJ_A		0x10000000ULL
@@ -282,6 +289,48 @@ TEST(config_rejects_uvm_with_cxl_or_adsm)
 	ASSERT_EQ(GPU_UVM_GDS, c.uvm);
 	ASSERT_EQ(500000, c.uvm_runtime_ns);
 	ASSERT_EQ(31507, c.uvm_pcie_bw);
+}
+
+/*
+ * With translation the objects sit at the allocator's addresses, not the
+ * program's: the footprint (and so GPU memory's default) is the same.
+ */
+TEST(footprint_is_the_same_translated_or_not)
+{
+	const struct app_desc *app = app_find("vadd");
+	struct gpu_run_result r[2];
+	struct prog_mem m = { 0 };
+	char err[512], path[] = "/tmp/gpu_uvm_test.XXXXXX";
+	uint32_t i;
+	int fd;
+
+	ASSERT_NE(NULL, app);
+	ASSERT_EQ(0, app_prog_gen("vadd", app->small_size, &m, err,
+				  sizeof(err))) TH_LOG("%s", err);
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)m.len, write(fd, m.bytes, m.len));
+	close(fd);
+	free(m.bytes);
+	for (i = 0; i < 2; i++) {
+		struct gpu_run_opts o = { 0 };
+
+		o.cfg = gpu_preset_find("barre")->cfg;
+		o.cfg.uvm = GPU_UVM_ON;
+		o.cfg.translate = i;
+		o.barre = GPU_RUN_BARRE_OFF;
+		ASSERT_EQ(0, gpu_run_host(path, &o, &r[i], err, sizeof(err)))
+			TH_LOG("%s", err);
+		check_identities(_metadata, &r[i].core.uvm);
+	}
+	unlink(path);
+	/* vadd's three vectors, a few pages each. */
+	EXPECT_GT(r[0].core.uvm.footprint_pages, 2);
+	EXPECT_LT(r[0].core.uvm.footprint_pages, 1024);
+	EXPECT_EQ(r[0].core.uvm.footprint_pages, r[1].core.uvm.footprint_pages);
+	EXPECT_EQ(r[0].core.uvm.gpu_pages, r[1].core.uvm.gpu_pages);
+	for (i = 0; i < 2; i++)
+		gpu_run_result_free(&r[i]);
 }
 
 TEST_HARNESS_MAIN

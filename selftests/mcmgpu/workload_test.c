@@ -218,8 +218,8 @@ TEST_F_TIMEOUT(wl, adapted_program_replays_on_device_as_on_host, 600)
 /*
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
- * 2-page groups), FinePack, CPElide (and HMG), ADSM, CXL memory and all
- * five at once: the same JSON as --host; and the program as an Accel-Sim
+ * 2-page groups), FinePack (and P2P, GPS, §VI-B's alternative), CPElide
+ * (and HMG), ADSM, CXL memory (and UVM, GDS) and all five at once: the same JSON as --host; and the program as an Accel-Sim
  * trace directory. The binary file goes to the device as it is, the text
  * form re-encoded: both give --host's JSON.
  */
@@ -227,8 +227,12 @@ TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 {
 	static const char *const modes[] = {
 		"--set translate=0", "--barre off", "--barre on --shadow",
-		"--barre fbarre --merge 2 --set place_g=4",
+		"--barre fbarre --merge 2",
 		"--set translate=0 --finepack finepack",
+		"--set translate=0 --finepack p2p",
+		"--set translate=0 --finepack gps",
+		"--set translate=0 --finepack alt",
+		"--set translate=0 --cxl uvm", "--cxl gds",
 		"--barre on --cpelide cpelide", "--set translate=0 --cpelide hmg",
 		"--set translate=0 --adsm lazy", "--set translate=0 --cxl znand:ds=on",
 		"--barre on --adsm rolling --cxl dram:sr=dyn",
