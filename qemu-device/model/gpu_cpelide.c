@@ -19,7 +19,9 @@
  *   wrote an overlapping range may hold a copy older than that write (a
  *   race under HRF at byte level, but at line granularity an ordinary
  *   partition edge): its Valid row becomes Stale after the kernel, so its
- *   next use invalidates it.
+ *   next use invalidates it. A Dirty row stays Dirty but is marked
+ *   (dstale): its next use invalidates too (the clean lines go, the
+ *   dirty stay, notes A3/A6), and a flush makes it Stale, not Valid.
  * - No row limit: a row per object (the paper's 64 rows bound the
  *   arguments a kernel and its reuse window; table_peak_rows reports
  *   what a run needed).
@@ -36,6 +38,7 @@ enum { NP = 0, V = 1, D = 2, S = 3 };
 
 struct cpe_row {
     u8 state[GPU_MAX_CHIPLETS];
+    u8 dstale[GPU_MAX_CHIPLETS];    /* D whose clean lines may be stale */
     u64 lo[GPU_MAX_CHIPLETS], hi[GPU_MAX_CHIPLETS];
 };
 
@@ -277,6 +280,7 @@ static void cpe_after_inv(struct gpu_cpe *p, u32 c)
     u32 i;
 
     for (i = 0; i < p->nrows; i++) {
+        p->rows[i].dstale[c] = 0;   /* its clean lines are gone */
         if (p->rows[i].state[c] != D) {
             cpe_set(&p->rows[i], c, NP);
         }
@@ -289,7 +293,8 @@ static void cpe_after_flush(struct gpu_cpe *p, u32 c)
 
     for (i = 0; i < p->nrows; i++) {
         if (p->rows[i].state[c] == D) {
-            p->rows[i].state[c] = V;
+            p->rows[i].state[c] = p->rows[i].dstale[c] ? S : V;
+            p->rows[i].dstale[c] = 0;
         }
     }
 }
@@ -415,6 +420,7 @@ static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
                             s->flush_first |= 1u << d;
                         }
                         e->state[d] = S;
+                        e->dstale[d] = 0;
                     }
                 }
             }
@@ -428,7 +434,7 @@ static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
             for (b = 0; b < p->nrows && m->alo <= m->ahi; b++) {
                 const struct cpe_row *e = &p->rows[b];
 
-                if (e->state[c] == S &&
+                if ((e->state[c] == S || (e->state[c] == D && e->dstale[c])) &&
                     (b == a ||
                      cpe_overlap(e->lo[c], e->hi[c], m->alo, m->ahi))) {
                     s->inv |= 1u << c;
@@ -475,9 +481,14 @@ static void cpe_record_kernel(struct gpu_cpe *p)
                 struct cpe_row *e = &p->rows[b];
 
                 for (c = 0; c < n; c++) {
-                    if (c != d && e->state[c] == V &&
-                        cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
+                    if (c == d ||
+                        !cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
+                        continue;
+                    }
+                    if (e->state[c] == V) {
                         e->state[c] = S;
+                    } else if (e->state[c] == D) {
+                        e->dstale[c] = 1;   /* invalidate at next use */
                     }
                 }
             }
@@ -689,6 +700,19 @@ void gpu_cpe_dir_add(struct gpu_cpe *p, u32 home, u64 region, u32 c,
     v->tag = region + 1;
     v->sharers = 1u << c;
     v->lru = p->clock;
+}
+
+bool gpu_cpe_dir_has(struct gpu_cpe *p, u32 home, u64 region, u32 c)
+{
+    struct cpe_dir *set = cpe_dir_set(p, home, region);
+    u32 w;
+
+    for (w = 0; w < GPU_CPE_DIR_WAYS; w++) {
+        if (set[w].tag == region + 1) {
+            return set[w].sharers >> c & 1;
+        }
+    }
+    return false;
 }
 
 u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c)

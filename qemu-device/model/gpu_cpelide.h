@@ -39,6 +39,15 @@
 #define GPU_CPE_DIR_WAYS            16      /* ours */
 #define GPU_CPE_DIR_LINES           4
 #define GPU_CPE_DIR_LAT             20      /* ours: a lookup, cycles */
+/*
+ * The memory-side L3 (Table I: 16 MB, 64 B lines, 16-way, 330 cycles),
+ * its banks split evenly over the chiplets with their HBM (§II-A): a
+ * slice a chiplet, the ordering point of its memory. Modeled whenever a
+ * policy is on (docs/gpu.md "CPElide in the core").
+ */
+#define GPU_CPE_L3_BYTES            (16u << 20)     /* Table I, in all */
+#define GPU_CPE_L3_WAYS             16              /* Table I */
+#define GPU_CPE_L3_LAT              330             /* Table I, cycles */
 
 /* Test knobs (gpu_core_cpelide_test()): deliberate bugs the oracle finds. */
 #define GPU_CPE_TEST_NO_INVALIDATE  (1u << 0)
@@ -63,10 +72,10 @@ struct gpu_cpelide_stats {
     u64 remote_hits;            /* remote sectors served by the local L2 */
     u64 remote_misses;          /* ... that went on to the home */
     u64 remote_accesses;        /* requests that crossed to a home */
-    u64 sectors_invalidated;    /* clean remote sectors dropped */
-    u64 sectors_written_back;   /* dirty remote sectors sent home */
+    u64 sectors_invalidated;    /* clean L2 sectors dropped */
+    u64 sectors_written_back;   /* dirty L2 sectors sent home (L3) */
     u64 bytes_written_back;
-    u64 writes_through;         /* HMG: remote store sectors to the home */
+    u64 writes_through;         /* HMG: store sectors to the home */
     u64 dir_invalidations;      /* HMG: sharer sectors dropped */
     u64 dir_evictions;          /* HMG: entries evicted */
     u64 sync_cycles;            /* launches waiting for L2 operations */
@@ -75,6 +84,11 @@ struct gpu_cpelide_stats {
     u64 oracle_violations;      /* read + order */
     u64 oracle_read_violations; /* a read saw an older version */
     u64 oracle_order_violations; /* a home's version went back */
+    /* The L3 slices (every policy on): sector accesses at the homes. */
+    u64 l3_accesses;
+    u64 l3_hits;
+    u64 l3_misses;
+    u64 l3_writebacks;          /* dirty L3 sectors written to DRAM */
 };
 
 /* A launch's decision: chiplet masks. */
@@ -135,6 +149,8 @@ void gpu_cpe_dir_add(struct gpu_cpe *p, u32 home, u64 region, u32 c,
                      u64 *ev_region, u32 *ev_sharers);
 /* A write by c reaches home: the other sharers, cleared (to invalidate). */
 u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c);
+/* Chiplet c is still a sharer of the region at its home's directory. */
+bool gpu_cpe_dir_has(struct gpu_cpe *p, u32 home, u64 region, u32 c);
 
 struct gpu_cpelide_stats *gpu_cpe_stats(struct gpu_cpe *p);
 
