@@ -3602,7 +3602,8 @@ static void cpe_dir_invalidate(struct gpu_core *g, u32 home, u64 region,
 /*
  * HMG: a write at home c's L3 slice also updates the home L2's own copy
  * of its memory (the home holds the newest value, §1.3); the home's own
- * stores updated it already.
+ * stores updated it already. ideal does the same at no cost, so that it
+ * bounds HMG too.
  */
 static void cpe_home_copy(struct gpu_core *g, u32 c, u64 addr)
 {
@@ -3632,6 +3633,9 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
     if (r->kind != PROG_KIND_LOAD) {
         gpu_cpe_write(g->cpe, r->addr);
         gpu_cpe_home_store(g->cpe, r->addr, gpu_cpe_version(g->cpe));
+        if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+            cpe_home_copy(g, r->home, r->addr);     /* as HMG's, free */
+        }
     }
     if (!hmg) {
         return 0;
@@ -3668,6 +3672,9 @@ static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr)
     u32 ev_sharers;
 
     gpu_cpe_home_store(g->cpe, addr, gpu_cpe_version(g->cpe));
+    if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+        cpe_home_copy(g, home, addr);
+    }
     if (g->cfg.cpelide != GPU_CPE_HMG) {
         return 0;
     }
