@@ -27,6 +27,7 @@ enum gpu_config_field_index {
     CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
     CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
     CF_cxl_gc, CF_cxl_first_object,
+    CF_l3_size, CF_l3_ways, CF_l3_lat,
     CF_NR
 };
 
@@ -102,6 +103,9 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(cxl_ctrl_ns, "ns", 1, 100000),
     F(cxl_gc, "off=0 on=1", 0, 1),
     F(cxl_first_object, "", 0, 1u << 30),
+    F(l3_size, "bytes", GPU_LINE_BYTES, 1u << 30),
+    F(l3_ways, "", 1, 256),
+    F(l3_lat, "cycles", 1, 10000),
 };
 #undef F
 
@@ -418,6 +422,21 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
     .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
 
+/*
+ * CPElide's memory-side L3 (Table I), the homes' side of the hierarchy
+ * with a cpelide policy on, in every preset (docs/gpu.md, CPElide in the
+ * core). Its lines are 64 B, ours 128 B: size and ways are the paper's.
+ */
+#define CPELIDE_L3_SOURCES \
+    [CF_l3_size] = "CPElide Table I: L3 16 MB, shared, banks split over" \
+                   " the chiplets (a slice each); used with cpelide on", \
+    [CF_l3_ways] = "CPElide Table I: L3 16-way; used with cpelide on", \
+    [CF_l3_lat] = "CPElide Table I: L3 latency 330 cycles, after an L2" \
+                  " miss (ours: added to it); used with cpelide on"
+
+#define CPELIDE_L3_VALUES \
+    .l3_size = 16u << 20, .l3_ways = 16, .l3_lat = 330
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -487,6 +506,7 @@ static const char *const barre_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -551,6 +571,7 @@ static const char *const finepack_sources[CF_NR] = {
     ADSM_SOURCES("1530", "5229", "765", "3060"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -594,8 +615,9 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_link_lat] = "Table I: remote L2 390 - local 269 = 121 cycles",
     [CF_link_bw] = "Table I: 768 GB/s inter-chiplet = 426430 B/kcycle at"
                    " 1801 MHz (a chiplet's port, each direction: ours)",
-    [CF_dram_lat] = "ours: 330 cycles, Table I's L3 latency (the model has"
-                    " no L3; HBM latency not given)",
+    [CF_dram_lat] = "ours: 330 cycles, Table I's L3 latency (HBM latency"
+                    " not given; with cpelide off the model has no L3, on"
+                    " the L3 slice's miss pays it too)",
     [CF_dram_bw] = "ours: one HBM2 stack a chiplet, 1024 bits at 1000 MHz"
                    " DDR = 256 GB/s = 142143 B/kcycle (Table I: clock only)",
     [CF_vram_mib] = VRAM_SOURCE("16 GB HBM (Table I)"),
@@ -609,6 +631,7 @@ static const char *const cpelide_sources[CF_NR] = {
     ADSM_SOURCES("1801", "4442", "901", "3602"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -674,6 +697,7 @@ static const char *const cxl_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -736,6 +760,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
+    CPELIDE_L3_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -770,6 +795,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -800,13 +826,15 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
+            CPELIDE_L3_VALUES,
         },
     },
     {
         .name = "cpelide",
         .title = "CPElide (Table I): 4 x 60 CUs, Radeon VII-like, gem5",
-        .note = "Table I's lines are 64 B; the model's are 128 B. The L3 is"
-                " not modeled: its latency stands for DRAM's.",
+        .note = "Table I's lines are 64 B; the model's are 128 B. The L3"
+                " is modeled only with a cpelide policy on (l3_*); off,"
+                " its latency stands for DRAM's.",
         .sources = cpelide_sources,
         .cfg = {
             .name = "cpelide",
@@ -830,6 +858,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -862,6 +891,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -894,6 +924,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(6173, 648, 2592),
             .pcie_copies = 1,
             CXL_VALUES,
+            CPELIDE_L3_VALUES,
         },
     },
 };

@@ -142,6 +142,9 @@ struct gpu_config {
     u32 cxl_ctrl_ns;        /* controller round trip */
     u32 cxl_gc;             /* SSD garbage collection: 0 off, 1 on */
     u32 cxl_first_object;   /* objects with index >= it live in CXL */
+    /* CPElide's memory-side L3, its slices the homes (used: cpelide on) */
+    u32 l3_size;            /* bytes, all chiplets' slices together */
+    u32 l3_ways, l3_lat;    /* a slice's; its bandwidth is l2_bw */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */

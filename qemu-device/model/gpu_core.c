@@ -860,12 +860,12 @@ static struct line *home_set(struct gpu_core *g, u32 c, u64 addr)
         return l2_set(g, c, addr);
     }
     return &g->l3[((u64)c * g->l3_sets + (tag & (g->l3_sets - 1))) *
-                  GPU_CPE_L3_WAYS];
+                  g->cfg.l3_ways];
 }
 
 static u32 home_ways(const struct gpu_core *g)
 {
-    return g->l3 ? GPU_CPE_L3_WAYS : g->cfg.l2_ways;
+    return g->l3 ? g->cfg.l3_ways : g->cfg.l2_ways;
 }
 
 /* A sector's access at home c's cache from t: when it is done. */
@@ -875,7 +875,7 @@ static u64 home_use(struct gpu_core *g, u32 c, u64 t)
         return server_use(&g->l2s[c], g->cfg.l2_bw, g->cfg.l2_lat, t,
                           GPU_SECTOR_BYTES);
     }
-    return server_use(&g->l3s[c], g->cfg.l2_bw, GPU_CPE_L3_LAT, t,
+    return server_use(&g->l3s[c], g->cfg.l2_bw, g->cfg.l3_lat, t,
                       GPU_SECTOR_BYTES);
 }
 
@@ -1746,11 +1746,11 @@ static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
     struct line *set = home_set(g, home, addr);
-    struct line *l = line_find(set, GPU_CPE_L3_WAYS, addr >> 7);
+    struct line *l = line_find(set, g->cfg.l3_ways, addr >> 7);
     u8 bit = sector_bit(addr);
 
     if (!l) {
-        l = line_victim(set, GPU_CPE_L3_WAYS);
+        l = line_victim(set, g->cfg.l3_ways);
         if (l->valid && l->dirty) {
             u32 n = __builtin_popcount(l->dirty);
 
@@ -3137,11 +3137,11 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
               (cfg->l2_size / GPU_LINE_BYTES) * 4);
         /* A slice: the L3's share, in a power of two of sets. */
         g->l3_sets = 1;
-        while ((u64)g->l3_sets * 2 * GPU_LINE_BYTES * GPU_CPE_L3_WAYS <=
-               GPU_CPE_L3_BYTES / cfg->chiplets) {
+        while ((u64)g->l3_sets * 2 * GPU_LINE_BYTES * cfg->l3_ways <=
+               cfg->l3_size / cfg->chiplets) {
             g->l3_sets *= 2;
         }
-        TABLE(g, g->l3, (u64)cfg->chiplets * g->l3_sets * GPU_CPE_L3_WAYS);
+        TABLE(g, g->l3, (u64)cfg->chiplets * g->l3_sets * cfg->l3_ways);
         TABLE(g, g->l3s, cfg->chiplets);
     }
     if (cfg->adsm || cfg->pcie_copies) {
@@ -3430,7 +3430,7 @@ static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
         t = server_use(&g->ingress[l->home], cf->link_bw, 0, t,
                        GPU_SECTOR_BYTES + HDR_BYTES);
     }
-    hl = line_find(home_set(g, l->home, addr), GPU_CPE_L3_WAYS, addr >> 7);
+    hl = line_find(home_set(g, l->home, addr), g->cfg.l3_ways, addr >> 7);
     home_count(g, l->home == c, hl && (hl->valid & sector_bit(addr)));
     t = home_use(g, l->home, t);
     l3_fill(g, l->home, addr, true);

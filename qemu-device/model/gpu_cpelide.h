@@ -39,15 +39,6 @@
 #define GPU_CPE_DIR_WAYS            16      /* ours */
 #define GPU_CPE_DIR_LINES           4
 #define GPU_CPE_DIR_LAT             20      /* ours: a lookup, cycles */
-/*
- * The memory-side L3 (Table I: 16 MB, 64 B lines, 16-way, 330 cycles),
- * its banks split evenly over the chiplets with their HBM (§II-A): a
- * slice a chiplet, the ordering point of its memory. Modeled whenever a
- * policy is on (docs/gpu.md "CPElide in the core").
- */
-#define GPU_CPE_L3_BYTES            (16u << 20)     /* Table I, in all */
-#define GPU_CPE_L3_WAYS             16              /* Table I */
-#define GPU_CPE_L3_LAT              330             /* Table I, cycles */
 
 /* Test knobs (gpu_core_cpelide_test()): deliberate bugs the oracle finds. */
 #define GPU_CPE_TEST_NO_INVALIDATE  (1u << 0)
