@@ -19,8 +19,9 @@
  *   wrote an overlapping range may hold a copy older than that write (a
  *   race under HRF at byte level, but at line granularity an ordinary
  *   partition edge): its Valid row becomes Stale after the kernel, so its
- *   next use invalidates it. A Dirty row stays Dirty but is marked
- *   (dstale): its next use invalidates too (the clean lines go, the
+ *   next use invalidates it. A Dirty row whose chiplet read (loads) in
+ *   the kernel where another wrote stays Dirty but is marked (dstale):
+ *   its next use invalidates too (the clean lines go, the
  *   dirty stay, notes A3/A6), and a flush makes it Stale, not Valid.
  * - No row limit: a row per object (the paper's 64 rows bound the
  *   arguments a kernel and its reuse window; table_peak_rows reports
@@ -52,6 +53,7 @@ struct cpe_rec {
 /* One kernel's accesses of an object by a chiplet: any, and written. */
 struct cpe_sum {
     u64 alo, ahi, wlo, whi;
+    u64 rlo, rhi;       /* read only (loads) */
 };
 
 struct cpe_ver {
@@ -364,8 +366,8 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
         return false;
     }
     for (i = 0; i < p->nrows * p->n; i++) {
-        p->sum[i].alo = p->sum[i].wlo = NO_LO;
-        p->sum[i].ahi = p->sum[i].whi = NO_HI;
+        p->sum[i].alo = p->sum[i].wlo = p->sum[i].rlo = NO_LO;
+        p->sum[i].ahi = p->sum[i].whi = p->sum[i].rhi = NO_HI;
     }
     for (i = 0; i < p->nrecs; i++) {
         const struct cpe_rec *r = &p->recs[i];
@@ -384,6 +386,13 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
             }
             if (r->hi > s->whi) {
                 s->whi = r->hi;
+            }
+        } else {
+            if (r->lo < s->rlo) {
+                s->rlo = r->lo;
+            }
+            if (r->hi > s->rhi) {
+                s->rhi = r->hi;
             }
         }
     }
@@ -487,8 +496,11 @@ static void cpe_record_kernel(struct gpu_cpe *p)
                     }
                     if (e->state[c] == V) {
                         e->state[c] = S;
-                    } else if (e->state[c] == D) {
-                        e->dstale[c] = 1;   /* invalidate at next use */
+                    } else if (e->state[c] == D &&
+                               cpe_overlap(p->sum[(u64)b * n + c].rlo,
+                                           p->sum[(u64)b * n + c].rhi,
+                                           w->wlo, w->whi)) {
+                        e->dstale[c] = 1;   /* read here: invalidate later */
                     }
                 }
             }
