@@ -45,6 +45,14 @@
  *   waiting for an L1 or L2 TLB MSHR). Finished warps waiting for loads
  *   count as memory.
  * - Overlapping objects are refused (as the adapters do).
+ * - CPElide (cfg.cpelide on, gpu_cpelide.h): the paper's hierarchy. Each
+ *   chiplet's L2 caches local and remote data (local stores write-back,
+ *   remote ones written through; HMG's all written through); behind it
+ *   the home's L3 slice (l3_size / chiplets, rounded down to a power of
+ *   two of sets; l3_lat after the L2's miss, l2_bw; write-back and
+ *   write-allocate, not inclusive) is the ordering point, then DRAM
+ *   (dram_lat after the slice's). Flushes and invalidations act on every
+ *   L2 line. Off: no L3, the home L2 is the home (docs/gpu.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
