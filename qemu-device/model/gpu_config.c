@@ -29,6 +29,7 @@ enum gpu_config_field_index {
     CF_cxl_gc, CF_cxl_first_object,
     CF_uvm, CF_uvm_page, CF_uvm_batch, CF_uvm_runtime_ns, CF_uvm_gpu_kib,
     CF_uvm_pcie_bw,
+    CF_l3_size, CF_l3_ways, CF_l3_lat,
     CF_NR
 };
 
@@ -111,6 +112,9 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(uvm_runtime_ns, "ns", 0, 100000000),
     F(uvm_gpu_kib, "KiB", 0, 1u << 30),
     F(uvm_pcie_bw, "B/kcycle", 1000, 1u << 30),
+    F(l3_size, "bytes", GPU_LINE_BYTES, 1u << 30),
+    F(l3_ways, "", 1, 256),
+    F(l3_lat, "cycles", 1, 10000),
 };
 #undef F
 
@@ -461,6 +465,21 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
     .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
 
+/*
+ * CPElide's memory-side L3 (Table I), the homes' side of the hierarchy
+ * with a cpelide policy on, in every preset (docs/gpu.md, CPElide in the
+ * core). Its lines are 64 B, ours 128 B: size and ways are the paper's.
+ */
+#define CPELIDE_L3_SOURCES \
+    [CF_l3_size] = "CPElide Table I: L3 16 MB, shared, banks split over" \
+                   " the chiplets (a slice each); used with cpelide on", \
+    [CF_l3_ways] = "CPElide Table I: L3 16-way; used with cpelide on", \
+    [CF_l3_lat] = "CPElide Table I: L3 latency 330 cycles, after an L2" \
+                  " miss (ours: added to it); used with cpelide on"
+
+#define CPELIDE_L3_VALUES \
+    .l3_size = 16u << 20, .l3_ways = 16, .l3_lat = 330
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -533,6 +552,7 @@ static const char *const barre_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -598,6 +618,7 @@ static const char *const finepack_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -641,8 +662,9 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_link_lat] = "Table I: remote L2 390 - local 269 = 121 cycles",
     [CF_link_bw] = "Table I: 768 GB/s inter-chiplet = 426430 B/kcycle at"
                    " 1801 MHz (a chiplet's port, each direction: ours)",
-    [CF_dram_lat] = "ours: 330 cycles, Table I's L3 latency (the model has"
-                    " no L3; HBM latency not given)",
+    [CF_dram_lat] = "ours: 330 cycles, Table I's L3 latency (HBM latency"
+                    " not given; with cpelide off the model has no L3, on"
+                    " the L3 slice's miss pays it too)",
     [CF_dram_bw] = "ours: one HBM2 stack a chiplet, 1024 bits at 1000 MHz"
                    " DDR = 256 GB/s = 142143 B/kcycle (Table I: clock only)",
     [CF_vram_mib] = VRAM_SOURCE("16 GB HBM (Table I)"),
@@ -657,6 +679,7 @@ static const char *const cpelide_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -724,6 +747,7 @@ static const char *const cxl_sources[CF_NR] = {
     CXL_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
+    CPELIDE_L3_SOURCES,
 };
 
 /*
@@ -787,6 +811,7 @@ static const char *const adsm_sources[CF_NR] = {
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
+    CPELIDE_L3_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -822,6 +847,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             UVM_VALUES(8000),
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -853,13 +879,15 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
             UVM_VALUES(5229),
+            CPELIDE_L3_VALUES,
         },
     },
     {
         .name = "cpelide",
         .title = "CPElide (Table I): 4 x 60 CUs, Radeon VII-like, gem5",
-        .note = "Table I's lines are 64 B; the model's are 128 B. The L3 is"
-                " not modeled: its latency stands for DRAM's.",
+        .note = "Table I's lines are 64 B; the model's are 128 B. The L3"
+                " is modeled only with a cpelide policy on (l3_*); off,"
+                " its latency stands for DRAM's.",
         .sources = cpelide_sources,
         .cfg = {
             .name = "cpelide",
@@ -884,6 +912,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
             UVM_VALUES(4442),
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -917,6 +946,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             UVM_VALUES(31507),
+            CPELIDE_L3_VALUES,
         },
     },
     {
@@ -950,6 +980,7 @@ const struct gpu_preset gpu_presets[] = {
             .pcie_copies = 1,
             CXL_VALUES,
             UVM_VALUES(6173),
+            CPELIDE_L3_VALUES,
         },
     },
 };

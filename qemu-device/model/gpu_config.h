@@ -160,6 +160,9 @@ struct gpu_config {
     u32 uvm_runtime_ns;     /* the host runtime's time a batch */
     u32 uvm_gpu_kib;        /* GPU memory for pages; 0: footprint / 10 */
     u32 uvm_pcie_bw;        /* the host link, B/kcycle */
+    /* CPElide's memory-side L3, its slices the homes (used: cpelide on) */
+    u32 l3_size;            /* bytes, all chiplets' slices together */
+    u32 l3_ways, l3_lat;    /* a slice's; its bandwidth is l2_bw */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */

@@ -45,6 +45,14 @@
  *   waiting for an L1 or L2 TLB MSHR). Finished warps waiting for loads
  *   count as memory.
  * - Overlapping objects are refused (as the adapters do).
+ * - CPElide (cfg.cpelide on, gpu_cpelide.h): the paper's hierarchy. Each
+ *   chiplet's L2 caches local and remote data (local stores write-back,
+ *   remote ones written through; HMG's all written through); behind it
+ *   the home's L3 slice (l3_size / chiplets, rounded down to a power of
+ *   two of sets; l3_lat after the L2's miss, l2_bw; write-back and
+ *   write-allocate, not inclusive) is the ordering point, then DRAM
+ *   (dram_lat after the slice's). Flushes and invalidations act on every
+ *   L2 line. Off: no L3, the home L2 is the home (docs/gpu.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -346,6 +354,9 @@ struct gpu_core {
     struct gpu_fp *fp;          /* cfg.finepack on */
     struct gpu_cpe *cpe;        /* cfg.cpelide on */
     u32 *cver;                  /* its versions: an L2 line's 4 sectors */
+    struct line *l3;            /* its L3 slices (the homes' side) */
+    struct server *l3s;
+    u32 l3_sets;
     u32 cpe_test;               /* GPU_CPE_TEST_* */
     struct gpu_adsm *adsm;      /* cfg.adsm or cfg.pcie_copies on */
     struct gpu_cxl *cx;         /* cfg.cxl on */
@@ -847,6 +858,61 @@ static struct line *l2_set(struct gpu_core *g, u32 c, u64 addr)
 static u8 sector_bit(u64 addr)
 {
     return 1u << ((addr >> 5) & 3);
+}
+
+/*
+ * The home side of a chiplet's memory: its L2 with CPElide off, its L3
+ * slice with a policy on (the chiplet's L2 then caches any data).
+ */
+static struct line *home_set(struct gpu_core *g, u32 c, u64 addr)
+{
+    u64 tag = addr >> 7;
+
+    if (!g->l3) {
+        return l2_set(g, c, addr);
+    }
+    return &g->l3[((u64)c * g->l3_sets + (tag & (g->l3_sets - 1))) *
+                  g->cfg.l3_ways];
+}
+
+static u32 home_ways(const struct gpu_core *g)
+{
+    return g->l3 ? g->cfg.l3_ways : g->cfg.l2_ways;
+}
+
+/* A sector's access at home c's cache from t: when it is done. */
+static u64 home_use(struct gpu_core *g, u32 c, u64 t)
+{
+    if (!g->l3) {
+        return server_use(&g->l2s[c], g->cfg.l2_bw, g->cfg.l2_lat, t,
+                          GPU_SECTOR_BYTES);
+    }
+    return server_use(&g->l3s[c], g->cfg.l2_bw, g->cfg.l3_lat, t,
+                      GPU_SECTOR_BYTES);
+}
+
+/* A home-side hit or miss, counted as an L2's or an L3 slice's. */
+static void home_count(struct gpu_core *g, bool local, bool hit)
+{
+    if (g->l3) {
+        struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
+
+        st->l3_accesses++;
+        st->l3_hits += hit;
+        st->l3_misses += !hit;
+        return;
+    }
+    g->stats.l2_accesses++;
+    if (local) {
+        g->stats.l2_local++;
+    } else {
+        g->stats.l2_remote++;
+    }
+    if (hit) {
+        g->stats.l2_hits++;
+    } else {
+        g->stats.l2_misses++;
+    }
 }
 
 static struct tlb_entry *tlb_find(struct tlb_entry *set, u32 ways, u64 vpn)
@@ -1601,6 +1667,10 @@ static void ev_depart(struct gpu_core *g, u32 ri)
     u32 bytes;
     u64 t;
 
+    if (g->cpe && !r->reply && !r->looked) {
+        cpe_local(g, ri);   /* the chiplet's L2 first: it caches any data */
+        return;
+    }
     if (from == to) {
         if (r->reply) {
             push(g, g->now, EV_SM_REPLY, ri);
@@ -1614,10 +1684,6 @@ static void ev_depart(struct gpu_core *g, u32 ri)
             }
             ev_l2(g, ri);
         }
-        return;
-    }
-    if (g->cpe && !r->reply && !r->looked) {
-        cpe_local(g, ri);   /* the local L2 first: it caches remote data */
         return;
     }
     if (g->fp && !r->reply && fp_depart(g, ri)) {
@@ -1667,8 +1733,8 @@ static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
     if (l->valid && l->dirty) {
         u32 n = __builtin_popcount(l->dirty);
 
-        if (g->cpe && l->home != c) {
-            cpe_evict(g, c, l);     /* a remote line's: over the link */
+        if (g->cpe) {
+            cpe_evict(g, c, l);     /* to its home's L3 slice */
             return;
         }
         if (l->cxl && g->cx) {
@@ -1706,28 +1772,60 @@ static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
     l->lru = ++g->lru;
 }
 
+/* Puts a sector into home's L3 slice now; a dirty victim goes to DRAM. */
+static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+{
+    struct line *set = home_set(g, home, addr);
+    struct line *l = line_find(set, g->cfg.l3_ways, addr >> 7);
+    u8 bit = sector_bit(addr);
+
+    if (!l) {
+        l = line_victim(set, g->cfg.l3_ways);
+        if (l->valid && l->dirty) {
+            u32 n = __builtin_popcount(l->dirty);
+
+            gpu_cpe_stats(g->cpe)->l3_writebacks += n;
+            while (n--) {
+                server_use(&g->drams[home], g->cfg.dram_bw,
+                           g->cfg.dram_lat, g->now, GPU_SECTOR_BYTES);
+            }
+        }
+        l->tag = addr >> 7;
+        l->valid = 0;
+        l->dirty = 0;
+        l->home = home;
+        l->cxl = 0;
+    }
+    l->valid |= bit;
+    if (dirty) {
+        l->dirty |= bit;
+    }
+    l->lru = ++g->lru;
+}
+
+static void home_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+{
+    if (g->l3) {
+        l3_fill(g, home, addr, dirty);
+    } else {
+        l2_fill(g, home, addr, dirty);
+    }
+}
+
 static void ev_l2(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
-    const struct gpu_config *c = &g->cfg;
-    struct line *l = line_find(l2_set(g, r->home, r->addr), c->l2_ways,
+    struct line *l = line_find(home_set(g, r->home, r->addr), home_ways(g),
                                r->addr >> 7);
     bool hit = l && (l->valid & sector_bit(r->addr));
     u64 t;
 
-    g->stats.l2_accesses++;
-    if (r->src == r->home) {
-        g->stats.l2_local++;
-    } else {
-        g->stats.l2_remote++;
-    }
-    t = server_use(&g->l2s[r->home], c->l2_bw, c->l2_lat, g->now,
-                   GPU_SECTOR_BYTES);
+    home_count(g, r->src == r->home, hit);
+    t = home_use(g, r->home, g->now);
     if (g->cpe) {
         t += cpe_home(g, ri);
     }
     if (hit) {
-        g->stats.l2_hits++;
         l->lru = ++g->lru;
         if (r->kind != PROG_KIND_LOAD) {
             l->dirty |= sector_bit(r->addr);
@@ -1736,9 +1834,8 @@ static void ev_l2(struct gpu_core *g, u32 ri)
         push(g, t, EV_REPLY, ri);
         return;
     }
-    g->stats.l2_misses++;
     if (r->kind == PROG_KIND_STORE) {
-        l2_fill(g, r->home, r->addr, true);
+        home_fill(g, r->home, r->addr, true);
         if (r->cxl) {
             cxl_mark(g, ri);
         }
@@ -1768,7 +1865,7 @@ static void ev_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
 
-    l2_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
+    home_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
     if (r->cxl) {
         cxl_mark(g, ri);
     }
@@ -1811,7 +1908,7 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
     struct req *r = &g->reqs[ri];
     u32 s = r->sm;
 
-    if (g->cpe && r->kind == PROG_KIND_LOAD && r->src != r->home) {
+    if (g->cpe && r->kind == PROG_KIND_LOAD) {
         cpe_fill(g, ri);
     }
 
@@ -3093,6 +3190,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         }
         TABLE(g, g->cver, (u64)cfg->chiplets *
               (cfg->l2_size / GPU_LINE_BYTES) * 4);
+        /* A slice: the L3's share, in a power of two of sets. */
+        g->l3_sets = 1;
+        while ((u64)g->l3_sets * 2 * GPU_LINE_BYTES * cfg->l3_ways <=
+               cfg->l3_size / cfg->chiplets) {
+            g->l3_sets *= 2;
+        }
+        TABLE(g, g->l3, (u64)cfg->chiplets * g->l3_sets * cfg->l3_ways);
+        TABLE(g, g->l3s, cfg->chiplets);
     }
     if (cfg->adsm || cfg->pcie_copies) {
         g->adsm = gpu_adsm_create(cfg, ops->alloc, ops->free, priv);
@@ -3150,6 +3255,10 @@ void gpu_core_destroy(struct gpu_core *g)
     g->adsm = NULL;
     zfree(g, g->cver);
     g->cver = NULL;
+    zfree(g, g->l3);
+    g->l3 = NULL;
+    zfree(g, g->l3s);
+    g->l3s = NULL;
     zfree(g, g->sms);
     zfree(g, g->warps);
     zfree(g, g->wready);
@@ -3366,24 +3475,21 @@ static void fp_event(struct gpu_core *g, const struct event *e)
 
         bytes += w->len;
         for (; a < end; a += GPU_SECTOR_BYTES) {
-            struct line *l = line_find(l2_set(g, k->dst, a), c->l2_ways,
-                                       a >> 7);
-            u64 done = server_use(&g->l2s[k->dst], c->l2_bw, c->l2_lat,
-                                  g->now, GPU_SECTOR_BYTES);
+            struct line *l = line_find(home_set(g, k->dst, a),
+                                       home_ways(g), a >> 7);
+            bool hit = l && (l->valid & sector_bit(a));
+            u64 done = home_use(g, k->dst, g->now);
 
             if (g->cpe) {
                 done += cpe_fp_home(g, k->src, k->dst, a);
             }
             sectors++;
-            g->stats.l2_accesses++;
-            g->stats.l2_remote++;
-            if (l && (l->valid & sector_bit(a))) {
-                g->stats.l2_hits++;
+            home_count(g, false, hit);
+            if (hit) {
                 l->lru = ++g->lru;
                 l->dirty |= sector_bit(a);
             } else {
-                g->stats.l2_misses++;
-                l2_fill(g, k->dst, a, true);
+                home_fill(g, k->dst, a, true);
             }
             t = done > t ? done : t;
         }
@@ -3411,9 +3517,9 @@ static u64 cpe_ns(const struct gpu_core *g, u64 ns)
 }
 
 /*
- * Sector i of chiplet c's remote line l goes home at t: over both link
- * ports, into the home's L2 if it holds the sector, else its DRAM.
- * Returns when it is written.
+ * Sector i of chiplet c's L2 line l goes home at t: a remote line's over
+ * both link ports, then into the home's L3 slice (write-allocate; a
+ * dirty victim goes to DRAM). Returns when it is written.
  */
 static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
                          u64 t)
@@ -3423,19 +3529,16 @@ static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
     u64 addr = (l->tag << 7) | ((u64)i << 5);
     struct line *hl;
 
-    t = server_use(&g->egress[c], cf->link_bw, cf->link_lat, t,
-                   GPU_SECTOR_BYTES + HDR_BYTES);
-    t = server_use(&g->ingress[l->home], cf->link_bw, 0, t,
-                   GPU_SECTOR_BYTES + HDR_BYTES);
-    hl = line_find(l2_set(g, l->home, addr), cf->l2_ways, addr >> 7);
-    if (hl && (hl->valid & sector_bit(addr))) {
-        hl->dirty |= sector_bit(addr);
-        t = server_use(&g->l2s[l->home], cf->l2_bw, cf->l2_lat, t,
-                       GPU_SECTOR_BYTES);
-    } else {
-        t = server_use(&g->drams[l->home], cf->dram_bw, cf->dram_lat, t,
-                       GPU_SECTOR_BYTES);
+    if (l->home != c) {
+        t = server_use(&g->egress[c], cf->link_bw, cf->link_lat, t,
+                       GPU_SECTOR_BYTES + HDR_BYTES);
+        t = server_use(&g->ingress[l->home], cf->link_bw, 0, t,
+                       GPU_SECTOR_BYTES + HDR_BYTES);
     }
+    hl = line_find(home_set(g, l->home, addr), g->cfg.l3_ways, addr >> 7);
+    home_count(g, l->home == c, hl && (hl->valid & sector_bit(addr)));
+    t = home_use(g, l->home, t);
+    l3_fill(g, l->home, addr, true);
     gpu_cpe_home_store(g->cpe, addr, *cpe_cver(g, l, addr));
     l->dirty &= ~(1u << i);
     st->sectors_written_back++;
@@ -3443,7 +3546,7 @@ static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
     return t;
 }
 
-/* A remote line leaves chiplet c's L2: its dirty sectors go home now. */
+/* A line leaves chiplet c's L2: its dirty sectors go home now. */
 static void cpe_evict(struct gpu_core *g, u32 c, struct line *l)
 {
     u32 i;
@@ -3455,7 +3558,7 @@ static void cpe_evict(struct gpu_core *g, u32 c, struct line *l)
     }
 }
 
-/* Chiplet c's L2 takes a copy of remote sector addr (a present one stays). */
+/* Chiplet c's L2 takes a copy of sector addr (a present one stays). */
 static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
                      bool dirty, u32 ver)
 {
@@ -3483,9 +3586,11 @@ static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
 }
 
 /*
- * A remote request looks up its own chiplet's L2 first: a load hit is
- * served there, a store is kept there dirty (HMG: kept clean and written
- * through), an atomic drops the copy and goes to the home.
+ * A request looks up its own chiplet's L2 first (it caches local and
+ * remote data): a load hit is served there; a local store is kept there
+ * dirty (write-back, write-allocate), a remote one (and every HMG store)
+ * updates the copy clean and is written through to its home's L3 slice;
+ * an atomic drops the copy and goes to the home's slice.
  */
 static void cpe_local(struct gpu_core *g, u32 ri)
 {
@@ -3496,6 +3601,7 @@ static void cpe_local(struct gpu_core *g, u32 ri)
                                r->addr >> 7);
     u8 bit = sector_bit(r->addr);
     bool hit = l && (l->valid & bit);
+    bool remote = r->src != r->home;
     u64 t;
 
     r->looked = 1;
@@ -3506,12 +3612,16 @@ static void cpe_local(struct gpu_core *g, u32 ri)
             }
             l->valid &= ~bit;
         }
-        st->remote_accesses++;
+        st->remote_accesses += remote;
         ev_depart(g, ri);
         return;
     }
     g->stats.l2_accesses++;
-    g->stats.l2_local++;
+    if (remote) {
+        g->stats.l2_remote++;
+    } else {
+        g->stats.l2_local++;
+    }
     if (hit) {
         g->stats.l2_hits++;
     } else {
@@ -3521,7 +3631,7 @@ static void cpe_local(struct gpu_core *g, u32 ri)
                    GPU_SECTOR_BYTES);
     if (r->kind == PROG_KIND_LOAD) {
         if (hit) {
-            st->remote_hits++;
+            st->remote_hits += remote;
             l->lru = ++g->lru;
             r->ver = *cpe_cver(g, l, r->addr);
             gpu_cpe_read(g->cpe, r->addr, r->ver);
@@ -3529,18 +3639,19 @@ static void cpe_local(struct gpu_core *g, u32 ri)
             push(g, t, EV_SM_REPLY, ri);
             return;
         }
-        st->remote_misses++;
-        st->remote_accesses++;
+        st->remote_misses += remote;
+        st->remote_accesses += remote;
         push(g, t, EV_DEPART, ri);
         return;
     }
     gpu_cpe_write(g->cpe, r->addr);
-    if (c->cpelide == GPU_CPE_HMG || g->fp) {
+    if (c->cpelide == GPU_CPE_HMG || remote) {
         /*
-         * Written through (HMG; with FinePack every policy, through the
-         * remote write queue): the copy here takes the bytes and stays
-         * clean (allocated: a load's fill still on its way keeps it),
-         * the home gets them when the queue delivers.
+         * Written through (HMG every store; the others a remote one, as
+         * the paper's baseline; with FinePack through the remote write
+         * queue): the copy here takes the bytes and stays clean
+         * (allocated: a load's fill still on its way keeps it), the home
+         * gets them when the request (or the queue) delivers.
          */
         if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE)) {
             cpe_copy(g, r->src, r->addr, r->home, false,
@@ -3550,7 +3661,7 @@ static void cpe_local(struct gpu_core *g, u32 ri)
             }
         }
         st->writes_through += c->cpelide == GPU_CPE_HMG;
-        st->remote_accesses++;
+        st->remote_accesses += remote;
         push(g, t, EV_DEPART, ri);
         return;
     }
@@ -3594,7 +3705,23 @@ static void cpe_dir_invalidate(struct gpu_core *g, u32 home, u64 region,
 }
 
 /*
- * A request at its home L2: the oracle checks what a read gets and
+ * HMG: a write at home c's L3 slice also updates the home L2's own copy
+ * of its memory (the home holds the newest value, §1.3); the home's own
+ * stores updated it already. ideal does the same at no cost, so that it
+ * bounds HMG too.
+ */
+static void cpe_home_copy(struct gpu_core *g, u32 c, u64 addr)
+{
+    struct line *l = line_find(l2_set(g, c, addr), g->cfg.l2_ways,
+                               addr >> 7);
+
+    if (l && (l->valid & sector_bit(addr))) {
+        *cpe_cver(g, l, addr) = gpu_cpe_version(g->cpe);
+    }
+}
+
+/*
+ * A request at its home L3 slice: the oracle checks what a read gets and
  * records what a write puts; HMG's directory. Returns extra cycles.
  */
 static u32 cpe_home(struct gpu_core *g, u32 ri)
@@ -3611,6 +3738,9 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
     if (r->kind != PROG_KIND_LOAD) {
         gpu_cpe_write(g->cpe, r->addr);
         gpu_cpe_home_store(g->cpe, r->addr, gpu_cpe_version(g->cpe));
+        if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+            cpe_home_copy(g, r->home, r->addr);     /* as HMG's, free */
+        }
     }
     if (!hmg) {
         return 0;
@@ -3619,6 +3749,7 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
         cpe_dir_invalidate(g, r->home, region,
                            gpu_cpe_dir_write(g->cpe, r->home, region,
                                              r->src));
+        cpe_home_copy(g, r->home, r->addr);
         extra = GPU_CPE_DIR_LAT;
     }
     if (r->src != r->home && r->kind != PROG_KIND_ATOMIC &&
@@ -3646,11 +3777,15 @@ static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr)
     u32 ev_sharers;
 
     gpu_cpe_home_store(g->cpe, addr, gpu_cpe_version(g->cpe));
+    if (g->cfg.cpelide == GPU_CPE_IDEAL) {
+        cpe_home_copy(g, home, addr);
+    }
     if (g->cfg.cpelide != GPU_CPE_HMG) {
         return 0;
     }
     cpe_dir_invalidate(g, home, region,
                        gpu_cpe_dir_write(g->cpe, home, region, src));
+    cpe_home_copy(g, home, addr);
     gpu_cpe_dir_add(g->cpe, home, region, src, &ev_region, &ev_sharers);
     if (ev_sharers) {
         cpe_dir_invalidate(g, home, ev_region, ev_sharers);
@@ -3658,17 +3793,25 @@ static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr)
     return GPU_CPE_DIR_LAT;
 }
 
-/* A remote load's data is back: the requester's L2 keeps a copy. */
+/* A load's data is back: the requester's L2 keeps a copy. */
 static void cpe_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
 
     /*
-     * HMG: a write invalidated it on its way (a transient state's job);
-     * with FinePack, the requester's own store overtook it.
+     * A write reached the home after the data left it (HMG: it
+     * invalidated the copy on its way, a transient state's job; the
+     * requester's own written-through store overtook it): not kept.
      */
-    if ((g->cfg.cpelide == GPU_CPE_HMG || g->fp) &&
-        gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
+    if (gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
+        return;
+    }
+    /*
+     * HMG: the directory invalidated the region while the data was on
+     * its way (the sharer bit is gone): a later write will not find it.
+     */
+    if (g->cfg.cpelide == GPU_CPE_HMG && r->src != r->home &&
+        !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> (7 + 2), r->src)) {
         return;
     }
     cpe_copy(g, r->src, r->addr, r->home, false, r->ver);
@@ -3680,7 +3823,7 @@ static struct line *cpe_l2_lines(struct gpu_core *g, u32 c, u64 *n)
     return &g->l2[(u64)c * *n];
 }
 
-/* FLUSH of chiplet c's L2 from t: dirty remote sectors go home, stay clean. */
+/* FLUSH of chiplet c's L2 from t: dirty sectors go home, stay clean. */
 static u64 cpe_flush(struct gpu_core *g, u32 c, u64 t)
 {
     u64 n, i, end = t;
@@ -3688,7 +3831,7 @@ static u64 cpe_flush(struct gpu_core *g, u32 c, u64 t)
     u32 k;
 
     for (i = 0; i < n; i++) {
-        if (!l[i].valid || !l[i].dirty || l[i].home == c) {
+        if (!l[i].valid || !l[i].dirty) {
             continue;
         }
         for (k = 0; k < 4; k++) {
@@ -3703,7 +3846,7 @@ static u64 cpe_flush(struct gpu_core *g, u32 c, u64 t)
            2 * cpe_cp(g, GPU_CPE_XBAR_UNICAST);
 }
 
-/* INV of chiplet c's L2 from t: clean remote sectors go, dirty stay (A3). */
+/* INV of chiplet c's L2 from t: clean sectors go, dirty stay (A3). */
 static u64 cpe_invalidate(struct gpu_core *g, u32 c, u64 t)
 {
     struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
@@ -3711,7 +3854,7 @@ static u64 cpe_invalidate(struct gpu_core *g, u32 c, u64 t)
     struct line *l = cpe_l2_lines(g, c, &n);
 
     for (i = 0; i < n; i++) {
-        if (l[i].valid && l[i].home != c) {
+        if (l[i].valid) {
             st->sectors_invalidated +=
                 __builtin_popcount(l[i].valid & ~l[i].dirty);
             l[i].valid = l[i].dirty;
@@ -3755,7 +3898,7 @@ static u64 cpe_sync(struct gpu_core *g, const struct gpu_cpe_sync *s, u64 t)
 }
 
 /*
- * ideal: an oracle writes every dirty remote sector into its home's L2
+ * ideal: an oracle writes every dirty sector into its home's L3 slice
  * and drops every copy older than the newest write, at no cost in time
  * or traffic (as one monolithic L2 would hold the data).
  */
@@ -3768,7 +3911,7 @@ static void cpe_ideal(struct gpu_core *g)
         struct line *l = cpe_l2_lines(g, c, &n);
 
         for (i = 0; i < n; i++) {
-            if (!l[i].valid || l[i].home == c) {
+            if (!l[i].valid) {
                 continue;
             }
             for (k = 0; k < 4; k++) {
@@ -3778,7 +3921,7 @@ static void cpe_ideal(struct gpu_core *g)
                 if (l[i].dirty & (1u << k)) {
                     gpu_cpe_home_store(g->cpe, a, ver);
                     l[i].dirty &= ~(1u << k);
-                    l2_fill(g, l[i].home, a, true);
+                    l3_fill(g, l[i].home, a, true);
                 } else if ((l[i].valid & (1u << k)) &&
                            ver < gpu_cpe_golden(g->cpe, a)) {
                     l[i].valid &= ~(1u << k);

@@ -19,7 +19,10 @@
  *   wrote an overlapping range may hold a copy older than that write (a
  *   race under HRF at byte level, but at line granularity an ordinary
  *   partition edge): its Valid row becomes Stale after the kernel, so its
- *   next use invalidates it.
+ *   next use invalidates it. A Dirty row whose chiplet read (loads) in
+ *   the kernel where another wrote stays Dirty but is marked (dstale):
+ *   its next use invalidates too (the clean lines go, the
+ *   dirty stay, notes A3/A6), and a flush makes it Stale, not Valid.
  * - No row limit: a row per object (the paper's 64 rows bound the
  *   arguments a kernel and its reuse window; table_peak_rows reports
  *   what a run needed).
@@ -36,6 +39,7 @@ enum { NP = 0, V = 1, D = 2, S = 3 };
 
 struct cpe_row {
     u8 state[GPU_MAX_CHIPLETS];
+    u8 dstale[GPU_MAX_CHIPLETS];    /* D whose clean lines may be stale */
     u64 lo[GPU_MAX_CHIPLETS], hi[GPU_MAX_CHIPLETS];
 };
 
@@ -49,6 +53,7 @@ struct cpe_rec {
 /* One kernel's accesses of an object by a chiplet: any, and written. */
 struct cpe_sum {
     u64 alo, ahi, wlo, whi;
+    u64 rlo, rhi;       /* read only (loads) */
 };
 
 struct cpe_ver {
@@ -277,6 +282,7 @@ static void cpe_after_inv(struct gpu_cpe *p, u32 c)
     u32 i;
 
     for (i = 0; i < p->nrows; i++) {
+        p->rows[i].dstale[c] = 0;   /* its clean lines are gone */
         if (p->rows[i].state[c] != D) {
             cpe_set(&p->rows[i], c, NP);
         }
@@ -289,7 +295,8 @@ static void cpe_after_flush(struct gpu_cpe *p, u32 c)
 
     for (i = 0; i < p->nrows; i++) {
         if (p->rows[i].state[c] == D) {
-            p->rows[i].state[c] = V;
+            p->rows[i].state[c] = p->rows[i].dstale[c] ? S : V;
+            p->rows[i].dstale[c] = 0;
         }
     }
 }
@@ -359,8 +366,8 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
         return false;
     }
     for (i = 0; i < p->nrows * p->n; i++) {
-        p->sum[i].alo = p->sum[i].wlo = NO_LO;
-        p->sum[i].ahi = p->sum[i].whi = NO_HI;
+        p->sum[i].alo = p->sum[i].wlo = p->sum[i].rlo = NO_LO;
+        p->sum[i].ahi = p->sum[i].whi = p->sum[i].rhi = NO_HI;
     }
     for (i = 0; i < p->nrecs; i++) {
         const struct cpe_rec *r = &p->recs[i];
@@ -379,6 +386,13 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
             }
             if (r->hi > s->whi) {
                 s->whi = r->hi;
+            }
+        } else {
+            if (r->lo < s->rlo) {
+                s->rlo = r->lo;
+            }
+            if (r->hi > s->rhi) {
+                s->rhi = r->hi;
             }
         }
     }
@@ -415,6 +429,7 @@ static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
                             s->flush_first |= 1u << d;
                         }
                         e->state[d] = S;
+                        e->dstale[d] = 0;
                     }
                 }
             }
@@ -428,7 +443,7 @@ static void cpe_decide(struct gpu_cpe *p, struct gpu_cpe_sync *s)
             for (b = 0; b < p->nrows && m->alo <= m->ahi; b++) {
                 const struct cpe_row *e = &p->rows[b];
 
-                if (e->state[c] == S &&
+                if ((e->state[c] == S || (e->state[c] == D && e->dstale[c])) &&
                     (b == a ||
                      cpe_overlap(e->lo[c], e->hi[c], m->alo, m->ahi))) {
                     s->inv |= 1u << c;
@@ -475,9 +490,17 @@ static void cpe_record_kernel(struct gpu_cpe *p)
                 struct cpe_row *e = &p->rows[b];
 
                 for (c = 0; c < n; c++) {
-                    if (c != d && e->state[c] == V &&
-                        cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
+                    if (c == d ||
+                        !cpe_overlap(e->lo[c], e->hi[c], w->wlo, w->whi)) {
+                        continue;
+                    }
+                    if (e->state[c] == V) {
                         e->state[c] = S;
+                    } else if (e->state[c] == D &&
+                               cpe_overlap(p->sum[(u64)b * n + c].rlo,
+                                           p->sum[(u64)b * n + c].rhi,
+                                           w->wlo, w->whi)) {
+                        e->dstale[c] = 1;   /* read here: invalidate later */
                     }
                 }
             }
@@ -689,6 +712,19 @@ void gpu_cpe_dir_add(struct gpu_cpe *p, u32 home, u64 region, u32 c,
     v->tag = region + 1;
     v->sharers = 1u << c;
     v->lru = p->clock;
+}
+
+bool gpu_cpe_dir_has(struct gpu_cpe *p, u32 home, u64 region, u32 c)
+{
+    struct cpe_dir *set = cpe_dir_set(p, home, region);
+    u32 w;
+
+    for (w = 0; w < GPU_CPE_DIR_WAYS; w++) {
+        if (set[w].tag == region + 1) {
+            return set[w].sharers >> c & 1;
+        }
+    }
+    return false;
 }
 
 u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c)

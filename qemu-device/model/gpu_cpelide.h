@@ -63,10 +63,10 @@ struct gpu_cpelide_stats {
     u64 remote_hits;            /* remote sectors served by the local L2 */
     u64 remote_misses;          /* ... that went on to the home */
     u64 remote_accesses;        /* requests that crossed to a home */
-    u64 sectors_invalidated;    /* clean remote sectors dropped */
-    u64 sectors_written_back;   /* dirty remote sectors sent home */
+    u64 sectors_invalidated;    /* clean L2 sectors dropped */
+    u64 sectors_written_back;   /* dirty L2 sectors sent home (L3) */
     u64 bytes_written_back;
-    u64 writes_through;         /* HMG: remote store sectors to the home */
+    u64 writes_through;         /* HMG: store sectors to the home */
     u64 dir_invalidations;      /* HMG: sharer sectors dropped */
     u64 dir_evictions;          /* HMG: entries evicted */
     u64 sync_cycles;            /* launches waiting for L2 operations */
@@ -75,6 +75,11 @@ struct gpu_cpelide_stats {
     u64 oracle_violations;      /* read + order */
     u64 oracle_read_violations; /* a read saw an older version */
     u64 oracle_order_violations; /* a home's version went back */
+    /* The L3 slices (every policy on): sector accesses at the homes. */
+    u64 l3_accesses;
+    u64 l3_hits;
+    u64 l3_misses;
+    u64 l3_writebacks;          /* dirty L3 sectors written to DRAM */
 };
 
 /* A launch's decision: chiplet masks. */
@@ -135,6 +140,8 @@ void gpu_cpe_dir_add(struct gpu_cpe *p, u32 home, u64 region, u32 c,
                      u64 *ev_region, u32 *ev_sharers);
 /* A write by c reaches home: the other sharers, cleared (to invalidate). */
 u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c);
+/* Chiplet c is still a sharer of the region at its home's directory. */
+bool gpu_cpe_dir_has(struct gpu_cpe *p, u32 home, u64 region, u32 c);
 
 struct gpu_cpelide_stats *gpu_cpe_stats(struct gpu_cpe *p);
 

@@ -600,11 +600,12 @@ static void check_counters(const struct run *r, uint64_t insts)
 			CHECK(s->finepack.delivered_bytes ==
 			      s->finepack.store_bytes);
 	}
-	if (r->cfg.cpelide)
+	if (r->cfg.cpelide) {
 		CHECK(!s->cpelide.oracle_violations);
-	/* Both: remote stores leave through FinePack's queues, never dirty. */
-	if (r->cfg.cpelide && r->cfg.finepack)
-		CHECK(!s->cpelide.sectors_written_back);
+		/* The L3 slices are the homes: every L2 miss reaches one. */
+		CHECK(s->cpelide.l3_hits + s->cpelide.l3_misses ==
+		      s->cpelide.l3_accesses);
+	}
 }
 
 /*
@@ -621,6 +622,10 @@ static void pick_mechanism(struct run *r)
 		break;
 	case 1:
 		set(&r->cfg, "cpelide=%u", 1 + m % (GPU_CPE_NR - 1));
+		/* The L3: from one line a slice to Table I's and more. */
+		set(&r->cfg, "l3_size=%u", GPU_LINE_BYTES << ((m >> 44) & 15));
+		set(&r->cfg, "l3_ways=%u", 1u << ((m >> 48) & 3));
+		set(&r->cfg, "l3_lat=%u", 1 + ((m >> 50) & 15) * 8);
 		if ((m >> 40) & 1)
 			set(&r->cfg, "finepack=%u",
 			    1 + (m >> 24) % (GPU_FP_NR - 1));

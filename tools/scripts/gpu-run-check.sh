@@ -144,14 +144,15 @@ eq("cpelide" in d, "--cpelide" in args, "the cpelide group")
 if "cpelide" in d:
 	eq(d["cpelide"]["oracle_violations"], 0, "cpelide oracle_violations")
 	eq(d["cpelide"]["kernels"], g["kernels"], "cpelide kernels")
+	c = d["cpelide"]
+	eq(c["l3_hits"] + c["l3_misses"], c["l3_accesses"], "L3 slices' hits + misses")
+	eq(c["sectors_written_back"] * 32, c["bytes_written_back"], "cpelide bytes written back")
 if "finepack" in d:
 	f = d["finepack"]
 	eq(f["kernels"], g["kernels"], "finepack kernels")
 	if f["mode"] == "p2p":
 		eq(f["delivered_bytes"], f["store_bytes"], "p2p delivered vs stored")
 	assert f["delivered_bytes"] <= f["store_bytes"], f"run {args}: {f}"
-if "finepack" in d and "cpelide" in d:
-	eq(d["cpelide"]["sectors_written_back"], 0, "dirty remote data with finepack")
 uvm_args = "--cxl uvm" in args or "--cxl gds" in args
 eq("cxl" in d, "--cxl" in args and not uvm_args, "the root complex's counters with --cxl")
 if "cxl" in d:

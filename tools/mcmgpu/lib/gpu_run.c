@@ -243,6 +243,8 @@ static const struct stat_row cpe_rows[] = {
 	STAT_NEWLINE,
 	CPE(oracle_violations), CPE(oracle_read_violations),
 	CPE(oracle_order_violations),
+	STAT_NEWLINE,
+	CPE(l3_accesses), CPE(l3_hits), CPE(l3_misses), CPE(l3_writebacks),
 };
 
 static const struct stat_table cpe_table = STAT_TABLE(cpe_rows,
