@@ -250,7 +250,7 @@ struct memop {
     u32 nxlate, nmshr;  /* page groups translating; accesses waiting */
     u32 next;
     u8 kind, loads, used, pad;
-    u32 p2p_sent;       /* finepack p2p: lines whose TLPs have left */
+    u64 p2p_sent;       /* finepack p2p: lines whose TLPs have left */
     const struct dinst *d;      /* FinePack: its store sectors' masks */
 };
 
@@ -3367,10 +3367,20 @@ static void fp_p2p_line(struct gpu_core *g, u32 oi, const struct req *r)
     for (i = 1; i <= si; i++) {
         li += ((sect[i] ^ sect[i - 1]) & line_mask) != 0;
     }
-    if (li >= 32 || (g->memops[oi].p2p_sent & (1u << li))) {
+    if (li >= 64) {
+        /* Lanes straddling lines: past 64 lines, a TLP a sector run. */
+        u32 one[GPU_LINE_BYTES / GPU_SECTOR_BYTES] = { 0 };
+
+        one[(sect[si] & (GPU_LINE_BYTES - 1)) / GPU_SECTOR_BYTES] =
+            masks[si];
+        gpu_fp_p2p_line(g->fp, r->src, r->home,
+                        r->addr & ~(u64)(GPU_LINE_BYTES - 1), one);
         return;
     }
-    g->memops[oi].p2p_sent |= 1u << li;
+    if (g->memops[oi].p2p_sent & (1ULL << li)) {
+        return;
+    }
+    g->memops[oi].p2p_sent |= 1ULL << li;
     for (i = 0; i < d->nsect; i++) {
         if (!((sect[i] ^ sect[si]) & line_mask)) {
             line[(sect[i] & (GPU_LINE_BYTES - 1)) / GPU_SECTOR_BYTES] =
