@@ -27,6 +27,7 @@ enum gpu_config_field_index {
     CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
     CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
     CF_cxl_gc, CF_cxl_first_object,
+    CF_xl_share, CF_xl_prefetch,
     CF_NR
 };
 
@@ -102,6 +103,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(cxl_ctrl_ns, "ns", 1, 100000),
     F(cxl_gc, "off=0 on=1", 0, 1),
     F(cxl_first_object, "", 0, 1u << 30),
+    F(xl_share, "off=0 least=1 valkyrie=2", 0, GPU_XLS_NR - 1),
+    F(xl_prefetch, "pages", 0, 8),
 };
 #undef F
 
@@ -167,6 +170,13 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->cxl_ports)) {
         BAD("cxl_ports", "1, 2, 4 or 8");
+    }
+    if (c->xl_share && c->fbarre) {
+        BAD("xl_share", "Least and Valkyrie are baselines of Barre off");
+    }
+    /* Least's ideal filter holds 1024 entries, a whole L2 TLB (§VII-A). */
+    if (c->xl_share == GPU_XLS_LEAST && c->l2_tlb_entries > 1024) {
+        BAD("xl_share", "least tracks an L2 TLB of at most 1024 entries");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -418,6 +428,17 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
     .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
     .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
 
+/* Barre Chord's baselines (§VII-A) are run options in every preset. */
+#define XL_SHARE_SOURCES \
+    [CF_xl_share] = "run option (mcmgpu run --barre least|valkyrie): off;" \
+                    " Barre Chord's baselines Least [27] and Valkyrie [8]" \
+                    " (§VII-A)", \
+    [CF_xl_prefetch] = "ours: 1, the next page (§VII-A says only \"L2 TLB" \
+                       " prefetch\"); used with xl_share=valkyrie"
+
+#define XL_SHARE_VALUES \
+    .xl_share = GPU_XLS_OFF, .xl_prefetch = 1
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -487,6 +508,7 @@ static const char *const barre_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
 };
 
 /*
@@ -551,6 +573,7 @@ static const char *const finepack_sources[CF_NR] = {
     ADSM_SOURCES("1530", "5229", "765", "3060"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
 };
 
 /*
@@ -609,6 +632,7 @@ static const char *const cpelide_sources[CF_NR] = {
     ADSM_SOURCES("1801", "4442", "901", "3602"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
 };
 
 /*
@@ -674,6 +698,7 @@ static const char *const cxl_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
 };
 
 /*
@@ -736,6 +761,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -770,6 +796,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            XL_SHARE_VALUES,
         },
     },
     {
@@ -800,6 +827,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
+            XL_SHARE_VALUES,
         },
     },
     {
@@ -830,6 +858,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
+            XL_SHARE_VALUES,
         },
     },
     {
@@ -862,6 +891,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            XL_SHARE_VALUES,
         },
     },
     {
@@ -894,6 +924,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(6173, 648, 2592),
             .pcie_copies = 1,
             CXL_VALUES,
+            XL_SHARE_VALUES,
         },
     },
 };
