@@ -244,6 +244,12 @@ struct tlb_mshr {
     u8 pad[7];
 };
 
+/* Valkyrie: a page in the L1 TLBs of a chiplet, and in how many. */
+struct xls_slot {
+    u64 vpn, pfn;
+    u64 count;          /* 0: a free slot */
+};
+
 struct chiplet {
     u32 cursor, end, step;      /* blocks still to dispatch */
     u32 last_sm;
@@ -327,6 +333,8 @@ struct gpu_core {
     struct chiplet *chip;
     struct server *egress, *ingress, *l2s, *drams;
     struct gpu_fbarre *fb;      /* F-Barre, NULL when off */
+    struct xls_slot *l1dir;     /* Valkyrie: L1 TLBs' pages a chiplet */
+    u64 l1dir_slots;            /* a chiplet's, a power of two */
 
     /* Grown as needed */
     struct heap fills, far;
@@ -881,8 +889,8 @@ static struct tlb_entry *tlb_find(struct tlb_entry *set, u32 ways, u64 vpn)
     return NULL;
 }
 
-static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
-                     u64 vpn, u64 pfn)
+/* Where vpn goes in a set: its entry, else a free one, else the LRU. */
+static struct tlb_entry *tlb_victim(struct tlb_entry *set, u32 ways, u64 vpn)
 {
     struct tlb_entry *v = tlb_find(set, ways, vpn);
     u32 i;
@@ -899,6 +907,14 @@ static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
             }
         }
     }
+    return v;
+}
+
+static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
+                     u64 vpn, u64 pfn)
+{
+    struct tlb_entry *v = tlb_victim(set, ways, vpn);
+
     v->valid = 1;
     v->vpn = vpn;
     v->pfn = pfn;
@@ -915,6 +931,74 @@ static struct tlb_entry *l2t_set(struct gpu_core *g, u32 c, u64 vpn)
 {
     return &g->l2t[((u64)c * g->l2t_sets + (vpn & (g->l2t_sets - 1))) *
                    g->cfg.l2_tlb_ways];
+}
+
+/*
+ * Valkyrie's probe of a chiplet's other L1 TLBs, kept as a count a page
+ * in an open-addressed table (linear probing, backward-shift deletion):
+ * the same answer as looking in each, without looking in each.
+ */
+static struct xls_slot *l1dir_find(struct gpu_core *g, u32 c, u64 vpn)
+{
+    struct xls_slot *t = &g->l1dir[(u64)c * g->l1dir_slots];
+    u64 mask = g->l1dir_slots - 1, i = (vpn * 0x9e3779b97f4a7c15ULL) >> 40;
+
+    for (i &= mask; t[i].count; i = (i + 1) & mask) {
+        if (t[i].vpn == vpn) {
+            return &t[i];
+        }
+    }
+    return &t[i];
+}
+
+static void l1dir_add(struct gpu_core *g, u32 c, u64 vpn, u64 pfn)
+{
+    struct xls_slot *e = l1dir_find(g, c, vpn);
+
+    e->vpn = vpn;
+    e->pfn = pfn;
+    e->count++;
+}
+
+static void l1dir_remove(struct gpu_core *g, u32 c, u64 vpn)
+{
+    struct xls_slot *t = &g->l1dir[(u64)c * g->l1dir_slots];
+    u64 mask = g->l1dir_slots - 1;
+    u64 i = l1dir_find(g, c, vpn) - t, j, home;
+
+    if (--t[i].count) {
+        return;
+    }
+    /* Close the gap: later slots of the run move back if they may. */
+    for (j = (i + 1) & mask; t[j].count; j = (j + 1) & mask) {
+        home = ((t[j].vpn * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            t[i] = t[j];
+            t[j].count = 0;
+            i = j;
+        }
+    }
+}
+
+/* SM s's L1 TLB gets vpn; Valkyrie's table follows it. */
+static void l1t_fill(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
+{
+    struct tlb_entry *set = l1t_set(g, s, vpn);
+    struct tlb_entry *v;
+    u32 c = g->sms[s].chiplet;
+
+    if (!g->l1dir) {
+        tlb_fill(g, set, g->cfg.l1_tlb_ways, vpn, pfn);
+        return;
+    }
+    v = tlb_victim(set, g->cfg.l1_tlb_ways, vpn);
+    if (!v->valid || v->vpn != vpn) {
+        if (v->valid) {
+            l1dir_remove(g, c, v->vpn);
+        }
+        l1dir_add(g, c, vpn, pfn);
+    }
+    tlb_fill(g, set, g->cfg.l1_tlb_ways, vpn, pfn);
 }
 
 /* ---- Placement --------------------------------------------------------- */
@@ -2008,33 +2092,26 @@ static void ev_xls(struct gpu_core *g, u32 mi)
 
 /*
  * Valkyrie: SM s's L1 TLB miss xi probes the L1 TLBs of its chiplet's
- * other SMs (the first after s holding the page; their LRU untouched),
- * one more L1 TLB lookup; a hit fills s's L1 TLB, else on to the L2 TLB.
+ * other SMs (their LRU untouched; s's own missed, so a page in the
+ * chiplet's table is in a peer's), one more L1 TLB lookup; a hit fills
+ * s's L1 TLB, else on to the L2 TLB.
  */
 static void xls_valkyrie_l1(struct gpu_core *g, u32 s, u32 xi)
 {
-    const struct gpu_config *cf = &g->cfg;
     struct xl *x = &g->xls[xi];
-    u32 n = cf->sms, base = s - s % n, i;
-    u64 at = g->now + 2 * (u64)cf->l1_tlb_lat;
+    struct xls_slot *e = l1dir_find(g, g->sms[s].chiplet, x->vpn);
+    u64 at = g->now + 2 * (u64)g->cfg.l1_tlb_lat;
 
     g->stats.share.l1_probes++;
-    for (i = 1; i < n; i++) {
-        u32 q = base + (s - base + i) % n;
-        struct tlb_entry *e = tlb_find(l1t_set(g, q, x->vpn),
-                                       cf->l1_tlb_ways, x->vpn);
-
-        if (e) {
-            g->stats.share.l1_peer_hits++;
-            xls_check(g, x->vpn, e->pfn);
-            x->pfn = e->pfn;
-            tlb_fill(g, l1t_set(g, s, x->vpn), cf->l1_tlb_ways, x->vpn,
-                     e->pfn);
-            push(g, at, EV_XL_DATA, xi);
-            return;
-        }
+    if (!e->count) {
+        push(g, at, EV_XL_L2, xi);
+        return;
     }
-    push(g, at, EV_XL_L2, xi);
+    g->stats.share.l1_peer_hits++;
+    xls_check(g, x->vpn, e->pfn);
+    x->pfn = e->pfn;
+    l1t_fill(g, s, x->vpn, x->pfn);
+    push(g, at, EV_XL_DATA, xi);
 }
 
 /* A page of some object: mapped, so a prefetch of it cannot fault. */
@@ -2127,8 +2204,7 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
         }
         e->lru = ++g->lru;
         x->pfn = e->pfn;
-        tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
-                 e->pfn);
+        l1t_fill(g, x->sm, x->vpn, e->pfn);
         push(g, g->now + c->l2_tlb_lat, EV_XL_DATA, xi);
         return;
     }
@@ -2248,8 +2324,7 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
             }
         } else {
             x->pfn = m->pfn;
-            tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
-                     m->pfn);
+            l1t_fill(g, x->sm, x->vpn, m->pfn);
             xl_data(g, xi);
         }
         xi = nx;
@@ -3244,6 +3319,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         TABLE(g, g->l2t, (u64)cfg->chiplets * cfg->l2_tlb_entries);
         TABLE(g, g->l2m, (u64)cfg->chiplets * cfg->l2_tlb_mshrs);
     }
+    if (cfg->translate && cfg->xl_share == GPU_XLS_VALKYRIE) {
+        /* At most half full: every L1 TLB entry of a chiplet distinct. */
+        g->l1dir_slots = 1;
+        while (g->l1dir_slots < 2 * (u64)cfg->sms * cfg->l1_tlb_entries) {
+            g->l1dir_slots <<= 1;
+        }
+        TABLE(g, g->l1dir, cfg->chiplets * g->l1dir_slots);
+    }
     if (cfg->translate && cfg->fbarre) {
         TABLE(g, g->fb, 1);
         TABLE(g, g->fb->l2, gpu_fbarre_entries(cfg));
@@ -3352,6 +3435,8 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->l2);
     zfree(g, g->l1t);
     zfree(g, g->l2t);
+    zfree(g, g->l1dir);
+    g->l1dir = NULL;
     zfree(g, g->l1m);
     zfree(g, g->l2m);
     zfree(g, g->chip);
