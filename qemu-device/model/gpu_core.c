@@ -49,10 +49,11 @@
  * - Valkyrie (cfg.xl_share): an L1 TLB miss probes the L1 TLBs of the
  *   chiplet's other SMs, one more l1_tlb_lat (no crossbar hop is
  *   modelled inside a chiplet, as for the L1 to the L2 TLB); a hit fills
- *   the SM's L1 TLB. A demand fill of the L2 TLB prefetches the next
+ *   the SM's L1 TLB. A demand fill of the L2 TLB, and the first hit on
+ *   a prefetched entry (tagged prefetch), prefetches the next
  *   xl_prefetch mapped pages absent from it into free MSHRs (none while
- *   a miss waits for one); prefetches do not prefetch; a miss on a page
- *   being prefetched merges into it and makes it a demand.
+ *   a miss waits for one); a prefetch's fill prefetches nothing; a miss
+ *   on a page being prefetched merges into it and makes it a demand.
  * - A barrier releases its warps lat_other cycles after the last arrives;
  *   a warp whose last instruction is a barrier just finishes.
  * - Stall cycles take the reason of the oldest unfinished warp when the
@@ -2108,8 +2109,8 @@ static void xls_valkyrie_l1(struct gpu_core *g, u32 s, u32 xi)
         return;
     }
     g->stats.share.l1_peer_hits++;
-    xls_check(g, x->vpn, e->pfn);
     x->pfn = e->pfn;
+    xls_check(g, x->vpn, x->pfn);
     l1t_fill(g, s, x->vpn, x->pfn);
     push(g, at, EV_XL_DATA, xi);
 }
@@ -2131,7 +2132,10 @@ static bool xls_mapped(const struct gpu_core *g, u64 vpn)
 }
 
 /*
- * Valkyrie: a demand fill of vpn on chiplet c prefetches the next
+ * Valkyrie: a demand fill of vpn on chiplet c, or the first hit on an
+ * entry a prefetch filled (tagged prefetch, as Smith's sequential
+ * prefetch of caches: a stream stays ahead, a prefetch alone starts
+ * none), prefetches the next
  * xl_prefetch pages that are mapped and neither in the L2 TLB nor
  * missing, each into a free MSHR while no miss waits for one; the request
  * leaves after the L2 TLB lookup that found the page absent.
@@ -2199,8 +2203,10 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
             g->stats.l2_tlb_mshr_merges++;
         }
         if (e->valid & TLB_PREFETCHED) {
-            e->valid &= ~(u64)TLB_PREFETCHED;   /* Valkyrie: first use */
+            /* Valkyrie: a prefetch's first use prefetches on (tagged). */
+            e->valid &= ~(u64)TLB_PREFETCHED;
             g->stats.share.prefetch_hits++;
+            xls_prefetch(g, ch, x->vpn);
         }
         e->lru = ++g->lru;
         x->pfn = e->pfn;
