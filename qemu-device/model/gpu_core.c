@@ -54,6 +54,9 @@
  *   xl_prefetch mapped pages absent from it into free MSHRs (none while
  *   a miss waits for one); a prefetch's fill prefetches nothing; a miss
  *   on a page being prefetched merges into it and makes it a demand.
+ *   The program ends when its last kernel does (cycles), but the core
+ *   is done only when every prefetch's ATS reply has arrived, so every
+ *   request is answered (ats_replies = ats_requests).
  * - A barrier releases its warps lat_other cycles after the last arrives;
  *   a warp whose last instruction is a barrier just finishes.
  * - Stall cycles take the reason of the oldest unfinished warp when the
@@ -335,6 +338,7 @@ struct gpu_core {
     struct server *egress, *ingress, *l2s, *drams;
     struct gpu_fbarre *fb;      /* F-Barre, NULL when off */
     struct xls_slot *l1dir;     /* Valkyrie: L1 TLBs' pages a chiplet */
+    u64 prefetching;            /* Valkyrie: prefetches not yet filled */
     u64 l1dir_slots;            /* a chiplet's, a power of two */
 
     /* Grown as needed */
@@ -2175,6 +2179,7 @@ static void xls_prefetch(struct gpu_core *g, u32 c, u64 vpn)
         m[free_i].tag = ++g->next_tag;
         m[free_i].head = m[free_i].tail = NONE;
         g->stats.share.prefetches++;
+        g->prefetching++;
         push(g, g->now + cf->l2_tlb_lat, EV_ATS_SEND,
              c * cf->l2_tlb_mshrs + free_i);
     }
@@ -2224,6 +2229,7 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
             if (m[i].prefetch) {
                 /* Valkyrie: a prefetch in flight becomes this demand. */
                 g->stats.share.prefetch_late++;
+                g->prefetching--;
                 m[i].prefetch = 0;
                 m[i].head = xi;
             } else {
@@ -2300,6 +2306,9 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
     if (!m->in_package) {
         g->stats.ats_replies++;
         g->stats.ats_round_trip += m->arrive - m->issue;
+    }
+    if (m->prefetch) {
+        g->prefetching--;
     }
     if (!m->fault) {
         tlb_fill(g, l2t_set(g, ch, m->vpn), c->l2_tlb_ways, m->vpn, m->pfn);
@@ -4343,14 +4352,15 @@ int gpu_core_run(struct gpu_core *g, u64 until)
         return g->err;
     }
     while (!g->done) {
+        /* Valkyrie: every prefetch answered before the end (its ATS). */
+        if (g->prog_end && !g->prefetching) {
+            finish(g);
+            break;
+        }
         if (!g->kactive && !g->prog_end) {
             g->now = g->kend;
             if (read_next(g)) {
                 return g->err;
-            }
-            if (g->prog_end) {
-                finish(g);
-                break;
             }
             continue;   /* a kernel with nothing in it ends at once */
         }
@@ -4363,8 +4373,8 @@ int gpu_core_run(struct gpu_core *g, u64 until)
         if (e.type == EV_SM && g->sms[e.arg].sched_at != e.cycle) {
             continue;   /* superseded */
         }
-        if (e.cycle > g->last_cycle) {
-            g->last_cycle = e.cycle;
+        if (e.cycle > g->last_cycle && !g->prog_end) {
+            g->last_cycle = e.cycle;    /* not Valkyrie's last fills */
         }
         dispatch_event(g, &e);
         if (g->err) {
