@@ -425,4 +425,25 @@ TEST(off_ignores_xl_prefetch)
 	unlink(path);
 }
 
+/* The configuration refuses what the modes cannot model. */
+TEST(config_refuses)
+{
+	struct gpu_run_opts o;
+	const char *field, *why;
+
+	opts(&o, "least");
+	EXPECT_EQ(0, gpu_config_check(&o.cfg, 16, &field, &why));
+	o.cfg.l2_tlb_entries = 2048;    /* more than the ideal filter holds */
+	EXPECT_EQ(-EINVAL, gpu_config_check(&o.cfg, 16, &field, &why));
+	EXPECT_STREQ("xl_share", field);
+	opts(&o, "valkyrie");
+	o.cfg.l2_tlb_entries = 2048;
+	EXPECT_EQ(0, gpu_config_check(&o.cfg, 16, &field, &why));
+	o.cfg.fbarre = 1;               /* a baseline of Barre off */
+	EXPECT_EQ(-EINVAL, gpu_config_check(&o.cfg, 16, &field, &why));
+	EXPECT_STREQ("xl_share", field);
+	EXPECT_EQ(-EINVAL, gpu_config_set(&o.cfg, "xl_share=lest", &why));
+	EXPECT_EQ(-EINVAL, gpu_config_set(&o.cfg, "xl_prefetch=9", &why));
+}
+
 TEST_HARNESS_MAIN
