@@ -85,7 +85,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(fbarre_merge, "pages", 1, 4),
     F(fbarre_filter_rows, "", 256, 1024),
     F(fbarre_sched_moves, "", 0, 255),
-    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4", 0, GPU_FP_NR - 1),
+    F(finepack, "off=0 p2p=1 wc=2 finepack=3 dma=4 gps=5 alt=6", 0,
+      GPU_FP_NR - 1),
     F(cpelide, "off=0 baseline=1 cpelide=2 hmg=3 ideal=4", 0,
       GPU_CPE_NR - 1),
     F(adsm, "off=0 batch=1 lazy=2 rolling=3", 0, GPU_ADSM_NR - 1),
@@ -498,9 +499,11 @@ static const char *const barre_sources[CF_NR] = {
     [CF_dram_lat] = "Table II: DRAM 100 ns latency = 100 cycles at our 1 GHz",
     [CF_dram_bw] = "Table II: DRAM 1 TBps (a chiplet, notes §1.1)",
     [CF_vram_mib] = VRAM_SOURCE("memory the paper does not size"),
-    [CF_placement] = "Table II: page scheduling LASP = chunk placement",
-    [CF_place_g] = "ours: 1 page a chiplet a round (notes/barre.md §1.4:"
-                   " interlv_gran not given)",
+    [CF_placement] = "Table II: LASP co-locates CTAs and their pages"
+                     " (§II-B); under chunk CTA scheduling that is kwc,"
+                     " kernel-wide chunking [30] (no compiler pass here)",
+    [CF_place_g] = "unused (placement kwc: g = an object's pages / chiplets,"
+                   " notes/barre.md §5a); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
@@ -791,7 +794,7 @@ const struct gpu_preset gpu_presets[] = {
             .link_lat = 32, .link_bw = 768000,
             .dram_lat = 100, .dram_bw = 1000000,
             .vram_mib = 64,
-            .placement = GPU_PLACE_CHUNK, .place_g = 1,
+            .placement = GPU_PLACE_KWC, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),

@@ -47,6 +47,9 @@ enum gpu_finepack_mode {
     GPU_FP_WC,              /* the remote write queue, a TLP a run */
     GPU_FP_FINEPACK,        /* the queue, a packet of sub-packets a flush */
     GPU_FP_DMA,             /* buffered, one bulk DMA a pair at kernel end */
+    /* FinePack §VI-B's comparisons (docs/gpu.md, "GPS and §VI-B's design") */
+    GPU_FP_GPS,             /* GPS [31]: a TLP a flushed line, subscriptions */
+    GPU_FP_ALT,             /* §VI-B: a config packet, then a TLP a store */
     GPU_FP_NR
 };
 

@@ -1705,6 +1705,13 @@ static void ev_depart(struct gpu_core *g, u32 ri)
         if (r->reply) {
             push(g, g->now, EV_SM_REPLY, ri);
         } else {
+            if (g->fp && r->kind == PROG_KIND_LOAD) {
+                gpu_fp_local_load(g->fp, r->addr);  /* gps: subscribes */
+                if (gpu_fp_oom(g->fp)) {
+                    fail_str(g, -ENOMEM, "out of memory for GPS's pages");
+                    return;
+                }
+            }
             ev_l2(g, ri);
         }
         return;
@@ -3053,6 +3060,9 @@ static int read_kernel(struct gpu_core *g)
 
     memcpy(&g->kern, pk, sizeof(g->kern));
     g->kern.name[PROG_NAME_MAX - 1] = 0;
+    if (g->fp) {
+        gpu_fp_kernel_begin(g->fp, g->kern.name);   /* gps: profiling */
+    }
     g->ndblocks = g->ndwarps = 0;
     g->kernel_bytes = 0;
     g->cur_chunk = NULL;

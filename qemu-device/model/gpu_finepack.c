@@ -18,6 +18,23 @@
  *   is not what bulk DMA serves.
  * - The queue runs in every mode, so every scheme's bytes are counted on
  *   one run (the mode's own traffic is link_bytes).
+ * - gps and alt (FinePack §VI-B's two comparisons; docs/gpu.md) use the
+ *   same queue and flushes, so they differ from finepack only in what a
+ *   flush costs on the wire and, for gps, in which stores are sent:
+ *   alt sends a flush as a config packet (a TLP of O bytes: the base and
+ *   the fields its stores share) and each sub-packet as its own TLP of
+ *   h + its bytes + GPU_FP_ALT_PER_STORE (no DW padding, as §VI-B
+ *   counts it); gps sends each flushed line as one TLP carrying the whole
+ *   128 B line ("coalescing at the cacheline granularity": the bytes not
+ *   written are §VI-B's "unneeded transfers within a cacheline"; the
+ *   home writes only the written ones). gps drops a store to a page its
+ *   home has not subscribed to: every page is subscribed while the
+ *   program profiles (from its first kernel to the next launch of that
+ *   kernel's name: an iterative program's first iteration stands for
+ *   GPS's programmer-marked profiling region), then only the pages the
+ *   home's SMs have loaded (a later load subscribes again; values are
+ *   not modeled, so what a dropped store carried is not re-fetched).
+ *   A subscription is a 4 KiB page (the core's; paper silent).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -47,6 +64,13 @@ struct gpu_fp {
     u32 dma_head[NPAIR][NPAIR], dma_tail[NPAIR][NPAIR];
     struct gpu_finepack_stats st;
     u8 zero[GPU_SECTOR_BYTES];
+    /* gps: the subscribed pages (a hash set) and the profiling region */
+    u64 *gps_sub;           /* page + 1, 0 = empty; gps_cap a power of 2 */
+    u64 gps_cap;
+    u64 gps_line;           /* the last line the running flush sent */
+    bool gps_profiling;
+    bool gps_started;
+    char gps_first[64];     /* the first kernel's name */
 };
 
 /* ---- Tables ------------------------------------------------------------ */
@@ -157,6 +181,14 @@ static void sink_packet(void *ctx, u32 src, u32 dst, u64 base, const u8 *buf,
                             GPU_FP_OVERHEAD + ((len + 3) & ~3u));
     } else if (f->mode == GPU_FP_WC) {
         f->cur = packet_new(f, src, dst, wc);
+    } else if (f->mode == GPU_FP_ALT) {
+        /* The config packet, then (sink_write) a TLP a sub-packet. */
+        f->cur = packet_new(f, src, dst, GPU_FP_OVERHEAD + len);
+        f->st.alt_tlps++;
+        f->st.alt_wire_bytes += GPU_FP_OVERHEAD + len;
+    } else if (f->mode == GPU_FP_GPS) {
+        f->cur = packet_new(f, src, dst, 0);    /* sink_write: the lines */
+        f->gps_line = UINT64_MAX;
     }
     if (f->cur != GPU_FP_NONE) {
         packet_ready(f, f->cur);
@@ -170,6 +202,18 @@ static void sink_write(void *ctx, u32 dst, u64 addr, const u8 *data, u32 len)
 
     (void)data;
     f->pair_bytes[src][dst] += len;
+    if (f->cur != GPU_FP_NONE && f->mode == GPU_FP_ALT) {
+        f->p[f->cur].wire += GPU_FP_ALT_PER_STORE;
+        f->st.alt_tlps++;
+        f->st.alt_wire_bytes += GPU_FP_ALT_PER_STORE;
+    } else if (f->cur != GPU_FP_NONE && f->mode == GPU_FP_GPS &&
+               addr / GPU_FP_GPS_LINE != f->gps_line) {
+        /* A flush gives an entry's runs together: a new line, a TLP. */
+        f->gps_line = addr / GPU_FP_GPS_LINE;
+        f->p[f->cur].wire += GPU_FP_OVERHEAD + GPU_FP_GPS_LINE;
+        f->st.gps_tlps++;
+        f->st.gps_wire_bytes += GPU_FP_OVERHEAD + GPU_FP_GPS_LINE;
+    }
     if (f->cur != GPU_FP_NONE) {
         write_add(f, &f->p[f->cur].head, &f->p[f->cur].tail, addr, len);
     } else if (f->mode == GPU_FP_DMA) {
@@ -232,6 +276,9 @@ void gpu_fp_destroy(struct gpu_fp *f)
     if (f->w) {
         f->free(f->priv, f->w);
     }
+    if (f->gps_sub) {
+        f->free(f->priv, f->gps_sub);
+    }
     f->free(f->priv, f->m);
     f->free(f->priv, f);
 }
@@ -241,11 +288,100 @@ bool gpu_fp_oom(const struct gpu_fp *f)
     return f->oom;
 }
 
+/* ---- GPS's subscriptions ------------------------------------------------ */
+
+/* A page's slot in the open-addressed set: its own, or the empty one. */
+static u64 gps_slot(const struct gpu_fp *f, u64 key)
+{
+    u64 h = key * 0x9e3779b97f4a7c15ULL, m = f->gps_cap - 1;
+
+    for (h >>= 20;; h++) {
+        if (f->gps_sub[h & m] == key || !f->gps_sub[h & m]) {
+            return h & m;
+        }
+    }
+}
+
+static bool gps_subscribed(const struct gpu_fp *f, u64 addr)
+{
+    u64 key = (addr >> GPU_PAGE_SHIFT) + 1;
+
+    return f->gps_cap && f->gps_sub[gps_slot(f, key)] == key;
+}
+
+/* Adds a page, the set kept at most half full. */
+static void gps_subscribe(struct gpu_fp *f, u64 addr)
+{
+    u64 key = (addr >> GPU_PAGE_SHIFT) + 1, *old = f->gps_sub, i;
+    u64 ocap = f->gps_cap;
+
+    if (2 * (f->st.gps_subscribed_pages + 1) > f->gps_cap) {
+        u64 ncap = ocap ? 2 * ocap : 1024;
+
+        f->gps_sub = f->alloc(f->priv, ncap * sizeof(u64));
+        if (!f->gps_sub) {
+            f->gps_sub = old;
+            f->oom = true;
+            return;
+        }
+        memset(f->gps_sub, 0, ncap * sizeof(u64));
+        f->gps_cap = ncap;
+        for (i = 0; i < ocap; i++) {
+            if (old[i]) {
+                f->gps_sub[gps_slot(f, old[i])] = old[i];
+            }
+        }
+        if (old) {
+            f->free(f->priv, old);
+        }
+    }
+    f->gps_sub[gps_slot(f, key)] = key;
+    f->st.gps_subscribed_pages++;
+}
+
+void gpu_fp_kernel_begin(struct gpu_fp *f, const char *name)
+{
+    u32 i;
+
+    if (f->mode != GPU_FP_GPS) {
+        return;
+    }
+    if (!f->gps_started) {
+        f->gps_started = true;
+        f->gps_profiling = true;
+        for (i = 0; i + 1 < sizeof(f->gps_first) && name[i]; i++) {
+            f->gps_first[i] = name[i];
+        }
+    } else if (f->gps_profiling &&
+               !strncmp(f->gps_first, name, sizeof(f->gps_first) - 1)) {
+        f->gps_profiling = false;   /* the second iteration begins */
+    }
+    if (f->gps_profiling) {
+        f->st.gps_profiling_kernels++;
+    }
+}
+
+void gpu_fp_local_load(struct gpu_fp *f, u64 addr)
+{
+    if (f->mode == GPU_FP_GPS && !gps_subscribed(f, addr)) {
+        gps_subscribe(f, addr);
+    }
+}
+
 void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask)
 {
     struct mcmgpu_fp_trace_record r = {
         .type = MCMGPU_FP_REC_STORE, .src = (u8)src, .dst = (u8)dst,
     };
+
+    if (f->mode == GPU_FP_GPS && !f->gps_profiling &&
+        !gps_subscribed(f, addr)) {
+        /* Unsubscribed: its runs are dropped at the source. */
+        f->st.gps_dropped_bytes += __builtin_popcount(mask);
+        f->st.gps_dropped_stores +=
+            __builtin_popcount(mask & ~(mask << 1));
+        return;
+    }
 
     while (mask) {
         u32 off = __builtin_ctz(mask), run = mask >> off, len;

@@ -24,6 +24,14 @@
 
 #define GPU_FP_SUBHEADER    5       /* h: finepack.h's default (1 GiB) */
 #define GPU_FP_OVERHEAD     28      /* O: a TLP's bytes with ECRC */
+/*
+ * alt (§VI-B): what a store's own TLP adds to its sub-packet, "sequence
+ * number, ECRC, and LCRC ... an additional 10-byte overhead per store"
+ * (2 + 4 + 4 B, notes/finepack.md §2.2).
+ */
+#define GPU_FP_ALT_PER_STORE 10
+/* gps: the coalescing unit, "at the cacheline granularity" (§VI-B) */
+#define GPU_FP_GPS_LINE     128
 
 /*
  * The counters; names as `mcmgpu finepack replay` uses them where they
@@ -53,6 +61,13 @@ struct gpu_finepack_stats {
     u64 link_bytes;         /* their wire bytes (egress ports) */
     u64 delivered_bytes;    /* written into the home L2s */
     u64 delivered_sectors;  /* L2 store accesses they made */
+    /* gps and alt (FinePack §VI-B; counted only in those modes) */
+    u64 alt_wire_bytes, alt_tlps;   /* config packets + a TLP a store */
+    u64 gps_wire_bytes, gps_tlps;   /* a whole line a TLP */
+    u64 gps_profiling_kernels;      /* launches before unsubscribing */
+    u64 gps_subscribed_pages;       /* pages their homes have loaded */
+    u64 gps_dropped_stores;         /* to unsubscribed pages: not sent */
+    u64 gps_dropped_bytes;
 };
 
 /* A packet the mode sends: its writes at the destination in order. */
@@ -88,6 +103,12 @@ bool gpu_fp_oom(const struct gpu_fp *f);
 void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask);
 /* A remote load (or atomic) of a sector: a queued line flushes first. */
 void gpu_fp_access(struct gpu_fp *f, u32 src, u32 dst, u64 addr, bool load);
+/*
+ * gps: a kernel launches (its name); a chiplet's SM loads its own
+ * memory at addr (the core's address, as a store's).
+ */
+void gpu_fp_kernel_begin(struct gpu_fp *f, const char *name);
+void gpu_fp_local_load(struct gpu_fp *f, u64 addr);
 /* A fence on a chiplet: its queue flushes. */
 void gpu_fp_fence(struct gpu_fp *f, u32 src);
 /*

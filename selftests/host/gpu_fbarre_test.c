@@ -45,7 +45,13 @@ static int gen_file(const char *name, char *path, size_t len)
 	return ret;
 }
 
-/* The "barre" preset with Barre mode, merge and an optional override. */
+/*
+ * The "barre" preset with Barre mode, merge and an optional override. The
+ * small programs here have a handful of groups: with the preset's kwc
+ * placement no peer holds a mate at gups' size, so the identities below
+ * are checked on chunk placement (page round-robin, place_g 1 unless set),
+ * where every chiplet touches every group; preset() keeps kwc.
+ */
 static void opts(struct gpu_run_opts *o, uint32_t barre, uint32_t merge,
 		 const char *set)
 {
@@ -56,8 +62,18 @@ static void opts(struct gpu_run_opts *o, uint32_t barre, uint32_t merge,
 	o->barre = barre;
 	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
 	o->cfg.fbarre_merge = merge;
-	if (set && gpu_config_set(&o->cfg, set, &why))
+	if (gpu_config_set(&o->cfg, "placement=chunk", &why) ||
+	    (set && gpu_config_set(&o->cfg, set, &why)))
 		abort();
+}
+
+static void preset(struct gpu_run_opts *o, uint32_t barre, uint32_t merge)
+{
+	memset(o, 0, sizeof(*o));
+	o->cfg = gpu_preset_find("barre")->cfg;
+	o->barre = barre;
+	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
+	o->cfg.fbarre_merge = merge;
 }
 
 static int run(const char *path, const struct gpu_run_opts *o,
@@ -143,6 +159,31 @@ TEST(spmv_merge1)
 TEST(spmv_merge2)
 {
 	check_fbarre(_metadata, "spmv", 2, "place_g=4", false);
+}
+
+/*
+ * The preset (kwc: g = an object's pages over the chiplets) lets groups
+ * merge with no override; page round-robin (g = 1) cannot.
+ */
+TEST(preset_placement_merges_groups)
+{
+	struct gpu_run_opts o;
+	struct gpu_run_result r;
+	char path[128];
+
+	ASSERT_EQ(0, gen_file("gups", path, sizeof(path)));
+	preset(&o, GPU_RUN_BARRE_FBARRE, 2);
+	ASSERT_EQ(GPU_PLACE_KWC, o.cfg.placement);
+	ASSERT_EQ(0, run(path, &o, &r));
+	EXPECT_GT(r.barre.merged_groups, 0);
+	EXPECT_EQ(0, r.barre.inpackage_mismatches);
+	EXPECT_EQ(0, r.barre.shadow_mismatches);
+	gpu_run_result_free(&r);
+	opts(&o, GPU_RUN_BARRE_FBARRE, 2, NULL);
+	ASSERT_EQ(0, run(path, &o, &r));
+	unlink(path);
+	EXPECT_EQ(0, r.barre.merged_groups);
+	gpu_run_result_free(&r);
 }
 
 static void same_result(struct __test_metadata *_metadata,

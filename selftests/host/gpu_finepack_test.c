@@ -284,8 +284,165 @@ TEST(config_names_the_modes)
 	EXPECT_EQ(GPU_FP_DMA, c.finepack);
 	ASSERT_EQ(0, gpu_config_set(&c, "finepack=off", &why));
 	EXPECT_EQ(GPU_FP_OFF, c.finepack);
-	EXPECT_EQ(-EINVAL, gpu_config_set(&c, "finepack=5", &why));
+	ASSERT_EQ(0, gpu_config_set(&c, "finepack=gps", &why));
+	EXPECT_EQ(GPU_FP_GPS, c.finepack);
+	ASSERT_EQ(0, gpu_config_set(&c, "finepack=alt", &why));
+	EXPECT_EQ(GPU_FP_ALT, c.finepack);
+	EXPECT_EQ(-EINVAL, gpu_config_set(&c, "finepack=7", &why));
 	EXPECT_EQ(-EINVAL, gpu_config_set(&c, "finepack=fast", &why));
+}
+
+/* ---- GPS and §VI-B's alternative design (FinePack §VI-B) ---------------- */
+
+/* The scatter kernel's stores, as build() writes them, under kernel id. */
+static void scatter_kernel(struct tprog *p, uint32_t id)
+{
+	uint32_t b, w, j;
+
+	tp_kernel(p, id, "scatter", BLOCKS, 32 * WARPS, 0);
+	for (b = 0; b < BLOCKS; b++) {
+		tp_block(p, b);
+		for (w = 0; w < WARPS; w++) {
+			tp_warp(p, w, STORES);
+			for (j = 0; j < STORES; j++)
+				tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+				       0xffffffff,
+				       store_addr(b * WARPS + w, j, 0), stride,
+				       1);
+		}
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/* Every block's warp loads every stored line: every home reads its pages. */
+static void reader_kernel(struct tprog *p, uint32_t id)
+{
+	uint32_t n = BLOCKS * WARPS * STORES, b, i;
+
+	tp_kernel(p, id, "reader", BLOCKS, 32, 0);
+	for (b = 0; b < BLOCKS; b++) {
+		tp_block(p, b);
+		tp_warp(p, 0, n);
+		for (i = 0; i < n; i++)
+			tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+			       0xffffffff, store_addr(i / STORES, i % STORES, 0),
+			       stride, 2);
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/* scatter, (reader,) scatter: the second scatter ends GPS's profiling. */
+static void build_twice(struct tprog *p, bool read)
+{
+	tp_object(p, OBJ, OBJ_SIZE, "a");
+	scatter_kernel(p, 1);
+	if (read)
+		reader_kernel(p, 2);
+	scatter_kernel(p, read ? 3 : 2);
+	tp_add(p, PROG_REC_END);
+}
+
+/*
+ * alt and gps deliver every byte stored remotely (one kernel: GPS is
+ * still profiling, every page subscribed), and their links carry their
+ * own wire bytes: alt's are FinePack's packets unpadded plus 10 B a
+ * sub-packet (each store its own TLP) in a config packet and a TLP a
+ * sub-packet; gps's a 128 B line and O a line (132 B apart, every store
+ * its own line).
+ */
+TEST(gps_and_alt_deliver_what_was_stored)
+{
+	static const uint32_t modes[] = { GPU_FP_GPS, GPU_FP_ALT };
+	struct gpu_core_stats st[2];
+	const struct gpu_finepack_stats *a = &st[1].finepack;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	build(&p, false, NULL);
+	for (i = 0; i < 2; i++) {
+		struct gpu_config c = fp_cfg(modes[i]);
+		const struct gpu_finepack_stats *f = &st[i].finepack;
+		uint64_t want = remote_bytes(&c);
+
+		ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st[i], err)) TH_LOG("%s", err);
+		ASSERT_GT(want, 0);
+		EXPECT_EQ(modes[i], f->mode);
+		EXPECT_EQ(want, f->store_bytes);
+		EXPECT_EQ(want, f->delivered_bytes);
+		EXPECT_EQ(want, f->wire_payload);
+		EXPECT_EQ(2 * f->link_bytes, st[i].link.bytes);
+		EXPECT_EQ(2 * f->link_messages, st[i].link.requests);
+		EXPECT_EQ(f->delivered_sectors, st[i].l2_remote);
+		EXPECT_EQ(0, f->gps_dropped_bytes);
+	}
+	/* gps: a line a store, each its own TLP of O + 128 B. */
+	EXPECT_EQ(st[0].finepack.stores, st[0].finepack.gps_tlps);
+	EXPECT_EQ(st[0].finepack.stores * (GPU_FP_OVERHEAD + 128),
+		  st[0].finepack.gps_wire_bytes);
+	EXPECT_EQ(st[0].finepack.gps_wire_bytes, st[0].finepack.link_bytes);
+	EXPECT_EQ(1, st[0].finepack.gps_profiling_kernels);
+	EXPECT_EQ(0, st[0].finepack.alt_wire_bytes);
+	/* alt: FinePack's unpadded packets, + 10 B and a TLP a sub-packet. */
+	EXPECT_EQ(a->wire_overhead + a->wire_subheader +
+		  a->wire_payload + 10 * a->subpackets,
+		  a->alt_wire_bytes);
+	EXPECT_EQ(fp_wire(a) - a->wire_padding + 10 * a->subpackets,
+		  a->alt_wire_bytes);
+	EXPECT_EQ(a->packets + a->subpackets, a->alt_tlps);
+	EXPECT_EQ(a->alt_wire_bytes, a->link_bytes);
+	EXPECT_EQ(a->packets, a->link_messages);
+	EXPECT_EQ(0, a->gps_tlps);
+	/* Small stores: alt is below P2P, above FinePack. */
+	EXPECT_GT(a->alt_wire_bytes, fp_wire(a));
+	EXPECT_LT(a->alt_wire_bytes, a->plain_wire_bytes);
+	tp_free(&p);
+}
+
+/*
+ * gps: after the profiling kernel, a page its home never loaded is
+ * unsubscribed and the stores to it are dropped (delivered + dropped =
+ * stored); a home that read its pages keeps them, and gets every byte.
+ */
+TEST(gps_drops_only_unsubscribed_pages)
+{
+	struct gpu_config c = fp_cfg(GPU_FP_GPS);
+	const struct gpu_finepack_stats *f;
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint64_t want = remote_bytes(&c);
+
+	/* No home ever loads: the second scatter is dropped whole. */
+	build_twice(&p, false);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
+	f = &st.finepack;
+	EXPECT_EQ(1, f->gps_profiling_kernels);
+	EXPECT_EQ(0, f->gps_subscribed_pages);
+	EXPECT_EQ(want, f->delivered_bytes);
+	EXPECT_EQ(want, f->gps_dropped_bytes);
+	EXPECT_EQ(want / 4, f->gps_dropped_stores);
+	EXPECT_EQ(want, f->store_bytes);	/* the queue saw only kernel 1 */
+	tp_free(&p);
+	/* Every home read its pages in the profiling region: all delivered. */
+	memset(&p, 0, sizeof(p));
+	build_twice(&p, true);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
+	f = &st.finepack;
+	EXPECT_EQ(2, f->gps_profiling_kernels);
+	EXPECT_GT(f->gps_subscribed_pages, 0);
+	EXPECT_EQ(0, f->gps_dropped_bytes);
+	EXPECT_EQ(2 * want, f->delivered_bytes);
+	EXPECT_EQ(2 * want, f->store_bytes);
+	/* The other modes never drop and never count gps or alt. */
+	c.finepack = GPU_FP_FINEPACK;
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(2 * want, st.finepack.delivered_bytes);
+	EXPECT_EQ(0, st.finepack.gps_subscribed_pages);
+	EXPECT_EQ(0, st.finepack.alt_wire_bytes);
+	tp_free(&p);
 }
 
 TEST_HARNESS_MAIN

@@ -19,10 +19,18 @@ apps() {
 	grep -v '^#' "$top/tools/experiments/gpu-sizes.txt"
 }
 
+# FinePack's applications (§V; paper_tables.py's FINEPACK_APPS) at their
+# large size, each under every remote-store scheme: issue 30's comparison.
+fp_apps() {
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import paper_tables; print("\n".join(paper_tables.FINEPACK_APPS))' \
+		"$top/tools/experiments"
+}
+
 list_jobs() {
 	local a s
 	emit validate
 	while read -r a s; do emit "host-$a" "$a" "$s"; done < <(apps)
+	while read -r a; do emit "fp-$a" "$a"; done < <(fp_apps)
 	emit guest-equal
 }
 
@@ -79,6 +87,17 @@ run_job() {
 				"prog/$a.prog" >cxl.json 2>"$JOB_OUT/host/$a-cxl.err"; then
 				mv cxl.json "$JOB_OUT/host/$a-cxl-${m//[:=]/-}.json"
 			fi
+		done ;;
+	fp-*)
+		# FinePack §VI: P2P stores, write combining, FinePack, bulk DMA,
+		# GPS [31] and §VI-B's config-packet design on FinePack's
+		# configuration (docs/gpu.md, FinePack in the core).
+		a=$1
+		mkdir -p "$JOB_OUT/fp"
+		"$tool" workload gen "$a" --large -o "prog/$a.prog"
+		for m in p2p wc finepack dma gps alt; do
+			"$tool" run --host --json --config finepack --finepack "$m" \
+				"prog/$a.prog" >"$JOB_OUT/fp/$a-$m.json"
 		done ;;
 	guest-equal)
 		# The host's runs of the same small programs, beside the device's.

@@ -8,7 +8,8 @@
 # FinePack's (§I), the L2 miss-rate reduction inter-kernel reuse gives on
 # CPElide's (baseline against ideal; Table II's classes) and the compute
 # and load shares of the instructions (CXL-GPU's workload table, from the
-# program itself). One job an application.
+# program itself); ADSM's protocols against CUDA's explicit copies on
+# ADSM's (Figs. 7 and 8, the Parboil programs). One job an application.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,11 +25,40 @@ list_jobs() {
 		s=$(awk -v a="$a" '$1 == a { print $2 }' "$top/tools/experiments/gpu-sizes.txt")
 		emit "host-$a" "$a" "${s:-large}"
 	done
+	# ADSM's sweeps through the core: Fig. 9's stencil volumes (64^3 and
+	# 128^3: 192^3 and up take minutes a run) and Fig. 11's vector add.
+	emit adsm-fig9-64 64
+	emit adsm-fig9-128 128
+	emit adsm-fig11
 }
 
+# Fig. 9's blocks (4 KiB, 256 KiB, 1 MiB, 32 MiB) and Fig. 11's (4 KiB to
+# 32 MiB, doubling).
+FIG9_BLOCKS="4096 262144 1048576 33554432"
+FIG11_BLOCKS="4096 8192 16384 32768 65536 131072 262144 524288 1048576 2097152 4194304 8388608 16777216 33554432"
+
 run_job() {
-	local a=$2 s=$3 p size_opt
+	local a=${2:-} s=${3:-} p size_opt b
 	mkdir -p "$JOB_OUT"
+	case "$1" in
+	adsm-fig9-*)
+		"$tool" workload gen adsm-stencil --size "$2" -o st.prog
+		"$tool" run --host --json --config adsm --adsm lazy st.prog \
+			>"$JOB_OUT/fig9-$2-lazy.json"
+		for b in $FIG9_BLOCKS; do
+			"$tool" run --host --json --config adsm --adsm rolling \
+				--set adsm_block="$b" st.prog >"$JOB_OUT/fig9-$2-$b.json"
+		done
+		return ;;
+	adsm-fig11)
+		# Two vectors of 8 million elements (notes/adsm.md §3.4).
+		"$tool" workload gen vadd --size 8000000 -o vadd.prog
+		for b in $FIG11_BLOCKS; do
+			"$tool" run --host --json --config adsm --adsm rolling \
+				--set adsm_block="$b" vadd.prog >"$JOB_OUT/fig11-$b.json"
+		done
+		return ;;
+	esac
 	if [ "$s" = large ]; then size_opt=(--large); else size_opt=(--size "$s"); fi
 	"$tool" workload gen "$a" "${size_opt[@]}" -o "$a.prog"
 	"$tool" workload stats --json "$a.prog" >"$JOB_OUT/$a-stats.json"
@@ -44,6 +74,12 @@ run_job() {
 			for m in baseline ideal; do
 				"$tool" run --host --json --config cpelide --cpelide "$m" \
 					"$a.prog" >"$JOB_OUT/$a-cpe-$m.json"
+			done ;;
+		adsm)
+			# Fig. 7 and 8: CUDA's explicit copies, then each protocol.
+			for m in off batch lazy rolling; do
+				"$tool" run --host --json --config adsm --adsm "$m" \
+					"$a.prog" >"$JOB_OUT/$a-adsm-$m.json"
 			done ;;
 		esac
 	done

@@ -9,7 +9,8 @@ import os
 import re
 import sys
 
-from paper_tables import BARRE_FIG15, BARRE_TABLE1, barre_class
+from paper_tables import (BARRE_FIG15, BARRE_TABLE1, FINEPACK_APPS,
+                          FINEPACK_PAPER, barre_class)
 from report import head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
@@ -223,6 +224,89 @@ if fp_rows:
                   "FinePack wire", "P2P / FinePack", "cycles, off",
                   "cycles, FinePack", "speedup", "bytes delivered")
     lines += fp_rows + [""]
+
+# ---- FinePack's applications under every scheme (issue 30) ----------------
+FP_MODES = ("p2p", "wc", "finepack", "dma", "gps", "alt")
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    p = 1.0
+    for x in xs:
+        p *= x
+    return p ** (1 / len(xs)) if xs else 0
+
+
+fp_sp = {m: [] for m in FP_MODES}
+fp_by = {m: [] for m in FP_MODES}
+fp_app_rows, fp_byte_rows = [], []
+for a in FINEPACK_APPS:
+    runs = {m: f"{raw}/fp/{a}-{m}.json" for m in FP_MODES}
+    if not all(os.path.exists(f) for f in runs.values()):
+        continue
+    runs = {m: load(f) for m, f in runs.items()}
+    cyc = {m: runs[m]["gpu"]["cycles"] for m in FP_MODES}
+    wire = {m: runs[m]["finepack"]["link_bytes"] for m in FP_MODES}
+    f = runs["finepack"]["finepack"]
+    g = runs["gps"]["finepack"]
+    out["apps"].setdefault(a, {})["fp_schemes"] = {
+        "cycles": cyc, "link_bytes": wire,
+        "stores_per_packet": f["stores_per_packet"],
+        "gps_dropped_bytes": g["gps_dropped_bytes"],
+        "delivered_bytes": {m: runs[m]["finepack"]["delivered_bytes"]
+                            for m in FP_MODES}}
+    for m in FP_MODES:
+        fp_sp[m].append(cyc["p2p"] / cyc[m] if cyc[m] else 0)
+        fp_by[m].append(wire["p2p"] / wire[m] if wire[m] else 0)
+    fp_app_rows.append(row(a, cyc["p2p"], *(f"{cyc['p2p'] / cyc[m]:.3f}"
+                                            for m in FP_MODES[1:])))
+    fp_byte_rows.append(row(a, wire["p2p"], *(f"{wire['p2p'] / wire[m]:.2f}"
+                                              for m in FP_MODES[1:]),
+                            f["stores_per_packet"], g["gps_dropped_bytes"]))
+if fp_app_rows:
+    P = FINEPACK_PAPER
+    gm = {m: geomean(fp_sp[m]) for m in FP_MODES}
+    gb = {m: geomean(fp_by[m]) for m in FP_MODES}
+    out["fp_schemes_geomean_speedup_over_p2p"] = gm
+    out["fp_schemes_geomean_bytes_p2p_over"] = gb
+    lines += ["### FinePack's applications under every remote-store scheme", "",
+              "FinePack's eight applications (§V; `--large`) on `--config "
+              "finepack` under each `--finepack` scheme: P2P stores, write "
+              "combining, FinePack, bulk DMA at kernel end, GPS (a TLP a "
+              "flushed 128 B line, stores to pages their home never read "
+              "after the first iteration dropped) and §VI-B's config-packet "
+              "design (docs/gpu.md, FinePack in the core). Speedup over "
+              "P2P (P2P cycles / the scheme's):", ""]
+    lines += head("application", "cycles, P2P", "WC", "FinePack", "DMA",
+                  "GPS", "alt")
+    lines += fp_app_rows
+    lines.append(row("geomean", "", *(f"{gm[m]:.3f}" for m in FP_MODES[1:])))
+    lines.append(row("paper (means)", "", "",
+                     f"{P['finepack_over_p2p'][0]:.1f}",
+                     f"{P['dma_over_p2p'][0]:.1f}",
+                     f"{P['finepack_over_p2p'][0] * P['gps_over_finepack'][0]:.2f}",
+                     ""))
+    lines += ["", "Wire bytes: P2P's over each scheme's (what the links "
+              "carried), FinePack's stores a packet and GPS's dropped "
+              "bytes:", ""]
+    lines += head("application", "P2P wire bytes", "WC", "FinePack", "DMA",
+                  "GPS", "alt", "stores / packet", "GPS dropped bytes")
+    lines += fp_byte_rows
+    lines.append(row("geomean", "", *(f"{gb[m]:.2f}" for m in FP_MODES[1:]),
+                     "", ""))
+    lines.append(row("paper (means)", "",
+                     f"{P['p2p_bytes_over_finepack'][0] / P['wc_bytes_over_finepack'][0]:.2f}",
+                     f"{P['p2p_bytes_over_finepack'][0]:.1f}",
+                     f"{P['p2p_bytes_over_finepack'][0] / P['dma_bytes_over_finepack'][0]:.2f}",
+                     "",
+                     f"{P['p2p_bytes_over_finepack'][0] / P['alt_bytes_over_finepack'][0]:.2f}",
+                     P["stores_per_packet"][0], ""))
+    lines += ["", "Paper: " + "; ".join(v[1] for v in P.values()) + ". "
+              "Why FinePack rarely beats P2P here: docs/gpu.md, FinePack "
+              "in the core, \"Why FinePack loses to P2P in cycles\". Figs 12 "
+              "(sub-header 2-6 B) and 13 (PCIe 4.0 to 6.0) are sweeps the "
+              "text gives no numbers for (Fig 13: P2P and DMA gain at each "
+              "step but never reach FinePack); not run here.", ""]
 
 if cpe_rows:
     out["cpelide_mean_speedup_over_baseline"] = mean(cpe_sp)

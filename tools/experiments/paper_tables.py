@@ -37,6 +37,27 @@ FINEPACK_SMALL_SHARE = 0.63
 FINEPACK_APPS = ("jacobi", "fp-pagerank", "fp-sssp", "als", "ct", "eqwp",
                  "diffusion", "hit")
 
+# FinePack §VI (notes/finepack.md §4.3): the paper prints means only, no
+# per-application numbers. Figs 9/13: speedups on 4 GPUs over PCIe 4.0;
+# Fig 10: wire bytes; Fig 11: stores a packet; §VI-B: GPS and the
+# config-packet design. Each as (value, what it is).
+FINEPACK_PAPER = {
+    "finepack_over_p2p": (3.0, "Fig 9: FinePack 3x over P2P stores (mean)"),
+    "dma_over_p2p": (2.1, "Fig 9: bulk DMA 2.1x over P2P stores"),
+    "finepack_over_dma": (1.4, "Fig 9: FinePack 1.4x over bulk DMA"),
+    "gps_over_finepack": (1 / (1 - 0.178),
+                          "§VI-B: FinePack 17.8 % slower than GPS (read as "
+                          "FinePack's speed = 0.822 x GPS's)"),
+    "p2p_bytes_over_finepack": (2.7, "Fig 10: FinePack sends 2.7x fewer "
+                                     "bytes than P2P"),
+    "dma_bytes_over_finepack": (1.3, "Fig 10: 1.3x fewer than bulk DMA"),
+    "wc_bytes_over_finepack": (1 / (1 - 0.24), "Fig 10: 24 % fewer than "
+                                              "write combining alone"),
+    "alt_bytes_over_finepack": (1 / (1 - 0.18), "§VI-B: the config-packet "
+                                               "design ~18 % less efficient"),
+    "stores_per_packet": (42, "Fig 11: 42 stores a FinePack packet (mean)"),
+}
+
 # CPElide Table II (notes/cpelide.md §3.3): the L2 reuse class, set by the
 # L2 miss-rate reduction inter-kernel reuse gives with no flush or
 # invalidation overhead, more than 15 % for moderate-to-high (§V-A).
@@ -78,13 +99,22 @@ def cxl_class(compute_pct, load_pct):
     return "compute" if compute_pct >= 30 else "load"
 
 
+# ADSM Table 2's Parboil programs (notes/adsm.md §3.3; mri-q is our "mri")
+# and Fig. 7's printed slow-downs against CUDA: batch-update 65.18x on pns
+# and 18.64x on rpes (the text; the bar reads 18.61); lazy and rolling
+# "equal to the original CUDA", no other bar printed.
+ADSM_APPS = ("cp", "mri-fhd", "mri", "pns", "rpes", "sad", "tpacf")
+ADSM_FIG7_BATCH = {"pns": 65.18, "rpes": 18.64}
+
+
 def papers_naming(app):
     """The characterization runs an application needs: barre, finepack,
-    cpelide, cxl (the papers whose tables name it)."""
+    cpelide, cxl, adsm (the papers whose tables name it)."""
     return [p for p, names in (("barre", BARRE_TABLE1),
                                ("finepack", FINEPACK_APPS),
                                ("cpelide", CPELIDE_TABLE2),
-                               ("cxl", CXL_TABLE)) if app in names]
+                               ("cxl", CXL_TABLE),
+                               ("adsm", ADSM_APPS)) if app in names]
 
 
 if __name__ == "__main__":
@@ -94,5 +124,5 @@ if __name__ == "__main__":
         print(" ".join(papers_naming(sys.argv[1])))
     else:
         names = set(BARRE_TABLE1) | set(FINEPACK_APPS) | \
-            set(CPELIDE_TABLE2) | set(CXL_TABLE)
+            set(CPELIDE_TABLE2) | set(CXL_TABLE) | set(ADSM_APPS)
         print("\n".join(sorted(names)))

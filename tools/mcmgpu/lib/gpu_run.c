@@ -238,7 +238,38 @@ static const struct stat_table fp_table = STAT_TABLE(fp_rows,
 	"{wc_wire_bytes}, DMA {dma_wire_bytes}; {delivered_bytes} bytes "
 	"delivered\n");
 
-static const char *const fp_modes[] = { "off", "p2p", "wc", "finepack", "dma" };
+/*
+ * FinePack §VI-B's comparisons (docs/gpu.md, "GPS and §VI-B's design"):
+ * only under --finepack gps or alt, so the other modes' output is as it
+ * was.
+ */
+static const struct stat_row fp_alt_rows[] = {
+	FS(alt_wire_bytes), FS(alt_tlps),
+	FRATIO("alt_over_finepack", STAT_FACTOR, s.alt_wire_bytes, wire),
+};
+
+static const struct stat_table fp_alt_table = STAT_TABLE(fp_alt_rows,
+	"alt: {alt_wire_bytes} wire bytes in {alt_tlps} TLPs, "
+	"{alt_over_finepack} FinePack's bytes\n");
+
+static const struct stat_row fp_gps_rows[] = {
+	FS(gps_wire_bytes), FS(gps_tlps), FS(gps_profiling_kernels),
+	FS(gps_subscribed_pages), FS(gps_dropped_stores), FS(gps_dropped_bytes),
+};
+
+static const struct stat_table fp_gps_table = STAT_TABLE(fp_gps_rows,
+	"gps: {gps_wire_bytes} wire bytes in {gps_tlps} line TLPs; "
+	"{gps_dropped_bytes} bytes to unsubscribed pages dropped\n");
+
+static const struct stat_table *fp_extra_table(uint32_t mode)
+{
+	return mode == GPU_FP_ALT ? &fp_alt_table :
+	       mode == GPU_FP_GPS ? &fp_gps_table : NULL;
+}
+
+static const char *const fp_modes[] = {
+	"off", "p2p", "wc", "finepack", "dma", "gps", "alt",
+};
 
 /* CPElide's, named as `mcmgpu cpelide replay` names its own. */
 #define CPE(field) STAT(struct gpu_cpelide_stats, field)
@@ -402,6 +433,8 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		json_open(j, "finepack", '{');
 		json_string(j, "mode", fp_modes[o->cfg.finepack % GPU_FP_NR]);
 		stats_json(j, &fp_table, &fr);
+		if (fp_extra_table(o->cfg.finepack))
+			stats_json(j, fp_extra_table(o->cfg.finepack), &fr);
 		json_close(j);
 	}
 	if (o->cfg.cpelide) {
@@ -448,6 +481,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 		fp_report(&fr, r);
 		fprintf(f, "finepack mode %s\n", fp_modes[o->cfg.finepack % GPU_FP_NR]);
 		stats_text(f, &fp_table, &fr);
+		if (fp_extra_table(o->cfg.finepack))
+			stats_text(f, fp_extra_table(o->cfg.finepack), &fr);
 	}
 	if (o->cfg.cpelide) {
 		fprintf(f, "cpelide policy %s\n",
