@@ -1314,3 +1314,23 @@ void srds_run(const struct srds_config *cfg, void *mem,
         run_event(s);
     }
 }
+
+/* ---- GDS's storage reads (gpu_uvm.c) ---------------------------------- */
+
+u64 srds_media_pages_ps(u32 media, bool program, u64 pages)
+{
+    u64 rounds, page_ps;
+
+    if (!pages || media >= MCMGPU_CXL_MEDIA_TYPES) {
+        return 0;
+    }
+    if (media == MCMGPU_CXL_MEDIA_DRAM) {
+        rounds = (pages + EP_CHANNELS - 1) / EP_CHANNELS;
+        return srds_media[media].dram_ps +
+               rounds * (PAGE / 64) * DRAM_BURST_PS;
+    }
+    rounds = (pages + EP_CHANNELS - 1) / EP_CHANNELS;
+    page_ps = program ? srds_media[media].program_ps
+                      : srds_media[media].read_ps;
+    return rounds * (page_ps + SECTORS_PER_PAGE * SECTOR_XFER_PS);
+}

@@ -122,6 +122,13 @@ void srds_advance(struct srds *s, u64 t);
 u64 srds_next_event(const struct srds *s);
 u64 srds_now(const struct srds *s);
 
+/*
+ * GDS in the GPU core (gpu_uvm.c): the time one endpoint of media takes to
+ * read (or, program, write) pages 4 KiB pages spread over its dies, each
+ * die one page after another, with this model's media values; 0 for none.
+ */
+u64 srds_media_pages_ps(u32 media, bool program, u64 pages);
+
 /* One layout for the host: one 1-way region per port (the paper's). */
 bool srds_route_default(void *priv, u64 hpa, u32 *port, u64 *dpa);
 

@@ -28,6 +28,8 @@ enum gpu_config_field_index {
     CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
     CF_cxl_gc, CF_cxl_first_object,
     CF_xl_share, CF_xl_prefetch,
+    CF_uvm, CF_uvm_page, CF_uvm_batch, CF_uvm_runtime_ns, CF_uvm_gpu_kib,
+    CF_uvm_pcie_bw,
     CF_NR
 };
 
@@ -106,6 +108,12 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(cxl_first_object, "", 0, 1u << 30),
     F(xl_share, "off=0 least=1 valkyrie=2", 0, GPU_XLS_NR - 1),
     F(xl_prefetch, "pages", 0, 8),
+    F(uvm, "off=0 on=1 gds=2", 0, GPU_UVM_NR - 1),
+    F(uvm_page, "bytes", 4096, 2u << 20),
+    F(uvm_batch, "", 1, 65536),
+    F(uvm_runtime_ns, "ns", 0, 100000000),
+    F(uvm_gpu_kib, "KiB", 0, 1u << 30),
+    F(uvm_pcie_bw, "B/kcycle", 1000, 1u << 30),
 };
 #undef F
 
@@ -178,6 +186,13 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     /* Least's ideal filter holds 1024 entries, a whole L2 TLB (§VII-A). */
     if (c->xl_share == GPU_XLS_LEAST && c->l2_tlb_entries > 1024) {
         BAD("xl_share", "least tracks an L2 TLB of at most 1024 entries");
+    }
+    if (!is_pow2(c->uvm_page)) {
+        BAD("uvm_page", "a power of two, 4 KiB to 2 MiB");
+    }
+    if (c->uvm && (c->cxl || c->adsm || c->pcie_copies)) {
+        BAD("uvm", "UVM and GDS place every object outside the GPU: not"
+            " with cxl, adsm or pcie_copies");
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
@@ -425,6 +440,33 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
                             " object in CXL memory (the paper's inputs" \
                             " exceed GPU memory 10x, §Methodology)"
 
+/*
+ * CXL-GPU's baselines, UVM and GDS (gpu_uvm.h): run options in every
+ * preset. The host runtime's time is the paper's ("approximately 500",
+ * unit lost, us from Allen & Ge [11]); the batch and the page are the
+ * NVIDIA driver's; the host link is the preset's.
+ */
+#define UVM_SOURCES(bw) \
+    [CF_uvm] = "run option (mcmgpu run --cxl uvm|gds): off (docs/gpu.md," \
+               " UVM and GDS in the core)", \
+    [CF_uvm_page] = "ours: 4 KiB, the NVIDIA UVM driver's fault page on" \
+                    " x86 (the paper: data moves per page; no prefetch)", \
+    [CF_uvm_batch] = "ours: 256 faults, the NVIDIA UVM driver's default" \
+                     " fault batch (uvm_perf_fault_batch_count)", \
+    [CF_uvm_runtime_ns] = "§Methodology: about 500 (us; the unit is lost)" \
+                          " of host runtime a fault batch, from Allen &" \
+                          " Ge, IPDPS'21 [11]", \
+    [CF_uvm_gpu_kib] = "ours: 0, the objects' pages / 10 (§Methodology:" \
+                       " the inputs are 10x the GPU's memory)", \
+    [CF_uvm_pcie_bw] = bw
+
+#define UVM_VALUES(bw) \
+    .uvm = GPU_UVM_OFF, .uvm_page = 4096, .uvm_batch = 256, \
+    .uvm_runtime_ns = 500000, .uvm_gpu_kib = 0, .uvm_pcie_bw = bw
+
+#define UVM_LINK_AS_PCIE(bw) \
+    "ours: the preset's host link, pcie_bw = " bw " B/kcycle"
+
 #define CXL_VALUES \
     .cxl = 0, .cxl_sr = 3, .cxl_ds = 0, .cxl_media = 2, .cxl_ports = 4, \
     .cxl_ctrl_ns = 80, .cxl_gc = 1, .cxl_first_object = 0
@@ -512,6 +554,7 @@ static const char *const barre_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
 };
 
 /*
@@ -577,6 +620,7 @@ static const char *const finepack_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
 };
 
 /*
@@ -636,6 +680,7 @@ static const char *const cpelide_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
 };
 
 /*
@@ -702,6 +747,8 @@ static const char *const cxl_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
+                " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
 };
 
 /*
@@ -765,6 +812,7 @@ static const char *const adsm_sources[CF_NR] = {
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
 };
 
 const struct gpu_preset gpu_presets[] = {
@@ -800,6 +848,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            UVM_VALUES(8000),
         },
     },
     {
@@ -831,6 +880,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            UVM_VALUES(5229),
         },
     },
     {
@@ -862,6 +912,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            UVM_VALUES(4442),
         },
     },
     {
@@ -895,6 +946,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            UVM_VALUES(31507),
         },
     },
     {
@@ -928,6 +980,7 @@ const struct gpu_preset gpu_presets[] = {
             .pcie_copies = 1,
             CXL_VALUES,
             XL_SHARE_VALUES,
+            UVM_VALUES(6173),
         },
     },
 };

@@ -83,6 +83,14 @@ enum gpu_adsm_mode {
     GPU_ADSM_NR
 };
 
+/* CXL-GPU's baselines: objects migrated on faults (gpu_uvm.h) */
+enum gpu_uvm_mode {
+    GPU_UVM_OFF = 0,
+    GPU_UVM_ON,             /* from host memory over PCIe */
+    GPU_UVM_GDS,            /* from the storage device (cxl_media) */
+    GPU_UVM_NR
+};
+
 /* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
@@ -159,6 +167,13 @@ struct gpu_config {
     /* Translation sharing: Least, Valkyrie (enum gpu_xl_share) */
     u32 xl_share;           /* enum gpu_xl_share; needs translate, Barre off */
     u32 xl_prefetch;        /* valkyrie: next pages an L2 TLB fill fetches */
+    /* UVM and GDS (gpu_uvm.h; docs/gpu.md, UVM and GDS in the core) */
+    u32 uvm;                /* enum gpu_uvm_mode */
+    u32 uvm_page;           /* the migration unit, bytes */
+    u32 uvm_batch;          /* faults a batch at most */
+    u32 uvm_runtime_ns;     /* the host runtime's time a batch */
+    u32 uvm_gpu_kib;        /* GPU memory for pages; 0: footprint / 10 */
+    u32 uvm_pcie_bw;        /* the host link, B/kcycle */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -212,7 +227,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * cpelide=off|baseline|cpelide|hmg|ideal,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
  * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
- * cxl_media=dram|optane|znand|nand, xl_share=off|least|valkyrie).
+ * cxl_media=dram|optane|znand|nand, uvm=off|on|gds,
+ * xl_share=off|least|valkyrie).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

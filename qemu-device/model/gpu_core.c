@@ -109,6 +109,7 @@ enum ev_type {
     EV_FP_FENCE,        /* FinePack: a fence reaches its chiplet's queue */
     EV_CXL,             /* CXL-GPU: the root complex has an event */
     EV_XLS,             /* Least: a remote L2 TLB lookup's next step */
+    EV_UVM,             /* UVM/GDS: a fault batch starts or ends */
 };
 
 enum reason {
@@ -275,6 +276,7 @@ struct memop {
     u32 nxlate, nmshr;  /* page groups translating; accesses waiting */
     u32 next;
     u8 kind, loads, used, pad;
+    u32 p2p_sent;       /* finepack p2p: lines whose TLPs have left */
     const struct dinst *d;      /* FinePack: its store sectors' masks */
 };
 
@@ -286,7 +288,7 @@ struct req {
     u32 ver;            /* cfg.cpelide: the version a load's data has */
     u8 looked;          /* cfg.cpelide: the local L2 was looked up */
     u8 cxl;             /* cfg.cxl: the sector is in CXL memory */
-    u8 pad[2];
+    u16 sidx;           /* finepack: a store's index in its sector list */
 };
 
 struct xl {
@@ -385,6 +387,8 @@ struct gpu_core {
     struct gpu_adsm *adsm;      /* cfg.adsm or cfg.pcie_copies on */
     struct gpu_cxl *cx;         /* cfg.cxl on */
     u64 cxl_at;                 /* its pending EV_CXL, NEVER if none */
+    struct gpu_uvm *uvm;        /* cfg.uvm on */
+    u64 uvm_at;                 /* its pending EV_UVM, NEVER if none */
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1637,7 +1641,16 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     r->ver = 0;
     r->looked = 0;
     r->cxl = g->cx && gpu_cxl_holds(g->cx, va & ~31ULL);
-    (void)o;
+    r->sidx = 0;
+    if (kind == PROG_KIND_STORE && g->fp) {
+        const u64 *sect = di_sect(o->d);
+        u32 i = 0;
+
+        while (i < o->d->nsect && sect[i] != va) {
+            i++;
+        }
+        r->sidx = (u16)i;
+    }
     if (kind == PROG_KIND_LOAD) {
         l1_mshr_try(g, ri);
     } else if (kind == PROG_KIND_STORE) {
@@ -1758,6 +1771,8 @@ static void cxl_writeback(struct gpu_core *g, struct line *l);
 static void cxl_load(struct gpu_core *g, u32 ri);
 static void cxl_mark(struct gpu_core *g, u32 ri);
 static void cxl_done(void *core, u32 ri, u64 cycle);
+static void uvm_wake(void *core, u32 xi);
+static void uvm_event(struct gpu_core *g, u64 cycle);
 
 /* Chiplet c's L2 line l leaves: its dirty sectors go home. */
 static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
@@ -2424,6 +2439,11 @@ static u32 alu_lat(const struct gpu_config *c, u32 op)
     }
 }
 
+static void global_sectors(struct gpu_core *g, u32 s, u32 oi,
+                           const u64 *sect, u32 n, u32 kind);
+static void uvm_issue(struct gpu_core *g, u32 s, u32 oi, const u64 *sect,
+                      u32 n, u32 kind);
+
 static void issue_global(struct gpu_core *g, u32 s, u32 wi,
                          const struct dinst *d)
 {
@@ -2480,8 +2500,22 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
             pend_set(w, regs[i], NEVER, oi);
         }
     }
+    if (g->uvm) {
+        uvm_issue(g, s, oi, sect, d->nsect, kind);
+        return;
+    }
+    global_sectors(g, s, oi, sect, d->nsect, kind);
+}
+
+/* Sectors sect[0..n) of memop oi start: to the L1, or to translation. */
+static void global_sectors(struct gpu_core *g, u32 s, u32 oi,
+                           const u64 *sect, u32 n, u32 kind)
+{
+    const struct gpu_config *c = &g->cfg;
+    u32 i;
+
     if (!c->translate) {
-        for (i = 0; i < d->nsect && !g->err; i++) {
+        for (i = 0; i < n && !g->err; i++) {
             u64 a = sect[i] & ~31ULL;
 
             if (g->cpe) {
@@ -2492,13 +2526,13 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
         }
         return;
     }
-    for (i = 0; i < d->nsect && !g->err;) {
+    for (i = 0; i < n && !g->err;) {
         u64 vpn = sect[i] >> GPU_PAGE_SHIFT;
         u32 j = i, xi;
         struct xl *x;
         struct tlb_entry *e;
 
-        while (j < d->nsect && (sect[j] >> GPU_PAGE_SHIFT) == vpn) {
+        while (j < n && (sect[j] >> GPU_PAGE_SHIFT) == vpn) {
             j++;
         }
         xi = xl_get(g);
@@ -3021,6 +3055,9 @@ static int add_object(struct gpu_core *g, const struct prog_object *po)
                                 o.base + o.size - o.gpu_va)) {
         return fail_str(g, -ENOMEM, "out of memory for the CXL objects");
     }
+    if (g->uvm) {
+        gpu_uvm_object(g->uvm, o.gpu_va, o.base + o.size - o.gpu_va);
+    }
     return 0;
 }
 
@@ -3419,6 +3456,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
             return fail_str(g, -ENOMEM, "out of memory for CXL-GPU");
         }
     }
+    g->uvm_at = NEVER;
+    if (cfg->uvm) {
+        g->uvm = gpu_uvm_create(cfg, ops->alloc, ops->free, priv, uvm_wake,
+                                g);
+        if (!g->uvm) {
+            return fail_str(g, -ENOMEM, "out of memory for UVM");
+        }
+    }
     return 0;
 }
 
@@ -3445,6 +3490,8 @@ void gpu_core_destroy(struct gpu_core *g)
     g->fp = NULL;
     gpu_cxl_destroy(g->cx);
     g->cx = NULL;
+    gpu_uvm_destroy(g->uvm);
+    g->uvm = NULL;
     gpu_cpe_destroy(g->cpe);
     g->cpe = NULL;
     gpu_adsm_destroy(g->adsm);
@@ -3539,6 +3586,42 @@ static void fp_send(struct gpu_core *g)
     }
 }
 
+/*
+ * p2p: the L1 sends a warp's store to a line as one access (FinePack
+ * §III: 32 threads coalesce into at most one 128 B access), so the first
+ * of the instruction's sectors of a line to depart sends the line's
+ * bytes, and the others send nothing.
+ */
+static void fp_p2p_line(struct gpu_core *g, u32 oi, const struct req *r)
+{
+    const struct dinst *d = g->memops[oi].d;
+    const u64 *sect = di_sect(d);
+    const u32 *masks = (const u32 *)(sect + d->nsect);
+    const u64 line_mask = ~(u64)(GPU_LINE_BYTES - 1);
+    u32 line[GPU_LINE_BYTES / GPU_SECTOR_BYTES] = { 0 };
+    u32 si = r->sidx, i, li = 0;
+
+    if (si >= d->nsect) {
+        return;
+    }
+    /* The sorted list's lines in order: this sector's is number li. */
+    for (i = 1; i <= si; i++) {
+        li += ((sect[i] ^ sect[i - 1]) & line_mask) != 0;
+    }
+    if (li >= 32 || (g->memops[oi].p2p_sent & (1u << li))) {
+        return;
+    }
+    g->memops[oi].p2p_sent |= 1u << li;
+    for (i = 0; i < d->nsect; i++) {
+        if (!((sect[i] ^ sect[si]) & line_mask)) {
+            line[(sect[i] & (GPU_LINE_BYTES - 1)) / GPU_SECTOR_BYTES] =
+                masks[i];
+        }
+    }
+    gpu_fp_p2p_line(g->fp, r->src, r->home,
+                    r->addr & ~(u64)(GPU_LINE_BYTES - 1), line);
+}
+
 /* A remote request departs: stores enter the queue (true), others flush. */
 static bool fp_depart(struct gpu_core *g, u32 ri)
 {
@@ -3553,16 +3636,20 @@ static bool fp_depart(struct gpu_core *g, u32 ri)
         fp_send(g);
         return false;
     }
-    /* Its bytes: the sector with its page offset (translation keeps it). */
+    /*
+     * Its bytes: its own sector's (sector_start() noted its index; a page
+     * offset alone can match another page's sector of the instruction).
+     */
     d = g->memops[oi].d;
     sect = di_sect(d);
-    for (i = 0; i < d->nsect; i++) {
-        if (!((sect[i] ^ r->addr) & ((1u << GPU_PAGE_SHIFT) - 32))) {
-            mask = ((const u32 *)(sect + d->nsect))[i];
-            break;
-        }
+    i = r->sidx;
+    if (i < d->nsect) {
+        mask = ((const u32 *)(sect + d->nsect))[i];
     }
     gpu_fp_store(g->fp, r->src, r->home, r->addr, mask);
+    if (g->cfg.finepack == GPU_FP_P2P) {
+        fp_p2p_line(g, oi, r);
+    }
     req_put(g, ri);
     sector_done(g, oi, g->now);     /* posted: the SM is done with it */
     fp_send(g);
@@ -4276,6 +4363,98 @@ static void cxl_event(struct gpu_core *g, u64 cycle)
 
 /* ---- end of CXL-GPU ---------------------------------------------------- */
 
+/* ---- UVM and GDS (gpu_uvm.h) ------------------------------------------ */
+
+/* The servicer's next batch start or end gets an EV_UVM. */
+static void uvm_kick(struct gpu_core *g, int err)
+{
+    u64 c;
+
+    if (err) {
+        fail_str(g, err, "out of memory for UVM faults");
+        return;
+    }
+    c = gpu_uvm_next(g->uvm);
+    if (c == NEVER) {
+        return;
+    }
+    c = c > g->now ? c : g->now;
+    if (c < g->uvm_at || g->uvm_at < g->now) {
+        g->uvm_at = c;
+        push(g, c, EV_UVM, 0);
+    }
+}
+
+/*
+ * The memop's sectors, page by page (runs of one page): a page in GPU
+ * memory goes on, one not there faults and its run waits (an xl).
+ */
+static void uvm_issue(struct gpu_core *g, u32 s, u32 oi, const u64 *sect,
+                      u32 n, u32 kind)
+{
+    u32 shift = gpu_uvm_page_shift(g->uvm), i = 0;
+    bool write = kind != PROG_KIND_LOAD;
+
+    while (i < n && !g->err) {
+        u64 page = sect[i] >> shift;
+        u32 j = i, xi;
+        int in;
+
+        while (j < n && (sect[j] >> shift) == page) {
+            j++;
+        }
+        xi = xl_get(g);
+        if (xi == NONE) {
+            fail_str(g, -ENOMEM, "out of memory for UVM faults");
+            return;
+        }
+        in = gpu_uvm_access(g->uvm, g->now, sect[i] & ~31ULL, write, xi);
+        if (in < 0) {
+            xl_put(g, xi);
+            uvm_kick(g, in);
+            return;
+        }
+        if (in) {
+            xl_put(g, xi);
+            global_sectors(g, s, oi, &sect[i], j - i, kind);
+        } else {
+            struct xl *x = &g->xls[xi];
+
+            x->sect = &sect[i];
+            x->nsect = j - i;
+            x->memop = oi;
+            x->sm = s;
+            x->kind = (u8)kind;
+            x->next = NONE;
+            g->memops[oi].nxlate++;     /* waits as for a translation */
+        }
+        i = j;
+    }
+    uvm_kick(g, 0);
+}
+
+/* A faulted run's page is in GPU memory now: its sectors go. */
+static void uvm_wake(void *core, u32 xi)
+{
+    struct gpu_core *g = core;
+    struct xl x = g->xls[xi];
+
+    xl_put(g, xi);
+    sm_touch(g, x.sm);
+    g->memops[x.memop].nxlate--;
+    global_sectors(g, x.sm, x.memop, x.sect, x.nsect, x.kind);
+}
+
+static void uvm_event(struct gpu_core *g, u64 cycle)
+{
+    if (cycle == g->uvm_at) {
+        g->uvm_at = NEVER;
+    }
+    uvm_kick(g, gpu_uvm_run(g->uvm, cycle));
+}
+
+/* ---- end of UVM and GDS ------------------------------------------------ */
+
 static void dispatch_event(struct gpu_core *g, const struct event *e)
 {
     switch (e->type) {
@@ -4335,6 +4514,9 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
         break;
     case EV_XLS:
         ev_xls(g, e->arg);
+        break;
+    case EV_UVM:
+        uvm_event(g, e->cycle);
         break;
     }
 }
@@ -4504,6 +4686,9 @@ void gpu_core_stats(const struct gpu_core *g, struct gpu_core_stats *st)
     }
     if (g->cx) {
         gpu_cxl_stats(g->cx, &st->cxl);
+    }
+    if (g->uvm) {
+        gpu_uvm_stats(g->uvm, &st->uvm);
     }
     if (g->cpe) {
         struct gpu_cpelide_stats *c = &st->cpelide;

@@ -52,6 +52,7 @@
 #include "gpu_cpelide.h"
 #include "gpu_adsm.h"
 #include "gpu_cxl.h"
+#include "gpu_uvm.h"
 
 #define GPU_CORE_ERR_MAX        256
 
@@ -168,6 +169,8 @@ struct gpu_core_stats {
     struct mcmgpu_cxl_sim_result cxl;
     /* cfg.xl_share on: Least's or Valkyrie's counters (0 off) */
     struct gpu_core_share_stats share;
+    /* cfg.uvm on: UVM's or GDS's faults and migrations (all 0 off) */
+    struct gpu_uvm_stats uvm;
 };
 
 /* One kernel, as it finished. */

@@ -10,7 +10,10 @@
  * - Atomics and reductions stay on the per-sector path; like loads, they
  *   flush their partition first when their line is queued (finepack.c's
  *   rule), so they reach the home after the data queued before them.
- * - p2p sends each store at once as a plain TLP; wc and finepack send a
+ * - p2p sends a warp store's bytes in a line at once, each contiguous run
+ *   a plain TLP: the L1 coalesces a warp into at most one 128 B access
+ *   (§III), so its sectors leave together (gpu_fp_p2p_line(), called
+ *   once a line by the core); wc and finepack send a
  *   flushed partition as one transfer (wc: a TLP a run, back to back);
  *   dma keeps the flushed bytes until the kernel ends and then copies,
  *   per source and destination, the bytes it got in 4 KiB TLPs. dma holds
@@ -394,17 +397,34 @@ void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask)
             f->st.stores_under_32b++;
         }
         fp_model_record(f->m, &r, f->zero);
-        if (f->mode == GPU_FP_P2P) {
-            u32 i = packet_new(f, src, dst,
-                               fp_plain_tlp_bytes(r.addr, len,
-                                                  GPU_FP_OVERHEAD));
+    }
+}
 
-            if (i == GPU_FP_NONE) {
-                return;
-            }
-            write_add(f, &f->p[i].head, &f->p[i].tail, r.addr, len);
-            packet_ready(f, i);
+void gpu_fp_p2p_line(struct gpu_fp *f, u32 src, u32 dst, u64 line,
+                     const u32 mask[GPU_LINE_BYTES / GPU_SECTOR_BYTES])
+{
+    u32 b = 0;
+
+    while (b < GPU_LINE_BYTES) {
+        u32 end, i;
+
+        if (!(mask[b / 32] & (1u << (b % 32)))) {
+            b++;
+            continue;
         }
+        end = b + 1;
+        while (end < GPU_LINE_BYTES && (mask[end / 32] & (1u << (end % 32)))) {
+            end++;
+        }
+        /* A posted write TLP a contiguous run: byte enables span no hole. */
+        i = packet_new(f, src, dst, fp_plain_tlp_bytes(line + b, end - b,
+                                                       GPU_FP_OVERHEAD));
+        if (i == GPU_FP_NONE) {
+            return;
+        }
+        write_add(f, &f->p[i].head, &f->p[i].tail, line + b, end - b);
+        packet_ready(f, i);
+        b = end;
     }
 }
 

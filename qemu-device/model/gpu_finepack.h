@@ -101,6 +101,12 @@ bool gpu_fp_oom(const struct gpu_fp *f);
 
 /* A remote store sector departs src for dst: mask = its bytes (bit b). */
 void gpu_fp_store(struct gpu_fp *f, u32 src, u32 dst, u64 addr, u32 mask);
+/*
+ * p2p: a warp store's bytes in the 128 B line at line (mask: a word a
+ * sector), sent at once, each contiguous run one posted write TLP.
+ */
+void gpu_fp_p2p_line(struct gpu_fp *f, u32 src, u32 dst, u64 line,
+                     const u32 mask[GPU_LINE_BYTES / GPU_SECTOR_BYTES]);
 /* A remote load (or atomic) of a sector: a queued line flushes first. */
 void gpu_fp_access(struct gpu_fp *f, u32 src, u32 dst, u64 addr, bool load);
 /*

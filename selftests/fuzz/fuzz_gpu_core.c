@@ -10,7 +10,8 @@
  * object mapping and the IOMMU (reply latency, faults, a PFN past
  * memory, a tag never sent, a reply twice, one arriving in the past),
  * and CXL-GPU (on in a quarter of the runs: media, SR, DS, ports, the
- * first object in CXL memory).
+ * first object in CXL memory), and its baselines UVM and GDS (when
+ * nothing else places the objects: batch, GPU memory, runtime, page).
  * Byte 0 bit 0 then says what the rest is: a binary program as is, or
  * bytes a generator turns into a valid program (objects, kernels of
  * blocks, warps and instructions with addresses mostly in the objects),
@@ -350,6 +351,17 @@ static void make_config(const uint8_t *h, struct gpu_config *c)
 	set(c, "cxl_ds=%u", h[11] >> 7);
 	set(c, "cxl_ports=%u", 1u << (h[10] & 3));
 	set(c, "cxl_first_object=%u", (h[10] >> 2) & 3);
+	/*
+	 * UVM or GDS when no other mechanism places the objects (bits
+	 * shared): small GPU memories so pages are evicted, short runtimes.
+	 */
+	if (!c->cxl && !c->adsm && !c->pcie_copies) {
+		set(c, "uvm=%u", ((h[10] >> 4) & 3) % 3);
+		set(c, "uvm_batch=%u", 1 + ((h[10] >> 6) & 3) * 5);
+		set(c, "uvm_gpu_kib=%u", ((h[9] >> 3) & 3) * 8);
+		set(c, "uvm_runtime_ns=%u", (h[9] >> 5) * 100);
+		set(c, "uvm_page=%u", 4096u << ((h[7] >> 2) & 1));
+	}
 }
 
 /* ---- The test IOMMU and the run ---- */

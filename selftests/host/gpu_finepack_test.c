@@ -20,7 +20,7 @@
 /* ---- Running ------------------------------------------------------------ */
 
 #define OBJ		0x10000000ULL
-#define OBJ_SIZE	(2ULL << 20)
+#define OBJ_SIZE	(64ULL << 20)	/* room for stores a page apart */
 /* A lane's 4 B from the next's: 132, a line apart (scattered stores). */
 static uint32_t stride = 132;
 #define BLOCKS		8
@@ -194,6 +194,72 @@ TEST(coalesced_warp_stores_are_full_sectors)
 	EXPECT_EQ(0, st.finepack.stores_under_32b);
 	EXPECT_EQ(want, st.finepack.delivered_bytes);
 	stride = 132;
+	tp_free(&p);
+}
+
+/*
+ * P2P: the L1 sends a warp's store to a line as one access (§III), so a
+ * coalesced 128 B warp store is one TLP of O + 128 B, not four of O + 32.
+ */
+TEST(p2p_sends_a_warp_store_line_as_one_tlp)
+{
+	struct gpu_config c = fp_cfg(GPU_FP_P2P);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint64_t want;
+
+	stride = 4;
+	want = remote_bytes(&c);
+	build(&p, false, NULL);
+	ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err)) TH_LOG("%s", err);
+	ASSERT_GT(want, 0);
+	EXPECT_EQ(want / 128, st.finepack.link_messages);
+	EXPECT_EQ(want / 128 * (GPU_FP_OVERHEAD + 128), st.finepack.link_bytes);
+	EXPECT_EQ(want, st.finepack.delivered_bytes);
+	/* The queue's own P2P figure still counts a TLP a sector run. */
+	EXPECT_EQ(want / 32, st.finepack.plain_tlps);
+	stride = 132;
+	tp_free(&p);
+}
+
+/*
+ * One warp store whose sectors in two pages sit at one page offset: page
+ * 1's holds lanes 0 and 1 (8 B), page 2's lane 2 (4 B). Each sector
+ * carries its own bytes, none taken for the other page's.
+ */
+TEST(stores_at_one_page_offset_keep_their_own_bytes)
+{
+	static const uint32_t modes[] = { GPU_FP_P2P, GPU_FP_FINEPACK };
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	struct prog_inst *in;
+	uint32_t i;
+
+	tp_object(&p, OBJ, OBJ_SIZE, "a");
+	tp_kernel(&p, 1, "two_pages", 1, 32, 0);
+	tp_block(&p, 0);
+	tp_warp(&p, 0, 1);
+	tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4, 0x7, OBJ, 4, 1);
+	in = &p.recs[p.n - 1].inst;
+	in->addr[0] = OBJ + 4096;
+	in->addr[1] = OBJ + 4096 + 4;
+	in->addr[2] = OBJ + 2 * 4096;
+	inst_finish(in);
+	tp_add(&p, PROG_REC_BLOCK_END);
+	tp_add(&p, PROG_REC_KERNEL_END);
+	tp_add(&p, PROG_REC_END);
+	for (i = 0; i < 2; i++) {
+		struct gpu_config c = fp_cfg(modes[i]);
+
+		/* Pages 1 and 2 are homed on chiplets 1 and 2, the block on 0. */
+		ASSERT_EQ(0, tp_run(&c, &p, 1000, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(12, st.finepack.store_bytes);
+		EXPECT_EQ(2, st.finepack.stores);
+		EXPECT_EQ(12, st.finepack.delivered_bytes);
+	}
 	tp_free(&p);
 }
 

@@ -6,8 +6,8 @@
 # with translation off (the bound: every translation free); one job an
 # application on the host core (and F-Barre, FinePack's queue on
 # FinePack's configuration, CPElide's policies on CPElide's, ADSM's
-# protocols against explicit copies on ADSM's and CXL memory on
-# CXL-GPU's); one guest job runs two of them on the
+# protocols against explicit copies on ADSM's and CXL memory, UVM and
+# GDS on CXL-GPU's); one guest job runs two of them on the
 # device, whose JSON must equal the host's; the microbenchmarks'
 # validation (selftests/host/gpu_validate_test.c) against their formulas.
 set -euo pipefail
@@ -87,7 +87,21 @@ run_job() {
 				"prog/$a.prog" >cxl.json 2>"$JOB_OUT/host/$a-cxl.err"; then
 				mv cxl.json "$JOB_OUT/host/$a-cxl-${m//[:=]/-}.json"
 			fi
-		done ;;
+		done
+		# CXL-GPU's Fig 9: its baselines UVM (pages migrated from host
+		# memory on faults) and GDS (from the Z-NAND storage), CXL on a
+		# DRAM endpoint (Fig 9a), and there the commercial controller's
+		# 250 ns round trip beside the paper's 80 ns (on the DRAM
+		# endpoint the controller is on every access's path; on Z-NAND
+		# the media hide it). UVM and GDS take seconds; each DRAM
+		# endpoint run as long as a Z-NAND one (docs/gpu.md, UVM and GDS
+		# in the core). Only where the application fits the cores.
+		if [ -e "$JOB_OUT/host/$a-cxl-off.json" ]; then
+			for m in uvm gds dram dram:ctrl=250; do
+				"$tool" run --host --json --config cxl --cxl "$m" \
+					"prog/$a.prog" >"$JOB_OUT/host/$a-cxl-${m//[:=]/-}.json"
+			done
+		fi ;;
 	fp-*)
 		# FinePack §VI: P2P stores, write combining, FinePack, bulk DMA,
 		# GPS [31] and §VI-B's config-packet design on FinePack's

@@ -88,6 +88,24 @@ CXL_TABLE = {
     "mri": (29.2, 53.3, "real-world")}
 
 
+# CXL-GPU's Fig 9 (notes/cxlgpu.md §3.4): the text gives averages only
+# (the bars' per-application values are not printed; "x" lost in
+# extraction, read as x). Fig 9a, DRAM endpoint: UVM against GPU-DRAM and
+# CXL's gain over UVM; CXL's slowdown against GPU-DRAM by class. Fig 9b,
+# Z-NAND: CXL-SR over CXL, CXL-DS over CXL-SR by class. Abstract: the
+# whole design 2.36x over UVM and 1.36x over a commercial EP controller
+# (250 ns round trip, Fig 3(b), against the paper's two-digit ns).
+CXL_FIG9 = {
+    "uvm_vs_gpu_dram": 52.7, "cxl_over_uvm": 44.2,
+    "cxl_vs_gpu_dram_pct": {"compute": 2.3, "load": 19.7, "store": 6.8},
+    "sr_over_cxl": 7.4, "sr_over_cxl_seq": 15.6,
+    "ds_over_sr_pct": {"compute": 20.9, "load": 8.7, "store": 62.8},
+    "over_uvm": 2.36, "over_commercial_ctrl": 1.36,
+}
+CXL_CTRL_NS = 80            # ours, the paper's "two-digit" controller
+CXL_COMMERCIAL_CTRL_NS = 250
+
+
 def cxl_class(compute_pct, load_pct):
     """The table's classes by where its own numbers split them: store-
     intensive below 50 % loads (its store class has 42.6-48.5, the others

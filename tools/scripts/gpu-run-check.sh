@@ -73,6 +73,10 @@ expect_fail "cxl_media=on|bad value" "$tmp/vadd.bin" --cxl on
 expect_fail "--cxl|unknown key 'speed'" "$tmp/vadd.bin" --cxl znand:speed=9
 expect_fail "cxl_sr=fast|bad value" "$tmp/vadd.bin" --cxl znand:sr=fast
 expect_fail "cxl_ports|1, 2, 4 or 8" "$tmp/vadd.bin" --cxl znand:ports=3
+expect_fail "--cxl|unknown key 'speed'" "$tmp/vadd.bin" --cxl uvm:speed=9
+expect_fail "--cxl|unknown key 'media'" "$tmp/vadd.bin" --cxl uvm:media=nand
+expect_fail "uvm|not with cxl, adsm" "$tmp/vadd.bin" --cxl gds --adsm batch
+expect_fail "uvm_page|power of two" "$tmp/vadd.bin" --cxl uvm:page=12288
 expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
 expect_fail "adsm=eager|bad value" "$tmp/vadd.bin" --adsm eager
 expect_fail "adsm_block|power of two" "$tmp/vadd.bin" --adsm rolling --set adsm_block=12288
@@ -86,7 +90,10 @@ for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide"
 	"--config adsm --adsm rolling" "--adsm lazy --barre on" \
 	"--barre least" "--barre valkyrie" \
 	"--config cxl --set translate=0 --cxl znand:sr=sr:ds=on" \
-	"--config cxl --set translate=0 --cxl nand:sr=off:ports=1"; do
+	"--config cxl --set translate=0 --cxl nand:sr=off:ports=1" \
+	"--config cxl --set translate=0 --cxl uvm" \
+	"--config cxl --set translate=0 --cxl gds:media=nand:gpu=8" \
+	"--cxl uvm:batch=4:rt=1000"; do
 	# shellcheck disable=SC2086
 	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
 	# shellcheck disable=SC2086
@@ -157,7 +164,8 @@ if "finepack" in d:
 	assert f["delivered_bytes"] <= f["store_bytes"], f"run {args}: {f}"
 if "finepack" in d and "cpelide" in d:
 	eq(d["cpelide"]["sectors_written_back"], 0, "dirty remote data with finepack")
-eq("cxl" in d, "--cxl" in args, "the root complex's counters with --cxl")
+uvm_args = "--cxl uvm" in args or "--cxl gds" in args
+eq("cxl" in d, "--cxl" in args and not uvm_args, "the root complex's counters with --cxl")
 if "cxl" in d:
 	c = d["cxl"]
 	# Every object in CXL memory: no DRAM traffic; a load is served by
@@ -168,6 +176,19 @@ if "cxl" in d:
 	   "cxl loads vs SSD DRAM hits + misses + DS read hits")
 	wb = g["l2"]["writebacks"]
 	assert c["loads"] > 0 and (wb + 1) // 2 <= c["stores"] <= wb, f"run {args}: cxl {c}"
+eq("uvm" in d, uvm_args, "the uvm group with --cxl uvm|gds")
+if "uvm" in d:
+	u = d["uvm"]
+	# Each fault on a page in host memory migrates it once; a batch pays
+	# the runtime; the servicer's time is its three parts.
+	eq(u["pages_migrated"], u["faults"] - u["duplicate_faults"], "uvm pages vs faults")
+	eq(u["h2d_bytes"], u["pages_migrated"] * u["page_bytes"], "uvm h2d bytes")
+	eq(u["d2h_bytes"], u["dirty_evictions"] * u["page_bytes"], "uvm d2h bytes")
+	eq(u["batch_cycles"], u["runtime_cycles"] + u["xfer_cycles"] + u["storage_cycles"],
+	   "uvm batch cycles")
+	assert u["batches"] > 0 and u["batch_max"] <= u["batch"], f"run {args}: uvm {u}"
+	assert g["cycles"] >= u["runtime_cycles"], f"run {args}: uvm {u}"
+	eq(u["storage_cycles"] > 0, u["mode"] == "gds", "storage cycles only with gds")
 EOF
 	checked=$((checked + 1))
 done

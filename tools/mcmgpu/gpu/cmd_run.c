@@ -75,7 +75,13 @@ static void usage(FILE *f)
 		"                     MEDIA dram, optane, znand or nand; sr off, naive,\n"
 		"                     dyn, sr or max (default sr), ports 1, 2, 4 or 8\n"
 		"                     (default 4), as mcmgpu cxl replay names them; e.g.\n"
-		"                     znand:sr=sr:ds=on (--set cxl_*=... says the same)\n"
+		"                     znand:sr=sr:ds=on (--set cxl_*=... says the same);\n"
+		"                     or the paper's baselines, every object migrated\n"
+		"                     to GPU memory on page faults by the host runtime:\n"
+		"                     uvm (from host memory) or gds[:media=MEDIA] (from\n"
+		"                     the storage, default znand), each with\n"
+		"                     [:batch=N][:page=BYTES][:gpu=KIB][:rt=NS] (--set\n"
+		"                     uvm=on|gds, uvm_*=...; docs/gpu.md)\n"
 		"  --progress         a progress line per kernel on stderr\n"
 		"  --json             JSON (the same from the device and --host)\n"
 		"  --bench            instead of the result, the run's wall-clock time and\n"
@@ -164,6 +170,53 @@ static int import_dir(const char *dir, char *tmp, size_t len, char *err,
 	return ret;
 }
 
+/*
+ * --cxl uvm|gds[:KEY=VALUE]...: CXL-GPU's baselines (docs/gpu.md, UVM and
+ * GDS in the core), as overrides.
+ */
+static int parse_uvm(const char *spec, char buf[][64], char **set)
+{
+	static const char *const keys[][2] = {
+		{ "batch", "uvm_batch" }, { "page", "uvm_page" },
+		{ "gpu", "uvm_gpu_kib" }, { "rt", "uvm_runtime_ns" },
+		{ "media", "cxl_media" },
+	};
+	char copy[256], *tok, *save = NULL;
+	bool gds = !strncmp(spec, "gds", 3);
+	int n = 0;
+	size_t k;
+
+	if (strlen(spec) >= sizeof(copy))
+		die_usage("--cxl: '%s' is too long", spec);
+	strcpy(copy, spec);
+	tok = strtok_r(copy, ":", &save);
+	if (strcmp(tok, "uvm") && strcmp(tok, "gds"))
+		die_usage("--cxl: '%s' does not start with off, uvm, gds or a medium (dram, optane, znand, nand)",
+			  spec);
+	snprintf(buf[n], 64, "uvm=%s", gds ? "gds" : "on");
+	set[n] = buf[n];
+	n++;
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
+		*eq = 0;
+		for (k = 0; k < ARRAY_SIZE(keys); k++)
+			if (!strcmp(tok, keys[k][0]))
+				break;
+		if (k == ARRAY_SIZE(keys) || (!gds && k == ARRAY_SIZE(keys) - 1))
+			die_usage("--cxl: unknown key '%s' (batch, page, gpu, rt%s)",
+				  tok, gds ? ", media" : "");
+		if (n == CXL_SETS)
+			die_usage("--cxl: '%s' has too many settings", spec);
+		snprintf(buf[n], 64, "%s=%s", keys[k][1], eq + 1);
+		set[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
 static int parse_cxl(const char *spec, char buf[][64], char **set)
 {
 	static const char *const keys[][2] = {
@@ -180,6 +233,8 @@ static int parse_cxl(const char *spec, char buf[][64], char **set)
 		set[0] = buf[0];
 		return 1;
 	}
+	if (!strncmp(spec, "uvm", 3) || !strncmp(spec, "gds", 3))
+		return parse_uvm(spec, buf, set);
 	if (strlen(spec) >= sizeof(copy))
 		die_usage("--cxl: '%s' is too long", spec);
 	strcpy(copy, spec);

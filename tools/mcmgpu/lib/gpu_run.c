@@ -362,6 +362,34 @@ static void cxl_head_json(struct json *j, const struct gpu_config *c)
 	json_u64(j, "first_object", c->cxl_first_object);
 }
 
+/* UVM's and GDS's (gpu_uvm.h): CXL-GPU's baselines. */
+#define UVS(field) STAT(struct gpu_uvm_stats, field)
+static const struct stat_row uvm_rows[] = {
+	UVS(page_bytes), UVS(gpu_pages), UVS(footprint_pages), STAT_NEWLINE,
+	UVS(faults), UVS(duplicate_faults), UVS(batches), UVS(batch_max),
+	UVS(pages_migrated), UVS(evictions), UVS(dirty_evictions),
+	STAT_NEWLINE,
+	UVS(h2d_bytes), UVS(d2h_bytes), UVS(runtime_cycles), UVS(xfer_cycles),
+	UVS(storage_cycles), UVS(batch_cycles), UVS(stall_cycles),
+};
+#undef UVS
+
+static const struct stat_table uvm_table = STAT_TABLE(uvm_rows,
+	"uvm: {faults} faults in {batches} batches, {pages_migrated} pages "
+	"migrated, {evictions} evicted; servicer busy {batch_cycles} cycles\n");
+
+static const char *const uvm_modes[] = { "off", "uvm", "gds" };
+
+static void uvm_head_json(struct json *j, const struct gpu_config *c)
+{
+	json_string(j, "mode", uvm_modes[c->uvm % 3]);
+	if (c->uvm == GPU_UVM_GDS)
+		json_string(j, "media", cxl_media[c->cxl_media % 4]);
+	json_u64(j, "batch", c->uvm_batch);
+	json_u64(j, "runtime_ns", c->uvm_runtime_ns);
+	json_u64(j, "pcie_bw", c->uvm_pcie_bw);
+}
+
 static void fp_report(struct fp_core_report *fr, const struct gpu_run_result *r)
 {
 	const struct gpu_finepack_stats *s = &r->core.finepack;
@@ -458,6 +486,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &cxl_table, &r->core.cxl);
 		json_close(j);
 	}
+	if (o->cfg.uvm) {
+		json_break(j, " ");
+		json_open(j, "uvm", '{');
+		uvm_head_json(j, &o->cfg);
+		stats_json(j, &uvm_table, &r->core.uvm);
+		json_close(j);
+	}
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -500,5 +535,9 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 			cxl_sr_modes[o->cfg.cxl_sr % 5],
 			o->cfg.cxl_ds ? "on" : "off", o->cfg.cxl_ports);
 		stats_text(f, &cxl_table, &r->core.cxl);
+	}
+	if (o->cfg.uvm) {
+		fprintf(f, "uvm mode %s\n", uvm_modes[o->cfg.uvm % 3]);
+		stats_text(f, &uvm_table, &r->core.uvm);
 	}
 }
