@@ -27,6 +27,7 @@ enum gpu_config_field_index {
     CF_adsm_fault_lat, CF_pcie_bw, CF_pcie_dma_lat, CF_pcie_copies,
     CF_cxl, CF_cxl_sr, CF_cxl_ds, CF_cxl_media, CF_cxl_ports, CF_cxl_ctrl_ns,
     CF_cxl_gc, CF_cxl_first_object,
+    CF_xl_share, CF_xl_prefetch,
     CF_uvm, CF_uvm_page, CF_uvm_batch, CF_uvm_runtime_ns, CF_uvm_gpu_kib,
     CF_uvm_pcie_bw,
     CF_l3_size, CF_l3_ways, CF_l3_lat,
@@ -106,6 +107,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(cxl_ctrl_ns, "ns", 1, 100000),
     F(cxl_gc, "off=0 on=1", 0, 1),
     F(cxl_first_object, "", 0, 1u << 30),
+    F(xl_share, "off=0 least=1 valkyrie=2", 0, GPU_XLS_NR - 1),
+    F(xl_prefetch, "pages", 0, 8),
     F(uvm, "off=0 on=1 gds=2", 0, GPU_UVM_NR - 1),
     F(uvm_page, "bytes", 4096, 2u << 20),
     F(uvm_batch, "", 1, 65536),
@@ -180,6 +183,13 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->cxl_ports)) {
         BAD("cxl_ports", "1, 2, 4 or 8");
+    }
+    if (c->xl_share && c->fbarre) {
+        BAD("xl_share", "Least and Valkyrie are baselines of Barre off");
+    }
+    /* Least's ideal filter holds 1024 entries, a whole L2 TLB (§VII-A). */
+    if (c->xl_share == GPU_XLS_LEAST && c->l2_tlb_entries > 1024) {
+        BAD("xl_share", "least tracks an L2 TLB of at most 1024 entries");
     }
     if (!is_pow2(c->uvm_page)) {
         BAD("uvm_page", "a power of two, 4 KiB to 2 MiB");
@@ -480,6 +490,17 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define CPELIDE_L3_VALUES \
     .l3_size = 16u << 20, .l3_ways = 16, .l3_lat = 330
 
+/* Barre Chord's baselines (§VII-A) are run options in every preset. */
+#define XL_SHARE_SOURCES \
+    [CF_xl_share] = "run option (mcmgpu run --barre least|valkyrie): off;" \
+                    " Barre Chord's baselines Least [27] and Valkyrie [8]" \
+                    " (§VII-A)", \
+    [CF_xl_prefetch] = "ours: 1, the next page (§VII-A says only \"L2 TLB" \
+                       " prefetch\"); used with xl_share=valkyrie"
+
+#define XL_SHARE_VALUES \
+    .xl_share = GPU_XLS_OFF, .xl_prefetch = 1
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -551,6 +572,7 @@ static const char *const barre_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
 };
@@ -617,6 +639,7 @@ static const char *const finepack_sources[CF_NR] = {
     ADSM_SOURCES("1530", "5229", "765", "3060"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
 };
@@ -678,6 +701,7 @@ static const char *const cpelide_sources[CF_NR] = {
     ADSM_SOURCES("1801", "4442", "901", "3602"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
 };
@@ -745,6 +769,7 @@ static const char *const cxl_sources[CF_NR] = {
     ADSM_SOURCES("1000", "8000", "500", "2000"),
     PCIE_COPIES_OFF,
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
@@ -810,6 +835,7 @@ static const char *const adsm_sources[CF_NR] = {
     [CF_pcie_copies] = "ours: on, COPY records are cudaMemcpy on PCIe (the"
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
+    XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
 };
@@ -846,6 +872,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            XL_SHARE_VALUES,
             UVM_VALUES(8000),
             CPELIDE_L3_VALUES,
         },
@@ -878,6 +905,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
+            XL_SHARE_VALUES,
             UVM_VALUES(5229),
             CPELIDE_L3_VALUES,
         },
@@ -911,6 +939,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
+            XL_SHARE_VALUES,
             UVM_VALUES(4442),
             CPELIDE_L3_VALUES,
         },
@@ -945,6 +974,7 @@ const struct gpu_preset gpu_presets[] = {
             FBARRE_VALUES,
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
+            XL_SHARE_VALUES,
             UVM_VALUES(31507),
             CPELIDE_L3_VALUES,
         },
@@ -979,6 +1009,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(6173, 648, 2592),
             .pcie_copies = 1,
             CXL_VALUES,
+            XL_SHARE_VALUES,
             UVM_VALUES(6173),
             CPELIDE_L3_VALUES,
         },

@@ -63,6 +63,17 @@ enum gpu_cpelide_mode {
     GPU_CPE_NR
 };
 
+/*
+ * Translation sharing, Barre Chord's baselines (§VII-A; docs/gpu.md,
+ * Least and Valkyrie in the core); with Barre off.
+ */
+enum gpu_xl_share {
+    GPU_XLS_OFF = 0,        /* the conventional IOMMU path alone */
+    GPU_XLS_LEAST,          /* peers' L2 TLBs over the link, ideal filter */
+    GPU_XLS_VALKYRIE,       /* peer L1 TLB probing, L2 TLB prefetch */
+    GPU_XLS_NR
+};
+
 /* Objects shared with the CPU (docs/gpu.md, ADSM in the core) */
 enum gpu_adsm_mode {
     GPU_ADSM_OFF = 0,       /* COPY records are copies (pcie_copies) */
@@ -153,6 +164,9 @@ struct gpu_config {
     u32 cxl_ctrl_ns;        /* controller round trip */
     u32 cxl_gc;             /* SSD garbage collection: 0 off, 1 on */
     u32 cxl_first_object;   /* objects with index >= it live in CXL */
+    /* Translation sharing: Least, Valkyrie (enum gpu_xl_share) */
+    u32 xl_share;           /* enum gpu_xl_share; needs translate, Barre off */
+    u32 xl_prefetch;        /* valkyrie: next pages an L2 TLB fill fetches */
     /* UVM and GDS (gpu_uvm.h; docs/gpu.md, UVM and GDS in the core) */
     u32 uvm;                /* enum gpu_uvm_mode */
     u32 uvm_page;           /* the migration unit, bytes */
@@ -216,7 +230,8 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * cpelide=off|baseline|cpelide|hmg|ideal,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
  * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
- * cxl_media=dram|optane|znand|nand, uvm=off|on|gds).
+ * cxl_media=dram|optane|znand|nand, uvm=off|on|gds,
+ * xl_share=off|least|valkyrie).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

@@ -37,6 +37,26 @@
  *   takes an MSHR tries the package at the L2 lookup; its answer is an
  *   ATS fill without a request (not in ats_replies or ats_round_trip), a
  *   failed attempt delays the request by its cost.
+ * - Least (cfg.xl_share, Barre Chord §VII-A): an L2 TLB miss that takes
+ *   an MSHR asks ideal filters (exact copies of the peers' L2 TLBs, no
+ *   false positive: the 1024-entry filter holds a whole 512-entry TLB,
+ *   so it needs no replacement) alongside the L2 TLB lookup, at no extra
+ *   cost. If a peer holds the page, the first after the chiplet in
+ *   ring order is asked over the link (an 8 B request; its L2 TLB
+ *   lookup, LRU untouched; a reply of the header and an 8 B PTE) and its
+ *   answer fills like an ATS reply without a request; if the entry left
+ *   meanwhile, the ATS request leaves when the negative reply arrives.
+ * - Valkyrie (cfg.xl_share): an L1 TLB miss probes the L1 TLBs of the
+ *   chiplet's other SMs, one more l1_tlb_lat (no crossbar hop is
+ *   modelled inside a chiplet, as for the L1 to the L2 TLB); a hit fills
+ *   the SM's L1 TLB. A demand fill of the L2 TLB, and the first hit on
+ *   a prefetched entry (tagged prefetch), prefetches the next
+ *   xl_prefetch mapped pages absent from it into free MSHRs (none while
+ *   a miss waits for one); a prefetch's fill prefetches nothing; a miss
+ *   on a page being prefetched merges into it and makes it a demand.
+ *   The program ends when its last kernel does (cycles), but the core
+ *   is done only when every prefetch's ATS reply has arrived, so every
+ *   request is answered (ats_replies = ats_requests).
  * - A barrier releases its warps lat_other cycles after the last arrives;
  *   a warp whose last instruction is a barrier just finishes.
  * - Stall cycles take the reason of the oldest unfinished warp when the
@@ -67,6 +87,7 @@
 #define CHUNK_RESERVE   16      /* a chunk's end: the jump to the next */
 #define MAX_SECTORS     (PROG_WARP_SIZE * (PROG_MAX_WIDTH / 32 + 1))
 #define HDR_BYTES       8       /* a link message's header */
+#define PTE_BYTES       8       /* Least: a PTE in a peer TLB's reply */
 #define OP_JUMP         0xff    /* decoded: continue at the next chunk */
 #define FILL_KEY_BIT    0       /* ATS fills first in their cycle */
 #define ORDER_KEY_BIT   (1ULL << 63)
@@ -95,6 +116,7 @@ enum ev_type {
     EV_ADSM_LAUNCH,     /* ADSM: the host's launch reaches the GPU */
     EV_FP_FENCE,        /* FinePack: a fence reaches its chiplet's queue */
     EV_CXL,             /* CXL-GPU: the root complex has an event */
+    EV_XLS,             /* Least: a remote L2 TLB lookup's next step */
     EV_UVM,             /* UVM/GDS: a fault batch starts or ends */
 };
 
@@ -218,15 +240,27 @@ struct line {
 
 struct tlb_entry {
     u64 vpn, pfn, lru;
-    u64 valid;
+    u64 valid;          /* bit 0; TLB_PREFETCHED: Valkyrie's, not used */
 };
+
+#define TLB_PREFETCHED  2
 
 struct tlb_mshr {
     u64 tag, vpn, issue, pfn, arrive;
     u32 head, tail;     /* translations waiting */
     u8 busy, sent, answered, fault, write;
-    u8 in_package;      /* F-Barre answered it */
-    u8 pad[2];
+    u8 in_package;      /* F-Barre answered it (or Least's peer) */
+    u8 prefetch;        /* Valkyrie: a prefetch, no demand behind it */
+    u8 xls_stage;       /* Least: the remote lookup's next step */
+    u8 xls_peer;        /* Least: the chiplet asked */
+    u8 xls_hit;         /* Least: the peer had it */
+    u8 pad[7];
+};
+
+/* Valkyrie: a page in the L1 TLBs of a chiplet, and in how many. */
+struct xls_slot {
+    u64 vpn, pfn;
+    u64 count;          /* 0: a free slot */
 };
 
 struct chiplet {
@@ -313,6 +347,9 @@ struct gpu_core {
     struct chiplet *chip;
     struct server *egress, *ingress, *l2s, *drams;
     struct gpu_fbarre *fb;      /* F-Barre, NULL when off */
+    struct xls_slot *l1dir;     /* Valkyrie: L1 TLBs' pages a chiplet */
+    u64 prefetching;            /* Valkyrie: prefetches not yet filled */
+    u64 l1dir_slots;            /* a chiplet's, a power of two */
 
     /* Grown as needed */
     struct heap fills, far;
@@ -927,8 +964,8 @@ static struct tlb_entry *tlb_find(struct tlb_entry *set, u32 ways, u64 vpn)
     return NULL;
 }
 
-static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
-                     u64 vpn, u64 pfn)
+/* Where vpn goes in a set: its entry, else a free one, else the LRU. */
+static struct tlb_entry *tlb_victim(struct tlb_entry *set, u32 ways, u64 vpn)
 {
     struct tlb_entry *v = tlb_find(set, ways, vpn);
     u32 i;
@@ -945,6 +982,14 @@ static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
             }
         }
     }
+    return v;
+}
+
+static void tlb_fill(struct gpu_core *g, struct tlb_entry *set, u32 ways,
+                     u64 vpn, u64 pfn)
+{
+    struct tlb_entry *v = tlb_victim(set, ways, vpn);
+
     v->valid = 1;
     v->vpn = vpn;
     v->pfn = pfn;
@@ -961,6 +1006,74 @@ static struct tlb_entry *l2t_set(struct gpu_core *g, u32 c, u64 vpn)
 {
     return &g->l2t[((u64)c * g->l2t_sets + (vpn & (g->l2t_sets - 1))) *
                    g->cfg.l2_tlb_ways];
+}
+
+/*
+ * Valkyrie's probe of a chiplet's other L1 TLBs, kept as a count a page
+ * in an open-addressed table (linear probing, backward-shift deletion):
+ * the same answer as looking in each, without looking in each.
+ */
+static struct xls_slot *l1dir_find(struct gpu_core *g, u32 c, u64 vpn)
+{
+    struct xls_slot *t = &g->l1dir[(u64)c * g->l1dir_slots];
+    u64 mask = g->l1dir_slots - 1, i = (vpn * 0x9e3779b97f4a7c15ULL) >> 40;
+
+    for (i &= mask; t[i].count; i = (i + 1) & mask) {
+        if (t[i].vpn == vpn) {
+            return &t[i];
+        }
+    }
+    return &t[i];
+}
+
+static void l1dir_add(struct gpu_core *g, u32 c, u64 vpn, u64 pfn)
+{
+    struct xls_slot *e = l1dir_find(g, c, vpn);
+
+    e->vpn = vpn;
+    e->pfn = pfn;
+    e->count++;
+}
+
+static void l1dir_remove(struct gpu_core *g, u32 c, u64 vpn)
+{
+    struct xls_slot *t = &g->l1dir[(u64)c * g->l1dir_slots];
+    u64 mask = g->l1dir_slots - 1;
+    u64 i = l1dir_find(g, c, vpn) - t, j, home;
+
+    if (--t[i].count) {
+        return;
+    }
+    /* Close the gap: later slots of the run move back if they may. */
+    for (j = (i + 1) & mask; t[j].count; j = (j + 1) & mask) {
+        home = ((t[j].vpn * 0x9e3779b97f4a7c15ULL) >> 40) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            t[i] = t[j];
+            t[j].count = 0;
+            i = j;
+        }
+    }
+}
+
+/* SM s's L1 TLB gets vpn; Valkyrie's table follows it. */
+static void l1t_fill(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
+{
+    struct tlb_entry *set = l1t_set(g, s, vpn);
+    struct tlb_entry *v;
+    u32 c = g->sms[s].chiplet;
+
+    if (!g->l1dir) {
+        tlb_fill(g, set, g->cfg.l1_tlb_ways, vpn, pfn);
+        return;
+    }
+    v = tlb_victim(set, g->cfg.l1_tlb_ways, vpn);
+    if (!v->valid || v->vpn != vpn) {
+        if (v->valid) {
+            l1dir_remove(g, c, v->vpn);
+        }
+        l1dir_add(g, c, vpn, pfn);
+    }
+    tlb_fill(g, set, g->cfg.l1_tlb_ways, vpn, pfn);
 }
 
 /* ---- Placement --------------------------------------------------------- */
@@ -1997,6 +2110,202 @@ static void fb_miss(struct gpu_core *g, u32 mi)
     heap_push(g, &g->fills, &e);
 }
 
+/* ---- Translation sharing: Least and Valkyrie (Barre Chord §VII-A) ---- */
+
+/* An answer from another TLB against the true walk (host only). */
+static void xls_check(struct gpu_core *g, u64 vpn, u64 pfn)
+{
+    u64 truth;
+
+    if (!g->ops->walk) {
+        return;
+    }
+    truth = g->ops->walk(g->priv, vpn);
+    if (!(truth & MCMGPU_PTE_VALID) || MCMGPU_PTE_PFN(truth) != pfn) {
+        g->stats.share.mismatches++;
+    }
+}
+
+/*
+ * Least: chiplet c's ideal filters (exact: every entry of each peer's L2
+ * TLB, no false positive) name the first peer after c holding vpn.
+ */
+static u32 xls_least_peer(struct gpu_core *g, u32 c, u64 vpn)
+{
+    u32 i, p;
+
+    for (i = 1; i < g->cfg.chiplets; i++) {
+        p = (c + i) % g->cfg.chiplets;
+        if (tlb_find(l2t_set(g, p, vpn), g->cfg.l2_tlb_ways, vpn)) {
+            return p;
+        }
+    }
+    return NONE;
+}
+
+/* Least: MSHR mi's miss asks the filters alongside the L2 TLB lookup. */
+static void xls_least_miss(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    u32 p = xls_least_peer(g, mi / g->cfg.l2_tlb_mshrs, m->vpn);
+
+    g->stats.share.filter_probes++;
+    if (p == NONE) {
+        push(g, g->now + g->cfg.l2_tlb_lat, EV_ATS_SEND, mi);
+        return;
+    }
+    g->stats.share.remote_tlb_lookups++;
+    m->xls_peer = (u8)p;
+    m->xls_stage = 0;
+    push(g, g->now + g->cfg.l2_tlb_lat, EV_XLS, mi);
+}
+
+/*
+ * Least's remote lookup, a step an event: the request (a header) leaves
+ * c's port and enters the peer's, the peer's L2 TLB is looked up (its LRU
+ * untouched), the reply (a header and the PTE, or a header alone if the
+ * entry left meanwhile) comes back. A hit fills like an ATS reply without
+ * a request; a miss sends the ATS request then.
+ */
+static void ev_xls(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    const struct gpu_config *cf = &g->cfg;
+    u32 c = mi / cf->l2_tlb_mshrs, p = m->xls_peer;
+    struct tlb_entry *e;
+    struct event fill = {
+        .key = FILL_KEY_BIT | m->tag, .type = EV_ATS_FILL, .arg = mi,
+    };
+    u64 t;
+
+    switch (m->xls_stage++) {
+    case 0:
+        t = server_use(&g->egress[c], cf->link_bw, cf->link_lat, g->now,
+                       HDR_BYTES);
+        push(g, t, EV_XLS, mi);
+        return;
+    case 1:
+        t = server_use(&g->ingress[p], cf->link_bw, 0, g->now, HDR_BYTES);
+        push(g, t + cf->l2_tlb_lat, EV_XLS, mi);
+        return;
+    case 2:
+        e = tlb_find(l2t_set(g, p, m->vpn), cf->l2_tlb_ways, m->vpn);
+        m->xls_hit = e != NULL;
+        if (e) {
+            m->pfn = e->pfn;
+        }
+        t = server_use(&g->egress[p], cf->link_bw, cf->link_lat, g->now,
+                       HDR_BYTES + (e ? PTE_BYTES : 0));
+        push(g, t, EV_XLS, mi);
+        return;
+    }
+    t = server_use(&g->ingress[c], cf->link_bw, 0, g->now,
+                   HDR_BYTES + (m->xls_hit ? PTE_BYTES : 0));
+    if (!m->xls_hit) {
+        g->stats.share.remote_tlb_gone++;
+        push(g, t, EV_ATS_SEND, mi);
+        return;
+    }
+    g->stats.share.remote_tlb_hits++;
+    xls_check(g, m->vpn, m->pfn);
+    m->answered = 1;
+    m->in_package = 1;
+    m->issue = m->arrive = fill.cycle = t;
+    heap_push(g, &g->fills, &fill);
+}
+
+/*
+ * Valkyrie: SM s's L1 TLB miss xi probes the L1 TLBs of its chiplet's
+ * other SMs (their LRU untouched; s's own missed, so a page in the
+ * chiplet's table is in a peer's), one more L1 TLB lookup; a hit fills
+ * s's L1 TLB, else on to the L2 TLB.
+ */
+static void xls_valkyrie_l1(struct gpu_core *g, u32 s, u32 xi)
+{
+    struct xl *x = &g->xls[xi];
+    struct xls_slot *e = l1dir_find(g, g->sms[s].chiplet, x->vpn);
+    u64 at = g->now + 2 * (u64)g->cfg.l1_tlb_lat;
+
+    g->stats.share.l1_probes++;
+    if (!e->count) {
+        push(g, at, EV_XL_L2, xi);
+        return;
+    }
+    g->stats.share.l1_peer_hits++;
+    x->pfn = e->pfn;
+    xls_check(g, x->vpn, x->pfn);
+    l1t_fill(g, s, x->vpn, x->pfn);
+    push(g, at, EV_XL_DATA, xi);
+}
+
+/* A page of some object: mapped, so a prefetch of it cannot fault. */
+static bool xls_mapped(const struct gpu_core *g, u64 vpn)
+{
+    u32 i;
+
+    for (i = 0; i < g->nobjs; i++) {
+        const struct gpu_object *o = &g->objs[i];
+
+        if (o->size && vpn >= o->gpu_va >> GPU_PAGE_SHIFT &&
+            vpn <= (o->gpu_va + o->size - 1) >> GPU_PAGE_SHIFT) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Valkyrie: a demand fill of vpn on chiplet c, or the first hit on an
+ * entry a prefetch filled (tagged prefetch, as Smith's sequential
+ * prefetch of caches: a stream stays ahead, a prefetch alone starts
+ * none), prefetches the next
+ * xl_prefetch pages that are mapped and neither in the L2 TLB nor
+ * missing, each into a free MSHR while no miss waits for one; the request
+ * leaves after the L2 TLB lookup that found the page absent.
+ */
+static void xls_prefetch(struct gpu_core *g, u32 c, u64 vpn)
+{
+    const struct gpu_config *cf = &g->cfg;
+    struct tlb_mshr *m = &g->l2m[(u64)c * cf->l2_tlb_mshrs];
+    u32 k, i, free_i;
+
+    for (k = 1; k <= cf->xl_prefetch && g->chip[c].fifo_head == NONE; k++) {
+        u64 v = vpn + k;
+
+        if (!xls_mapped(g, v) ||
+            tlb_find(l2t_set(g, c, v), cf->l2_tlb_ways, v)) {
+            continue;
+        }
+        free_i = NONE;
+        for (i = 0; i < cf->l2_tlb_mshrs; i++) {
+            if (m[i].busy && m[i].vpn == v) {
+                break;
+            }
+            if (!m[i].busy && free_i == NONE) {
+                free_i = i;
+            }
+        }
+        if (i < cf->l2_tlb_mshrs) {
+            continue;
+        }
+        if (free_i == NONE) {
+            return;
+        }
+        memset(&m[free_i], 0, sizeof(m[free_i]));
+        m[free_i].busy = 1;
+        m[free_i].prefetch = 1;
+        m[free_i].vpn = v;
+        m[free_i].tag = ++g->next_tag;
+        m[free_i].head = m[free_i].tail = NONE;
+        g->stats.share.prefetches++;
+        g->prefetching++;
+        push(g, g->now + cf->l2_tlb_lat, EV_ATS_SEND,
+             c * cf->l2_tlb_mshrs + free_i);
+    }
+}
+
+/* ---- end of translation sharing --------------------------------------- */
+
 /* At the L2 TLB now: hit, merge, take an MSHR or wait for one. */
 static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
 {
@@ -2017,10 +2326,15 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
         } else {
             g->stats.l2_tlb_mshr_merges++;
         }
+        if (e->valid & TLB_PREFETCHED) {
+            /* Valkyrie: a prefetch's first use prefetches on (tagged). */
+            e->valid &= ~(u64)TLB_PREFETCHED;
+            g->stats.share.prefetch_hits++;
+            xls_prefetch(g, ch, x->vpn);
+        }
         e->lru = ++g->lru;
         x->pfn = e->pfn;
-        tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
-                 e->pfn);
+        l1t_fill(g, x->sm, x->vpn, e->pfn);
         push(g, g->now + c->l2_tlb_lat, EV_XL_DATA, xi);
         return;
     }
@@ -2031,7 +2345,15 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
         if (m[i].busy && m[i].vpn == x->vpn) {
             g->stats.l2_tlb_mshr_merges++;
             x->next = NONE;
-            g->xls[m[i].tail].next = xi;
+            if (m[i].prefetch) {
+                /* Valkyrie: a prefetch in flight becomes this demand. */
+                g->stats.share.prefetch_late++;
+                g->prefetching--;
+                m[i].prefetch = 0;
+                m[i].head = xi;
+            } else {
+                g->xls[m[i].tail].next = xi;
+            }
             m[i].tail = xi;
             m[i].write |= x->kind != PROG_KIND_LOAD;
             return;
@@ -2061,6 +2383,10 @@ static void xl_l2(struct gpu_core *g, u32 xi, bool retry)
     x->next = NONE;
     if (g->fb) {
         fb_miss(g, ch * c->l2_tlb_mshrs + free_i);
+        return;
+    }
+    if (c->xl_share == GPU_XLS_LEAST) {
+        xls_least_miss(g, ch * c->l2_tlb_mshrs + free_i);
         return;
     }
     push(g, g->now + c->l2_tlb_lat, EV_ATS_SEND,
@@ -2093,13 +2419,22 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
     u32 ch = mi / c->l2_tlb_mshrs;
     struct chiplet *cp = &g->chip[ch];
     u32 xi = m->head;
+    u64 vpn = m->vpn;
+    bool demand = !m->prefetch && !m->fault;
 
     if (!m->in_package) {
         g->stats.ats_replies++;
         g->stats.ats_round_trip += m->arrive - m->issue;
     }
+    if (m->prefetch) {
+        g->prefetching--;
+    }
     if (!m->fault) {
         tlb_fill(g, l2t_set(g, ch, m->vpn), c->l2_tlb_ways, m->vpn, m->pfn);
+        if (m->prefetch) {
+            tlb_find(l2t_set(g, ch, m->vpn), c->l2_tlb_ways,
+                     m->vpn)->valid |= TLB_PREFETCHED;
+        }
         if (g->fb) {
             gpu_fbarre_fill(g->fb, ch, mi,
                             tlb_find(l2t_set(g, ch, m->vpn), c->l2_tlb_ways,
@@ -2123,8 +2458,7 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
             }
         } else {
             x->pfn = m->pfn;
-            tlb_fill(g, l1t_set(g, x->sm, x->vpn), c->l1_tlb_ways, x->vpn,
-                     m->pfn);
+            l1t_fill(g, x->sm, x->vpn, m->pfn);
             xl_data(g, xi);
         }
         xi = nx;
@@ -2144,6 +2478,9 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
         if (busy == c->l2_tlb_mshrs) {
             break;
         }
+    }
+    if (c->xl_share == GPU_XLS_VALKYRIE && demand) {
+        xls_prefetch(g, ch, vpn);
     }
 }
 
@@ -2316,6 +2653,9 @@ static void global_sectors(struct gpu_core *g, u32 s, u32 oi,
             e->lru = ++g->lru;
             x->pfn = e->pfn;
             push(g, g->now + c->l1_tlb_lat, EV_XL_DATA, xi);
+        } else if (c->xl_share == GPU_XLS_VALKYRIE) {
+            g->stats.l1_tlb_misses++;
+            xls_valkyrie_l1(g, s, xi);
         } else {
             g->stats.l1_tlb_misses++;
             push(g, g->now + c->l1_tlb_lat, EV_XL_L2, xi);
@@ -3138,6 +3478,14 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         TABLE(g, g->l2t, (u64)cfg->chiplets * cfg->l2_tlb_entries);
         TABLE(g, g->l2m, (u64)cfg->chiplets * cfg->l2_tlb_mshrs);
     }
+    if (cfg->translate && cfg->xl_share == GPU_XLS_VALKYRIE) {
+        /* At most half full: every L1 TLB entry of a chiplet distinct. */
+        g->l1dir_slots = 1;
+        while (g->l1dir_slots < 2 * (u64)cfg->sms * cfg->l1_tlb_entries) {
+            g->l1dir_slots <<= 1;
+        }
+        TABLE(g, g->l1dir, cfg->chiplets * g->l1dir_slots);
+    }
     if (cfg->translate && cfg->fbarre) {
         TABLE(g, g->fb, 1);
         TABLE(g, g->fb->l2, gpu_fbarre_entries(cfg));
@@ -3268,6 +3616,8 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->l2);
     zfree(g, g->l1t);
     zfree(g, g->l2t);
+    zfree(g, g->l1dir);
+    g->l1dir = NULL;
     zfree(g, g->l1m);
     zfree(g, g->l2m);
     zfree(g, g->chip);
@@ -4315,6 +4665,9 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
     case EV_CXL:
         cxl_event(g, e->cycle);
         break;
+    case EV_XLS:
+        ev_xls(g, e->arg);
+        break;
     case EV_UVM:
         uvm_event(g, e->cycle);
         break;
@@ -4344,14 +4697,15 @@ int gpu_core_run(struct gpu_core *g, u64 until)
         return g->err;
     }
     while (!g->done) {
+        /* Valkyrie: every prefetch answered before the end (its ATS). */
+        if (g->prog_end && !g->prefetching) {
+            finish(g);
+            break;
+        }
         if (!g->kactive && !g->prog_end) {
             g->now = g->kend;
             if (read_next(g)) {
                 return g->err;
-            }
-            if (g->prog_end) {
-                finish(g);
-                break;
             }
             continue;   /* a kernel with nothing in it ends at once */
         }
@@ -4364,8 +4718,8 @@ int gpu_core_run(struct gpu_core *g, u64 until)
         if (e.type == EV_SM && g->sms[e.arg].sched_at != e.cycle) {
             continue;   /* superseded */
         }
-        if (e.cycle > g->last_cycle) {
-            g->last_cycle = e.cycle;
+        if (e.cycle > g->last_cycle && !g->prog_end) {
+            g->last_cycle = e.cycle;    /* not Valkyrie's last fills */
         }
         dispatch_event(g, &e);
         if (g->err) {

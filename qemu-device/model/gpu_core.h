@@ -99,6 +99,25 @@ struct gpu_queue_stats {
     u64 max_wait;           /* longest one request queued */
 };
 
+/*
+ * Translation sharing (cfg.xl_share; all 0 when off). Least: l2_tlb
+ * ats_requests = misses - mshr_merges - remote_tlb_hits. Valkyrie:
+ * l2_tlb accesses = l1_tlb misses - l1_peer_hits, ats_requests = misses -
+ * mshr_merges + prefetches.
+ */
+struct gpu_core_share_stats {
+    u64 filter_probes;      /* least: L2 TLB misses that asked the filter */
+    u64 remote_tlb_lookups; /* least: sent to a peer the filter named */
+    u64 remote_tlb_hits;    /* least: answered by the peer's L2 TLB */
+    u64 remote_tlb_gone;    /* least: evicted there before the lookup */
+    u64 l1_probes;          /* valkyrie: L1 TLB misses probing peer SMs */
+    u64 l1_peer_hits;       /* valkyrie: answered by a peer's L1 TLB */
+    u64 prefetches;         /* valkyrie: ATS requests an L2 fill sent */
+    u64 prefetch_hits;      /* valkyrie: first L2 TLB hit on one's entry */
+    u64 prefetch_late;      /* valkyrie: misses merged into one in flight */
+    u64 mismatches;         /* answers a true walk disagrees with (host) */
+};
+
 /* The counters; every u64, totals over the chiplets. */
 struct gpu_core_stats {
     /* Execution */
@@ -148,6 +167,8 @@ struct gpu_core_stats {
     struct gpu_adsm_stats adsm;
     /* cfg.cxl on: the root complex's counters (all 0 when off) */
     struct mcmgpu_cxl_sim_result cxl;
+    /* cfg.xl_share on: Least's or Valkyrie's counters (0 off) */
+    struct gpu_core_share_stats share;
     /* cfg.uvm on: UVM's or GDS's faults and migrations (all 0 off) */
     struct gpu_uvm_stats uvm;
 };

@@ -582,7 +582,16 @@ static void check_counters(const struct run *r, uint64_t insts)
 
 	CHECK(s->l1_tlb_accesses == s->l1_tlb_hits + s->l1_tlb_misses);
 	CHECK(s->l2_tlb_accesses == s->l2_tlb_hits + s->l2_tlb_misses);
-	CHECK(s->ats_requests == s->l2_tlb_misses - s->l2_tlb_mshr_merges);
+	/* Least answers some misses from peers; Valkyrie prefetches. */
+	CHECK(s->ats_requests == s->l2_tlb_misses - s->l2_tlb_mshr_merges -
+	      s->share.remote_tlb_hits + s->share.prefetches);
+	CHECK(s->l2_tlb_accesses == s->l1_tlb_misses - s->share.l1_peer_hits);
+	CHECK(s->share.remote_tlb_lookups ==
+	      s->share.remote_tlb_hits + s->share.remote_tlb_gone);
+	CHECK(s->share.prefetch_hits <= s->share.prefetches);
+	if (!r->cfg.xl_share)
+		CHECK(!s->share.filter_probes && !s->share.l1_probes &&
+		      !s->share.prefetches);
 	CHECK(s->ats_replies == s->ats_requests);
 	CHECK(s->ats_requests == r->requests);
 	CHECK(s->l1_accesses == s->l1_hits + s->l1_misses);
@@ -610,7 +619,8 @@ static void check_counters(const struct run *r, uint64_t insts)
 
 /*
  * FinePack, CPElide, both or neither, from the seed (header bytes 10,
- * 11); half of CPElide's seeds take FinePack too.
+ * 11); half of CPElide's seeds take FinePack too. Independently, Least,
+ * Valkyrie (a prefetch degree of 0 to 3) or neither.
  */
 static void pick_mechanism(struct run *r)
 {
@@ -631,6 +641,10 @@ static void pick_mechanism(struct run *r)
 			    1 + (m >> 24) % (GPU_FP_NR - 1));
 		break;
 	}
+	/* Barre Chord's baselines on the translation path, a third each. */
+	if ((m >> 48) % 3)
+		set(&r->cfg, "xl_share=%u", (unsigned int)((m >> 48) % 3));
+	set(&r->cfg, "xl_prefetch=%u", (unsigned int)((m >> 52) % 4));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

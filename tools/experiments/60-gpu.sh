@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU core (docs/gpu.md): the applications (tools/mcmgpu/apps/) as
 # programs through the timing core with Barre's configuration (Table II),
-# translation by a conventional IOMMU (Barre off) and by Barre (on), and
+# translation by a conventional IOMMU (Barre off) and by Barre (on), by
+# Barre Chord's baselines Least and Valkyrie (Fig 15), and
 # with translation off (the bound: every translation free); one job an
 # application on the host core (and F-Barre, FinePack's queue on
 # FinePack's configuration, CPElide's policies on CPElide's, ADSM's
@@ -52,6 +53,15 @@ run_job() {
 		for m in off on fbarre; do
 			"$tool" run --host --json --barre "$m" --shadow "prog/$a.prog" \
 				>"$JOB_OUT/host/$a-$m.json"
+		done
+		# Barre Chord's baselines (§VII-A, Fig 15): Least and Valkyrie,
+		# each run's wall time kept for the report.
+		for m in least valkyrie; do
+			t0=$(date +%s%N)
+			"$tool" run --host --json --barre "$m" --shadow "prog/$a.prog" \
+				>"$JOB_OUT/host/$a-$m.json"
+			echo "$m $(( ($(date +%s%N) - t0) / 1000000 ))" \
+				>>"$JOB_OUT/host/$a-share-ms.txt"
 		done
 		# FinePack's configuration: the per-sector path and FinePack's queue.
 		for m in off finepack; do
@@ -116,6 +126,10 @@ run_job() {
 				"prog/$a.prog" >"$JOB_OUT/equal-host/$a-fp-finepack.json"
 			"$tool" run --host --json --config cpelide --cpelide cpelide \
 				"prog/$a.prog" >"$JOB_OUT/equal-host/$a-cpe-cpelide.json"
+			for m in least valkyrie; do
+				"$tool" run --host --json --barre "$m" "prog/$a.prog" \
+					>"$JOB_OUT/equal-host/$a-$m.json"
+			done
 		done
 		guest_replays --timeout 1800 -- prog/gups.prog prog/spmv.prog <<-'EOF2'
 			%-off.json run --json --barre off
@@ -123,6 +137,8 @@ run_job() {
 			%-fbarre.json run --json --barre fbarre
 			%-fp-finepack.json run --json --config finepack --finepack finepack
 			%-cpe-cpelide.json run --json --config cpelide --cpelide cpelide
+			%-least.json run --json --barre least
+			%-valkyrie.json run --json --barre valkyrie
 		EOF2
 		;;
 	esac

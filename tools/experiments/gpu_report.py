@@ -9,7 +9,8 @@ import os
 import re
 import sys
 
-from paper_tables import BARRE_TABLE1, FINEPACK_APPS, FINEPACK_PAPER, barre_class
+from paper_tables import (BARRE_FIG15, BARRE_TABLE1, FINEPACK_APPS,
+                          FINEPACK_PAPER, barre_class)
 from paper_tables import CPELIDE_PAPER_SPEEDUP, CXL_FIG9
 from report import head, load, mean, row, write_section
 
@@ -381,6 +382,96 @@ if cxl_rows or cxl_skip:
         lines += ["Not run on this configuration (its cores hold 8 warps): "
                   + "; ".join(cxl_skip) + ".", ""]
 
+
+
+def fig15(apps):
+    """Barre Chord Fig 15: Barre and F-Barre against Least and Valkyrie
+    (--barre least|valkyrie, docs/gpu.md), per application, beside the
+    paper's means; and the two baselines' own counters and run times."""
+    rows, sp, ms = [], {}, {"least": [], "valkyrie": []}
+    for a in apps:
+        f = {m: f"{raw}/host/{a}-{m}.json" for m in
+             ("off", "on", "fbarre", "least", "valkyrie")}
+        if not all(os.path.exists(p) for p in f.values()):
+            continue
+        r = {m: load(p) for m, p in f.items()}
+        cyc = {m: r[m]["gpu"]["cycles"] for m in r}
+        s = {(x, y): cyc[y] / cyc[x] if cyc[x] else 0
+             for x in ("on", "fbarre", "least", "valkyrie")
+             for y in ("off", "least", "valkyrie")}
+        for k, v in s.items():
+            sp.setdefault(k, []).append(v)
+        lb, vb = r["least"]["barre"], r["valkyrie"]["barre"]
+        t = {}
+        tf = f"{raw}/host/{a}-share-ms.txt"
+        if os.path.exists(tf):
+            for ln in open(tf):
+                m, v = ln.split()
+                t[m] = int(v)
+                ms[m].append(int(v))
+        out["apps"][a]["fig15"] = {
+            "cycles": cyc, "barre_over_least": s["on", "least"],
+            "barre_over_valkyrie": s["on", "valkyrie"],
+            "fbarre_over_least": s["fbarre", "least"],
+            "fbarre_over_valkyrie": s["fbarre", "valkyrie"],
+            "least_over_off": s["least", "off"],
+            "valkyrie_over_off": s["valkyrie", "off"],
+            "remote_tlb_hits": lb["remote_tlb_hits"],
+            "l1_peer_hits": vb["l1_peer_hits"], "prefetches": vb["prefetches"],
+            "prefetch_hits": vb["prefetch_hits"],
+            "share_mismatches": lb["share_mismatches"] + vb["share_mismatches"],
+            "run_ms": t}
+        rows.append(row(a, cyc["least"], cyc["valkyrie"],
+                        f"{s['least', 'off']:.3f}", f"{s['valkyrie', 'off']:.3f}",
+                        f"{s['on', 'least']:.3f}", f"{s['on', 'valkyrie']:.3f}",
+                        f"{s['fbarre', 'least']:.3f}", f"{s['fbarre', 'valkyrie']:.3f}",
+                        lb["remote_tlb_hits"], vb["l1_peer_hits"],
+                        f"{vb['prefetch_hits']} / {vb['prefetches']}",
+                        lb["share_mismatches"] + vb["share_mismatches"],
+                        f"{t.get('least', 0) / 1000:.1f} + {t.get('valkyrie', 0) / 1000:.1f}"
+                        if t else None))
+    if not rows:
+        return []
+    m = {f"{x}_over_{y}": mean(v) for (x, y), v in sp.items()}
+    out["fig15_means"] = m
+    out["fig15_run_seconds_mean"] = {k: mean(v) / 1000 for k, v in ms.items()}
+    lines = ["### Barre and F-Barre against Least and Valkyrie (Fig 15)", "",
+             "Barre Chord's baselines (§VII-A) as translation modes of the core "
+             "with Barre off (`--barre least`: an L2 TLB miss asks ideal filters "
+             "of the peers' L2 TLBs and fetches a held translation over the "
+             "link; `--barre valkyrie`: L1 TLB misses probe the chiplet's other "
+             "L1 TLBs, L2 TLB fills prefetch the next page; docs/gpu.md). "
+             "Speedups are cycles of the baseline over cycles of the mechanism; "
+             "F-Barre is `--barre fbarre` at merge 1 (NoMerge; 2Merge and 4Merge "
+             "are not run here: 35-fbarre.sh's replay has them). Paper: Barre "
+             f"{BARRE_FIG15['barre', 'least']:.3f}x over Least and "
+             f"{BARRE_FIG15['barre', 'valkyrie']:.4f}x over Valkyrie, F-Barre-NoMerge "
+             f"{BARRE_FIG15['fbarre', 'least']:.2f}x over Least (2Merge about "
+             f"{BARRE_FIG15['fbarre2', 'least']:.2f}x, 4Merge "
+             f"{BARRE_FIG15['fbarre4', 'least']:.2f}x); per-application bars are "
+             "in the figure only. Run time: the two added runs' wall seconds.", ""]
+    lines += head("application", "cycles, Least", "cycles, Valkyrie",
+                  "Least over off", "Valkyrie over off", "Barre over Least",
+                  "Barre over Valkyrie", "F-Barre over Least",
+                  "F-Barre over Valkyrie", "remote L2 TLB hits (Least)",
+                  "peer L1 TLB hits (Valkyrie)", "prefetch hits / prefetches",
+                  "mismatches", "run s (Least + Valkyrie)")
+    lines += rows
+    lines += ["", f"Means over {len(rows)} applications (arithmetic; the paper "
+              f"does not say which): Barre over Least {m['on_over_least']:.3f}x "
+              f"(paper {BARRE_FIG15['barre', 'least']:.3f}x), over Valkyrie "
+              f"{m['on_over_valkyrie']:.3f}x (paper {BARRE_FIG15['barre', 'valkyrie']:.4f}x); "
+              f"F-Barre-NoMerge over Least {m['fbarre_over_least']:.3f}x (paper "
+              f"{BARRE_FIG15['fbarre', 'least']:.2f}x), over Valkyrie "
+              f"{m['fbarre_over_valkyrie']:.3f}x; Least over Barre off "
+              f"{m['least_over_off']:.3f}x, Valkyrie over Barre off "
+              f"{m['valkyrie_over_off']:.3f}x. Added run time, mean a run: Least "
+              f"{out['fig15_run_seconds_mean']['least']:.1f} s, Valkyrie "
+              f"{out['fig15_run_seconds_mean']['valkyrie']:.1f} s.", ""]
+    return lines
+
+
+lines += fig15(apps)
 # ---- CXL-GPU's Fig 9: UVM, GDS and CXL normalised to GPU-DRAM ----------
 FIG9_MODES = (("uvm", "UVM"), ("gds", "GDS (Z-NAND)"), ("dram", "CXL (DRAM EP)"),
               ("dram-ctrl-250", "CXL (DRAM EP, 250 ns)"), ("znand-sr-off", "CXL (Z-NAND)"),

@@ -22,6 +22,15 @@ def barre_class(mpki):
     return "low" if mpki < 1 else "mid" if mpki < 100 else "high"
 
 
+# Barre Chord Fig 15 (notes/barre.md §4.3): mean speedups over its
+# baselines Least [27] and Valkyrie [8]; per-application bars are only in
+# the figure. F-Barre-2Merge over Least is derived (1.36 x 1.34).
+BARRE_FIG15 = {
+    ("barre", "valkyrie"): 1.1005, ("barre", "least"): 1.128,
+    ("fbarre", "least"): 1.36, ("fbarre2", "least"): 1.36 * 1.34,
+    ("fbarre4", "least"): 2.09}
+
+
 # FinePack §I: "on average over 63% of inter-GPU transfers initiated by
 # P2P stores are under 32B"; §V's applications under our names.
 FINEPACK_SMALL_SHARE = 0.63

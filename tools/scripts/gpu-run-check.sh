@@ -66,6 +66,9 @@ expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
 expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
 expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off
+expect_fail "xl_share=least needs Barre off" "$tmp/vadd.bin" --set xl_share=least --barre on
+expect_fail "--barre valkyrie needs translation" "$tmp/vadd.bin" --barre valkyrie --set translate=0
+expect_fail "--barre: 'lest' is not" "$tmp/vadd.bin" --barre lest
 expect_fail "cxl_media=on|bad value" "$tmp/vadd.bin" --cxl on
 expect_fail "--cxl|unknown key 'speed'" "$tmp/vadd.bin" --cxl znand:speed=9
 expect_fail "cxl_sr=fast|bad value" "$tmp/vadd.bin" --cxl znand:sr=fast
@@ -85,6 +88,7 @@ for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide"
 	"--cpelide cpelide --finepack p2p" "--cpelide hmg --finepack finepack" \
 	"--config adsm" "--config adsm --adsm batch" "--config adsm --adsm lazy" \
 	"--config adsm --adsm rolling" "--adsm lazy --barre on" \
+	"--barre least" "--barre valkyrie" \
 	"--config cxl --set translate=0 --cxl znand:sr=sr:ds=on" \
 	"--config cxl --set translate=0 --cxl nand:sr=off:ports=1" \
 	"--config cxl --set translate=0 --cxl uvm" \
@@ -132,7 +136,15 @@ if "barre" in d:
 	for k in ("l1_tlb", "l2_tlb"):
 		eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")
 	t = g["l2_tlb"]
-	eq(t["ats_requests"], t["misses"] - t["mshr_merges"], "ats_requests")
+	b = d["barre"]
+	# Least answers some misses from peers; Valkyrie prefetches.
+	eq(t["ats_requests"], t["misses"] - t["mshr_merges"] -
+	   b.get("remote_tlb_hits", 0) + b.get("prefetches", 0), "ats_requests")
+	eq(g["l2_tlb"]["accesses"], g["l1_tlb"]["misses"] - b.get("l1_peer_hits", 0),
+	   "L2 TLB accesses vs L1 TLB misses")
+	eq(d["barre_mode"] in ("least", "valkyrie"), "share_mismatches" in b,
+	   "the sharing counters with --barre least|valkyrie")
+	eq(b.get("share_mismatches", 0), 0, "share_mismatches")
 	eq(t["ats_replies"], t["ats_requests"], "ats_replies")
 	eq(d["barre"]["ats_requests"], t["ats_requests"], "the IOMMU's requests")
 	assert t["ats_requests"] > 0, f"run {args}: no ATS request"

@@ -25,7 +25,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s run PROGRAM|DIR [--host] [-d DEV] [--config NAME] [--set FIELD=VALUE]...\n"
-		"          [--chiplets N] [--barre off|on|fbarre] [--merge N] [--shadow]\n"
+		"          [--chiplets N] [--barre off|on|fbarre|least|valkyrie] [--merge N]\n"
+		"          [--shadow]\n"
 		"          [--finepack MODE] [--cpelide MODE] [--cxl off|DEVICE-SPEC]\n"
 		"          [--adsm MODE]\n"
 		"          [--progress] [--json]\n"
@@ -44,7 +45,11 @@ static void usage(FILE *f)
 		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
 		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
 		"                     (F-Barre: Barre, in-package translation between the\n"
-		"                     chiplets and coalescing-aware walker scheduling)\n"
+		"                     chiplets and coalescing-aware walker scheduling),\n"
+		"                     least or valkyrie (Barre off with Barre Chord's\n"
+		"                     baselines: peers' L2 TLBs over the link, or peer\n"
+		"                     L1 TLB probing and L2 TLB prefetch; the same as\n"
+		"                     --set xl_share=MODE)\n"
 		"                     (default off; needs translate=1, the default)\n"
 		"  --merge N          Barre, F-Barre: a coalescing group may hold up to N\n"
 		"                     consecutive pages a chiplet, 1..4 (default 1; the\n"
@@ -114,7 +119,7 @@ static uint32_t parse_barre(const char *s)
 		return GPU_RUN_BARRE_ON;
 	if (!strcmp(s, "fbarre"))
 		return GPU_RUN_BARRE_FBARRE;
-	die_usage("--barre: '%s' is not off, on or fbarre", s);
+	die_usage("--barre: '%s' is not off, on, fbarre, least or valkyrie", s);
 	return 0;
 }
 
@@ -276,6 +281,7 @@ int cmd_run(int argc, char **argv)
 	char cxl_sets[CXL_SETS][64];
 	int nsets = 0, c, ret = -EIO, fd = -1;
 	char err[512], chip[32], fp_set[64], cpe_set[64], adsm_set[64];
+	char xls_set[64];
 	bool bench = false, barre_given = false;
 	int cxl_given = 0;
 	uint32_t merge_n = 0;
@@ -293,8 +299,20 @@ int cmd_run(int argc, char **argv)
 			sets[nsets++] = optarg;
 			break;
 		case OPT_BARRE:
-			o.barre = parse_barre(optarg);
 			barre_given = true;
+			/* Least and Valkyrie: Barre off and an override. */
+			if (!strcmp(optarg, "least") ||
+			    !strcmp(optarg, "valkyrie")) {
+				if (nsets == MAX_SETS)
+					die_usage("--set: at most %d overrides",
+						  MAX_SETS);
+				snprintf(xls_set, sizeof(xls_set),
+					 "xl_share=%s", optarg);
+				sets[nsets++] = xls_set;
+				o.barre = GPU_RUN_BARRE_OFF;
+				break;
+			}
+			o.barre = parse_barre(optarg);
 			break;
 		case OPT_MERGE:
 			merge_n = parse_arg_range(optarg, "--merge", 1, 4);
@@ -361,6 +379,13 @@ int cmd_run(int argc, char **argv)
 	if (o.cfg.fbarre_merge > 1 && o.cfg.chiplets > 4)
 		die_usage("--merge %u: group expansion is for at most 4 chiplets "
 			  "(§VI), not %u", o.cfg.fbarre_merge, o.cfg.chiplets);
+	if (o.cfg.xl_share && o.barre != GPU_RUN_BARRE_OFF)
+		die_usage("xl_share=%s needs Barre off, not --barre %s",
+			  o.cfg.xl_share == GPU_XLS_LEAST ? "least" : "valkyrie",
+			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	if (o.cfg.xl_share && !o.cfg.translate)
+		die_usage("--barre %s needs translation (translate=1)",
+			  o.cfg.xl_share == GPU_XLS_LEAST ? "least" : "valkyrie");
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");

@@ -128,6 +128,50 @@ static const struct stat_table fbarre_table = STAT_TABLE(fbarre_rows,
 
 static const char *const barre_modes[] = { "off", "on", "fbarre" };
 
+/* Least's and Valkyrie's counters (--barre least|valkyrie; the core's). */
+#define XS(field) STAT(struct gpu_core_share_stats, field)
+
+static const struct stat_row least_rows[] = {
+	STAT_NEWLINE,
+	XS(filter_probes), XS(remote_tlb_lookups), XS(remote_tlb_hits),
+	XS(remote_tlb_gone),
+	STAT_AT("share_mismatches", struct gpu_core_share_stats, mismatches),
+};
+
+static const struct stat_table least_table = STAT_TABLE(least_rows,
+	"least: {filter_probes} filter probes, {remote_tlb_hits} remote L2 TLB "
+	"hits of {remote_tlb_lookups} lookups; {share_mismatches} mismatches\n");
+
+static const struct stat_row valkyrie_rows[] = {
+	STAT_NEWLINE,
+	XS(l1_probes), XS(l1_peer_hits), XS(prefetches), XS(prefetch_hits),
+	XS(prefetch_late),
+	STAT_AT("share_mismatches", struct gpu_core_share_stats, mismatches),
+};
+
+static const struct stat_table valkyrie_table = STAT_TABLE(valkyrie_rows,
+	"valkyrie: {l1_peer_hits} peer L1 TLB hits of {l1_probes} probes, "
+	"{prefetches} prefetches, {prefetch_hits} hit, {prefetch_late} late; "
+	"{share_mismatches} mismatches\n");
+
+static const char *const xl_share_modes[] = { "off", "least", "valkyrie" };
+
+static const char *barre_mode(const struct gpu_run_opts *o)
+{
+	if (!o->cfg.translate)
+		return "off";
+	if (o->cfg.xl_share)
+		return xl_share_modes[o->cfg.xl_share % GPU_XLS_NR];
+	return barre_modes[o->barre];
+}
+
+static const struct stat_table *xl_share_table(const struct gpu_run_opts *o)
+{
+	if (!o->cfg.translate || !o->cfg.xl_share)
+		return NULL;
+	return o->cfg.xl_share == GPU_XLS_LEAST ? &least_table : &valkyrie_table;
+}
+
 void gpu_run_fbarre_stats(const struct gpu_run_opts *o,
 			  struct gpu_run_result *r)
 {
@@ -371,7 +415,7 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 
 	json_string(j, "config", o->cfg.name);
 	json_u64(j, "chiplets", o->cfg.chiplets);
-	json_string(j, "barre_mode", o->cfg.translate ? barre_modes[o->barre] : "off");
+	json_string(j, "barre_mode", barre_mode(o));
 	json_break(j, " ");
 	json_open(j, "gpu", '{');
 	stats_json(j, &core_table, &r->core);
@@ -407,6 +451,8 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 			stats_json(j, &merge_table, &r->barre);
 		if (o->barre == GPU_RUN_BARRE_FBARRE)
 			stats_json(j, &fbarre_table, &r->barre);
+		if (xl_share_table(o))
+			stats_json(j, xl_share_table(o), &r->core.share);
 		json_close(j);
 	}
 	if (o->cfg.finepack) {
@@ -463,6 +509,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 			stats_text(f, &merge_table, &r->barre);
 		if (o->barre == GPU_RUN_BARRE_FBARRE)
 			stats_text(f, &fbarre_table, &r->barre);
+		if (xl_share_table(o))
+			stats_text(f, xl_share_table(o), &r->core.share);
 	}
 	if (o->cfg.finepack) {
 		struct fp_core_report fr;
