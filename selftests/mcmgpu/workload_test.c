@@ -219,7 +219,8 @@ TEST_F_TIMEOUT(wl, adapted_program_replays_on_device_as_on_host, 600)
  * A program through the GPU timing core on the device, with translation
  * off, a conventional IOMMU, Barre, F-Barre (in-package translation,
  * 2-page groups), FinePack (and P2P, GPS, §VI-B's alternative), CPElide
- * (and HMG), ADSM, CXL memory (and UVM, GDS) and all five at once: the same JSON as --host; and the program as an Accel-Sim
+ * (and HMG), ADSM, CXL memory (and UVM, GDS), Barre's baselines Least
+ * and Valkyrie, and all five at once: the same JSON as --host; and the program as an Accel-Sim
  * trace directory. The binary file goes to the device as it is, the text
  * form re-encoded: both give --host's JSON.
  */
@@ -233,6 +234,7 @@ TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 		"--set translate=0 --finepack gps",
 		"--set translate=0 --finepack alt",
 		"--set translate=0 --cxl uvm", "--cxl gds",
+		"--barre least --shadow", "--barre valkyrie --shadow",
 		"--barre on --cpelide cpelide", "--set translate=0 --cpelide hmg",
 		"--set translate=0 --adsm lazy", "--set translate=0 --cxl znand:ds=on",
 		"--barre on --adsm rolling --cxl dram:sr=dyn",
