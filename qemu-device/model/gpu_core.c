@@ -1925,12 +1925,29 @@ static void home_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
     }
 }
 
+/*
+ * HMG "also sends writes through to memory" (CPElide §IV-C): a store
+ * sector reaching its home's L3 slice takes the DRAM's time too and
+ * leaves the slice's copy clean. True when it did.
+ */
+static bool hmg_through(struct gpu_core *g, u32 home, u64 t)
+{
+    if (!g->l3 || g->cfg.cpelide != GPU_CPE_HMG) {
+        return false;
+    }
+    server_use(&g->drams[home], g->cfg.dram_bw, g->cfg.dram_lat, t,
+               GPU_SECTOR_BYTES);
+    gpu_cpe_stats(g->cpe)->memory_writes++;
+    return true;
+}
+
 static void ev_l2(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
     struct line *l = line_find(home_set(g, r->home, r->addr), home_ways(g),
                                r->addr >> 7);
     bool hit = l && (l->valid & sector_bit(r->addr));
+    bool through = false;
     u64 t;
 
     home_count(g, r->src == r->home, hit);
@@ -1938,9 +1955,12 @@ static void ev_l2(struct gpu_core *g, u32 ri)
     if (g->cpe) {
         t += cpe_home(g, ri);
     }
+    if (r->kind == PROG_KIND_STORE) {
+        through = hmg_through(g, r->home, t);
+    }
     if (hit) {
         l->lru = ++g->lru;
-        if (r->kind != PROG_KIND_LOAD) {
+        if (r->kind != PROG_KIND_LOAD && !through) {
             l->dirty |= sector_bit(r->addr);
         }
         r->reply = 1;
@@ -1948,7 +1968,7 @@ static void ev_l2(struct gpu_core *g, u32 ri)
         return;
     }
     if (r->kind == PROG_KIND_STORE) {
-        home_fill(g, r->home, r->addr, true);
+        home_fill(g, r->home, r->addr, !through);
         if (r->cxl) {
             cxl_mark(g, ri);
         }
@@ -3839,17 +3859,21 @@ static void fp_event(struct gpu_core *g, const struct event *e)
                                        home_ways(g), a >> 7);
             bool hit = l && (l->valid & sector_bit(a));
             u64 done = home_use(g, k->dst, g->now);
+            bool through;
 
             if (g->cpe) {
                 done += cpe_fp_home(g, k->src, k->dst, a);
             }
+            through = hmg_through(g, k->dst, done);
             sectors++;
             home_count(g, false, hit);
             if (hit) {
                 l->lru = ++g->lru;
-                l->dirty |= sector_bit(a);
+                if (!through) {
+                    l->dirty |= sector_bit(a);
+                }
             } else {
-                home_fill(g, k->dst, a, true);
+                home_fill(g, k->dst, a, !through);
             }
             t = done > t ? done : t;
         }

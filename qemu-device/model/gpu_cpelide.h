@@ -80,6 +80,7 @@ struct gpu_cpelide_stats {
     u64 l3_hits;
     u64 l3_misses;
     u64 l3_writebacks;          /* dirty L3 sectors written to DRAM */
+    u64 memory_writes;          /* HMG: store sectors written through to DRAM */
 };
 
 /* A launch's decision: chiplet masks. */

@@ -241,6 +241,14 @@ TEST(oracle_clean_under_every_policy_and_ideal_fastest)
 				TH_LOG("%s", err);
 			EXPECT_EQ(0, st.cpelide.oracle_violations)
 				TH_LOG("program %u policy %u", b, policies[i]);
+			/* HMG writes every store through to memory (§IV-C). */
+			if (policies[i] == GPU_CPE_HMG) {
+				EXPECT_LT(0, st.cpelide.memory_writes);
+				EXPECT_EQ(st.cpelide.writes_through,
+					  st.cpelide.memory_writes);
+			} else {
+				EXPECT_EQ(0, st.cpelide.memory_writes);
+			}
 			cycles[i] = st.cycles;
 			sync[i] = st.cpelide.sync_cycles;
 		}

@@ -289,6 +289,7 @@ static const struct stat_row cpe_rows[] = {
 	CPE(oracle_order_violations),
 	STAT_NEWLINE,
 	CPE(l3_accesses), CPE(l3_hits), CPE(l3_misses), CPE(l3_writebacks),
+	CPE(memory_writes),
 };
 
 static const struct stat_table cpe_table = STAT_TABLE(cpe_rows,
