@@ -4469,24 +4469,33 @@ void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs)
 
 /* ---- CXL-GPU (gpu_cxl.h) ---------------------------------------------- */
 
+/*
+ * A model beside the core (the root complex, UVM's servicer) whose next
+ * event is at next: an event of type ev then, unless *at (its pending
+ * one) comes first. err: the model's call failed.
+ */
+static void model_kick(struct gpu_core *g, int err, const char *what,
+                       u64 next, u64 *at, u32 ev)
+{
+    if (err) {
+        fail_str(g, err, what);
+        return;
+    }
+    if (next == NEVER) {
+        return;
+    }
+    next = next > g->now ? next : g->now;
+    if (next < *at || *at < g->now) {
+        *at = next;
+        push(g, next, ev, 0);
+    }
+}
+
 /* The root complex's next event gets an EV_CXL unless one comes first. */
 static void cxl_kick(struct gpu_core *g, int err)
 {
-    u64 c;
-
-    if (err) {
-        fail_str(g, err, "out of memory for CXL requests");
-        return;
-    }
-    c = gpu_cxl_next(g->cx);
-    if (c == NEVER) {
-        return;
-    }
-    c = c > g->now ? c : g->now;
-    if (c < g->cxl_at || g->cxl_at < g->now) {
-        g->cxl_at = c;
-        push(g, c, EV_CXL, 0);
-    }
+    model_kick(g, err, "out of memory for CXL requests",
+               err ? NEVER : gpu_cxl_next(g->cx), &g->cxl_at, EV_CXL);
 }
 
 /* A CXL load's data is at the L2 at cycle: it fills there. */
@@ -4545,21 +4554,8 @@ static void cxl_event(struct gpu_core *g, u64 cycle)
 /* The servicer's next batch start or end gets an EV_UVM. */
 static void uvm_kick(struct gpu_core *g, int err)
 {
-    u64 c;
-
-    if (err) {
-        fail_str(g, err, "out of memory for UVM faults");
-        return;
-    }
-    c = gpu_uvm_next(g->uvm);
-    if (c == NEVER) {
-        return;
-    }
-    c = c > g->now ? c : g->now;
-    if (c < g->uvm_at || g->uvm_at < g->now) {
-        g->uvm_at = c;
-        push(g, c, EV_UVM, 0);
-    }
+    model_kick(g, err, "out of memory for UVM faults",
+               err ? NEVER : gpu_uvm_next(g->uvm), &g->uvm_at, EV_UVM);
 }
 
 /*
