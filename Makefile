@@ -101,7 +101,7 @@ KSFT_CFLAGS := -O2 -g -Wall -Werror -std=gnu11 -D_GNU_SOURCE -Iuapi \
 
 selftests: $(SELFTESTS)
 
-$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TEST_HDRS) $(TOOL_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
+$(BUILD)/selftests/%: selftests/mcmgpu/%.c $(wildcard selftests/mcmgpu/*.h) $(TEST_HDRS) $(TOOL_HDRS) $(MODEL_HDRS) $(DRIVER_CORE_HDRS) $(TOOL_LIBS) $(KSFT)/.extracted
 	@mkdir -p $(dir $@)
 	$(CC) $(KSFT_CFLAGS) $(TOOL_INC) -o $@ $< $(TOOL_LIBS)
 
