@@ -1862,16 +1862,16 @@ static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
     }
 }
 
-/* Puts a sector into home's L2 now; a dirty victim is written back. */
-static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+/*
+ * Sector addr goes into line l: the line holding it, or (fresh) a victim
+ * whose data the caller has sent on, which starts empty, homed at home.
+ */
+static void line_put(struct gpu_core *g, struct line *l, bool fresh,
+                     u64 addr, u32 home, bool dirty)
 {
-    struct line *set = l2_set(g, home, addr);
-    struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
     u8 bit = sector_bit(addr);
 
-    if (!l) {
-        l = line_victim(set, g->cfg.l2_ways);
-        l2_evict(g, home, l);
+    if (fresh) {
         l->tag = addr >> 7;
         l->valid = 0;
         l->dirty = 0;
@@ -1885,14 +1885,28 @@ static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
     l->lru = ++g->lru;
 }
 
+/* Puts a sector into home's L2 now; a dirty victim is written back. */
+static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+{
+    struct line *set = l2_set(g, home, addr);
+    struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
+    bool fresh = !l;
+
+    if (fresh) {
+        l = line_victim(set, g->cfg.l2_ways);
+        l2_evict(g, home, l);
+    }
+    line_put(g, l, fresh, addr, home, dirty);
+}
+
 /* Puts a sector into home's L3 slice now; a dirty victim goes to DRAM. */
 static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
     struct line *set = home_set(g, home, addr);
     struct line *l = line_find(set, g->cfg.l3_ways, addr >> 7);
-    u8 bit = sector_bit(addr);
+    bool fresh = !l;
 
-    if (!l) {
+    if (fresh) {
         l = line_victim(set, g->cfg.l3_ways);
         if (l->valid && l->dirty) {
             u32 n = __builtin_popcount(l->dirty);
@@ -1903,17 +1917,8 @@ static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
                            g->cfg.dram_lat, g->now, GPU_SECTOR_BYTES);
             }
         }
-        l->tag = addr >> 7;
-        l->valid = 0;
-        l->dirty = 0;
-        l->home = home;
-        l->cxl = 0;
     }
-    l->valid |= bit;
-    if (dirty) {
-        l->dirty |= bit;
-    }
-    l->lru = ++g->lru;
+    line_put(g, l, fresh, addr, home, dirty);
 }
 
 static void home_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
