@@ -296,7 +296,7 @@ struct req {
     u32 ver;            /* cfg.cpelide: the version a load's data has */
     u8 looked;          /* cfg.cpelide: the local L2 was looked up */
     u8 cxl;             /* cfg.cxl: the sector is in CXL memory */
-    u16 sidx;           /* finepack: a store's index in its sector list */
+    u16 sidx;           /* finepack: the sector's index in its list */
 };
 
 struct xl {
@@ -1662,11 +1662,15 @@ static void go(struct gpu_core *g, u64 t, u32 type, u32 ri)
 
 static void l1_mshr_try(struct gpu_core *g, u32 ri);
 
-/* A sector access starts at the SM now. */
+/*
+ * A sector access starts at the SM now. sect: its entry in the decoded
+ * instruction's sorted list (its address, and for FinePack its index).
+ */
 static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
-                         u32 home, u32 kind, u64 va)
+                         u32 home, u32 kind, const u64 *sect)
 {
     struct memop *o = &g->memops[oi];
+    u64 va = *sect;
     u32 ri;
     struct req *r;
 
@@ -1707,16 +1711,7 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     r->ver = 0;
     r->looked = 0;
     r->cxl = g->cx && gpu_cxl_holds(g->cx, va & ~31ULL);
-    r->sidx = 0;
-    if (kind == PROG_KIND_STORE && g->fp) {
-        const u64 *sect = di_sect(o->d);
-        u32 i = 0;
-
-        while (i < o->d->nsect && sect[i] != va) {
-            i++;
-        }
-        r->sidx = (u16)i;
-    }
+    r->sidx = (u16)(sect - di_sect(o->d));
     if (kind == PROG_KIND_LOAD) {
         l1_mshr_try(g, ri);
     } else if (kind == PROG_KIND_STORE) {
@@ -2535,7 +2530,7 @@ static void xl_data(struct gpu_core *g, u32 xi)
             fail(g, -EINVAL);
             return;
         }
-        sector_start(g, x.sm, x.memop, pa, (u32)home, x.kind, x.sect[i]);
+        sector_start(g, x.sm, x.memop, pa, (u32)home, x.kind, &x.sect[i]);
     }
 }
 
@@ -2644,7 +2639,7 @@ static void global_sectors(struct gpu_core *g, u32 s, u32 oi,
                 /* Objects that share a page keep their own homes' bytes. */
                 a |= (u64)(sect[i] & 31) << CPE_HOME_SHIFT;
             }
-            sector_start(g, s, oi, a, sect[i] & 31, kind, sect[i]);
+            sector_start(g, s, oi, a, sect[i] & 31, kind, &sect[i]);
         }
         return;
     }
