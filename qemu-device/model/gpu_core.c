@@ -3948,24 +3948,16 @@ static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
 {
     struct line *set = l2_set(g, c, addr);
     struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
-    u8 bit = sector_bit(addr);
+    bool fresh = !l;
 
-    if (!l) {
+    if (fresh) {
         l = line_victim(set, g->cfg.l2_ways);
         l2_evict(g, c, l);
-        l->tag = addr >> 7;
-        l->valid = 0;
-        l->dirty = 0;
-        l->home = home;
-    }
-    l->lru = ++g->lru;
-    if ((l->valid & bit) && !dirty) {
+    } else if ((l->valid & sector_bit(addr)) && !dirty) {
+        l->lru = ++g->lru;
         return;
     }
-    l->valid |= bit;
-    if (dirty) {
-        l->dirty |= bit;
-    }
+    line_put(g, l, fresh, addr, home, dirty);
     *cpe_cver(g, l, addr) = ver;
 }
 
