@@ -4104,7 +4104,7 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
     bool hmg = g->cfg.cpelide == GPU_CPE_HMG;
-    u64 region = r->addr >> (7 + 2), ev_region = 0;
+    u64 region = r->addr >> GPU_CPE_DIR_SHIFT, ev_region = 0;
     u32 ev_sharers, extra = 0;
 
     if (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) {
@@ -4149,7 +4149,7 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
  */
 static u32 cpe_fp_home(struct gpu_core *g, u32 src, u32 home, u64 addr)
 {
-    u64 region = addr >> (7 + 2), ev_region = 0;
+    u64 region = addr >> GPU_CPE_DIR_SHIFT, ev_region = 0;
     u32 ev_sharers;
 
     gpu_cpe_home_store(g->cpe, addr, gpu_cpe_version(g->cpe));
@@ -4187,7 +4187,7 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
      * its way (the sharer bit is gone): a later write will not find it.
      */
     if (g->cfg.cpelide == GPU_CPE_HMG && r->src != r->home &&
-        !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> (7 + 2), r->src)) {
+        !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> GPU_CPE_DIR_SHIFT, r->src)) {
         return;
     }
     cpe_copy(g, r->src, r->addr, r->home, false, r->ver);

@@ -34,10 +34,14 @@
 #define GPU_CPE_XBAR_BROADCAST      100
 #define GPU_CPE_FLASH_INVALIDATE    64      /* GPU cycles: valid bits */
 #define GPU_CPE_WALK_PER_SET        1       /* a flush's tag walk */
-/* HMG's directory (notes §1.3): 12K entries of 4 lines a home chiplet. */
+/*
+ * HMG's directory (notes §1.3): 12K entries a home chiplet, each of 4 of
+ * the paper's gem5 lines (64 B), so 256 B: 2 of the core's 128 B lines.
+ */
 #define GPU_CPE_DIR_ENTRIES         12288
 #define GPU_CPE_DIR_WAYS            16      /* ours */
-#define GPU_CPE_DIR_LINES           4
+#define GPU_CPE_DIR_SHIFT           8       /* bytes a region: 4 x 64 B */
+#define GPU_CPE_DIR_LINES           (1u << (GPU_CPE_DIR_SHIFT - 7))
 #define GPU_CPE_DIR_LAT             20      /* ours: a lookup, cycles */
 
 /* Test knobs (gpu_core_cpelide_test()): deliberate bugs the oracle finds. */

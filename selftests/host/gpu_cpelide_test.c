@@ -220,6 +220,47 @@ TEST(write_after_remote_read_invalidates_the_reader_only)
 	tp_free(&p);
 }
 
+/*
+ * HMG's directory region is 4 of the paper's 64 B lines (notes §1.3):
+ * 256 B, two of the core's 128 B lines. Chiplet 1 reads a page homed on
+ * 0, chiplet 0 stores one line of it, chiplet 1 reads the page again:
+ * the store drops the reader's copies of its region only (its line and
+ * the next), so the re-read misses those 2 lines and hits the other 30.
+ */
+TEST(hmg_write_invalidates_its_256_byte_region)
+{
+	const uint32_t r1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
+	struct gpu_config c = cpe_cfg(GPU_CPE_HMG);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t b;
+
+	tp_object(&p, OBJ, PAGES * PAGE, "a");
+	kernel(&p, 1, r1, PROG_KIND_LOAD);
+	tp_kernel(&p, 2, "produce", 4, 32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(&p, b);
+		tp_warp(&p, 0, 1);
+		if (b == 0)
+			tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+			       0xffffffff, OBJ, 4, 1);
+		else
+			tp_alu(&p, PROG_OP_INT, 1, 0);
+		tp_add(&p, PROG_REC_BLOCK_END);
+	}
+	tp_add(&p, PROG_REC_KERNEL_END);
+	kernel(&p, 3, r1, PROG_KIND_LOAD);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, st.cpelide.oracle_violations);
+	/* Sectors: the region's 8 dropped; kernel 1 misses all 128. */
+	EXPECT_EQ(8, st.cpelide.dir_invalidations);
+	EXPECT_EQ(PAGE / 32 - 8, st.cpelide.remote_hits);
+	EXPECT_EQ(PAGE / 32 + 8, st.cpelide.remote_misses);
+	tp_free(&p);
+}
+
 TEST(oracle_clean_under_every_policy_and_ideal_fastest)
 {
 	struct gpu_core_stats st;
