@@ -33,7 +33,7 @@ sizes() {
 		path 25000 -
 		cfd 9984 -
 		gauss 128 w16
-		bfs 13 w16
+		bfs 15 w16
 		gnn 12 -
 		mri 4096 w16
 	EOF
