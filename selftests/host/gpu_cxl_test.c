@@ -4,7 +4,9 @@
  * gpu_core.c): with cxl off nothing changes; objects in CXL memory have
  * every L2 load miss served by the root complex's endpoints and every
  * write-back sent there; slower media cost cycles, SR turns a
- * sequential read's SSD-DRAM misses into hits, DS makes stores complete
+ * sequential read's SSD-DRAM misses into hits, NAIVE, DYN and
+ * always-max SR send their MemSpecRds, write-backs start garbage
+ * collection unless gc is off, DS makes stores complete
  * at GPU memory speed; every run is the same whatever the epochs.
  */
 #include <stdint.h>
@@ -203,6 +205,80 @@ TEST(sr_prefetches_a_sequential_read_into_the_ssd_dram)
 	 * for the first line waits for the whole range; on this read SR
 	 * costs cycles (docs/gpu.md, CXL-GPU in the core).
 	 */
+	tp_free(&p);
+}
+
+/*
+ * Fig 9d's ablation through the core (tools/experiments/64-cxl-core.sh):
+ * on a sequential read, NAIVE sends a MemSpecRd for every load, of its
+ * 64 B line, which the message rounds to one 256 B unit (cxl_srds.c:
+ * (L + 1) x 256 B); always-max sends 1 KiB ones, DYN DevLoad-sized ones (256 B to 1 KiB) that
+ * cover several loads each.
+ */
+TEST(sr_ablation_modes_reach_the_root_ports)
+{
+	struct gpu_config c = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_NAIVE, 0);
+	struct gpu_core_stats sn, sd, sm;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	chase(&p, 1024);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &sn, err)) TH_LOG("%s", err);
+	c.cxl_sr = MCMGPU_CXL_SR_DYN;
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &sd, err)) TH_LOG("%s", err);
+	c.cxl_sr = MCMGPU_CXL_SR_MAX;
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &sm, err)) TH_LOG("%s", err);
+	ASSERT_EQ(1024, sn.cxl.loads);
+	ASSERT_EQ(sn.cxl.loads, sn.cxl.specrd_sent);
+	ASSERT_EQ(256 * sn.cxl.specrd_sent, sn.cxl.specrd_bytes);
+	ASSERT_LT(0, sm.cxl.specrd_sent);
+	ASSERT_EQ(1024 * sm.cxl.specrd_sent, sm.cxl.specrd_bytes);
+	ASSERT_LT(0, sd.cxl.specrd_sent);
+	ASSERT_LT(sd.cxl.specrd_sent, sd.cxl.loads);
+	ASSERT_EQ(0, sd.cxl.specrd_bytes % 256);
+	ASSERT_LE(256 * sd.cxl.specrd_sent, sd.cxl.specrd_bytes);
+	ASSERT_GE(1024 * sd.cxl.specrd_sent, sd.cxl.specrd_bytes);
+	tp_free(&p);
+}
+
+/*
+ * Fig 9e's garbage collection through the core: enough write-backs to
+ * one Z-NAND endpoint start it (the aged drive is 512 pages above its
+ * threshold, cxl_srds.c), and gc=off (--cxl znand:gc=off) never does.
+ */
+TEST(write_backs_start_garbage_collection_unless_gc_off)
+{
+	struct gpu_config c = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_FULL, 0);
+	uint32_t bytes = 4u << 20, w, i;
+	struct gpu_core_stats on, off;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+
+	c.cxl_ports = 1;
+	tp_object(&p, OBJ_B, bytes, "b");
+	tp_kernel(&p, 1, "fill", WARPS, 32, 0);
+	for (w = 0; w < WARPS; w++) {
+		tp_block(&p, w);
+		tp_warp(&p, 0, bytes / WARPS / 128);
+		for (i = 0; i < bytes / WARPS / 128; i++)
+			tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+			       0xffffffff, OBJ_B + (uint64_t)w * (bytes / WARPS) +
+			       i * 128, 4, 2);
+		tp_add(&p, PROG_REC_BLOCK_END);
+	}
+	tp_add(&p, PROG_REC_KERNEL_END);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &on, err)) TH_LOG("%s", err);
+	c.cxl_gc = 0;
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &off, err)) TH_LOG("%s", err);
+	ASSERT_LT(512, on.cxl.media_programs);
+	ASSERT_LT(0, on.cxl.gc_runs);
+	ASSERT_LT(0, on.cxl.devload_so);
+	ASSERT_EQ(on.cxl.media_programs, off.cxl.media_programs);
+	ASSERT_EQ(0, off.cxl.gc_runs);
+	ASSERT_LT(off.cxl.store_latency_max_ps, on.cxl.store_latency_max_ps);
 	tp_free(&p);
 }
 

@@ -132,6 +132,33 @@ def cxl_class(compute_pct, load_pct):
     return "compute" if compute_pct >= 30 else "load"
 
 
+# CXL-GPU's Figs 9b-9e through the GPU core (64-cxl-core.sh, notes/
+# cxlgpu.md §3.4; "x" lost in extraction, read as x). 9b: CXL-SR over CXL
+# on Z-NAND, on average, on vadd/saxpy and on the graph workloads (path,
+# bfs: "only 67.6%", read as a 67.6 % gain); CXL-DS over CXL-SR by class
+# (ds_over_sr_pct in CXL_FIG9). 9c: SR's average gain by medium, vadd on
+# NAND against GPU-DRAM, SR's gain on path and bfs, DS's best on bfs. 9d:
+# NAIVE over CXL and against GPU-DRAM; DYN's gain over NAIVE by pattern
+# (Seq in x, Around and Rand in %); SR over DYN on Around; the SSD DRAM
+# hit rates (%) of CXL, NAIVE, DYN, SR and always-max SR by pattern.
+CXL_FIG9C_SR_GAIN = {"optane": 7.1, "znand": 8.8, "nand": 10.1}
+CXL_FIG9C = {"vadd_nand_vs_gpu_dram": 2.4, "sr_gain_path": 2.4,
+             "sr_gain_bfs": 1.2, "ds_bfs_max": 4.0}
+CXL_FIG9B_GRAPH_SR_PCT = 67.6
+CXL_FIG9D = {"naive_over_cxl": 1.9, "naive_vs_gpu_dram": 6.6,
+             "dyn_over_naive": {"seq": "4.5x", "around": "10.6 %",
+                                "rand": "5.7 %"},
+             "sr_over_dyn_around": 2.1}
+CXL_FIG9D_PATTERNS = {"seq": ("vadd", "saxpy"), "around": ("sort", "gauss"),
+                      "rand": ("path", "bfs")}
+CXL_FIG9D_HITS = {
+    "off": {"seq": 47.4, "around": 31.2, "rand": 10.0},
+    "naive": {"seq": 88.4, "around": 56.0, "rand": 32.1},
+    "dyn": {"seq": ">99", "around": 57.4, "rand": 34.0},
+    "sr": {"around": 75.8},
+    "max": {"rand": 30.7}}
+
+
 # ADSM Table 2's Parboil programs (notes/adsm.md §3.3; mri-q is our "mri")
 # and Fig. 7's printed slow-downs against CUDA: batch-update 65.18x on pns
 # and 18.64x on rpes (the text; the bar reads 18.61); lazy and rolling
