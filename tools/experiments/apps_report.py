@@ -342,6 +342,23 @@ def adsm_fig10():
                  "modeled)" if len(gpu_top) < len(res) else "")
               + "."
               + (f" **Not adding up**: {', '.join(odd)}." if odd else ""), ""]
+    fig = f"{results}/figures"
+    os.makedirs(fig, exist_ok=True)
+    keys = ("gpu", "copy_launch", "copy_fault_sync", "signal")
+    with open(f"{raw}/core_fig10.dat", "w") as f:
+        for a, v in res.items():
+            f.write(a + " " + " ".join(f"{100 * v['shares'][k]:.3f}" for k in keys) + "\n")
+    gnuplot(f"""
+set terminal pngcairo size 700,420 font ",10" noenhanced
+set output "{fig}/adsm_core_fig10.png"
+set title "ADSM Fig 10 through the GPU core: rolling update's time"
+set ylabel "% of the run"; set yrange [0:100]; set grid y
+set style data histograms; set style histogram rowstacked
+set style fill solid 0.8 border -1; set boxwidth 0.7; set key outside
+plot "{raw}/core_fig10.dat" u 2:xtic(1) t "GPU", "" u 3 t "Copy at launch", \\
+     "" u 4 t "Copy at fault/sync", "" u 5 t "Signal (faults)"
+""")
+    lines += ["![ADSM Fig. 10 through the core](figures/adsm_core_fig10.png)", ""]
     return lines, res
 
 
