@@ -60,7 +60,10 @@ static void engine_use(struct gpu_adsm *a, u64 bytes, bool hold_host)
     a->st.xfer_cycles += a->busy_f / a->bw;
     a->busy_f %= a->bw;
     if (hold_host) {
-        a->host = c + (f ? 1 : 0);
+        u64 t = c + (f ? 1 : 0);
+
+        a->st.xfer_wait_cycles += t - a->host;
+        a->host = t;
     }
 }
 
@@ -276,14 +279,19 @@ void gpu_adsm_copy(struct gpu_adsm *a, u64 bytes, bool h2d)
 
 int gpu_adsm_launch(struct gpu_adsm *a, u64 now, u64 *launch, u64 *start)
 {
-    u64 t0;
+    u64 t0, wait;
     int ret;
 
     gpu_adsm_host_at(a, now);
     t0 = a->host;
     *launch = t0;
-    /* Explicit copies: a context with no object counts the launches. */
+    /*
+     * Explicit copies: a context with no object counts the launches. The
+     * flush's wait is the launch's (launch_wait_cycles), not xfer_wait.
+     */
+    wait = a->st.xfer_wait_cycles;
     ret = adsm_release(&a->ctx);
+    a->st.xfer_wait_cycles = wait;
     /* The doorbell is ordered after every transfer, evictions too. */
     gpu_adsm_host_at(a, engine_done(a));
     a->st.launch_wait_cycles += a->host - t0;

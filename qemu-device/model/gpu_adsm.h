@@ -68,6 +68,16 @@ struct gpu_adsm_stats {
     u64 xfer_cycles;            /* the DMA engine busy */
     u64 fault_cycles;           /* the CPU in protocol faults */
     u64 launch_wait_cycles;     /* launches waiting for transfers */
+    /*
+     * The host held by the transfers it waits for outside launches: a
+     * fault's fetch, a sync's fetch, an explicit copy (waits behind
+     * earlier transfers included). The CPU's own work costing nothing,
+     * kernel_cycles (launch_wait_cycles included) + fault_cycles +
+     * xfer_wait_cycles is the host's whole time, modeled_cycles but for
+     * evictions still on the engine at the end (ADSM Fig. 10's
+     * breakdown, docs/gpu.md).
+     */
+    u64 xfer_wait_cycles;
     u64 modeled_cycles;         /* the host's cursor at the end */
 };
 

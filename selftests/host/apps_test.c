@@ -291,7 +291,7 @@ TEST(apps_describe_themselves)
 		EXPECT_NE(NULL, strstr((*a)->input, "size"));
 		EXPECT_LT((*a)->small_size, (*a)->large_size);
 	}
-	EXPECT_EQ(68, n);
+	EXPECT_EQ(69, n);
 }
 
 TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)

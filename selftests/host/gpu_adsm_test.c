@@ -132,6 +132,8 @@ TEST(explicit_copies_cost_setup_plus_bytes_over_bandwidth)
 	EXPECT_EQ(2, timed.adsm.transfers);
 	EXPECT_EQ(2, timed.adsm.copies);
 	EXPECT_EQ(XFER(A_BYTES) + XFER(B_BYTES), timed.adsm.xfer_cycles);
+	/* Synchronous copies: the host waits for each, whole. */
+	EXPECT_EQ(XFER(A_BYTES) + XFER(B_BYTES), timed.adsm.xfer_wait_cycles);
 	/*
 	 * The copy before the kernel is synchronous: the host launches it
 	 * after, with nothing left to wait for; the kernel takes as long.
@@ -325,6 +327,115 @@ TEST(config_names_the_modes)
 		EXPECT_EQ(!strcmp(gpu_presets[i].name, "adsm"),
 			  gpu_presets[i].cfg.pcie_copies);
 	}
+}
+
+/*
+ * ADSM Fig. 12's pattern (notes/adsm.md §4.5, adsm_multipass): the CPU
+ * writes all of A in MP_PASSES passes, then a kernel. Rolling sends A
+ * MP_PASSES times when its window R x B is smaller than A (each block is
+ * evicted before the next pass rewrites it), once when the window holds A.
+ */
+#define MP_PASSES	4
+
+static void build_multipass(struct tprog *p)
+{
+	uint32_t i;
+
+	objects(p);
+	for (i = 0; i < MP_PASSES; i++)
+		copy(p, PROG_COPY_H2D, OBJ_A, A_BYTES);
+	kernel(p, 1);
+	tp_add(p, PROG_REC_END);
+}
+
+TEST(multipass_resends_the_object_unless_the_window_holds_it)
+{
+	static const struct { uint32_t r; uint64_t block; } runs[] = {
+		{ 1, 4096 }, { 1, 32768 }, { 1, 65536 }, { 2, 16384 },
+		{ 2, 32768 }, { 4, 8192 }, { 4, 16384 }, { 8, 4096 },
+	};
+	struct gpu_config c = adsm_cfg(GPU_ADSM_ROLLING);
+	char err[GPU_CORE_ERR_MAX];
+	struct gpu_core_stats st;
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	build_multipass(&p);
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		uint64_t n = A_BYTES / runs[i].block;
+		bool fits = runs[i].r * runs[i].block >= A_BYTES;
+
+		c.adsm_rolling = runs[i].r;
+		c.adsm_block = runs[i].block;
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(fits ? A_BYTES : MP_PASSES * A_BYTES, st.adsm.h2d_bytes)
+			TH_LOG("R %u, block %llu", runs[i].r,
+			       (unsigned long long)runs[i].block);
+		/* The first pass's faults, then each evicted block again. */
+		EXPECT_EQ(fits ? n : MP_PASSES * n, st.adsm.faults)
+			TH_LOG("R %u, block %llu", runs[i].r,
+			       (unsigned long long)runs[i].block);
+		EXPECT_EQ(fits ? 0 : MP_PASSES * n - runs[i].r,
+			  st.adsm.evictions);
+	}
+	tp_free(&p);
+}
+
+/*
+ * ADSM Fig. 10's breakdown: the CPU's own work costing nothing, the host's
+ * time is its kernels (launch waits included), its faults and the
+ * transfers it waits for, and these add up to the run's cycles.
+ */
+TEST(breakdown_adds_up_to_the_run)
+{
+	struct gpu_config c;
+	char err[GPU_CORE_ERR_MAX];
+	struct gpu_core_stats st;
+	struct tprog iter = { 0 }, mp = { 0 }, wr = { 0 };
+	struct tprog *progs[] = { &iter, &mp, &wr };
+	uint32_t m, i;
+
+	build_iter(&iter);
+	build_multipass(&mp);
+	/*
+	 * After a kernel every block is Invalid: each write fetches its block
+	 * first, behind the previous block's eviction (rolling).
+	 */
+	objects(&wr);
+	kernel(&wr, 1);
+	copy(&wr, PROG_COPY_H2D, OBJ_A, A_BYTES);
+	copy(&wr, PROG_COPY_D2H, OBJ_B, B_BYTES);
+	kernel(&wr, 2);
+	tp_add(&wr, PROG_REC_END);
+	for (m = GPU_ADSM_OFF; m < GPU_ADSM_NR; m++) {
+		for (i = 0; i < 3; i++) {
+			c = adsm_cfg(m);
+			c.pcie_copies = 1;
+			c.adsm_rolling = 1;
+			ASSERT_EQ(0, tp_run(&c, progs[i], ~0ULL >> 1, 0, &st, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(st.cycles, st.adsm.kernel_cycles +
+				  st.adsm.fault_cycles + st.adsm.xfer_wait_cycles)
+				TH_LOG("mode %u, program %u", m, i);
+			EXPECT_EQ(st.cycles, st.adsm.modeled_cycles);
+			EXPECT_EQ(st.adsm.fault_cycles,
+				  st.adsm.faults * FAULT_LAT);
+		}
+	}
+	/*
+	 * Rolling on the passes: the host waits for no fetch (the CPU only
+	 * writes), the launch for the evictions still on the engine.
+	 */
+	c = adsm_cfg(GPU_ADSM_ROLLING);
+	c.adsm_rolling = 1;
+	ASSERT_EQ(0, tp_run(&c, &mp, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, st.adsm.xfer_wait_cycles);
+	EXPECT_LT(0, st.adsm.launch_wait_cycles);
+	EXPECT_LE(st.adsm.launch_wait_cycles, st.adsm.xfer_cycles);
+	tp_free(&iter);
+	tp_free(&mp);
+	tp_free(&wr);
 }
 
 TEST_HARNESS_MAIN

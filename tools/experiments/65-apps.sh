@@ -30,12 +30,20 @@ list_jobs() {
 	emit adsm-fig9-64 64
 	emit adsm-fig9-128 128
 	emit adsm-fig11
+	# Fig. 12's multi-pass initialisation, a job a rolling size. Fig. 10
+	# (rolling's time breakdown) needs no job of its own: it reads each
+	# Parboil program's host-APP run under --adsm rolling.
+	emit adsm-fig12-1 1
+	emit adsm-fig12-2 2
+	emit adsm-fig12-4 4
 }
 
 # Fig. 9's blocks (4 KiB, 256 KiB, 1 MiB, 32 MiB) and Fig. 11's (4 KiB to
 # 32 MiB, doubling).
 FIG9_BLOCKS="4096 262144 1048576 33554432"
 FIG11_BLOCKS="4096 8192 16384 32768 65536 131072 262144 524288 1048576 2097152 4194304 8388608 16777216 33554432"
+# Fig. 12's blocks: 128 KiB to 32 MiB, doubling.
+FIG12_BLOCKS="131072 262144 524288 1048576 2097152 4194304 8388608 16777216 33554432"
 
 run_job() {
 	local a=${2:-} s=${3:-} p size_opt b
@@ -56,6 +64,15 @@ run_job() {
 		for b in $FIG11_BLOCKS; do
 			"$tool" run --host --json --config adsm --adsm rolling \
 				--set adsm_block="$b" vadd.prog >"$JOB_OUT/fig11-$b.json"
+		done
+		return ;;
+	adsm-fig12-*)
+		# The notes' multi-pass pattern (4 passes over 4 MiB), R fixed.
+		"$tool" workload gen adsm-multipass --large -o mp.prog
+		for b in $FIG12_BLOCKS; do
+			"$tool" run --host --json --config adsm --adsm rolling \
+				--set adsm_rolling="$2" --set adsm_block="$b" \
+				mp.prog >"$JOB_OUT/fig12-$2-$b.json"
 		done
 		return ;;
 	esac

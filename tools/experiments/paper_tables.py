@@ -166,6 +166,16 @@ CXL_FIG9D_HITS = {
 ADSM_APPS = ("cp", "mri-fhd", "mri", "pns", "rpes", "sad", "tpacf")
 ADSM_FIG7_BATCH = {"pns": 65.18, "rpes": 18.64}
 
+# ADSM Fig. 10 (rolling update's time breakdown, notes/adsm.md §3.4): the
+# text prints one number, "Signal" (fault handling) always below 2 % of
+# the run; CPU and GPU dominate, then I/O and transfers; mri-fhd and mri-q
+# are I/O-read heavy. No per-program shares are printed.
+ADSM_FIG10_SIGNAL_MAX = 0.02
+# ADSM Fig. 12 (tpacf, rolling size R = 1, 2, 4; blocks 128 KB-32 MB):
+# the critical block where time falls, 4 MB at R = 1 and 2 MB at R = 2;
+# R = 4 almost constant across blocks.
+ADSM_FIG12_CRITICAL = {1: 4 << 20, 2: 2 << 20}
+
 
 def papers_naming(app):
     """The characterization runs an application needs: barre, finepack,

@@ -5,7 +5,8 @@
 # options, mechanisms not in the core yet, bad --cxl specs) must exit non-zero with a
 # message naming the problem; vadd's --json must parse with the counter
 # identities holding (ADSM's bytes by cause, its faults by kind, under
-# the adsm preset's explicit copies and each protocol) and be the same,
+# the adsm preset's explicit copies and each protocol, its time breakdown
+# adding up to the run) and be the same,
 # byte for byte, on a second run; an Accel-Sim trace directory runs as
 # the program it imports to, and one without kernelslist.g is refused.
 # Usage: tools/scripts/gpu-run-check.sh [MCMGPU]
@@ -126,6 +127,9 @@ if "adsm" in d:
 	   a["faults_write_readonly"], "adsm faults by kind")
 	eq(a["launches"], g["kernels"], "adsm launches")
 	eq(a["modeled_cycles"], g["cycles"], "adsm modeled_cycles vs cycles")
+	# Fig. 10's breakdown: the host's time is kernels, faults and waits.
+	eq(a["kernel_cycles"] + a["fault_cycles"] + a["xfer_wait_cycles"],
+	   g["cycles"], "adsm breakdown vs cycles")
 	assert a["transfers"] > 0, f"run {args}: no transfer"
 	if a["protocol"] == "explicit":
 		eq(a["h2d_bytes"], a["cpu_bytes_written"], "explicit h2d = copies")

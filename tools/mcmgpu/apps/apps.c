@@ -60,6 +60,7 @@ const struct app_desc *const apps[] = {
 	&app_mri_fhd,
 	&app_rpes,
 	&app_adsm_stencil,
+	&app_adsm_multipass,
 	&app_fp_jacobi,
 	&app_fp_diffusion,
 	&app_fp_eqwp,

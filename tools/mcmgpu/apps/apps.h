@@ -90,6 +90,7 @@ extern const struct app_desc app_tpacf;
 extern const struct app_desc app_mri_fhd;
 extern const struct app_desc app_rpes;
 extern const struct app_desc app_adsm_stencil;
+extern const struct app_desc app_adsm_multipass;
 extern const struct app_desc app_fp_pagerank, app_fp_sssp, app_fp_jacobi,
 	app_fp_als, app_fp_ct, app_fp_eqwp, app_fp_diffusion, app_fp_hit;
 

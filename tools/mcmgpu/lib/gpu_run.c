@@ -317,7 +317,7 @@ static const struct stat_row adsm_rows[] = {
 	STAT_NEWLINE,
 	AS(launches), AS(syncs), AS(transfers), AS(kernel_cycles),
 	AS(xfer_cycles), AS(fault_cycles), AS(launch_wait_cycles),
-	AS(modeled_cycles),
+	AS(xfer_wait_cycles), AS(modeled_cycles),
 };
 
 static const struct stat_table adsm_table = STAT_TABLE(adsm_rows,
