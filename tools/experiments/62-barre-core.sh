@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Barre Chord's Figs 16, 17, 18, 20, 23 and 26 through the GPU core
 # (issue 30 item 2; docs/barre.md "Figures through the GPU core"): on the
-# barre preset (Table II; kwc placement for LASP), Barre off, Barre, Barre with
-# F-Barre's walker scheduling, Least and F-Barre's variants at the default point (4 chiplets, 16 walkers,
-# 256-row filters), then F-Barre against Least over chiplets 2/8,
-# walkers 8/32 and round-robin pages. Eight of Table I's applications,
-# the ones the paper names in these figures' text (st2d, matr, gups, spmv
-# scale with chiplets; fft, pr gain though low-class; gemv gains nothing;
-# atax for the mid class), at sizes that keep the experiment within its
-# CPU share of make run. One job an application.
+# barre preset (Table II; kwc placement for LASP), Barre off, Barre, Barre
+# with F-Barre's walker scheduling, Least and F-Barre's variants at the
+# default point (4 chiplets, 16 walkers, 256-row filters), then F-Barre
+# against Least over chiplets 2/8, walkers 8/32 and round-robin pages.
+# Eight of Table I's applications, the ones the paper names in these
+# figures' text (st2d, matr, gups, spmv scale with chiplets; fft, pr gain
+# though low-class; gemv gains nothing; atax for the mid class), at sizes
+# that keep the experiment within its CPU share of make run. One job an
+# application.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
