@@ -5,18 +5,18 @@
 # with F-Barre's walker scheduling, Least and F-Barre's variants at the
 # default point (4 chiplets, 16 walkers, 256-row filters), then F-Barre
 # against Least over chiplets 2/8, walkers 8/32 and round-robin pages.
-# Eight of Table I's applications, the ones the paper names in these
-# figures' text (st2d, matr, gups, spmv scale with chiplets; fft, pr gain
-# though low-class; gemv gains nothing; atax for the mid class), at sizes
-# that keep the experiment within its CPU share of make run. One job an
-# application.
+# All 19 of Table I's applications, at sizes that keep the experiment
+# within its CPU share of make run. One job an application.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# Application and size: gpu-sizes.txt's where a job's 19 runs fit in
-# about 20 s of CPU, smaller otherwise (gups: 1048576 there).
-APPS="gups:262144 spmv:16384 transpose:2048 stencil2d:512 fft:1024
-pagerank:11 gemver:1024 atax:2048"
+# Application and size: gpu-sizes.txt's, smaller where a job's 19 runs
+# there take more than about 30 s of CPU (gups 1048576, atax, bicg and
+# gesummv 2048: atax's job took 99 s, one F-Barre run of gesummv 60 s).
+APPS="gemver:1024 correlation:128 adi:256 fft:1024 pagerank:11
+fastwalshtransform:262144 covariance:128 sssp:12 jacobi2d:256 fdtd2d:64
+lu:256 nw:1024 atax:1024 stencil2d:512 transpose:2048 gups:262144
+bicg:1024 spmv:16384 gesummv:1024"
 
 list_jobs() {
 	local as

@@ -12,9 +12,8 @@ from report import head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 
-# The jobs' applications, in 62-barre-core.sh's order.
-APPS = ("gups", "spmv", "transpose", "stencil2d", "fft", "pagerank",
-        "gemver", "atax")
+# The jobs' applications: Table I's, in its order.
+APPS = tuple(BARRE_TABLE1)
 RUNS = ("off", "on", "least", "sched", "fb1", "fb1-nosched", "fb2", "fb2-r512",
         "fb2-r1024", "least-c2", "fb-c2", "least-c8", "fb-c8",
         "least-w8", "fb-w8", "least-w32", "fb-w32", "least-rr",
@@ -56,9 +55,8 @@ def sp(a, base, m):
 
 out = {"apps": {a: {} for a in apps}, "missing": missing, "job_ms": ms}
 lines = ["## Barre Chord's Figs 16-18, 20, 23 and 26 through the GPU core", "",
-         "`tools/experiments/62-barre-core.sh`: eight of Table I's "
-         "applications (those the paper names in these figures' text, one "
-         "job each, sizes in the script) on the `barre` preset (4 chiplets, "
+         "`tools/experiments/62-barre-core.sh`: Table I's 19 applications "
+         "(one job each, sizes in the script) on the `barre` preset (4 chiplets, "
          "16 walkers, 256-row filters, `kwc` placement standing for LASP), "
          "on the host core, every run with `--shadow`. \"F-Barre\" is the "
          "paper's F-Barre-2Merge (`--barre fbarre --merge 2`) except in "
