@@ -279,7 +279,8 @@ static uint32_t gpu_report(GpuContext *gc, struct mcmgpu_gpu_result *res)
 {
     res->translate = gc->cfg.translate;
     res->walkers = gc->cfg.walkers;
-    res->sched_moves = gc->cfg.translate && gc->cfg.fbarre ?
+    res->sched_moves = gc->cfg.translate &&
+                       (gc->cfg.fbarre || gc->cfg.barre_sched) ?
                        gc->cfg.fbarre_sched_moves : 0;
     res->kernels = gc->nkern;
     if (!gc->core) {

@@ -31,6 +31,7 @@ enum gpu_config_field_index {
     CF_uvm, CF_uvm_page, CF_uvm_batch, CF_uvm_runtime_ns, CF_uvm_gpu_kib,
     CF_uvm_pcie_bw,
     CF_l3_size, CF_l3_ways, CF_l3_lat,
+    CF_barre_sched,
     CF_NR
 };
 
@@ -118,6 +119,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(l3_size, "bytes", GPU_LINE_BYTES, 1u << 30),
     F(l3_ways, "", 1, 256),
     F(l3_lat, "cycles", 1, 10000),
+    F(barre_sched, "off=0 on=1", 0, 1),
 };
 #undef F
 
@@ -386,6 +388,15 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define FBARRE_VALUES \
     .fbarre = 0, .fbarre_merge = 1, .fbarre_filter_rows = 256, \
     .fbarre_sched_moves = 4
+/*
+ * Barre with F-Barre's coalescing-aware walker scheduling and no
+ * in-package translation: Barre Chord's Fig 18 first step.
+ */
+#define BARRE_SCHED_SOURCES \
+    [CF_barre_sched] = "run option (--set barre_sched=1 with --barre on):" \
+                       " off; on, Barre's walkers schedule as F-Barre's" \
+                       " (fbarre_sched_moves) without in-package" \
+                       " translation (§V-C, Fig 18's first step)"
 #define FINEPACK_SOURCE \
     "run option (mcmgpu run --finepack): off, the core's per-sector" \
     " link path (docs/gpu.md, FinePack in the core)"
@@ -575,6 +586,7 @@ static const char *const barre_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
+    BARRE_SCHED_SOURCES,
 };
 
 /*
@@ -642,6 +654,7 @@ static const char *const finepack_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
+    BARRE_SCHED_SOURCES,
 };
 
 /*
@@ -704,6 +717,7 @@ static const char *const cpelide_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
+    BARRE_SCHED_SOURCES,
 };
 
 /*
@@ -773,6 +787,7 @@ static const char *const cxl_sources[CF_NR] = {
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
+    BARRE_SCHED_SOURCES,
 };
 
 /*
@@ -838,6 +853,7 @@ static const char *const adsm_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
+    BARRE_SCHED_SOURCES,
 };
 
 const struct gpu_preset gpu_presets[] = {

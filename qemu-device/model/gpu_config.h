@@ -177,6 +177,8 @@ struct gpu_config {
     /* CPElide's memory-side L3, its slices the homes (used: cpelide on) */
     u32 l3_size;            /* bytes, all chiplets' slices together */
     u32 l3_ways, l3_lat;    /* a slice's; its bandwidth is l2_bw */
+    /* Barre: F-Barre's walker scheduling without F-Barre (Fig 18) */
+    u32 barre_sched;        /* 0 off, 1 on: fbarre_sched_moves applies */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */

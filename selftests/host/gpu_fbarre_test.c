@@ -248,4 +248,41 @@ TEST(off_ignores_fbarre_fields)
 	unlink(path);
 }
 
+/*
+ * barre_sched: Barre's walkers schedule as F-Barre's (passes counted in
+ * sched_moves) with no in-package translation; with a bound of 0 it is
+ * Barre's result (Fig 18's first step).
+ */
+TEST(barre_sched_schedules_without_the_package)
+{
+	struct gpu_run_result r0, r1, r2;
+	struct gpu_run_opts o;
+	char path[128];
+
+	ASSERT_EQ(0, gen_file("transpose", path, sizeof(path)));
+	preset(&o, GPU_RUN_BARRE_ON, 1);
+	ASSERT_EQ(0, run(path, &o, &r0));
+	o.cfg.barre_sched = 1;
+	ASSERT_EQ(0, run(path, &o, &r1));
+	o.cfg.fbarre_sched_moves = 0;
+	ASSERT_EQ(0, run(path, &o, &r2));
+	unlink(path);
+	TH_LOG("transpose: Barre %llu cycles, %llu coalesced; with scheduling "
+	       "%llu cycles, %llu coalesced, %llu passes",
+	       (unsigned long long)r0.core.cycles,
+	       (unsigned long long)r0.barre.coalesced,
+	       (unsigned long long)r1.core.cycles,
+	       (unsigned long long)r1.barre.coalesced,
+	       (unsigned long long)r1.barre.sched_moves);
+	EXPECT_EQ(0, r0.barre.sched_moves);
+	EXPECT_GT(r1.barre.sched_moves, 0);
+	EXPECT_GT(r1.barre.coalesced, r0.barre.coalesced);
+	EXPECT_EQ(0, r1.core.fbarre.l2_misses);
+	EXPECT_EQ(0, r1.barre.shadow_mismatches);
+	same_result(_metadata, &r0, &r2);
+	gpu_run_result_free(&r0);
+	gpu_run_result_free(&r1);
+	gpu_run_result_free(&r2);
+}
+
 TEST_HARNESS_MAIN

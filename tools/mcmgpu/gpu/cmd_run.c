@@ -383,6 +383,11 @@ int cmd_run(int argc, char **argv)
 		die_usage("xl_share=%s needs Barre off, not --barre %s",
 			  o.cfg.xl_share == GPU_XLS_LEAST ? "least" : "valkyrie",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	/* barre_sched: Barre's walkers with F-Barre's scheduling (Fig 18). */
+	if (o.cfg.barre_sched && o.barre != GPU_RUN_BARRE_ON &&
+	    o.barre != GPU_RUN_BARRE_FBARRE)
+		die_usage("barre_sched=1 needs --barre on (or fbarre, which "
+			  "schedules anyway)");
 	if (o.cfg.xl_share && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.cfg.xl_share == GPU_XLS_LEAST ? "least" : "valkyrie");

@@ -272,8 +272,11 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 	bc.walkers = c->walkers;
 	bc.walk_cycles = c->walk_lat;
 	bc.shadow = h->o->shadow;
-	/* F-Barre's coalescing-aware scheduling (§V-C); Barre's has none. */
-	bc.sched_moves = c->fbarre ? c->fbarre_sched_moves : 0;
+	/*
+	 * F-Barre's coalescing-aware scheduling (§V-C); Barre's has none
+	 * unless barre_sched asks for it (Fig 18's first step).
+	 */
+	bc.sched_moves = c->fbarre || c->barre_sched ? c->fbarre_sched_moves : 0;
 	if (h->o->barre == GPU_RUN_BARRE_OFF)
 		bc.pec_entries = 0;
 	ret = barre_walker_init(&h->iommu, &bc,
