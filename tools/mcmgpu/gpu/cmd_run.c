@@ -171,6 +171,37 @@ static int import_dir(const char *dir, char *tmp, size_t len, char *err,
 }
 
 /*
+ * The KEY=VALUE settings after a --cxl spec's first word (strtok_r's
+ * save), each an override keys[] names, appended to set[0..n).
+ */
+static int spec_settings(const char *spec, char **save,
+			 const char *const keys[][2], size_t nkeys,
+			 const char *names, char buf[][64], char **set, int n)
+{
+	char *tok;
+	size_t k;
+
+	while ((tok = strtok_r(NULL, ":", save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
+		*eq = 0;
+		for (k = 0; k < nkeys; k++)
+			if (!strcmp(tok, keys[k][0]))
+				break;
+		if (k == nkeys)
+			die_usage("--cxl: unknown key '%s' (%s)", tok, names);
+		if (n == CXL_SETS)
+			die_usage("--cxl: '%s' has too many settings", spec);
+		snprintf(buf[n], 64, "%s=%s", keys[k][1], eq + 1);
+		set[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
+/*
  * --cxl uvm|gds[:KEY=VALUE]...: CXL-GPU's baselines (docs/gpu.md, UVM and
  * GDS in the core), as overrides.
  */
@@ -184,7 +215,6 @@ static int parse_uvm(const char *spec, char buf[][64], char **set)
 	char copy[256], *tok, *save = NULL;
 	bool gds = !strncmp(spec, "gds", 3);
 	int n = 0;
-	size_t k;
 
 	if (strlen(spec) >= sizeof(copy))
 		die_usage("--cxl: '%s' is too long", spec);
@@ -196,25 +226,10 @@ static int parse_uvm(const char *spec, char buf[][64], char **set)
 	snprintf(buf[n], 64, "uvm=%s", gds ? "gds" : "on");
 	set[n] = buf[n];
 	n++;
-	while ((tok = strtok_r(NULL, ":", &save))) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq)
-			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
-		*eq = 0;
-		for (k = 0; k < ARRAY_SIZE(keys); k++)
-			if (!strcmp(tok, keys[k][0]))
-				break;
-		if (k == ARRAY_SIZE(keys) || (!gds && k == ARRAY_SIZE(keys) - 1))
-			die_usage("--cxl: unknown key '%s' (batch, page, gpu, rt%s)",
-				  tok, gds ? ", media" : "");
-		if (n == CXL_SETS)
-			die_usage("--cxl: '%s' has too many settings", spec);
-		snprintf(buf[n], 64, "%s=%s", keys[k][1], eq + 1);
-		set[n] = buf[n];
-		n++;
-	}
-	return n;
+	/* media (the last key) is GDS's storage only. */
+	return spec_settings(spec, &save, keys, ARRAY_SIZE(keys) - !gds,
+			     gds ? "batch, page, gpu, rt, media" :
+				   "batch, page, gpu, rt", buf, set, n);
 }
 
 static int parse_cxl(const char *spec, char buf[][64], char **set)
@@ -226,7 +241,6 @@ static int parse_cxl(const char *spec, char buf[][64], char **set)
 	};
 	char copy[256], *tok, *save = NULL;
 	int n = 0;
-	size_t k;
 
 	if (!strcmp(spec, "off")) {
 		snprintf(buf[0], 64, "cxl=off");
@@ -248,25 +262,8 @@ static int parse_cxl(const char *spec, char buf[][64], char **set)
 	snprintf(buf[n], 64, "cxl_media=%s", tok);
 	set[n] = buf[n];
 	n++;
-	while ((tok = strtok_r(NULL, ":", &save))) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq)
-			die_usage("--cxl: '%s' is not KEY=VALUE", tok);
-		*eq = 0;
-		for (k = 0; k < ARRAY_SIZE(keys); k++)
-			if (!strcmp(tok, keys[k][0]))
-				break;
-		if (k == ARRAY_SIZE(keys))
-			die_usage("--cxl: unknown key '%s' (sr, ds, ports, ctrl, gc, from)",
-				  tok);
-		if (n == CXL_SETS)
-			die_usage("--cxl: '%s' has too many settings", spec);
-		snprintf(buf[n], 64, "%s=%s", keys[k][1], eq + 1);
-		set[n] = buf[n];
-		n++;
-	}
-	return n;
+	return spec_settings(spec, &save, keys, ARRAY_SIZE(keys),
+			     "sr, ds, ports, ctrl, gc, from", buf, set, n);
 }
 
 int cmd_run(int argc, char **argv)
