@@ -144,18 +144,19 @@ with open(f"{raw}/scale_paper.dat", "w") as f:
     for n in NS:
         p = CPELIDE_SCALE_PAPER.get(n, (None, None, None))
         if p[0] is not None:
-            f.write(f"{n} {p[0]} {p[1]}\n")
+            f.write(f"{n} {p[0]} {p[1]} {'?' if p[2] is None else p[2]}\n")
 gnuplot(f"""
 set terminal pngcairo size 800,480 font ",11" noenhanced
 set output "{fig}/cpelide_scale.png"
 set title "CPElide through the GPU core: geomean speedup against chiplet count"
 set xlabel "chiplets"; set xtics (4, 7, 8, 16); set grid y; set key top left
-set ylabel "cycle ratio"
+set ylabel "cycle ratio"; set datafile missing "?"
 plot "{raw}/scale.dat" u 1:2 w lp lw 2 pt 7 t "CPElide over baseline", \
      "" u 1:3 w lp lw 2 pt 5 t "CPElide over HMG", \
      "" u 1:4 w lp lw 2 pt 9 t "HMG over baseline", \
      "{raw}/scale_paper.dat" u 1:2 w p pt 6 ps 2 t "paper: CPElide over baseline", \
      "" u 1:3 w p pt 4 ps 2 t "paper: CPElide over HMG", \
+     "" u 1:4 w p pt 8 ps 2 t "paper: HMG over baseline", \
      1 w l lc rgb "black" notitle
 """)
 L += ["![CPElide scaling](figures/cpelide_scale.png)", ""]
