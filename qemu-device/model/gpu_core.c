@@ -4020,7 +4020,7 @@ static void cpe_local(struct gpu_core *g, u32 ri)
         push(g, t, EV_DEPART, ri);
         return;
     }
-    gpu_cpe_write(g->cpe, r->addr);
+    gpu_cpe_write(g->cpe, r->addr, r->src);
     if (c->cpelide == GPU_CPE_HMG || remote) {
         /*
          * Written through (HMG every store; the others a remote one, as
@@ -4112,7 +4112,7 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
         gpu_cpe_read(g->cpe, r->addr, r->ver);
     }
     if (r->kind != PROG_KIND_LOAD) {
-        gpu_cpe_write(g->cpe, r->addr);
+        gpu_cpe_write(g->cpe, r->addr, r->src);
         gpu_cpe_home_store(g->cpe, r->addr, gpu_cpe_version(g->cpe));
         if (g->cfg.cpelide == GPU_CPE_IDEAL) {
             cpe_home_copy(g, r->home, r->addr);     /* as HMG's, free */
@@ -4180,6 +4180,14 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
      * requester's own written-through store overtook it): not kept.
      */
     if (gpu_cpe_home_version(g->cpe, r->addr) > r->ver) {
+        return;
+    }
+    /*
+     * The requester's own store, still on its way home, overtook it
+     * after its copy was dropped (a directory invalidation of another
+     * line of the region, an eviction): the copy would go back in time.
+     */
+    if (gpu_cpe_fill_stale(g->cpe, r->addr, r->src, r->ver)) {
         return;
     }
     /*

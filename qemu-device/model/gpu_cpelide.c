@@ -61,7 +61,7 @@ struct cpe_ver {
     u32 gold;           /* newest version written */
     u32 prev;           /* newest before gold's kernel */
     u32 home;           /* what the home holds */
-    u32 pad;
+    u32 writers;        /* chiplets that wrote it in gold's kernel */
 };
 
 struct cpe_dir {
@@ -635,7 +635,7 @@ void gpu_cpe_read(struct gpu_cpe *p, u64 sector, u32 ver)
     }
 }
 
-void gpu_cpe_write(struct gpu_cpe *p, u64 sector)
+void gpu_cpe_write(struct gpu_cpe *p, u64 sector, u32 chiplet)
 {
     struct cpe_ver *e = cpe_ver(p, sector, true);
 
@@ -645,7 +645,17 @@ void gpu_cpe_write(struct gpu_cpe *p, u64 sector)
     if (e->gold != p->version) {
         e->prev = e->gold;
         e->gold = p->version;
+        e->writers = 0;
     }
+    e->writers |= 1u << chiplet;
+}
+
+bool gpu_cpe_fill_stale(struct gpu_cpe *p, u64 sector, u32 chiplet, u32 ver)
+{
+    struct cpe_ver *e = cpe_ver(p, sector, false);
+
+    return e && e->gold == p->version && ver < e->gold &&
+           (e->writers & (1u << chiplet));
 }
 
 u32 gpu_cpe_home_version(struct gpu_cpe *p, u64 sector)

@@ -126,8 +126,14 @@ u32 gpu_cpe_version(const struct gpu_cpe *p);
 /* ---- The oracle (sector addresses, physical) ---- */
 /* A read of sector that found version ver: counted if stale. */
 void gpu_cpe_read(struct gpu_cpe *p, u64 sector, u32 ver);
-/* The running kernel writes sector (golden). */
-void gpu_cpe_write(struct gpu_cpe *p, u64 sector);
+/* The running kernel writes sector (golden), from chiplet. */
+void gpu_cpe_write(struct gpu_cpe *p, u64 sector, u32 chiplet);
+/*
+ * A fill of version ver for chiplet is older than a write chiplet made
+ * to sector in the running kernel (its store overtook the fill: the
+ * transient state of a line with a fill pending drops the fill).
+ */
+bool gpu_cpe_fill_stale(struct gpu_cpe *p, u64 sector, u32 chiplet, u32 ver);
 /* The version the sector's home (its L2 and DRAM) holds. */
 u32 gpu_cpe_home_version(struct gpu_cpe *p, u64 sector);
 /* ver reaches the home (a local write, a write-back or write-through). */

@@ -473,13 +473,14 @@ TEST(with_finepack_a_fill_on_its_way_keeps_the_store)
 }
 
 /* Application name at its small size, as a program file at path. */
-static int gen_file(const char *name, char *path, size_t len)
+/* name at size (0: its small size) into a new file at path. */
+static int gen_sized(const char *name, uint64_t size, char *path, size_t len)
 {
 	const struct app_desc *app = app_find(name);
 	struct prog_mem m = { 0 };
 	char err[256];
-	int ret = app ? app_prog_gen(name, app->small_size, &m, err,
-				     sizeof(err)) : -ENOENT;
+	int ret = app ? app_prog_gen(name, size ? size : app->small_size, &m,
+				     err, sizeof(err)) : -ENOENT;
 	int fd;
 
 	if (!ret) {
@@ -492,6 +493,11 @@ static int gen_file(const char *name, char *path, size_t len)
 	}
 	free(m.bytes);
 	return ret;
+}
+
+static int gen_file(const char *name, char *path, size_t len)
+{
+	return gen_sized(name, 0, path, len);
 }
 
 /* Every policy with every mode on app, as `mcmgpu run --host` runs it. */
@@ -704,5 +710,30 @@ SCALE_TEST(hotspot3d, "hotspot3d")
 SCALE_TEST(lud, "lud")
 SCALE_TEST(rnn_gru, "rnn-gru")
 SCALE_TEST(square, "square")
+
+/*
+ * HMG at 9 chiplets, fw at 128 vertices: a chiplet's load of a sector is
+ * on its way when its own store updates its copy; a write to another
+ * line of the directory region drops the copy and its other loads make
+ * it a sharer again; the old reply arrives before the store reaches the
+ * home. It must not be cached (13 stale reads when it was).
+ */
+TEST(hmg_fill_overtaken_by_its_chiplets_store)
+{
+	struct gpu_run_result r = { 0 };
+	struct gpu_run_opts o = { 0 };
+	char path[128], err[512];
+
+	ASSERT_EQ(0, gen_sized("fw", 128, path, sizeof(path)));
+	o.cfg = gpu_preset_find("cpelide")->cfg;
+	o.cfg.cpelide = GPU_CPE_HMG;
+	o.cfg.chiplets = 9;
+	ASSERT_EQ(0, gpu_run_host(path, &o, &r, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, r.core.cpelide.oracle_violations);
+	EXPECT_LT(0, r.core.cpelide.dir_invalidations);
+	gpu_run_result_free(&r);
+	unlink(path);
+}
 
 TEST_HARNESS_MAIN
