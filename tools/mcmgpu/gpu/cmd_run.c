@@ -394,6 +394,9 @@ int cmd_run(int argc, char **argv)
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	if (o.cfg.migrate && !co.host)
+		die_usage("migrate=acud runs with --host only (the device's page "
+			  "tables belong to mcmgpu.ko)");
 	t0 = now_seconds();
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		if (import_dir(path, tmp, sizeof(tmp), err, sizeof(err))) {
