@@ -4642,7 +4642,7 @@ static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
     const struct gpu_config *c = &g->cfg;
     struct gpu_core_migrate_stats *st = &g->stats.migrate;
     u32 ch = g->sms[s].chiplet, n = 0, i;
-    u64 home = pfn / g->frames, vpns[GPU_MIG_PAGES_MAX], npfn = 0, t, shot;
+    u64 home = pfn / g->frames, vpns[GPU_MIG_PAGES_MAX], npfn = pfn, t, shot;
     u8 *cnt;
     int ret;
 
@@ -4659,6 +4659,9 @@ static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
     if (ret == -ENOMEM) {
         st->refused++;
         return;
+    }
+    if (ret == -ESTALE) {
+        return;         /* counted on a frame the page has left */
     }
     if (ret || n > GPU_MIG_PAGES_MAX || npfn / g->frames != ch) {
         fail_str(g, ret ? ret : -EINVAL, "the page migration failed");

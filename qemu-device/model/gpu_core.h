@@ -89,11 +89,13 @@ struct gpu_core_ops {
      */
     u64 (*walk)(void *priv, u64 vpn);
     /*
-     * cfg.migrate: move page vpn to chiplet dest. The caller gives it a
-     * frame on dest (*pfn), rewrites its PTE and every PTE the move
+     * cfg.migrate: move page vpn, seen at frame *pfn, to chiplet dest.
+     * The caller gives it a frame on dest (*pfn), rewrites its PTE and every PTE the move
      * changes (under Barre its group's coal_bitmaps), and lists their
      * pages in vpns[0..*n) (at most GPU_MIG_PAGES_MAX, vpn among them).
-     * 0, or a negative errno: the page stays (-ENOMEM: dest is full).
+     * 0, or a negative errno: the page stays (-ENOMEM: dest is full;
+     * -ESTALE: vpn is no longer at *pfn, the access used a translation
+     * shot down since).
      */
     int (*migrate)(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
                    u32 *n);

@@ -211,6 +211,8 @@ static int host_migrate(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
 	if (!obj || !(pte & MCMGPU_PTE_VALID))
 		return -EINVAL;
 	old = MCMGPU_PTE_PFN(pte);
+	if (old != *pfn)
+		return -ESTALE;		/* the access used a translation shot down */
 	if (old / h->pools.frames == dest)
 		return -EINVAL;
 	local = gpu_alloc_find_free(&h->pools, dest);
