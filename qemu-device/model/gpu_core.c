@@ -4641,7 +4641,7 @@ static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
 {
     const struct gpu_config *c = &g->cfg;
     struct gpu_core_migrate_stats *st = &g->stats.migrate;
-    u32 ch = g->sms[s].chiplet, n = 0, i;
+    u32 ch = g->sms[s].chiplet, n = 0;
     u64 home = pfn / g->frames, vpns[GPU_MIG_PAGES_MAX], npfn = pfn, t, shot;
     u8 *cnt;
     int ret;
@@ -4681,14 +4681,20 @@ static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
                    (1u << GPU_PAGE_SHIFT) + HDR_BYTES);
     t = server_use(&g->drams[ch], c->dram_bw, c->dram_lat, t,
                    (1u << GPU_PAGE_SHIFT));
-    /* The shootdown: the driver is told and its invalidation comes back. */
+    /*
+     * The shootdown: the driver is told and its invalidation comes back.
+     * Only the page's translations go: its group mates keep their frames
+     * (their PTEs lost a bitmap bit, which walks read from memory); under
+     * F-Barre their TLB entries' bits are stale, but the filters' reset
+     * (§VI) leaves no filter naming them, so no in-package answer is
+     * computed from them (docs/gpu.md, Migration (ACUD) in the core).
+     */
     shot = g->now + 2 * (u64)c->pcie_lat;
-    for (i = 0; i < n && !g->err; i++) {
-        mig_shoot(g, vpns[i]);
-        mig_hold_add(g, vpns[i], vpns[i] == vpn && t > shot ? t : shot);
-    }
+    st->group_ptes += n - 1;
+    mig_shoot(g, vpn);
+    mig_hold_add(g, vpn, t > shot ? t : shot);
     if (g->fb) {
-        fbarre_reset(&g->fb->fb);   /* §VI: a shootdown resets the filters */
+        fbarre_reset_filters(&g->fb->fb);
     }
 }
 

@@ -138,6 +138,7 @@ struct gpu_core_migrate_stats {
     u64 migrations;         /* pages moved */
     u64 migrated_bytes;     /* copied over the link */
     u64 shootdowns;         /* pages whose translations were shot down */
+    u64 group_ptes;         /* Barre: mates' PTEs that lost the page's bit */
     u64 tlb_entries_shot;   /* L1 and L2 TLB entries they held */
     u64 refused;            /* the caller had no frame on the chiplet */
     u64 stale_fills;        /* ATS answers older than a shootdown: asked again */

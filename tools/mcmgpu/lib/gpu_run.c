@@ -161,13 +161,15 @@ static const char *const xl_share_modes[] = { "off", "least", "valkyrie" };
 
 static const struct stat_row migrate_rows[] = {
 	MS(remote_accesses), MS(migrations), MS(migrated_bytes), MS(shootdowns),
+	MS(group_ptes),
 	MS(tlb_entries_shot), MS(refused), MS(stale_fills), MS(held_fills),
 };
 
 static const struct stat_table migrate_table = STAT_TABLE(migrate_rows,
 	"migrate: {migrations} pages migrated ({migrated_bytes} bytes) after "
 	"{remote_accesses} remote accesses, {shootdowns} pages shot down "
-	"({tlb_entries_shot} TLB entries), {refused} refused; {stale_fills} "
+	"({tlb_entries_shot} TLB entries), {group_ptes} group PTEs changed, "
+	"{refused} refused; {stale_fills} "
 	"answers asked again, {held_fills} held\n");
 
 static const char *barre_mode(const struct gpu_run_opts *o)
