@@ -224,6 +224,28 @@ TEST(hammered_page_moves_once_at_the_threshold)
 	gpu_run_result_free(&on);
 }
 
+/*
+ * A copy slower than the page's new translation: the answer waits for the
+ * copy's end (with the preset's latencies the ATS round trip is longer).
+ */
+TEST(translation_waits_for_the_copy)
+{
+	struct gpu_run_opts o;
+	struct gpu_run_result r;
+	char path[64];
+
+	ASSERT_EQ(0, gen(write_hammer, path, sizeof(path)));
+	opts(&o, "acud", GPU_RUN_BARRE_OFF);
+	o.cfg.dram_lat = 5000;
+	ASSERT_EQ(0, run(path, &o, &r));
+	unlink(path);
+	identities(_metadata, &r);
+	EXPECT_EQ(1, r.core.migrate.migrations);
+	EXPECT_EQ(1, r.core.migrate.held_fills);
+	EXPECT_EQ((LOADS - THRESHOLD) * SECTORS, r.core.l2_local);
+	gpu_run_result_free(&r);
+}
+
 /* Off, or on but never reaching the threshold: the same run. */
 TEST(no_migration_changes_nothing)
 {
