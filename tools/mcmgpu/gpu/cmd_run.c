@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"  --config NAME      a paper's configuration (mcmgpu gpu config lists them;\n"
 		"                     default %s)\n"
 		"  --set FIELD=VALUE  override one parameter (repeatable)\n"
+		"                     (migrate=acud: ACUD page migration, Barre Chord's\n"
+		"                     Fig 22 baseline, threshold migrate_threshold; --host)\n"
 		"  --chiplets N       chiplets (1..%u on the host, 1..%u on the device)\n"
 		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
 		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
