@@ -167,13 +167,22 @@ int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg,
 
 void fbarre_reset(struct fbarre_state *f)
 {
+    u32 c;
+
+    fbarre_reset_filters(f);
+    for (c = 0; c < f->chiplets; c++) {
+        memset(f->chip[c].pec, 0, sizeof(f->chip[c].pec));
+    }
+}
+
+void fbarre_reset_filters(struct fbarre_state *f)
+{
     u32 c, j;
 
     for (c = 0; c < f->chiplets; c++) {
         for (j = 0; j < f->chiplets; j++) {
             fbarre_filter_clear(&f->chip[c].filter[j]);
         }
-        memset(f->chip[c].pec, 0, sizeof(f->chip[c].pec));
     }
     f->msg_head = f->msg_count = 0;
 }

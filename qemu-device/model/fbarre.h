@@ -121,6 +121,8 @@ int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg, u32 chi
  * the updates still on the mesh dropped (they describe dropped entries).
  */
 void fbarre_reset(struct fbarre_state *f);
+/* A TLB shootdown (§VI): every LCF and RCF empty, messages dropped. */
+void fbarre_reset_filters(struct fbarre_state *f);
 /*
  * An ATS response's PEC entry joins chiplet c's buffer; false (and
  * ignored) if it names a chiplet twice or one the device lacks.

@@ -32,6 +32,7 @@ enum gpu_config_field_index {
     CF_uvm_pcie_bw,
     CF_l3_size, CF_l3_ways, CF_l3_lat,
     CF_barre_sched,
+    CF_migrate, CF_migrate_threshold,
     CF_NR
 };
 
@@ -120,6 +121,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(l3_ways, "", 1, 256),
     F(l3_lat, "cycles", 1, 10000),
     F(barre_sched, "off=0 on=1", 0, 1),
+    F(migrate, "off=0 acud=1", 0, GPU_MIG_NR - 1),
+    F(migrate_threshold, "accesses", 1, 255),
 };
 #undef F
 
@@ -202,6 +205,13 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
+    }
+    /* Migration rewrites PTEs the caller owns: the other models keep
+     * pages or translations of their own (docs/gpu.md). */
+    if (c->migrate && (!c->translate || c->xl_share || c->uvm || c->cpelide ||
+                       c->cxl || c->adsm || c->finepack)) {
+        BAD("migrate", "needs translate on, and not with xl_share, uvm,"
+            " cpelide, cxl, adsm or finepack");
     }
 #undef BAD
     return 0;
@@ -512,6 +522,16 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define XL_SHARE_VALUES \
     .xl_share = GPU_XLS_OFF, .xl_prefetch = 1
 
+/* Barre Chord's Fig 22 baseline (§VII-G) is a run option in every preset. */
+#define MIGRATE_SOURCES \
+    [CF_migrate] = "run option: off; Barre Chord §VII-G runs ACUD [7]" \
+                   " (Fig 22), counter-based page migration", \
+    [CF_migrate_threshold] = "Barre Chord §VII-G: ACUD's migration" \
+                             " threshold 16; used with migrate=acud"
+
+#define MIGRATE_VALUES \
+    .migrate = GPU_MIG_OFF, .migrate_threshold = 16
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -584,6 +604,7 @@ static const char *const barre_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    MIGRATE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -652,6 +673,7 @@ static const char *const finepack_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    MIGRATE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -715,6 +737,7 @@ static const char *const cpelide_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    MIGRATE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -784,6 +807,7 @@ static const char *const cxl_sources[CF_NR] = {
     PCIE_COPIES_OFF,
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    MIGRATE_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
@@ -851,6 +875,7 @@ static const char *const adsm_sources[CF_NR] = {
                        " paper's CUDA bar, --adsm off)",
     CXL_SOURCES,
     XL_SHARE_SOURCES,
+    MIGRATE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -889,6 +914,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            MIGRATE_VALUES,
             UVM_VALUES(8000),
             CPELIDE_L3_VALUES,
         },
@@ -922,6 +948,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(5229, 765, 3060),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            MIGRATE_VALUES,
             UVM_VALUES(5229),
             CPELIDE_L3_VALUES,
         },
@@ -956,6 +983,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(4442, 901, 3602),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            MIGRATE_VALUES,
             UVM_VALUES(4442),
             CPELIDE_L3_VALUES,
         },
@@ -991,6 +1019,7 @@ const struct gpu_preset gpu_presets[] = {
             ADSM_VALUES(8000, 500, 2000),
             CXL_VALUES,
             XL_SHARE_VALUES,
+            MIGRATE_VALUES,
             UVM_VALUES(31507),
             CPELIDE_L3_VALUES,
         },
@@ -1026,6 +1055,7 @@ const struct gpu_preset gpu_presets[] = {
             .pcie_copies = 1,
             CXL_VALUES,
             XL_SHARE_VALUES,
+            MIGRATE_VALUES,
             UVM_VALUES(6173),
             CPELIDE_L3_VALUES,
         },

@@ -74,6 +74,16 @@ enum gpu_xl_share {
     GPU_XLS_NR
 };
 
+/*
+ * Page migration (docs/gpu.md, Migration (ACUD) in the core): Barre
+ * Chord's Fig 22 runs ACUD [7], counter-based, threshold 16.
+ */
+enum gpu_migrate {
+    GPU_MIG_OFF = 0,        /* pages stay where the allocator put them */
+    GPU_MIG_ACUD,           /* a page moves to a chiplet that hammers it */
+    GPU_MIG_NR
+};
+
 /* Objects shared with the CPU (docs/gpu.md, ADSM in the core) */
 enum gpu_adsm_mode {
     GPU_ADSM_OFF = 0,       /* COPY records are copies (pcie_copies) */
@@ -179,6 +189,9 @@ struct gpu_config {
     u32 l3_ways, l3_lat;    /* a slice's; its bandwidth is l2_bw */
     /* Barre: F-Barre's walker scheduling without F-Barre (Fig 18) */
     u32 barre_sched;        /* 0 off, 1 on: fbarre_sched_moves applies */
+    /* Page migration, Barre Chord's Fig 22 baseline (enum gpu_migrate) */
+    u32 migrate;            /* enum gpu_migrate; needs translate, --host */
+    u32 migrate_threshold;  /* acud: remote accesses from one chiplet */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -233,7 +246,7 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
  * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
  * cxl_media=dram|optane|znand|nand, uvm=off|on|gds,
- * xl_share=off|least|valkyrie).
+ * xl_share=off|least|valkyrie, migrate=off|acud).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

@@ -254,7 +254,8 @@ struct tlb_mshr {
     u8 xls_stage;       /* Least: the remote lookup's next step */
     u8 xls_peer;        /* Least: the chiplet asked */
     u8 xls_hit;         /* Least: the peer had it */
-    u8 pad[7];
+    u8 mig_stale;       /* migrate: sent before its page's shootdown */
+    u8 pad[6];
 };
 
 /* Valkyrie: a page in the L1 TLBs of a chiplet, and in how many. */
@@ -400,6 +401,10 @@ struct gpu_core {
     u64 cxl_at;                 /* its pending EV_CXL, NEVER if none */
     struct gpu_uvm *uvm;        /* cfg.uvm on */
     u64 uvm_at;                 /* its pending EV_UVM, NEVER if none */
+    /* cfg.migrate on (the Migration section; NULL off) */
+    u8 *mig_count;              /* frames x chiplets: remote accesses */
+    struct mig_hold *mig_hold;  /* pages whose new translation waits */
+    u32 mig_nhold, mig_caphold;
 };
 
 /* ---- Messages ---------------------------------------------------------- */
@@ -1833,6 +1838,8 @@ static void cxl_load(struct gpu_core *g, u32 ri);
 static void cxl_mark(struct gpu_core *g, u32 ri);
 static void cxl_done(void *core, u32 ri, u64 cycle);
 static void uvm_wake(void *core, u32 xi);
+static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn);
+static bool mig_fill_held(struct gpu_core *g, u32 mi);
 static void uvm_event(struct gpu_core *g, u64 cycle);
 
 /* Chiplet c's L2 line l leaves: its dirty sectors go home. */
@@ -2442,6 +2449,9 @@ static void ev_ats_fill(struct gpu_core *g, u32 mi)
     u64 vpn = m->vpn;
     bool demand = !m->prefetch && !m->fault;
 
+    if (g->mig_count && mig_fill_held(g, mi)) {
+        return;
+    }
     if (!m->in_package) {
         g->stats.ats_replies++;
         g->stats.ats_round_trip += m->arrive - m->issue;
@@ -2513,6 +2523,9 @@ static void xl_data(struct gpu_core *g, u32 xi)
     sm_touch(g, x.sm);
     xl_put(g, xi);
     g->memops[x.memop].nxlate--;
+    if (g->mig_count) {
+        mig_access(g, x.sm, x.vpn, x.pfn);
+    }
     for (i = 0; i < x.nsect && !g->err; i++) {
         u64 pa = (x.pfn << GPU_PAGE_SHIFT) |
                  (x.sect[i] & ((1u << GPU_PAGE_SHIFT) - 32));
@@ -3589,6 +3602,13 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
             return fail_str(g, -ENOMEM, "out of memory for UVM");
         }
     }
+    if (cfg->migrate) {
+        if (!ops->migrate) {
+            return fail_str(g, -EINVAL, "migrate: the caller cannot move"
+                            " pages (only the host runs it)");
+        }
+        TABLE(g, g->mig_count, g->frames * cfg->chiplets * cfg->chiplets);
+    }
     return 0;
 }
 
@@ -3617,6 +3637,10 @@ void gpu_core_destroy(struct gpu_core *g)
     g->cx = NULL;
     gpu_uvm_destroy(g->uvm);
     g->uvm = NULL;
+    zfree(g, g->mig_count);
+    g->mig_count = NULL;
+    zfree(g, g->mig_hold);
+    g->mig_hold = NULL;
     gpu_cpe_destroy(g->cpe);
     g->cpe = NULL;
     gpu_adsm_destroy(g->adsm);
@@ -4548,6 +4572,177 @@ static void cxl_event(struct gpu_core *g, u64 cycle)
 }
 
 /* ---- end of CXL-GPU ---------------------------------------------------- */
+
+/* ---- Migration (ACUD; docs/gpu.md, Migration (ACUD) in the core) ------ */
+
+/* A page whose translations were shot down: answers wait until ready. */
+struct mig_hold {
+    u64 vpn, ready;
+};
+
+/* Page vpn's new translation is usable from ready on. */
+static void mig_hold_add(struct gpu_core *g, u64 vpn, u64 ready)
+{
+    u32 i, n = 0;
+
+    /* Drop the holds that ended: a migration is rare, the list short. */
+    for (i = 0; i < g->mig_nhold; i++) {
+        if (g->mig_hold[i].ready > g->now) {
+            g->mig_hold[n++] = g->mig_hold[i];
+        }
+    }
+    g->mig_nhold = n;
+    if (grow(g, (void **)&g->mig_hold, &g->mig_caphold,
+             sizeof(*g->mig_hold), (u64)n + 1)) {
+        fail_str(g, -ENOMEM, "out of memory for migrations");
+        return;
+    }
+    g->mig_hold[n].vpn = vpn;
+    g->mig_hold[n].ready = ready;
+    g->mig_nhold++;
+}
+
+/*
+ * Every translation of vpn goes: the L1 TLB of every SM, the L2 TLB of
+ * every chiplet (and F-Barre's copy of it), and the MSHRs already asking
+ * are marked, so that their answer is asked again.
+ */
+static void mig_shoot(struct gpu_core *g, u64 vpn)
+{
+    const struct gpu_config *c = &g->cfg;
+    struct gpu_core_migrate_stats *st = &g->stats.migrate;
+    u64 s, i;
+    struct tlb_entry *e;
+
+    st->shootdowns++;
+    for (s = 0; s < g->nsms; s++) {
+        e = tlb_find(l1t_set(g, (u32)s, vpn), c->l1_tlb_ways, vpn);
+        if (e) {
+            e->valid = 0;
+            st->tlb_entries_shot++;
+        }
+    }
+    for (s = 0; s < c->chiplets; s++) {
+        e = tlb_find(l2t_set(g, (u32)s, vpn), c->l2_tlb_ways, vpn);
+        if (e) {
+            e->valid = 0;
+            st->tlb_entries_shot++;
+            if (g->fb) {
+                g->fb->l2[e - g->l2t].pte = 0;
+            }
+        }
+    }
+    for (i = 0; i < (u64)c->chiplets * c->l2_tlb_mshrs; i++) {
+        if (g->l2m[i].busy && g->l2m[i].vpn == vpn) {
+            g->l2m[i].mig_stale = 1;
+        }
+    }
+}
+
+/*
+ * ACUD: SM s's translated access to page vpn (frame pfn). A remote one
+ * counts for s's chiplet; the threshold-th from one chiplet moves the
+ * page there. This access has its translation already and goes to the
+ * old home; the next ones miss and find the new frame.
+ */
+static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn)
+{
+    const struct gpu_config *c = &g->cfg;
+    struct gpu_core_migrate_stats *st = &g->stats.migrate;
+    u32 ch = g->sms[s].chiplet, n = 0;
+    u64 home = pfn / g->frames, vpns[GPU_MIG_PAGES_MAX], npfn = pfn, t, shot;
+    u8 *cnt;
+    int ret;
+
+    if (home == ch || home >= c->chiplets) {
+        return;
+    }
+    st->remote_accesses++;
+    cnt = &g->mig_count[pfn * c->chiplets + ch];
+    if (++*cnt < c->migrate_threshold) {
+        return;
+    }
+    *cnt = 0;
+    ret = g->ops->migrate(g->priv, vpn, ch, &npfn, vpns, &n);
+    if (ret == -ENOMEM) {
+        st->refused++;
+        return;
+    }
+    if (ret == -ESTALE) {
+        return;         /* counted on a frame the page has left */
+    }
+    if (ret || n > GPU_MIG_PAGES_MAX || npfn / g->frames != ch) {
+        fail_str(g, ret ? ret : -EINVAL, "the page migration failed");
+        return;
+    }
+    /* The new frame starts with no count; the old one is free now. */
+    memset(&g->mig_count[npfn * c->chiplets], 0, c->chiplets);
+    memset(&g->mig_count[pfn * c->chiplets], 0, c->chiplets);
+    st->migrations++;
+    st->migrated_bytes += (1u << GPU_PAGE_SHIFT);
+    /* The copy: the old home's DRAM, its link port, ch's port and DRAM. */
+    t = server_use(&g->drams[home], c->dram_bw, c->dram_lat, g->now,
+                   (1u << GPU_PAGE_SHIFT));
+    t = server_use(&g->egress[home], c->link_bw, c->link_lat, t,
+                   (1u << GPU_PAGE_SHIFT) + HDR_BYTES);
+    t = server_use(&g->ingress[ch], c->link_bw, 0, t,
+                   (1u << GPU_PAGE_SHIFT) + HDR_BYTES);
+    t = server_use(&g->drams[ch], c->dram_bw, c->dram_lat, t,
+                   (1u << GPU_PAGE_SHIFT));
+    /*
+     * The shootdown: the driver is told and its invalidation comes back.
+     * Only the page's translations go: its group mates keep their frames
+     * (their PTEs lost a bitmap bit, which walks read from memory); under
+     * F-Barre their TLB entries' bits are stale, but the filters' reset
+     * (§VI) leaves no filter naming them, so no in-package answer is
+     * computed from them (docs/gpu.md, Migration (ACUD) in the core).
+     */
+    shot = g->now + 2 * (u64)c->pcie_lat;
+    st->group_ptes += n - 1;
+    mig_shoot(g, vpn);
+    mig_hold_add(g, vpn, t > shot ? t : shot);
+    if (g->fb) {
+        fbarre_reset_filters(&g->fb->fb);
+    }
+}
+
+/*
+ * An ATS answer for MSHR mi: asked before its page's shootdown, it is
+ * asked again; for a page whose copy or shootdown is still on, it waits.
+ * True: held (the fill is not done now).
+ */
+static bool mig_fill_held(struct gpu_core *g, u32 mi)
+{
+    struct tlb_mshr *m = &g->l2m[mi];
+    struct gpu_core_migrate_stats *st = &g->stats.migrate;
+    u32 i;
+
+    if (m->mig_stale) {
+        st->stale_fills++;
+        if (!m->in_package) {
+            g->stats.ats_replies++;
+            g->stats.ats_round_trip += m->arrive - m->issue;
+        }
+        m->mig_stale = 0;
+        m->answered = m->sent = m->in_package = m->fault = 0;
+        m->tag = ++g->next_tag;
+        push(g, g->now, EV_ATS_SEND, mi);
+        return true;
+    }
+    for (i = 0; i < g->mig_nhold; i++) {
+        if (g->mig_hold[i].vpn == m->vpn && g->mig_hold[i].ready > g->now) {
+            struct event fill = {
+                .cycle = g->mig_hold[i].ready, .key = FILL_KEY_BIT | m->tag,
+                .type = EV_ATS_FILL, .arg = mi,
+            };
+
+            st->held_fills++;
+            heap_push(g, &g->fills, &fill);
+            return true;
+        }
+    }
+    return false;
+}
 
 /* ---- UVM and GDS (gpu_uvm.h) ------------------------------------------ */
 

@@ -88,7 +88,21 @@ struct gpu_core_ops {
      * if none); every in-package answer is compared with it.
      */
     u64 (*walk)(void *priv, u64 vpn);
+    /*
+     * cfg.migrate: move page vpn, seen at frame *pfn, to chiplet dest.
+     * The caller gives it a frame on dest (*pfn), rewrites its PTE and every PTE the move
+     * changes (under Barre its group's coal_bitmaps), and lists their
+     * pages in vpns[0..*n) (at most GPU_MIG_PAGES_MAX, vpn among them).
+     * 0, or a negative errno: the page stays (-ENOMEM: dest is full;
+     * -ESTALE: vpn is no longer at *pfn, the access used a translation
+     * shot down since).
+     */
+    int (*migrate)(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
+                   u32 *n);
 };
+
+/* Pages one migration may change: a group of 8 chiplets x 4 merged. */
+#define GPU_MIG_PAGES_MAX       32
 
 /* A bandwidth server's counters (a link port, an L2, a DRAM). */
 struct gpu_queue_stats {
@@ -116,6 +130,19 @@ struct gpu_core_share_stats {
     u64 prefetch_hits;      /* valkyrie: first L2 TLB hit on one's entry */
     u64 prefetch_late;      /* valkyrie: misses merged into one in flight */
     u64 mismatches;         /* answers a true walk disagrees with (host) */
+};
+
+/* cfg.migrate on (docs/gpu.md, Migration (ACUD) in the core; 0 off). */
+struct gpu_core_migrate_stats {
+    u64 remote_accesses;    /* translated accesses to a remote page */
+    u64 migrations;         /* pages moved */
+    u64 migrated_bytes;     /* copied over the link */
+    u64 shootdowns;         /* pages whose translations were shot down */
+    u64 group_ptes;         /* Barre: mates' PTEs that lost the page's bit */
+    u64 tlb_entries_shot;   /* L1 and L2 TLB entries they held */
+    u64 refused;            /* the caller had no frame on the chiplet */
+    u64 stale_fills;        /* ATS answers older than a shootdown: asked again */
+    u64 held_fills;         /* answers held until copy and shootdown end */
 };
 
 /* The counters; every u64, totals over the chiplets. */
@@ -171,6 +198,8 @@ struct gpu_core_stats {
     struct gpu_core_share_stats share;
     /* cfg.uvm on: UVM's or GDS's faults and migrations (all 0 off) */
     struct gpu_uvm_stats uvm;
+    /* cfg.migrate on: ACUD's migrations (all 0 off) */
+    struct gpu_core_migrate_stats migrate;
 };
 
 /* One kernel, as it finished. */

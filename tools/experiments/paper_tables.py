@@ -30,6 +30,10 @@ BARRE_FIG15 = {
     ("fbarre", "least"): 1.36, ("fbarre2", "least"): 1.36 * 1.34,
     ("fbarre4", "least"): 2.09}
 
+# Barre Chord Fig 22 (§VII-G, notes/barre.md §2.8): Barre Chord over ACUD
+# [7] (migration threshold 16), the mean; the bars are only in the figure.
+BARRE_FIG22 = 1.20
+
 
 # FinePack §I: "on average over 63% of inter-GPU transfers initiated by
 # P2P stores are under 32B"; §V's applications under our names.

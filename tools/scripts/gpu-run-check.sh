@@ -68,6 +68,8 @@ expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
 expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off
 expect_fail "xl_share=least needs Barre off" "$tmp/vadd.bin" --set xl_share=least --barre on
+expect_fail "migrate|needs translate on" "$tmp/vadd.bin" --set migrate=acud --set translate=0
+expect_fail "migrate_threshold=0|out of range" "$tmp/vadd.bin" --set migrate_threshold=0
 expect_fail "--barre valkyrie needs translation" "$tmp/vadd.bin" --barre valkyrie --set translate=0
 expect_fail "--barre: 'lest' is not" "$tmp/vadd.bin" --barre lest
 expect_fail "cxl_media=on|bad value" "$tmp/vadd.bin" --cxl on

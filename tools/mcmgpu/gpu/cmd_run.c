@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"  --config NAME      a paper's configuration (mcmgpu gpu config lists them;\n"
 		"                     default %s)\n"
 		"  --set FIELD=VALUE  override one parameter (repeatable)\n"
+		"                     (migrate=acud: ACUD page migration, Barre Chord's\n"
+		"                     Fig 22 baseline, threshold migrate_threshold; --host)\n"
 		"  --chiplets N       chiplets (1..%u on the host, 1..%u on the device)\n"
 		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
 		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
@@ -391,6 +393,9 @@ int cmd_run(int argc, char **argv)
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	if (o.cfg.migrate && !co.host)
+		die_usage("migrate=acud runs with --host only (the device's page "
+			  "tables belong to mcmgpu.ko)");
 	t0 = now_seconds();
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		if (import_dir(path, tmp, sizeof(tmp), err, sizeof(err))) {

@@ -156,6 +156,22 @@ static const struct stat_table valkyrie_table = STAT_TABLE(valkyrie_rows,
 
 static const char *const xl_share_modes[] = { "off", "least", "valkyrie" };
 
+/* ACUD's migrations (migrate=acud; the core's). */
+#define MS(field) STAT(struct gpu_core_migrate_stats, field)
+
+static const struct stat_row migrate_rows[] = {
+	MS(remote_accesses), MS(migrations), MS(migrated_bytes), MS(shootdowns),
+	MS(group_ptes),
+	MS(tlb_entries_shot), MS(refused), MS(stale_fills), MS(held_fills),
+};
+
+static const struct stat_table migrate_table = STAT_TABLE(migrate_rows,
+	"migrate: {migrations} pages migrated ({migrated_bytes} bytes) after "
+	"{remote_accesses} remote accesses, {shootdowns} pages shot down "
+	"({tlb_entries_shot} TLB entries), {group_ptes} group PTEs changed, "
+	"{refused} refused; {stale_fills} "
+	"answers asked again, {held_fills} held\n");
+
 static const char *barre_mode(const struct gpu_run_opts *o)
 {
 	if (!o->cfg.translate)
@@ -456,6 +472,14 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 			stats_json(j, xl_share_table(o), &r->core.share);
 		json_close(j);
 	}
+	if (o->cfg.migrate) {
+		json_break(j, " ");
+		json_open(j, "migrate", '{');
+		json_string(j, "mode", "acud");
+		json_u64(j, "threshold", o->cfg.migrate_threshold);
+		stats_json(j, &migrate_table, &r->core.migrate);
+		json_close(j);
+	}
 	if (o->cfg.finepack) {
 		struct fp_core_report fr;
 
@@ -513,6 +537,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 		if (xl_share_table(o))
 			stats_text(f, xl_share_table(o), &r->core.share);
 	}
+	if (o->cfg.migrate)
+		stats_text(f, &migrate_table, &r->core.migrate);
 	if (o->cfg.finepack) {
 		struct fp_core_report fr;
 

@@ -185,6 +185,77 @@ static u64 host_walk(void *priv, u64 vpn)
 	return gpu_alloc_pte_get(&h->as, vpn);
 }
 
+/*
+ * migrate=acud (docs/gpu.md, Migration (ACUD) in the core): page vpn
+ * moves to the lowest free frame of chiplet dest, as the driver would
+ * place it; its old frame goes back to the pool. Under Barre the page
+ * leaves its coalescing group (§VI "we reset coal_bitmap"): its own
+ * coalescing bits go, and its old chiplet's bit goes from every other
+ * member's bitmap too (notes §6.4), so that no walk of a member computes
+ * the old frame; every PTE changed is listed for the shootdown.
+ */
+static int host_migrate(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
+			u32 *n)
+{
+	struct host_run *h = priv;
+	struct gpu_alloc_object *obj = NULL;
+	struct mcmgpu_pec_entry pe;
+	u64 pte = gpu_alloc_pte_get(&h->as, vpn), old, first, v, last, bit;
+	__u64 base[MCMGPU_MAX_CHIPLETS], mpte;
+	u32 local, i;
+
+	*n = 0;
+	for (i = 0; i < h->nobjs; i++)
+		if (vpn >= h->objs[i].vpn && vpn < h->objs[i].vpn + h->objs[i].pages)
+			obj = &h->objs[i];
+	if (!obj || !(pte & MCMGPU_PTE_VALID))
+		return -EINVAL;
+	old = MCMGPU_PTE_PFN(pte);
+	if (old != *pfn)
+		return -ESTALE;		/* the access used a translation shot down */
+	if (old / h->pools.frames == dest)
+		return -EINVAL;
+	local = gpu_alloc_find_free(&h->pools, dest);
+	if (local == GPU_ALLOC_NO_FRAME)
+		return -ENOMEM;
+	gpu_alloc_frame_take(&h->pools, dest, local);
+	*pfn = h->pools.base[dest] + local;
+	/* The group's other members, found as PEC finds them. */
+	if (mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) > 1) {
+		gpu_alloc_pec_entry(&h->as, obj, &pe);
+		for (i = 0; i < MCMGPU_MAX_CHIPLETS; i++)
+			base[i] = h->pools.base[i];
+		bit = FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK,
+				 1ULL << (old / h->pools.frames));
+		first = vpn - MCMGPU_PTE_COAL_INTRA(pte) -
+			(u64)obj->g * MCMGPU_PTE_COAL_POS(pte);
+		last = first + (u64)obj->g * pe.nmap;
+		for (v = first; v < last && v <= pe.end_vpn; v++) {
+			if (v == vpn || !mcmgpu_pec_calc_pte(&pe, base, vpn,
+							     pte, v, &mpte))
+				continue;
+			mpte = gpu_alloc_pte_get(&h->as, v);
+			if (!(mpte & bit) || *n + 1 >= GPU_MIG_PAGES_MAX)
+				continue;
+			mpte &= ~bit;
+			if (mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(mpte)) < 2)
+				mpte &= ~MCMGPU_PTE_COAL_MASK;
+			if (gpu_alloc_pte_set(&h->as, v, mpte))
+				return -EIO;
+			vpns[(*n)++] = v;
+		}
+	}
+	pte &= ~(MCMGPU_PTE_PFN_MASK | MCMGPU_PTE_COAL_MASK);
+	pte |= FIELD_PREP(MCMGPU_PTE_PFN_MASK, *pfn);
+	if (gpu_alloc_pte_set(&h->as, vpn, pte))
+		return -EIO;
+	obj->pfn[vpn - obj->vpn] = *pfn;
+	gpu_alloc_frame_put(&h->pools, (u32)(old / h->pools.frames),
+			    (u32)(old - h->pools.base[old / h->pools.frames]));
+	vpns[(*n)++] = vpn;
+	return 0;
+}
+
 /* Core -> IOMMU: a PCIe latency later. */
 static void host_ats_request(void *priv, const struct chiplet_tlb_request *r)
 {
@@ -339,7 +410,7 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	struct gpu_core_ops ops = {
 		.alloc = host_alloc, .free = host_free, .object = host_object,
 		.ats_request = host_ats_request, .kernel_done = host_kernel_done,
-		.walk = host_walk,
+		.walk = host_walk, .migrate = host_migrate,
 	};
 	size_t size = gpu_core_size(&o->cfg);
 	int ret;
