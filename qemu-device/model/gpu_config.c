@@ -206,8 +206,10 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     if (c->warps_per_sm * PROG_WARP_SIZE > c->regs_per_sm) {
         BAD("regs_per_sm", "fewer than one register a thread of every warp");
     }
-    /* Migration rewrites PTEs the caller owns: the other models keep
-     * pages or translations of their own (docs/gpu.md). */
+    /*
+     * Migration rewrites PTEs the caller owns: the other models keep
+     * pages or translations of their own (docs/gpu.md).
+     */
     if (c->migrate && (!c->translate || c->xl_share || c->uvm || c->cpelide ||
                        c->cxl || c->adsm || c->finepack)) {
         BAD("migrate", "needs translate on, and not with xl_share, uvm,"

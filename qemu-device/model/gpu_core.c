@@ -4219,7 +4219,8 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
      * its way (the sharer bit is gone): a later write will not find it.
      */
     if (g->cfg.cpelide == GPU_CPE_HMG && r->src != r->home &&
-        !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> GPU_CPE_DIR_SHIFT, r->src)) {
+        !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> GPU_CPE_DIR_SHIFT,
+                         r->src)) {
         return;
     }
     cpe_copy(g, r->src, r->addr, r->home, false, r->ver);

@@ -90,9 +90,10 @@ struct gpu_core_ops {
     u64 (*walk)(void *priv, u64 vpn);
     /*
      * cfg.migrate: move page vpn, seen at frame *pfn, to chiplet dest.
-     * The caller gives it a frame on dest (*pfn), rewrites its PTE and every PTE the move
-     * changes (under Barre its group's coal_bitmaps), and lists their
-     * pages in vpns[0..*n) (at most GPU_MIG_PAGES_MAX, vpn among them).
+     * The caller gives it a frame on dest (*pfn), rewrites its PTE and
+     * every PTE the move changes (under Barre its group's coal_bitmaps),
+     * and lists their pages in vpns[0..*n) (at most GPU_MIG_PAGES_MAX,
+     * vpn among them).
      * 0, or a negative errno: the page stays (-ENOMEM: dest is full;
      * -ESTALE: vpn is no longer at *pfn, the access used a translation
      * shot down since).
@@ -141,7 +142,7 @@ struct gpu_core_migrate_stats {
     u64 group_ptes;         /* Barre: mates' PTEs that lost the page's bit */
     u64 tlb_entries_shot;   /* L1 and L2 TLB entries they held */
     u64 refused;            /* the caller had no frame on the chiplet */
-    u64 stale_fills;        /* ATS answers older than a shootdown: asked again */
+    u64 stale_fills;        /* ATS answers older than a shootdown: again */
     u64 held_fills;         /* answers held until copy and shootdown end */
 };
 
