@@ -23,28 +23,6 @@
 #include "simt.h"
 #include "../lib/app_prog.h"
 
-/* Application name at its small size, as a program file at path. */
-static int gen_file(const char *name, char *path, size_t len)
-{
-	const struct app_desc *app = app_find(name);
-	struct prog_mem m = { 0 };
-	char err[256];
-	int ret = app ? app_prog_gen(name, app->small_size, &m, err,
-				     sizeof(err)) : -ENOENT;
-	int fd;
-
-	if (!ret) {
-		snprintf(path, len, "/tmp/gpu_fbarre_test.%s.XXXXXX", name);
-		fd = mkstemp(path);
-		ret = fd >= 0 && write(fd, m.bytes, m.len) == (ssize_t)m.len ?
-		      0 : -EIO;
-		if (fd >= 0)
-			close(fd);
-	}
-	free(m.bytes);
-	return ret;
-}
-
 /*
  * The "barre" preset with Barre mode, merge and an optional override. The
  * small programs here have a handful of groups: with the preset's kwc
@@ -96,7 +74,8 @@ static void check_fbarre(struct __test_metadata *_metadata, const char *app,
 	const struct mcmgpu_barre_stats *f = &rf.barre;
 	char path[128];
 
-	ASSERT_EQ(0, gen_file(app, path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", app, 0,
+				   path, sizeof(path)));
 	opts(&ob, GPU_RUN_BARRE_ON, merge, set);
 	opts(&of, GPU_RUN_BARRE_FBARRE, merge, set);
 	ASSERT_EQ(0, run(path, &ob, &rb));
@@ -171,7 +150,8 @@ TEST(preset_placement_merges_groups)
 	struct gpu_run_result r;
 	char path[128];
 
-	ASSERT_EQ(0, gen_file("gups", path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "gups", 0,
+				   path, sizeof(path)));
 	preset(&o, GPU_RUN_BARRE_FBARRE, 2);
 	ASSERT_EQ(GPU_PLACE_KWC, o.cfg.placement);
 	ASSERT_EQ(0, run(path, &o, &r));
@@ -209,7 +189,8 @@ TEST(deterministic_across_epoch_cuts)
 	char path[128];
 	uint32_t i;
 
-	ASSERT_EQ(0, gen_file("gups", path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "gups", 0,
+				   path, sizeof(path)));
 	opts(&o, GPU_RUN_BARRE_FBARRE, 2, "place_g=4");
 	ASSERT_EQ(0, run(path, &o, &r0));
 	EXPECT_GT(r0.barre.local_hits + r0.barre.remote_hits, 0);
@@ -232,7 +213,8 @@ TEST(off_ignores_fbarre_fields)
 	char path[128];
 	uint32_t i;
 
-	ASSERT_EQ(0, gen_file("spmv", path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "spmv", 0,
+				   path, sizeof(path)));
 	for (i = 0; i < 2; i++) {
 		opts(&o, modes[i], 1, NULL);
 		ASSERT_EQ(0, run(path, &o, &r0));
@@ -259,7 +241,8 @@ TEST(barre_sched_schedules_without_the_package)
 	struct gpu_run_opts o;
 	char path[128];
 
-	ASSERT_EQ(0, gen_file("transpose", path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "transpose", 0,
+				   path, sizeof(path)));
 	preset(&o, GPU_RUN_BARRE_ON, 1);
 	ASSERT_EQ(0, run(path, &o, &r0));
 	o.cfg.barre_sched = 1;

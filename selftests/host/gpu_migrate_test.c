@@ -326,28 +326,6 @@ TEST(groups_follow_migrations)
 	unlink(path);
 }
 
-/* Application name at its small size, as a program file at path. */
-static int gen_app(const char *name, char *path, size_t len)
-{
-	const struct app_desc *app = app_find(name);
-	struct prog_mem m = { 0 };
-	char err[256];
-	int ret = app ? app_prog_gen(name, app->small_size, &m, err,
-				     sizeof(err)) : -ENOENT;
-	int fd;
-
-	if (!ret) {
-		snprintf(path, len, "/tmp/gpu_migrate_test.%s.XXXXXX", name);
-		fd = mkstemp(path);
-		ret = fd >= 0 && write(fd, m.bytes, m.len) == (ssize_t)m.len ?
-		      0 : -EIO;
-		if (fd >= 0)
-			close(fd);
-	}
-	free(m.bytes);
-	return ret;
-}
-
 /* Every coalesced or in-package answer is the true walk's, pages moving. */
 static void check_app(struct __test_metadata *_metadata, const char *name,
 		      bool coalesces)
@@ -357,7 +335,8 @@ static void check_app(struct __test_metadata *_metadata, const char *name,
 	char path[128];
 	uint32_t b;
 
-	ASSERT_EQ(0, gen_app(name, path, sizeof(path)));
+	ASSERT_EQ(0, app_prog_file("gpu_migrate_test", name, 0,
+				   path, sizeof(path)));
 	for (b = GPU_RUN_BARRE_ON; b <= GPU_RUN_BARRE_FBARRE; b++) {
 		opts(&o, "acud", b);
 		o.cfg.tb_sched = gpu_preset_find("barre")->cfg.tb_sched;

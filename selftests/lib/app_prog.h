@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apps.h"
 #include "program.h"
@@ -56,6 +57,32 @@ static inline int app_prog_gen(const char *name, uint64_t size,
 		snprintf(err, errlen, "%s", simt_gpu_error(gpu));
 	simt_gpu_free(gpu);
 	free(w);
+	return ret;
+}
+
+/*
+ * Application name at size (0: its small size) as a new program file:
+ * path gets "/tmp/TEST.NAME.XXXXXX" made unique. 0 or a negative errno.
+ */
+static inline int app_prog_file(const char *test, const char *name,
+				uint64_t size, char *path, size_t len)
+{
+	const struct app_desc *app = app_find(name);
+	struct prog_mem m = { 0 };
+	char err[256];
+	int ret = app ? app_prog_gen(name, size ? size : app->small_size, &m,
+				     err, sizeof(err)) : -ENOENT;
+	int fd;
+
+	if (!ret) {
+		snprintf(path, len, "/tmp/%s.%s.XXXXXX", test, name);
+		fd = mkstemp(path);
+		ret = fd >= 0 && write(fd, m.bytes, m.len) == (ssize_t)m.len ?
+		      0 : -EIO;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(m.bytes);
 	return ret;
 }
 
