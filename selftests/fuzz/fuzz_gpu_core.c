@@ -11,7 +11,9 @@
  * memory, a tag never sent, a reply twice, one arriving in the past),
  * and CXL-GPU (on in a quarter of the runs: media, SR, DS, ports, the
  * first object in CXL memory), and its baselines UVM and GDS (when
- * nothing else places the objects: batch, GPU memory, runtime, page).
+ * nothing else places the objects: batch, GPU memory, runtime, page),
+ * and ACUD's page migration where it may run (a test driver moves a
+ * page to a hashed frame of the chiplet, up to 64 pages, then refuses).
  * Byte 0 bit 0 then says what the rest is: a binary program as is, or
  * bytes a generator turns into a valid program (objects, kernels of
  * blocks, warps and instructions with addresses mostly in the objects),
@@ -370,6 +372,8 @@ struct pending {
 	uint64_t tag, vpn, issue;
 };
 
+#define MAX_MOVED	64		/* then the driver has no frame: -ENOMEM */
+
 struct run {
 	struct gpu_config cfg;
 	uint8_t flags;			/* header byte 0 */
@@ -382,6 +386,9 @@ struct run {
 	uint64_t kernels_done, objects, next_va, requests;
 	uint32_t fail_object;		/* object index to refuse, or ~0 */
 	bool protocol_error;		/* an error the IOMMU caused on purpose */
+	/* migrate=acud: pages moved off their hashed frame, and where to. */
+	uint64_t mig_vpn[MAX_MOVED], mig_pfn[MAX_MOVED];
+	uint32_t nmoved;
 	int ret;
 	char msg[GPU_CORE_ERR_MAX];
 	struct gpu_core_stats st;
@@ -445,6 +452,41 @@ static void t_kernel_done(void *priv, const struct gpu_kernel_stats *k)
 	r->kernels_done++;
 }
 
+/* The page's frame: its hash, unless it moved. */
+static uint64_t t_pfn(const struct run *r, uint64_t vpn)
+{
+	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8;
+	uint32_t i;
+
+	for (i = 0; i < r->nmoved; i++)
+		if (r->mig_vpn[i] == vpn)
+			return r->mig_pfn[i];
+	return mix(r->seed + vpn) % (frames * r->cfg.chiplets);
+}
+
+/* ACUD moves vpn to a frame of chiplet dest, as a driver would. */
+static int t_migrate(void *priv, uint64_t vpn, uint32_t dest, uint64_t *pfn,
+		     uint64_t *vpns, uint32_t *n)
+{
+	struct run *r = priv;
+	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8, cur = t_pfn(r, vpn);
+	uint32_t i;
+
+	*n = 0;
+	if (cur != *pfn)
+		return -ESTALE;	/* the access used a translation shot down */
+	CHECK(dest < r->cfg.chiplets && cur / frames != dest);
+	for (i = 0; i < r->nmoved && r->mig_vpn[i] != vpn; i++)
+		;
+	if (i == MAX_MOVED)
+		return -ENOMEM;
+	r->nmoved += i == r->nmoved;
+	r->mig_vpn[i] = vpn;
+	r->mig_pfn[i] = *pfn = dest * frames + mix(vpn ^ dest) % frames;
+	vpns[(*n)++] = vpn;
+	return 0;
+}
+
 /* Answers every request so far; false once the core took an error. */
 static bool t_answer(struct run *r)
 {
@@ -458,7 +500,7 @@ static bool t_answer(struct run *r)
 		struct chiplet_tlb_reply rep = {
 			.tag = p->tag,
 			.arrive = p->issue + r->lat_min + h % (r->lat_range + 1),
-			.pfn = mix(r->seed + p->vpn) % (frames * r->cfg.chiplets),
+			.pfn = t_pfn(r, p->vpn),
 			.writable = 1,
 		};
 		bool bad = false, twice = false;
@@ -513,6 +555,7 @@ static void run_once(struct run *r, struct prog_mem *prog, bool aligned)
 		.alloc = t_alloc, .free = t_free,
 		.object = (r->flags & 6) ? t_object : NULL,
 		.ats_request = t_ats_request, .kernel_done = t_kernel_done,
+		.migrate = r->cfg.migrate ? t_migrate : NULL,
 	};
 	size_t size = gpu_core_size(&r->cfg);
 	int ret;
@@ -521,6 +564,7 @@ static void run_once(struct run *r, struct prog_mem *prog, bool aligned)
 	r->kernels_done = r->objects = r->requests = 0;
 	r->next_va = 1 << 20;
 	r->protocol_error = false;
+	r->nmoved = 0;
 	prog->pos = 0;
 	CHECK(!prog_reader_init(&rd, prog_mem_read, prog));
 	CHECK(size);
@@ -582,9 +626,13 @@ static void check_counters(const struct run *r, uint64_t insts)
 
 	CHECK(s->l1_tlb_accesses == s->l1_tlb_hits + s->l1_tlb_misses);
 	CHECK(s->l2_tlb_accesses == s->l2_tlb_hits + s->l2_tlb_misses);
-	/* Least answers some misses from peers; Valkyrie prefetches. */
+	/*
+	 * Least answers some misses from peers; Valkyrie prefetches; ACUD
+	 * asks again what was answered before its page's shootdown.
+	 */
 	CHECK(s->ats_requests == s->l2_tlb_misses - s->l2_tlb_mshr_merges -
-	      s->share.remote_tlb_hits + s->share.prefetches);
+	      s->share.remote_tlb_hits + s->share.prefetches +
+	      s->migrate.stale_fills);
 	CHECK(s->l2_tlb_accesses == s->l1_tlb_misses - s->share.l1_peer_hits);
 	CHECK(s->share.remote_tlb_lookups ==
 	      s->share.remote_tlb_hits + s->share.remote_tlb_gone);
@@ -641,7 +689,21 @@ static void pick_mechanism(struct run *r)
 			    1 + (m >> 24) % (GPU_FP_NR - 1));
 		break;
 	}
-	/* Barre Chord's baselines on the translation path, a third each. */
+	/*
+	 * Half of the seeds with neither and translation on: ACUD's page
+	 * migration, from the 1st to the 16th remote access, alone (it
+	 * runs with no other mechanism). The rest: Barre Chord's baselines
+	 * on the translation path, a third each.
+	 */
+	if ((m >> 16) % 3 == 2 && r->cfg.translate && ((m >> 60) & 1)) {
+		set(&r->cfg, "adsm=%u", 0);
+		set(&r->cfg, "cxl=%u", 0);
+		set(&r->cfg, "uvm=%u", 0);
+		set(&r->cfg, "migrate=%u", GPU_MIG_ACUD);
+		set(&r->cfg, "migrate_threshold=%u",
+		    1 + (unsigned int)((m >> 56) & 15));
+		return;
+	}
 	if ((m >> 48) % 3)
 		set(&r->cfg, "xl_share=%u", (unsigned int)((m >> 48) % 3));
 	set(&r->cfg, "xl_prefetch=%u", (unsigned int)((m >> 52) % 4));

@@ -39,6 +39,7 @@ expect_fail() {
 }
 
 "$tool" workload gen vadd -o "$tmp/vadd.bin"
+"$tool" workload gen gups -o "$tmp/gups.bin"
 # A kernel whose decoded instructions need more than 1 MiB.
 "$tool" workload gen vadd --size 131072 -o "$tmp/big.bin"
 echo 'hello, not a program' >"$tmp/hello.txt"
@@ -96,13 +97,19 @@ for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide"
 	"--config cxl --set translate=0 --cxl nand:sr=off:ports=1" \
 	"--config cxl --set translate=0 --cxl uvm" \
 	"--config cxl --set translate=0 --cxl gds:media=nand:gpu=8" \
-	"--cxl uvm:batch=4:rt=1000"; do
+	"--cxl uvm:batch=4:rt=1000" \
+	"--barre on --set migrate=acud --set migrate_threshold=1 --prog gups"; do
+	prog=$tmp/vadd.bin
+	case "$args" in *"--prog gups") prog=$tmp/gups.bin args=${args% --prog gups} ;; esac
 	# shellcheck disable=SC2086
-	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/a.json"
+	"$tool" run --host --json "$prog" $args >"$tmp/a.json"
 	# shellcheck disable=SC2086
-	"$tool" run --host --json "$tmp/vadd.bin" $args >"$tmp/b.json"
+	"$tool" run --host --json "$prog" $args >"$tmp/b.json"
 	cmp -s "$tmp/a.json" "$tmp/b.json" || { echo "run $args: two runs differ"; exit 1; }
-	python3 - "$tmp/a.json" "$nw" "$args" <<'EOF'
+	n=$nw
+	[ "$prog" = "$tmp/vadd.bin" ] || n=$("$tool" workload stats "$prog" --json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
+	python3 - "$tmp/a.json" "$n" "$args" <<'EOF'
 import json, sys
 def unique(pairs):
 	keys = [k for k, _ in pairs]
@@ -121,6 +128,11 @@ eq("barre" in d, "translate=0" not in args and "--config adsm" not in args,
    "the IOMMU's counters with translation")
 # ADSM: the adsm preset times its copies; every byte by its cause.
 eq("adsm" in d, "adsm" in args, "the adsm group")
+# ACUD at threshold 1 on gups: pages move, and answers are asked again.
+if "migrate=acud" in args:
+	m = d["migrate"]
+	assert m["migrations"] > 0 and m["stale_fills"] > 0, f"run {args}: {m}"
+	eq(m["migrated_bytes"], m["migrations"] * 4096, "migrated bytes")
 if "adsm" in d:
 	a = d["adsm"]
 	eq(a["h2d_bytes"], a["h2d_call"] + a["h2d_eager"], "adsm h2d by cause")
@@ -143,9 +155,11 @@ if "barre" in d:
 		eq(g[k]["accesses"], g[k]["hits"] + g[k]["misses"], k + " accesses")
 	t = g["l2_tlb"]
 	b = d["barre"]
-	# Least answers some misses from peers; Valkyrie prefetches.
+	# Least answers some misses from peers; Valkyrie prefetches; ACUD
+	# asks again what was answered before its page's shootdown.
 	eq(t["ats_requests"], t["misses"] - t["mshr_merges"] -
-	   b.get("remote_tlb_hits", 0) + b.get("prefetches", 0), "ats_requests")
+	   b.get("remote_tlb_hits", 0) + b.get("prefetches", 0) +
+	   d.get("migrate", {}).get("stale_fills", 0), "ats_requests")
 	eq(g["l2_tlb"]["accesses"], g["l1_tlb"]["misses"] - b.get("l1_peer_hits", 0),
 	   "L2 TLB accesses vs L1 TLB misses")
 	eq(d["barre_mode"] in ("least", "valkyrie"), "share_mismatches" in b,
