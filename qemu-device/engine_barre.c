@@ -1,8 +1,9 @@
 /*
  * mcmgpu Barre engine: the chiplets' translation side (chiplet_tlb.c). A
  * context's accesses run through its own chiplet TLBs in virtual cycles;
- * L2 misses leave as ATS requests in the IOMMU's request queue, one epoch
- * per BARRE_RUN, and the IOMMU's answers come back with the next one.
+ * after each epoch the L2 misses leave as one batch on the IOMMU's ATS
+ * rings (engine_iommu.c), and the IOMMU's answers come back before the
+ * next epoch. One BARRE_RUN command runs many epochs.
  *
  * The epoch is the one the host replay runs (tools/mcmgpu/lib/
  * barre_host.c): with L = 2 x the PCIe latency, an epoch at H runs the
@@ -250,26 +251,13 @@ void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
 
 /* The IOMMU's answers to the last epoch; the first bad one stops them. */
 static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
-                              uint64_t addr, uint64_t n,
-                              struct mcmgpu_barre_run_result *res)
+                              const struct mcmgpu_ats_response *rsp,
+                              uint32_t n, struct mcmgpu_barre_run_result *res)
 {
-    g_autofree struct mcmgpu_ats_response *rsp = NULL;
     uint64_t frames = mcmgpu_geometry_total(mcmgpu_geometry(s)) >>
                       MCMGPU_PAGE_SHIFT;
-    uint64_t i;
+    uint32_t i;
 
-    if (n > MCMGPU_ATS_QUEUE_ENTRIES) {
-        pstrcpy(res->error.what, sizeof(res->error.what),
-                "responses: more than the queue holds");
-        return MCMGPU_CMPL_BAD_ARG;
-    }
-    if (!n) {
-        return MCMGPU_CMPL_OK;
-    }
-    rsp = g_new(struct mcmgpu_ats_response, n);
-    if (mcmgpu_host_read(s, addr, rsp, n * sizeof(*rsp)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
     for (i = 0; i < n; i++) {
         struct chiplet_tlb_reply r;
 
@@ -281,7 +269,7 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
          * formula would disagree with the data path.
          */
         if (!r.fault && r.pfn >= frames) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u"
                           " (tag %" PRIu64 ") translates to PFN 0x%" PRIx64
                           ", past the GPU's %" PRIu64 " frames\n", i + 1,
                           r.tag, r.pfn, frames);
@@ -297,7 +285,7 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
          */
         if (!bc->m || le64_to_cpu(rsp[i].done) >= bc->m->horizon ||
             chiplet_tlb_deliver(&bc->m->dev, &r)) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u"
                           " answers tag %" PRIu64 ", not a request in "
                           "flight\n", i + 1, r.tag);
             res->error.index = i + 1;
@@ -343,7 +331,65 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
     res->done = 1;
 }
 
-/* args[0] request queue, args[1] response queue, [2] responses, [3] result */
+/* Exchanges a command: a long phase takes several, so a kill can end it. */
+#define BARRE_CMD_EPOCHS    4096
+
+/*
+ * The phase's last batch: its end (the IOMMU's counters go out), or with
+ * ABANDON its failure (what it has in flight is dropped).
+ */
+static uint32_t barre_end(MCMGPUState *s, BarreContext *bc, uint32_t flags,
+                          struct mcmgpu_barre_run_result *res)
+{
+    struct mcmgpu_ats_response rsp[1];
+    char why[sizeof(res->error.what)];
+    uint64_t next;
+    uint32_t n;
+
+    /* A failure keeps its own message. */
+    return mcmgpu_ats_exchange(s, bc->pasid, flags | MCMGPU_ATS_BATCH_END,
+                               bc->m->horizon, NULL, 0, rsp, &n, &next,
+                               flags & MCMGPU_ATS_BATCH_ABANDON ?
+                               why : res->error.what, sizeof(why));
+}
+
+/* Epochs and their batches until the phase is done or the budget spent. */
+static uint32_t barre_drive(MCMGPUState *s, BarreContext *bc, bool start,
+                            struct mcmgpu_barre_run_result *res)
+{
+    g_autofree struct mcmgpu_ats_response *rsp =
+        g_new(struct mcmgpu_ats_response, MCMGPU_ATS_QUEUE_ENTRIES);
+    uint32_t flags = start ? MCMGPU_ATS_BATCH_START : 0, st, n, i;
+    uint64_t next;
+
+    for (i = 0; i < BARRE_CMD_EPOCHS; i++) {
+        barre_epoch(bc, res);
+        if (bc->m->overflow) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        res->requests = bc->m->nsent;
+        if (res->done) {
+            return barre_end(s, bc, flags, res);
+        }
+        st = mcmgpu_ats_exchange(s, bc->pasid, flags, res->horizon,
+                                 bc->m->sent, bc->m->nsent, rsp, &n, &next,
+                                 res->error.what, sizeof(res->error.what));
+        if (st != MCMGPU_CMPL_OK) {
+            return st;
+        }
+        flags = 0;
+        st = barre_deliver(s, bc, rsp, n, res);
+        if (st != MCMGPU_CMPL_OK) {
+            return st;
+        }
+    }
+    return MCMGPU_CMPL_OK;
+}
+
+/*
+ * args[3] the result; RESET: args[4], args[5] F-Barre's; START: args[4]
+ * the page-table root. Without a flag the running phase goes on.
+ */
 static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                           const uint64_t *args, MCMGPUCmdOut *out)
 {
@@ -380,10 +426,6 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                     "flags: the last phase ended with translations in "
                     "flight; reset first");
             st = MCMGPU_CMPL_NO_TRACE;
-        } else if (args[2]) {
-            pstrcpy(res->error.what, sizeof(res->error.what),
-                    "responses: none can be in flight at a start");
-            st = MCMGPU_CMPL_BAD_ATS_RESPONSE;
         } else {
             chiplet_tlb_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
             bc->root = args[4];
@@ -395,23 +437,16 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                 "flags: no phase is running (a reset or a migration "
                 "ended it)");
         st = MCMGPU_CMPL_NO_TRACE;
-    } else {
-        st = barre_deliver(s, bc, args[1], args[2], res);
     }
     if (st == MCMGPU_CMPL_OK && bc->running &&
         !(flags & MCMGPU_BARRE_RUN_REPORT)) {
-        barre_epoch(bc, res);
-        if (bc->m->overflow) {
-            st = MCMGPU_CMPL_NO_MEMORY;
-        } else if (bc->m->nsent &&
-                   mcmgpu_host_write(s, args[0], bc->m->sent,
-                                     bc->m->nsent * sizeof(bc->m->sent[0]))
-                   != MEMTX_OK) {
-            st = MCMGPU_CMPL_DMA_FAULT;
-        }
-        res->requests = bc->m->nsent;
+        st = barre_drive(s, bc, flags & MCMGPU_BARRE_RUN_START, res);
         if (st != MCMGPU_CMPL_OK) {
             bc->running = false;
+            if (st != MCMGPU_CMPL_NO_IOMMU) {
+                /* Best effort: the IOMMU drops what it has in flight. */
+                barre_end(s, bc, MCMGPU_ATS_BATCH_ABANDON, res);
+            }
         }
     } else if (st != MCMGPU_CMPL_OK) {
         bc->running = false;    /* the phase cannot go on without it */
