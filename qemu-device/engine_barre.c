@@ -6,12 +6,13 @@
  * next epoch. One BARRE_RUN command runs many epochs.
  *
  * The epoch is the one the host replay runs (tools/mcmgpu/lib/
- * barre_host.c): with L = 2 x the PCIe latency, an epoch at H runs the
- * chiplets to H + L, and the IOMMU then answers everything it completes
- * before H + L + PCIe, which reaches the chiplets before H + 2L. So the
- * device's counters equal the host replay's, whatever the guest's timing.
- * Epochs with nothing in flight and nothing sent run on inside one
- * command; the IOMMU would have nothing to do in them.
+ * barre_host.c): from cycle H the chiplets run to T, the exact lookahead
+ * given the IOMMU's next event (mcmgpu_ats_lookahead), and the IOMMU then
+ * answers everything it completes before T + PCIe, which is all that can
+ * reach the chiplets before the next T. So the device's counters equal
+ * the host replay's, whatever the guest's timing. Epochs with nothing in
+ * flight and nothing sent go on without a batch; the IOMMU would have
+ * nothing to do in them.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,7 +25,6 @@
 #include "mcmgpu_barre.h"
 #include "chiplet_tlb.h"
 
-#define BARRE_EPOCH         (2 * MCMGPU_BARRE_PCIE_CYCLES)
 #define BARRE_MAX_REPLIES   (MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 
 typedef struct BarreModel {
@@ -34,6 +34,8 @@ typedef struct BarreModel {
     uint32_t nsent;
     uint64_t outstanding;   /* requests not answered yet */
     uint64_t horizon;       /* the last epoch's: answers are done before */
+    uint64_t iommu_next;    /* the IOMMU's next event after it */
+    uint64_t phase_start;   /* the cycle the running phase started */
     bool overflow;          /* more requests than the queue holds */
 } BarreModel;
 
@@ -301,27 +303,42 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
     return MCMGPU_CMPL_OK;
 }
 
-/* Runs epochs until one sends requests or waits for answers. */
+/*
+ * Runs epochs until one sends requests or waits for answers: each to the
+ * exact lookahead given the IOMMU's next event (mcmgpu_ats_lookahead), in
+ * pieces that end on the phase's grid so that the phase ends where fixed
+ * epochs ended it (mcmgpu_barre_grid_next), as the host replay does.
+ */
 static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
 {
     struct chiplet_tlbs *d = &bc->m->dev;
+    const uint32_t pcie = MCMGPU_BARRE_PCIE_CYCLES;
 
     bc->m->nsent = 0;
     while (!chiplet_tlb_done(d)) {
-        uint64_t h = d->now;
+        uint64_t h = d->now, t, g;
 
         if (!bc->m->outstanding) {
-            uint64_t t = chiplet_tlb_next_event(d);
-
+            t = chiplet_tlb_next_event(d);
             if (t == ~0ULL) {
                 break;          /* nothing can happen: a model bug */
             }
-            if (t >= h + BARRE_EPOCH) {
-                h = t - (t - h) % BARRE_EPOCH;
+            h = MAX(h, t);
+        }
+        t = mcmgpu_ats_lookahead(h, bc->m->outstanding ? bc->m->iommu_next :
+                                 ~0ULL, pcie, MCMGPU_BARRE_WALK_CYCLES);
+        for (g = mcmgpu_barre_grid_next(bc->m->phase_start, h, pcie);;
+             g += 2ULL * pcie) {
+            chiplet_tlb_run(d, MIN(g, t));
+            if (chiplet_tlb_done(d)) {
+                chiplet_tlb_run(d, g);
+                break;
+            }
+            if (g >= t) {
+                break;
             }
         }
-        chiplet_tlb_run(d, h + BARRE_EPOCH);
-        res->horizon = h + BARRE_EPOCH + MCMGPU_BARRE_PCIE_CYCLES;
+        res->horizon = d->now + pcie;
         bc->m->horizon = res->horizon;
         if (bc->m->nsent || bc->m->outstanding) {
             return;
@@ -360,7 +377,6 @@ static uint32_t barre_drive(MCMGPUState *s, BarreContext *bc, bool start,
     g_autofree struct mcmgpu_ats_response *rsp =
         g_new(struct mcmgpu_ats_response, MCMGPU_ATS_QUEUE_ENTRIES);
     uint32_t flags = start ? MCMGPU_ATS_BATCH_START : 0, st, n, i;
-    uint64_t next;
 
     for (i = 0; i < BARRE_CMD_EPOCHS; i++) {
         barre_epoch(bc, res);
@@ -372,8 +388,9 @@ static uint32_t barre_drive(MCMGPUState *s, BarreContext *bc, bool start,
             return barre_end(s, bc, flags, res);
         }
         st = mcmgpu_ats_exchange(s, bc->pasid, flags, res->horizon,
-                                 bc->m->sent, bc->m->nsent, rsp, &n, &next,
-                                 res->error.what, sizeof(res->error.what));
+                                 bc->m->sent, bc->m->nsent, rsp, &n,
+                                 &bc->m->iommu_next, res->error.what,
+                                 sizeof(res->error.what));
         if (st != MCMGPU_CMPL_OK) {
             return st;
         }
@@ -428,6 +445,7 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
             st = MCMGPU_CMPL_NO_TRACE;
         } else {
             chiplet_tlb_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
+            bc->m->phase_start = bc->m->dev.now;
             bc->root = args[4];
             bc->m->dev.walk = bc->root ? barre_walk : NULL;
             bc->running = true;

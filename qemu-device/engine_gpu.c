@@ -76,6 +76,7 @@ typedef struct GpuContext {
     uint32_t nsent;
     uint64_t outstanding;
     uint64_t horizon;
+    uint64_t iommu_next;        /* the IOMMU's next event after it */
     bool ats_started;           /* the run's START batch went out */
     bool overflow;
     bool nomem;                 /* an allocation for a record failed */
@@ -589,34 +590,35 @@ static void gpu_run_plain(GpuContext *gc, uint64_t until)
     }
 }
 
-/* Translation on: epochs until one sends requests or waits for answers. */
+/*
+ * Translation on: epochs until one sends requests or waits for answers,
+ * each to the exact lookahead given the IOMMU's next event.
+ */
 static void gpu_epoch(GpuContext *gc, struct mcmgpu_gpu_result *res)
 {
-    uint64_t L = 2ULL * gc->cfg.pcie_lat;
-    uint64_t insts = gpu_insts(gc), cycles = 0;
+    uint64_t insts = gpu_insts(gc), start = gpu_core_now(gc->core);
 
     gc->nsent = 0;
     while (!gpu_core_done(gc->core)) {
-        uint64_t h = gpu_core_now(gc->core);
+        uint64_t h = gpu_core_now(gc->core), t;
 
         if (!gc->outstanding) {
-            uint64_t t = gpu_core_next_event(gc->core);
-
+            t = gpu_core_next_event(gc->core);
             if (t == ~0ULL) {
                 break;          /* nothing can happen: the core's bug */
             }
-            if (t >= h + L) {
-                h = t - (t - h) % L;
-            }
+            h = MAX(h, t);
         }
-        gc->core_err = gpu_core_run(gc->core, h + L);
+        t = mcmgpu_ats_lookahead(h, gc->outstanding ? gc->iommu_next : ~0ULL,
+                                 gc->cfg.pcie_lat, gc->cfg.walk_lat);
+        gc->core_err = gpu_core_run(gc->core, t);
         if (gc->core_err) {
             break;
         }
-        cycles += L;
-        gc->horizon = h + L + gc->cfg.pcie_lat;
+        gc->horizon = t + gc->cfg.pcie_lat;
         res->horizon = gc->horizon;
-        if (gc->nsent || gc->outstanding || cycles >= GPU_WORK_CYCLES ||
+        if (gc->nsent || gc->outstanding ||
+            gpu_core_now(gc->core) - start >= GPU_WORK_CYCLES ||
             gpu_insts(gc) - insts >= GPU_WORK_INSTS) {
             return;
         }
@@ -632,7 +634,7 @@ static uint32_t gpu_exchange(MCMGPUState *s, GpuContext *gc, uint32_t flags,
                              struct mcmgpu_gpu_result *res)
 {
     char why[MCMGPU_GPU_MSG_MAX];
-    uint64_t next;
+    uint64_t next = ~0ULL;
     uint32_t st;
 
     if (!gc->ats_started) {
@@ -646,6 +648,7 @@ static uint32_t gpu_exchange(MCMGPUState *s, GpuContext *gc, uint32_t flags,
                gpu_refuse(res, st, "GPU_RUN", "%s", why);
     }
     gc->ats_started = true;
+    gc->iommu_next = next;
     return MCMGPU_CMPL_OK;
 }
 

@@ -456,6 +456,8 @@ static int barre_ring_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		if (barre_batch_pending(bi)) {
+			/* The device's next batch will find us polling. */
+			WRITE_ONCE(bi->ring->polling, cpu_to_le32(READ_ONCE(poll_us) > 0));
 			barre_serve_batch(bi);
 			last = ktime_get_ns();
 			continue;
