@@ -215,8 +215,8 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
     chiplet_tlb_init(&bc->m->dev, geo->chiplets, bc->m->replies,
             barre_request, barre_mem, bc);
     if (fc.sharing) {
-        chiplet_tlb_fbarre(&bc->m->dev, &fc, geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT,
-                  NULL);
+        chiplet_tlb_fbarre(&bc->m->dev, &fc,
+                           geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT, NULL);
     }
     return MCMGPU_CMPL_OK;
 }
@@ -282,6 +282,22 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
             return MCMGPU_CMPL_BAD_ATS_RESPONSE;
         }
         /*
+         * An answer arriving before the chiplets' cycle is one the IOMMU's
+         * next event promised not to give (the lookahead ran past it).
+         */
+        if (bc->m && r.arrive < bc->m->dev.now) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u (tag %"
+                          PRIu64 ") arrives at cycle %" PRIu64 ", before the"
+                          " chiplets' %" PRIu64 "\n", i + 1, r.tag, r.arrive,
+                          bc->m->dev.now);
+            res->error.index = i + 1;
+            res->error.value = r.arrive;
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    "done: earlier than the IOMMU's next event said (the "
+                    "answer arrives in the chiplets' past)");
+            return MCMGPU_CMPL_BAD_ATS_RESPONSE;
+        }
+        /*
          * An answer from past the horizon would park a chiplet at a cycle
          * the epochs may never reach (or wrap the clock).
          */
@@ -327,8 +343,8 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
         }
         t = mcmgpu_ats_lookahead(h, bc->m->outstanding ? bc->m->iommu_next :
                                  ~0ULL, pcie, MCMGPU_BARRE_WALK_CYCLES);
-        for (g = mcmgpu_barre_grid_next(bc->m->phase_start, h, pcie);;
-             g += 2ULL * pcie) {
+        g = mcmgpu_barre_grid_next(bc->m->phase_start, h, pcie);
+        for (;;) {
             chiplet_tlb_run(d, MIN(g, t));
             if (chiplet_tlb_done(d)) {
                 chiplet_tlb_run(d, g);
@@ -337,6 +353,7 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
             if (g >= t) {
                 break;
             }
+            g += 2ULL * pcie;
         }
         res->horizon = d->now + pcie;
         bc->m->horizon = res->horizon;

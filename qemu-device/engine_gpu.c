@@ -543,6 +543,13 @@ static uint32_t gpu_deliver(MCMGPUState *s, GpuContext *gc,
                               " past the GPU's %" PRIu64 " frames", i + 1,
                               r.pfn, frames);
         }
+        if (r.arrive < gpu_core_now(gc->core)) {
+            return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",
+                              "response %u: done %" PRIu64 " arrives before "
+                              "the core's cycle %" PRIu64 ", earlier than the "
+                              "IOMMU's next event said", i + 1, done,
+                              gpu_core_now(gc->core));
+        }
         /* From past the horizon, an answer could park a warp for ever. */
         if (done >= gc->horizon || gpu_core_deliver(gc->core, &r)) {
             return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",

@@ -79,7 +79,15 @@ MODULE_PARM_DESC(shadow, "Also walk every coalesced translation and count mismat
  */
 static unsigned int inject_bad_response;
 module_param(inject_bad_response, uint, 0644);
-MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag, 3 past the horizon, 4 PFN past memory)");
+MODULE_PARM_DESC(inject_bad_response, "Test only: corrupt the next answers (1 duplicate, 2 unknown tag, 3 past the horizon, 4 PFN past memory), the rings (5 resp_tail past the end, 6 a stale answered_seq, 7 a next event near 2^64), or take the next batch as a buggy device's (8 req_tail past the end, 9 unknown flags, 10 a wrong resp_head, 11 more requests than a queue)");
+
+/* The test hook's value how, taken once. */
+static bool barre_inject_take(unsigned int lo, unsigned int hi, unsigned int *how)
+{
+	*how = READ_ONCE(inject_bad_response);
+	return *how >= lo && *how <= hi &&
+	       cmpxchg(&inject_bad_response, *how, 0) == *how;
+}
 
 static unsigned int poll_us = 200;
 module_param(poll_us, uint, 0644);
@@ -266,12 +274,12 @@ static void barre_inject(struct barre_space *sp)
 {
 	struct barre_iommu *bi = sp->bi;
 	struct mcmgpu_ats_response *r = &bi->ring->resp[bi->resp_tail];
-	unsigned int how = xchg(&inject_bad_response, 0);
+	unsigned int how;
 
-	if (!how || sp->nresp == MCMGPU_ATS_QUEUE_ENTRIES ||
-	    (how != 2 && !sp->nresp)) {
-		if (how)
-			inject_bad_response = how;	/* next batch */
+	if (!barre_inject_take(1, 4, &how))
+		return;
+	if (sp->nresp == MCMGPU_ATS_QUEUE_ENTRIES || (how != 2 && !sp->nresp)) {
+		inject_bad_response = how;	/* next batch */
 		return;
 	}
 	if (how == 3) {		/* an answer from the far future */
@@ -393,6 +401,7 @@ static void barre_serve_batch(struct barre_iommu *bi)
 	u64 seq = le64_to_cpu(READ_ONCE(r->batch_seq)), horizon, next = ~0ULL;
 	u32 pasid, flags, req_tail, resp_head, n;
 	struct barre_space *sp;
+	unsigned int how;
 	int ret;
 
 	smp_rmb();	/* the batch's fields and requests after its seq */
@@ -405,16 +414,45 @@ static void barre_serve_batch(struct barre_iommu *bi)
 		bi->req_head = 0;
 		bi->resp_tail = 0;
 	}
+	if (barre_inject_take(8, 11, &how)) {
+		if (how == 8)
+			req_tail = MCMGPU_ATS_RING_ENTRIES + 3;
+		else if (how == 9)
+			flags |= 1U << 7;
+		else if (how == 10)
+			resp_head = (bi->resp_tail + 1) & BARRE_RING_MASK;
+		else
+			req_tail = (bi->req_head + MCMGPU_ATS_QUEUE_ENTRIES + 1) &
+				   BARRE_RING_MASK;
+	}
 	n = (req_tail - bi->req_head) & BARRE_RING_MASK;
 	mutex_lock(&bi->lock);
 	bi->batches++;
-	if (flags & ~BARRE_BATCH_FLAGS || req_tail >= MCMGPU_ATS_RING_ENTRIES ||
-	    resp_head != bi->resp_tail || n > MCMGPU_ATS_QUEUE_ENTRIES ||
-	    ((flags & MCMGPU_ATS_BATCH_END) && n)) {
+	if (flags & MCMGPU_ATS_BATCH_ABANDON && !(flags & ~BARRE_BATCH_FLAGS)) {
+		/* The device gave the run up: whatever its indices, drop it. */
+		sp = xa_load(&bi->spaces, pasid);
+		if (sp) {
+			barre_walker_abandon(&sp->bw);
+			barre_export(bi, sp);
+		}
+		bi->req_head = 0;
+		bi->resp_tail = 0;
+		req_tail = 0;
+		ret = 0;
+	} else if (flags & ~BARRE_BATCH_FLAGS ||
+		   req_tail >= MCMGPU_ATS_RING_ENTRIES ||
+		   resp_head != bi->resp_tail || n > MCMGPU_ATS_QUEUE_ENTRIES ||
+		   ((flags & MCMGPU_ATS_BATCH_END) && n)) {
 		dev_dbg(&bi->aux->adev.dev,
 			"ATS batch %llu refused: flags 0x%x req_tail %u (head %u) resp_head %u (tail %u)\n",
 			seq, flags, req_tail, bi->req_head, resp_head,
 			bi->resp_tail);
+		/* Its run is over: nothing of it stays in flight or counted. */
+		sp = xa_load(&bi->spaces, pasid);
+		if (sp) {
+			barre_walker_abandon(&sp->bw);
+			barre_export(bi, sp);
+		}
 		ret = -EPROTO;
 	} else {
 		if (flags & MCMGPU_ATS_BATCH_START)
@@ -437,10 +475,20 @@ static void barre_serve_batch(struct barre_iommu *bi)
 	r->resp_tail = cpu_to_le32(bi->resp_tail);
 	r->next_event = cpu_to_le64(next);
 	r->status = cpu_to_le32(ret < 0 ? ret : 0);
+	/* The test hook: rings as a buggy IOMMU might leave them. */
+	if (ret > 0 && barre_inject_take(5, 7, &how)) {
+		if (how == 5)
+			r->resp_tail = cpu_to_le32(MCMGPU_ATS_RING_ENTRIES + 1);
+		else if (how == 6)
+			seq--;
+		else
+			r->next_event = cpu_to_le64(~0ULL - 5);
+	}
 	dma_wmb();	/* the answers before the batch is marked answered */
 	WRITE_ONCE(r->answered_seq, cpu_to_le64(seq));
-	bi->answered_seq = seq;
-	writel(lower_32_bits(seq), bi->aux->window + MCMGPU_IOMMU_DOORBELL);
+	bi->answered_seq = le64_to_cpu(READ_ONCE(r->batch_seq));
+	writel(lower_32_bits(bi->answered_seq),
+	       bi->aux->window + MCMGPU_IOMMU_DOORBELL);
 }
 
 /*
