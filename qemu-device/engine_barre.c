@@ -1,16 +1,18 @@
 /*
  * mcmgpu Barre engine: the chiplets' translation side (chiplet_tlb.c). A
  * context's accesses run through its own chiplet TLBs in virtual cycles;
- * L2 misses leave as ATS requests in the IOMMU's request queue, one epoch
- * per BARRE_RUN, and the IOMMU's answers come back with the next one.
+ * after each epoch the L2 misses leave as one batch on the IOMMU's ATS
+ * rings (engine_iommu.c), and the IOMMU's answers come back before the
+ * next epoch. One BARRE_RUN command runs many epochs.
  *
  * The epoch is the one the host replay runs (tools/mcmgpu/lib/
- * barre_host.c): with L = 2 x the PCIe latency, an epoch at H runs the
- * chiplets to H + L, and the IOMMU then answers everything it completes
- * before H + L + PCIe, which reaches the chiplets before H + 2L. So the
- * device's counters equal the host replay's, whatever the guest's timing.
- * Epochs with nothing in flight and nothing sent run on inside one
- * command; the IOMMU would have nothing to do in them.
+ * barre_host.c): from cycle H the chiplets run to T, the exact lookahead
+ * given the IOMMU's next event (mcmgpu_ats_lookahead), and the IOMMU then
+ * answers everything it completes before T + PCIe, which is all that can
+ * reach the chiplets before the next T. So the device's counters equal
+ * the host replay's, whatever the guest's timing. Epochs with nothing in
+ * flight and nothing sent go on without a batch; the IOMMU would have
+ * nothing to do in them.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,7 +25,6 @@
 #include "mcmgpu_barre.h"
 #include "chiplet_tlb.h"
 
-#define BARRE_EPOCH         (2 * MCMGPU_BARRE_PCIE_CYCLES)
 #define BARRE_MAX_REPLIES   (MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 
 typedef struct BarreModel {
@@ -33,6 +34,8 @@ typedef struct BarreModel {
     uint32_t nsent;
     uint64_t outstanding;   /* requests not answered yet */
     uint64_t horizon;       /* the last epoch's: answers are done before */
+    uint64_t iommu_next;    /* the IOMMU's next event after it */
+    uint64_t phase_start;   /* the cycle the running phase started */
     bool overflow;          /* more requests than the queue holds */
 } BarreModel;
 
@@ -212,8 +215,8 @@ static uint32_t barre_reset(MCMGPUState *s, BarreContext *bc,
     chiplet_tlb_init(&bc->m->dev, geo->chiplets, bc->m->replies,
             barre_request, barre_mem, bc);
     if (fc.sharing) {
-        chiplet_tlb_fbarre(&bc->m->dev, &fc, geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT,
-                  NULL);
+        chiplet_tlb_fbarre(&bc->m->dev, &fc,
+                           geo->vram_per_chiplet >> MCMGPU_PAGE_SHIFT, NULL);
     }
     return MCMGPU_CMPL_OK;
 }
@@ -250,26 +253,13 @@ void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
 
 /* The IOMMU's answers to the last epoch; the first bad one stops them. */
 static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
-                              uint64_t addr, uint64_t n,
-                              struct mcmgpu_barre_run_result *res)
+                              const struct mcmgpu_ats_response *rsp,
+                              uint32_t n, struct mcmgpu_barre_run_result *res)
 {
-    g_autofree struct mcmgpu_ats_response *rsp = NULL;
     uint64_t frames = mcmgpu_geometry_total(mcmgpu_geometry(s)) >>
                       MCMGPU_PAGE_SHIFT;
-    uint64_t i;
+    uint32_t i;
 
-    if (n > MCMGPU_ATS_QUEUE_ENTRIES) {
-        pstrcpy(res->error.what, sizeof(res->error.what),
-                "responses: more than the queue holds");
-        return MCMGPU_CMPL_BAD_ARG;
-    }
-    if (!n) {
-        return MCMGPU_CMPL_OK;
-    }
-    rsp = g_new(struct mcmgpu_ats_response, n);
-    if (mcmgpu_host_read(s, addr, rsp, n * sizeof(*rsp)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
     for (i = 0; i < n; i++) {
         struct chiplet_tlb_reply r;
 
@@ -281,7 +271,7 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
          * formula would disagree with the data path.
          */
         if (!r.fault && r.pfn >= frames) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u"
                           " (tag %" PRIu64 ") translates to PFN 0x%" PRIx64
                           ", past the GPU's %" PRIu64 " frames\n", i + 1,
                           r.tag, r.pfn, frames);
@@ -292,12 +282,28 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
             return MCMGPU_CMPL_BAD_ATS_RESPONSE;
         }
         /*
+         * An answer arriving before the chiplets' cycle is one the IOMMU's
+         * next event promised not to give (the lookahead ran past it).
+         */
+        if (bc->m && r.arrive < bc->m->dev.now) {
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u (tag %"
+                          PRIu64 ") arrives at cycle %" PRIu64 ", before the"
+                          " chiplets' %" PRIu64 "\n", i + 1, r.tag, r.arrive,
+                          bc->m->dev.now);
+            res->error.index = i + 1;
+            res->error.value = r.arrive;
+            pstrcpy(res->error.what, sizeof(res->error.what),
+                    "done: earlier than the IOMMU's next event said (the "
+                    "answer arrives in the chiplets' past)");
+            return MCMGPU_CMPL_BAD_ATS_RESPONSE;
+        }
+        /*
          * An answer from past the horizon would park a chiplet at a cycle
          * the epochs may never reach (or wrap the clock).
          */
         if (!bc->m || le64_to_cpu(rsp[i].done) >= bc->m->horizon ||
             chiplet_tlb_deliver(&bc->m->dev, &r)) {
-            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %" PRIu64
+            qemu_log_mask(LOG_GUEST_ERROR, "mcmgpu: ATS response %u"
                           " answers tag %" PRIu64 ", not a request in "
                           "flight\n", i + 1, r.tag);
             res->error.index = i + 1;
@@ -313,27 +319,43 @@ static uint32_t barre_deliver(MCMGPUState *s, BarreContext *bc,
     return MCMGPU_CMPL_OK;
 }
 
-/* Runs epochs until one sends requests or waits for answers. */
+/*
+ * Runs epochs until one sends requests or waits for answers: each to the
+ * exact lookahead given the IOMMU's next event (mcmgpu_ats_lookahead), in
+ * pieces that end on the phase's grid so that the phase ends where fixed
+ * epochs ended it (mcmgpu_barre_grid_next), as the host replay does.
+ */
 static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
 {
     struct chiplet_tlbs *d = &bc->m->dev;
+    const uint32_t pcie = MCMGPU_BARRE_PCIE_CYCLES;
 
     bc->m->nsent = 0;
     while (!chiplet_tlb_done(d)) {
-        uint64_t h = d->now;
+        uint64_t h = d->now, t, g;
 
         if (!bc->m->outstanding) {
-            uint64_t t = chiplet_tlb_next_event(d);
-
+            t = chiplet_tlb_next_event(d);
             if (t == ~0ULL) {
                 break;          /* nothing can happen: a model bug */
             }
-            if (t >= h + BARRE_EPOCH) {
-                h = t - (t - h) % BARRE_EPOCH;
-            }
+            h = MAX(h, t);
         }
-        chiplet_tlb_run(d, h + BARRE_EPOCH);
-        res->horizon = h + BARRE_EPOCH + MCMGPU_BARRE_PCIE_CYCLES;
+        t = mcmgpu_ats_lookahead(h, bc->m->outstanding ? bc->m->iommu_next :
+                                 ~0ULL, pcie, MCMGPU_BARRE_WALK_CYCLES);
+        g = mcmgpu_barre_grid_next(bc->m->phase_start, h, pcie);
+        for (;;) {
+            chiplet_tlb_run(d, MIN(g, t));
+            if (chiplet_tlb_done(d)) {
+                chiplet_tlb_run(d, g);
+                break;
+            }
+            if (g >= t) {
+                break;
+            }
+            g += 2ULL * pcie;
+        }
+        res->horizon = d->now + pcie;
         bc->m->horizon = res->horizon;
         if (bc->m->nsent || bc->m->outstanding) {
             return;
@@ -343,7 +365,65 @@ static void barre_epoch(BarreContext *bc, struct mcmgpu_barre_run_result *res)
     res->done = 1;
 }
 
-/* args[0] request queue, args[1] response queue, [2] responses, [3] result */
+/* Exchanges a command: a long phase takes several, so a kill can end it. */
+#define BARRE_CMD_EPOCHS    4096
+
+/*
+ * The phase's last batch: its end (the IOMMU's counters go out), or with
+ * ABANDON its failure (what it has in flight is dropped).
+ */
+static uint32_t barre_end(MCMGPUState *s, BarreContext *bc, uint32_t flags,
+                          struct mcmgpu_barre_run_result *res)
+{
+    struct mcmgpu_ats_response rsp[1];
+    char why[sizeof(res->error.what)];
+    uint64_t next;
+    uint32_t n;
+
+    /* A failure keeps its own message. */
+    return mcmgpu_ats_exchange(s, bc->pasid, flags | MCMGPU_ATS_BATCH_END,
+                               bc->m->horizon, NULL, 0, rsp, &n, &next,
+                               flags & MCMGPU_ATS_BATCH_ABANDON ?
+                               why : res->error.what, sizeof(why));
+}
+
+/* Epochs and their batches until the phase is done or the budget spent. */
+static uint32_t barre_drive(MCMGPUState *s, BarreContext *bc, bool start,
+                            struct mcmgpu_barre_run_result *res)
+{
+    g_autofree struct mcmgpu_ats_response *rsp =
+        g_new(struct mcmgpu_ats_response, MCMGPU_ATS_QUEUE_ENTRIES);
+    uint32_t flags = start ? MCMGPU_ATS_BATCH_START : 0, st, n, i;
+
+    for (i = 0; i < BARRE_CMD_EPOCHS; i++) {
+        barre_epoch(bc, res);
+        if (bc->m->overflow) {
+            return MCMGPU_CMPL_NO_MEMORY;
+        }
+        res->requests = bc->m->nsent;
+        if (res->done) {
+            return barre_end(s, bc, flags, res);
+        }
+        st = mcmgpu_ats_exchange(s, bc->pasid, flags, res->horizon,
+                                 bc->m->sent, bc->m->nsent, rsp, &n,
+                                 &bc->m->iommu_next, res->error.what,
+                                 sizeof(res->error.what));
+        if (st != MCMGPU_CMPL_OK) {
+            return st;
+        }
+        flags = 0;
+        st = barre_deliver(s, bc, rsp, n, res);
+        if (st != MCMGPU_CMPL_OK) {
+            return st;
+        }
+    }
+    return MCMGPU_CMPL_OK;
+}
+
+/*
+ * args[3] the result; RESET: args[4], args[5] F-Barre's; START: args[4]
+ * the page-table root. Without a flag the running phase goes on.
+ */
 static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                           const uint64_t *args, MCMGPUCmdOut *out)
 {
@@ -380,12 +460,9 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                     "flags: the last phase ended with translations in "
                     "flight; reset first");
             st = MCMGPU_CMPL_NO_TRACE;
-        } else if (args[2]) {
-            pstrcpy(res->error.what, sizeof(res->error.what),
-                    "responses: none can be in flight at a start");
-            st = MCMGPU_CMPL_BAD_ATS_RESPONSE;
         } else {
             chiplet_tlb_phase(&bc->m->dev, bc->acc, bc->nacc, bc->order);
+            bc->m->phase_start = bc->m->dev.now;
             bc->root = args[4];
             bc->m->dev.walk = bc->root ? barre_walk : NULL;
             bc->running = true;
@@ -395,23 +472,16 @@ static uint32_t barre_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                 "flags: no phase is running (a reset or a migration "
                 "ended it)");
         st = MCMGPU_CMPL_NO_TRACE;
-    } else {
-        st = barre_deliver(s, bc, args[1], args[2], res);
     }
     if (st == MCMGPU_CMPL_OK && bc->running &&
         !(flags & MCMGPU_BARRE_RUN_REPORT)) {
-        barre_epoch(bc, res);
-        if (bc->m->overflow) {
-            st = MCMGPU_CMPL_NO_MEMORY;
-        } else if (bc->m->nsent &&
-                   mcmgpu_host_write(s, args[0], bc->m->sent,
-                                     bc->m->nsent * sizeof(bc->m->sent[0]))
-                   != MEMTX_OK) {
-            st = MCMGPU_CMPL_DMA_FAULT;
-        }
-        res->requests = bc->m->nsent;
+        st = barre_drive(s, bc, flags & MCMGPU_BARRE_RUN_START, res);
         if (st != MCMGPU_CMPL_OK) {
             bc->running = false;
+            if (st != MCMGPU_CMPL_NO_IOMMU) {
+                /* Best effort: the IOMMU drops what it has in flight. */
+                barre_end(s, bc, MCMGPU_ATS_BATCH_ABANDON, res);
+            }
         }
     } else if (st != MCMGPU_CMPL_OK) {
         bc->running = false;    /* the phase cannot go on without it */

@@ -76,6 +76,8 @@ typedef struct GpuContext {
     uint32_t nsent;
     uint64_t outstanding;
     uint64_t horizon;
+    uint64_t iommu_next;        /* the IOMMU's next event after it */
+    bool ats_started;           /* the run's START batch went out */
     bool overflow;
     bool nomem;                 /* an allocation for a record failed */
 } GpuContext;
@@ -111,6 +113,7 @@ static void gpu_run_free(GpuContext *gc)
     gc->nsent = 0;
     gc->outstanding = 0;
     gc->horizon = 0;
+    gc->ats_started = false;
     gc->overflow = gc->nomem = false;
     gc->src_msg[0] = '\0';
 }
@@ -521,26 +524,14 @@ static uint32_t gpu_start(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
 }
 
 /* The IOMMU's answers to the last epoch; the first bad one stops them. */
-static uint32_t gpu_deliver(MCMGPUState *s, GpuContext *gc, uint64_t addr,
-                            uint64_t n, struct mcmgpu_gpu_result *res)
+static uint32_t gpu_deliver(MCMGPUState *s, GpuContext *gc,
+                            const struct mcmgpu_ats_response *rsp, uint32_t n,
+                            struct mcmgpu_gpu_result *res)
 {
-    g_autofree struct mcmgpu_ats_response *rsp = NULL;
     uint64_t frames = mcmgpu_geometry_total(mcmgpu_geometry(s)) >>
                       MCMGPU_PAGE_SHIFT;
-    uint64_t i;
+    uint32_t i;
 
-    if (n > MCMGPU_ATS_QUEUE_ENTRIES) {
-        return gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_RUN",
-                          "responses: %" PRIu64 ", more than the queue "
-                          "holds", n);
-    }
-    if (!n) {
-        return MCMGPU_CMPL_OK;
-    }
-    rsp = g_new(struct mcmgpu_ats_response, n);
-    if (mcmgpu_host_read(s, addr, rsp, n * sizeof(*rsp)) != MEMTX_OK) {
-        return MCMGPU_CMPL_DMA_FAULT;
-    }
     for (i = 0; i < n; i++) {
         uint64_t done = le64_to_cpu(rsp[i].done);
         struct chiplet_tlb_reply r;
@@ -548,14 +539,21 @@ static uint32_t gpu_deliver(MCMGPUState *s, GpuContext *gc, uint64_t addr,
         mcmgpu_ats_reply(&r, &rsp[i], gc->cfg.pcie_lat, gc->pasid);
         if (!r.fault && r.pfn >= frames) {
             return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",
-                              "response %" PRIu64 ": PFN 0x%" PRIx64
+                              "response %u: PFN 0x%" PRIx64
                               " past the GPU's %" PRIu64 " frames", i + 1,
                               r.pfn, frames);
+        }
+        if (r.arrive < gpu_core_now(gc->core)) {
+            return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",
+                              "response %u: done %" PRIu64 " arrives before "
+                              "the core's cycle %" PRIu64 ", earlier than the "
+                              "IOMMU's next event said", i + 1, done,
+                              gpu_core_now(gc->core));
         }
         /* From past the horizon, an answer could park a warp for ever. */
         if (done >= gc->horizon || gpu_core_deliver(gc->core, &r)) {
             return gpu_refuse(res, MCMGPU_CMPL_BAD_ATS_RESPONSE, "GPU_RUN",
-                              "response %" PRIu64 ": tag %" PRIu64 " not in "
+                              "response %u: tag %" PRIu64 " not in "
                               "flight, or done %" PRIu64 " past the horizon "
                               "%" PRIu64, i + 1, r.tag, done, gc->horizon);
         }
@@ -599,34 +597,35 @@ static void gpu_run_plain(GpuContext *gc, uint64_t until)
     }
 }
 
-/* Translation on: epochs until one sends requests or waits for answers. */
+/*
+ * Translation on: epochs until one sends requests or waits for answers,
+ * each to the exact lookahead given the IOMMU's next event.
+ */
 static void gpu_epoch(GpuContext *gc, struct mcmgpu_gpu_result *res)
 {
-    uint64_t L = 2ULL * gc->cfg.pcie_lat;
-    uint64_t insts = gpu_insts(gc), cycles = 0;
+    uint64_t insts = gpu_insts(gc), start = gpu_core_now(gc->core);
 
     gc->nsent = 0;
     while (!gpu_core_done(gc->core)) {
-        uint64_t h = gpu_core_now(gc->core);
+        uint64_t h = gpu_core_now(gc->core), t;
 
         if (!gc->outstanding) {
-            uint64_t t = gpu_core_next_event(gc->core);
-
+            t = gpu_core_next_event(gc->core);
             if (t == ~0ULL) {
                 break;          /* nothing can happen: the core's bug */
             }
-            if (t >= h + L) {
-                h = t - (t - h) % L;
-            }
+            h = MAX(h, t);
         }
-        gc->core_err = gpu_core_run(gc->core, h + L);
+        t = mcmgpu_ats_lookahead(h, gc->outstanding ? gc->iommu_next : ~0ULL,
+                                 gc->cfg.pcie_lat, gc->cfg.walk_lat);
+        gc->core_err = gpu_core_run(gc->core, t);
         if (gc->core_err) {
             break;
         }
-        cycles += L;
-        gc->horizon = h + L + gc->cfg.pcie_lat;
+        gc->horizon = t + gc->cfg.pcie_lat;
         res->horizon = gc->horizon;
-        if (gc->nsent || gc->outstanding || cycles >= GPU_WORK_CYCLES ||
+        if (gc->nsent || gc->outstanding ||
+            gpu_core_now(gc->core) - start >= GPU_WORK_CYCLES ||
             gpu_insts(gc) - insts >= GPU_WORK_INSTS) {
             return;
         }
@@ -634,9 +633,72 @@ static void gpu_epoch(GpuContext *gc, struct mcmgpu_gpu_result *res)
 }
 
 /*
- * args[0] request queue, [1] response queue, [2] responses, [3] result,
- * [4] the cycle to run to (translation off; ~0 the end)
+ * One batch over the ATS rings, the run's first with START; with END the
+ * run is over (ABANDON: failed) and the IOMMU's counters go out.
  */
+static uint32_t gpu_exchange(MCMGPUState *s, GpuContext *gc, uint32_t flags,
+                             struct mcmgpu_ats_response *rsp, uint32_t *n,
+                             struct mcmgpu_gpu_result *res)
+{
+    char why[MCMGPU_GPU_MSG_MAX];
+    uint64_t next = ~0ULL;
+    uint32_t st;
+
+    if (!gc->ats_started) {
+        flags |= MCMGPU_ATS_BATCH_START;
+    }
+    st = mcmgpu_ats_exchange(s, gc->pasid, flags, gc->horizon, gc->sent,
+                             flags & MCMGPU_ATS_BATCH_END ? 0 : gc->nsent,
+                             rsp, n, &next, why, sizeof(why));
+    if (st != MCMGPU_CMPL_OK) {
+        return flags & MCMGPU_ATS_BATCH_ABANDON ? st :
+               gpu_refuse(res, st, "GPU_RUN", "%s", why);
+    }
+    gc->ats_started = true;
+    gc->iommu_next = next;
+    return MCMGPU_CMPL_OK;
+}
+
+/*
+ * Translation on: epochs and their batches until the run is done, the
+ * core fails or the command's work is spent.
+ */
+static uint32_t gpu_run_translated(MCMGPUState *s, GpuContext *gc,
+                                   struct mcmgpu_gpu_result *res)
+{
+    g_autofree struct mcmgpu_ats_response *rsp =
+        g_new(struct mcmgpu_ats_response, MCMGPU_ATS_QUEUE_ENTRIES);
+    uint64_t insts = gpu_insts(gc), start = gpu_core_now(gc->core);
+    uint32_t st, n;
+
+    for (;;) {
+        gpu_epoch(gc, res);
+        if (gc->core_err || gc->overflow) {
+            return MCMGPU_CMPL_OK;      /* gpu_report says why */
+        }
+        res->requests = gc->nsent;
+        if (gpu_core_done(gc->core)) {
+            return gpu_exchange(s, gc, MCMGPU_ATS_BATCH_END, rsp, &n, res);
+        }
+        if (!gc->nsent && !gc->outstanding) {
+            return MCMGPU_CMPL_OK;      /* the work is spent */
+        }
+        st = gpu_exchange(s, gc, 0, rsp, &n, res);
+        if (st == MCMGPU_CMPL_OK) {
+            st = gpu_deliver(s, gc, rsp, n, res);
+        }
+        if (st != MCMGPU_CMPL_OK) {
+            return st;
+        }
+        gc->nsent = 0;
+        if (gpu_insts(gc) - insts >= GPU_WORK_INSTS ||
+            gpu_core_now(gc->core) - start >= GPU_WORK_CYCLES) {
+            return MCMGPU_CMPL_OK;
+        }
+    }
+}
+
+/* args[3] the result, [4] the cycle to run to (translation off; ~0 the end) */
 static uint32_t gpu_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
                         const uint64_t *args, MCMGPUCmdOut *out)
 {
@@ -655,28 +717,12 @@ static uint32_t gpu_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
         pstrcpy(res->msg, sizeof(res->msg), gc->fail_msg);
         st = gc->fail_status;
     } else if (!gc->cfg.translate) {
-        if (args[2]) {
-            st = gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_RUN",
-                            "responses: %" PRIu64 " without translation",
-                            args[2]);
-        } else {
-            gpu_run_plain(gc, args[4]);
-        }
+        gpu_run_plain(gc, args[4]);
     } else if (!mcmgpu_ats_enabled(s)) {
         st = gpu_refuse(res, MCMGPU_CMPL_ATS_DISABLED, "GPU_RUN",
                         "ATS: disabled in the device's ATS capability");
     } else {
-        st = gpu_deliver(s, gc, args[1], args[2], res);
-        if (st == MCMGPU_CMPL_OK) {
-            gpu_epoch(gc, res);
-            if (gc->nsent &&
-                mcmgpu_host_write(s, args[0], gc->sent,
-                                  gc->nsent * sizeof(gc->sent[0]))
-                != MEMTX_OK) {
-                st = MCMGPU_CMPL_DMA_FAULT;
-            }
-            res->requests = gc->nsent;
-        }
+        st = gpu_run_translated(s, gc, res);
     }
     if (gc->started && !gc->fail_status) {
         uint32_t r = gpu_report(gc, res);
@@ -694,6 +740,15 @@ static uint32_t gpu_run(MCMGPUState *s, MCMGPUContext *ctx, uint16_t flags,
             /* The run cannot go on (its requests are lost); STATS can. */
             gc->fail_status = st;
             pstrcpy(gc->fail_msg, sizeof(gc->fail_msg), res->msg);
+            if (gc->cfg.translate && gc->ats_started &&
+                st != MCMGPU_CMPL_NO_IOMMU) {
+                uint32_t n;
+                struct mcmgpu_ats_response rsp[1];
+
+                /* Best effort: the IOMMU drops what it has in flight. */
+                gpu_exchange(s, gc, MCMGPU_ATS_BATCH_END |
+                             MCMGPU_ATS_BATCH_ABANDON, rsp, &n, res);
+            }
             gc->outstanding = 0;
             if (!res->error) {
                 res->error = -EPROTO;

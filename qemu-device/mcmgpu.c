@@ -78,18 +78,6 @@ static const MCMGPUEngine mcmgpu_core_engine = {
     .window = -1,
 };
 
-/*
- * The window barre_iommu.ko binds to, with its own MSI-X vector: the
- * common registers only (ident, events, ping). Barre's ATS requests and
- * answers travel in the Barre engine's commands, not here.
- */
-static const MCMGPUEngine mcmgpu_iommu_engine = {
-    .name = "iommu",
-    .not_migrated = "no state besides the window's common registers",
-    .window = MCMGPU_WINDOW_IOMMU,
-    .window_ident = 0x554d4f49,     /* "IOMU", little-endian */
-};
-
 static const MCMGPUEngine *const mcmgpu_engines[] = {
     &mcmgpu_core_engine,
     &mcmgpu_dma_engine,
@@ -136,10 +124,13 @@ struct MCMGPUState {
     QemuMutex lock;         /* registers below, and the flags here */
     QemuCond work_cond;     /* doorbell, reset, resume, quit */
     QemuCond idle_cond;     /* the worker finished a command */
+    QemuCond wait_cond;     /* a waiting command may go on (mcmgpu_cmd_wait) */
     QEMUBH *irq_bh;
     VMChangeStateEntry *vm_change;
     bool worker_busy;
     bool worker_quit;
+    bool worker_waiting;    /* in mcmgpu_cmd_wait: touches no memory */
+    uint32_t job_gen;       /* reset_gen of the command in flight */
     bool paused;            /* VM stopped: start no command */
     uint32_t reset_gen;     /* bumped by every reset: drops a completion */
     uint32_t ctx_gen;       /* bumped by device resets: frees contexts */
@@ -711,6 +702,7 @@ static bool mcmgpu_process_one(MCMGPUState *s)
         return false;
     }
     s->worker_busy = true;
+    s->job_gen = job.gen;
     qemu_mutex_unlock(&s->lock);
     ok = mcmgpu_run_job(s, &job, &st);
     qemu_mutex_lock(&s->lock);
@@ -727,6 +719,39 @@ static bool mcmgpu_process_one(MCMGPUState *s)
     }
     qemu_cond_broadcast(&s->idle_cond);
     return true;
+}
+
+bool mcmgpu_cmd_wait(MCMGPUState *s, bool (*done)(void *opaque),
+                     void *opaque)
+{
+    bool ok;
+
+    qemu_mutex_lock(&s->lock);
+    s->worker_waiting = true;
+    qemu_cond_broadcast(&s->idle_cond);     /* a VM stop need not wait */
+    for (;;) {
+        if (s->worker_quit || qatomic_read(&s->reset_gen) != s->job_gen) {
+            ok = false;
+            break;
+        }
+        if (!s->paused && done(opaque)) {
+            ok = true;
+            break;
+        }
+        if (s->sync_commands) {
+            ok = false;         /* no thread to wait in */
+            break;
+        }
+        qemu_cond_wait(&s->wait_cond, &s->lock);
+    }
+    s->worker_waiting = false;
+    qemu_mutex_unlock(&s->lock);
+    return ok;
+}
+
+void mcmgpu_cmd_wake(MCMGPUState *s)
+{
+    qemu_cond_broadcast(&s->wait_cond);
 }
 
 static void *mcmgpu_worker(void *opaque)
@@ -764,6 +789,7 @@ static void mcmgpu_sync_bh(void *opaque)
 /* s->lock held. */
 static void mcmgpu_kick(MCMGPUState *s)
 {
+    qemu_cond_broadcast(&s->wait_cond);
     if (s->sync_commands) {
         qemu_bh_schedule(s->sync_bh);
         return;
@@ -1147,7 +1173,7 @@ static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
     trace_mcmgpu_vm_pause(!running);
     qemu_mutex_lock(&s->lock);
     s->paused = !running;
-    while (!running && s->worker_busy) {
+    while (!running && s->worker_busy && !s->worker_waiting) {
         qemu_cond_wait(&s->idle_cond, &s->lock);
     }
     mcmgpu_kick(s);
@@ -1299,6 +1325,7 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->work_cond);
     qemu_cond_init(&s->idle_cond);
+    qemu_cond_init(&s->wait_cond);
     s->paused = !runstate_is_running();
     s->vm_change = qemu_add_vm_change_state_handler(mcmgpu_vm_change, s);
     if (s->sync_commands) {
@@ -1326,6 +1353,7 @@ static void mcmgpu_exit(PCIDevice *pdev)
     qemu_del_vm_change_state_handler(s->vm_change);
     qemu_bh_delete(s->irq_bh);
     qemu_cond_destroy(&s->idle_cond);
+    qemu_cond_destroy(&s->wait_cond);
     qemu_cond_destroy(&s->work_cond);
     qemu_mutex_destroy(&s->lock);
     mcmgpu_engines_reset(s);

@@ -144,6 +144,32 @@ uint32_t mcmgpu_gpu_host_copy(MCMGPUState *s, uint64_t gpa, uint64_t host,
 bool mcmgpu_mem_charge(MCMGPUState *s, uint64_t bytes);
 void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes);
 
+/*
+ * From a command: wait until done(opaque) holds (called under the device
+ * lock, at each mcmgpu_cmd_wake). False when a reset, the device's exit,
+ * or sync-commands=on (no thread to wait in) ends the wait first. While a
+ * command waits, a VM stop does not wait for it, and it does not go on
+ * before the VM runs again, so guest memory does not change while stopped.
+ */
+bool mcmgpu_cmd_wait(MCMGPUState *s, bool (*done)(void *opaque),
+                     void *opaque);
+/* Wake waiting commands: from window_write (the device lock is held). */
+void mcmgpu_cmd_wake(MCMGPUState *s);
+
+/*
+ * One batch over the IOMMU's ATS rings (engine_iommu.c): post nreq
+ * requests of pasid with the horizon and flags (MCMGPU_ATS_BATCH_*), wait
+ * for the IOMMU, and take its answers (at most MCMGPU_ATS_QUEUE_ENTRIES)
+ * into rsp and its next event into *next_event. A MCMGPU_CMPL_* status;
+ * on an error, why says what was wrong.
+ */
+uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
+                             uint64_t horizon,
+                             const struct mcmgpu_ats_request *req,
+                             uint32_t nreq, struct mcmgpu_ats_response *rsp,
+                             uint32_t *nresp, uint64_t *next_event,
+                             char *why, size_t why_len);
+
 /* Raise window events and its vector; from handlers (lock not held). */
 void mcmgpu_window_raise(MCMGPUState *s, int window, uint32_t bits);
 
@@ -160,6 +186,7 @@ void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
 extern const MCMGPUEngine mcmgpu_dma_engine;
 extern const MCMGPUEngine mcmgpu_finepack_engine;
 extern const MCMGPUEngine mcmgpu_cpelide_engine;
+extern const MCMGPUEngine mcmgpu_iommu_engine;
 extern const MCMGPUEngine mcmgpu_barre_engine;
 extern const MCMGPUEngine mcmgpu_cxl_rc_engine;
 extern const MCMGPUEngine mcmgpu_adsm_engine;

@@ -141,6 +141,44 @@ struct mcmgpu_barre_run_result {
 	struct mcmgpu_record_error error;
 };
 
+/*
+ * The ATS protocol's exact lookahead (device, host replays): chiplets at
+ * cycle now may run to the cycle returned without an answer arriving
+ * unseen. An answer in flight is done at the IOMMU's next event at the
+ * earliest (iommu_next, ~0: nothing in flight) and arrives pcie later; a
+ * request sent from now on arrives pcie later, takes a walk (walk cycles;
+ * PEC answers only at another walk's end, an IOMMU event) and its answer
+ * pcie more. An IOMMU's next event is never before now + pcie (it ran to
+ * the last horizon), so never less than 2 x pcie ahead; saturating.
+ */
+static inline __u64 mcmgpu_ats_lookahead(__u64 now, __u64 iommu_next,
+					 __u32 pcie, __u32 walk)
+{
+	__u64 least = now + 2ULL * pcie, fresh = least + walk, inflight;
+
+	if (least < now)
+		return ~0ULL;
+	if (fresh < least)
+		fresh = ~0ULL;
+	inflight = iommu_next + pcie < iommu_next ? ~0ULL : iommu_next + pcie;
+	if (inflight < least)
+		inflight = least;
+	return inflight < fresh ? inflight : fresh;
+}
+
+/*
+ * A Barre phase ends, as when epochs were a fixed 2 x PCIe, at the first
+ * cycle after its last event on the grid of such epochs from its start:
+ * the next phase starts there, so the counters do not depend on how the
+ * epochs were cut. The first grid cycle after t (t >= start).
+ */
+static inline __u64 mcmgpu_barre_grid_next(__u64 start, __u64 t, __u32 pcie)
+{
+	__u64 L = 2ULL * pcie;
+
+	return start + ((t - start) / L + 1) * L;
+}
+
 static inline unsigned int mcmgpu_popcount8(unsigned int v)
 {
 	unsigned int n = 0;

@@ -326,6 +326,7 @@ struct mcmgpu_hw_cmpl {
 #define MCMGPU_CMPL_BAD_ARG		14	/* an argument out of its range */
 #define MCMGPU_CMPL_BAD_ATS_RESPONSE	15	/* a tag never sent or answered */
 #define MCMGPU_CMPL_ATS_DISABLED	16	/* ATS off in config space */
+#define MCMGPU_CMPL_NO_IOMMU		17	/* no IOMMU answers the ATS rings */
 
 /*
  * Where the device refused a record (a trace record, a launch argument),
@@ -432,6 +433,61 @@ struct mcmgpu_ats_response {
 
 #define MCMGPU_ATS_OK			0
 #define MCMGPU_ATS_FAULT		1	/* no valid PTE, or not writable */
+
+/*
+ * The ATS rings (barre_iommu.ko's, in its coherent memory; the IOMMU
+ * window's registers give their address). The device runs a context's
+ * chiplets an epoch at a time inside one command; after an epoch it posts
+ * the epoch's requests as one batch: the requests at req_tail on, then
+ * the batch fields, then batch_seq + 1. It raises the window's ATS event
+ * (MCMGPU_WIN_IRQ_ATS) unless the IOMMU says it is polling, and waits.
+ * The IOMMU takes the batch (req_head = req_tail), walks, writes every
+ * answer done before the horizon at resp_tail on, then resp_tail,
+ * next_event, status and answered_seq = batch_seq, and writes
+ * MCMGPU_IOMMU_DOORBELL. The device reads the answers from resp_head to
+ * resp_tail and moves resp_head. Indices run 0..MCMGPU_ATS_RING_ENTRIES-1
+ * and wrap; one batch is at most MCMGPU_ATS_QUEUE_ENTRIES. A bad index,
+ * tag, frame or time on either side ends the run with an error (the
+ * device: BAD_ATS_RESPONSE; the IOMMU: status -EPROTO), and the rings
+ * start again at 0 with the next MCMGPU_ATS_BATCH_START.
+ */
+#define MCMGPU_ATS_RING_ENTRIES		256
+
+/* A batch's flags. */
+#define MCMGPU_ATS_BATCH_START		(1U << 0)	/* a new run: drop all in flight */
+#define MCMGPU_ATS_BATCH_END		(1U << 1)	/* the run is over: counters out */
+#define MCMGPU_ATS_BATCH_ABANDON	(1U << 2)	/* with END: the run failed */
+
+struct mcmgpu_ats_ring {
+	/* the device's */
+	__le64 batch_seq;	/* batches posted */
+	__le64 horizon;		/* answer what is done before this cycle */
+	__le32 pasid;		/* every request of the batch is its */
+	__le32 flags;		/* MCMGPU_ATS_BATCH_* */
+	__le32 req_tail;	/* after the batch's last request */
+	__le32 resp_head;	/* answers taken */
+	__le32 reserved[8];
+	/* the IOMMU's */
+	__le64 answered_seq;	/* the batch its answers are for */
+	__le64 next_event;	/* its next event after the horizon, ~0: none */
+	__le32 req_head;	/* requests taken */
+	__le32 resp_tail;	/* after its last answer */
+	__le32 status;		/* 0, or a negative errno: the batch refused */
+	__le32 polling;		/* 1: it reads batch_seq, no event needed */
+	__le32 reserved2[8];
+	struct mcmgpu_ats_request req[MCMGPU_ATS_RING_ENTRIES];
+	struct mcmgpu_ats_response resp[MCMGPU_ATS_RING_ENTRIES];
+};
+
+/* The IOMMU window's registers (MCMGPU_WINDOW_IOMMU). */
+#define MCMGPU_IOMMU_RING_LO		0x100	/* RW: struct mcmgpu_ats_ring */
+#define MCMGPU_IOMMU_RING_HI		0x104
+#define MCMGPU_IOMMU_CTRL		0x108	/* RW: MCMGPU_IOMMU_CTRL_* */
+#define MCMGPU_IOMMU_DOORBELL		0x10c	/* WO: answered_seq is written */
+#define MCMGPU_IOMMU_BATCHES		0x110	/* RO: batches posted, low 32 */
+#define MCMGPU_IOMMU_CTRL_ENABLE	(1U << 0)
+#define MCMGPU_IOMMU_CTRL_BUSY		(1U << 31)	/* RO: the device is at the rings */
+#define MCMGPU_WIN_IRQ_ATS		(1U << 1)	/* a batch is posted */
 
 /* Modeled DMA engine: fixed setup plus bytes per cycle. */
 #define MCMGPU_DMA_SETUP_CYCLES		500

@@ -164,13 +164,17 @@ struct mcmgpu_free {
 #define MCMGPU_FREE_SIZE_VER0		8
 
 /*
- * Run one phase of Barre accesses (struct mcmgpu_barre_access, each chiplet
- * in its own order) through the chiplets' TLBs and, on their misses, ATS
- * to barre_iommu.ko, in virtual cycles. MCMGPU_BARRE_RUN_F_RESET first
- * empties the file's TLBs, clocks, counters and PEC entries and sets the
- * walkers (0: barre_iommu.ko's walkers parameter) and the shadow walk.
- * stats (if stats_ptr) gets every counter since the last reset; count 0
- * runs nothing. Errors: ENODEV barre_iommu.ko not bound, EINVAL a bad
+ * Barre's three operations, each taking its own fields of this struct:
+ * MCMGPU_IOCTL_BARRE_RESET empties the file's TLBs, clocks and counters
+ * (the live objects keep their PEC entries) and sets the walkers (0:
+ * barre_iommu.ko's walkers parameter), the shadow walk (F_SHADOW) and
+ * F-Barre's fields below. MCMGPU_IOCTL_BARRE_RUN runs one phase of Barre
+ * accesses (struct mcmgpu_barre_access, each chiplet in its own order)
+ * through the chiplets' TLBs and, on their misses, ATS to barre_iommu.ko,
+ * in virtual cycles; count 0 runs nothing. MCMGPU_IOCTL_BARRE_STATS writes
+ * every counter since the last reset to stats_ptr. For older callers,
+ * BARRE_RUN with MCMGPU_BARRE_RUN_F_RESET resets first, and with stats_ptr
+ * writes the stats after. Errors: ENODEV barre_iommu.ko not bound, EINVAL a bad
  * field or access (a chiplet the device lacks, reserved bytes), EPROTO the
  * IOMMU answered a request twice or never sent, EBADFD no reset since the
  * open or since a run that failed (the device lost its phase in a
@@ -360,5 +364,10 @@ struct mcmgpu_gpu_objects {
 	_IOWR(MCMGPU_IOCTL_MAGIC, 0x0f, struct mcmgpu_gpu_stats)
 #define MCMGPU_IOCTL_GPU_OBJECTS \
 	_IOWR(MCMGPU_IOCTL_MAGIC, 0x10, struct mcmgpu_gpu_objects)
+/* Barre's reset and stats alone (struct mcmgpu_barre_run). */
+#define MCMGPU_IOCTL_BARRE_RESET \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x11, struct mcmgpu_barre_run)
+#define MCMGPU_IOCTL_BARRE_STATS \
+	_IOW(MCMGPU_IOCTL_MAGIC, 0x12, struct mcmgpu_barre_run)
 
 #endif /* _UAPI_MCMGPU_IOCTL_H */

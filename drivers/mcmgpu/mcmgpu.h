@@ -80,14 +80,10 @@ struct mcmgpu_device {
 	u64 *pool_bits;
 	struct mutex mem_lock;	/* pools */
 
-	/* barre_iommu.ko's IOMMU while bound; iommu_lock held to use it. */
-	struct rw_semaphore iommu_lock;
-	struct mcmgpu_iommu *iommu;
-	/* Open files, for their PEC entries when an IOMMU binds; taken in iommu_lock. */
+	/* Open files: the IOMMU's PASID table (their pasid entries). */
 	struct mutex files_lock;
 	struct list_head files;
-	/* The ATS queues carry one file's Barre phase at a time. */
-	struct mutex barre_lock;
+	u64 pasid_gen;		/* the last config_gen or pec_gen given */
 
 	/* ADSM's modeled copy engine (BAR0). */
 	u32 adsm_dma_setup;
@@ -110,12 +106,16 @@ struct mcmgpu_file {
 	/* No Barre reset since open, or a phase failed: the next run resets. */
 	bool barre_need_reset;
 	/*
-	 * The IOMMU's PEC buffer for this PASID as ALLOC and FREE left it (the
-	 * same replacement, mcmgpu_pec_insert), so that an IOMMU bound later
-	 * gets the live objects back exactly; mdev->files_lock.
+	 * The PASID's entry the IOMMU reads (mcmgpu_aux.h): its PEC buffer
+	 * as ALLOC and FREE leave it (the same replacement,
+	 * mcmgpu_pec_insert), so an IOMMU loaded at any time gets the live
+	 * objects exactly; and the IOMMU's counters of the last run's end.
+	 * mdev->files_lock.
 	 */
 	struct list_head node;
-	struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
+	struct mcmgpu_pasid_entry pasid;
+	u64 pec_evictions_at_reset;
+	struct mcmgpu_barre_stats iommu_stats;
 	/* ADSM (mcmgpu_adsm.c): the file's protocol state, its mappings. */
 	struct mcmgpu_adsm *adsm;
 	struct address_space *mapping;
@@ -202,9 +202,6 @@ struct mcmgpu_engine {
 			 struct mcmgpu_alloc *a);
 	bool (*obj_busy)(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
 	void (*obj_free)(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
-	/* An IOMMU binds: mdev->iommu_lock is held for write. */
-	void (*iommu_bind)(struct mcmgpu_device *mdev,
-			   struct mcmgpu_iommu *iommu);
 };
 
 extern const struct mcmgpu_engine mcmgpu_dma_engine;
@@ -231,8 +228,6 @@ int mcmgpu_engines_obj_alloc(struct mcmgpu_file *mf, struct mcmgpu_obj *o,
 			     struct mcmgpu_alloc *a);
 bool mcmgpu_engines_obj_busy(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
 void mcmgpu_engines_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o);
-void mcmgpu_engines_iommu_bind(struct mcmgpu_device *mdev,
-			       struct mcmgpu_iommu *iommu);
 
 /* The command ring (mcmgpu_ring.c). */
 int mcmgpu_ring_init(struct mcmgpu_device *mdev);
@@ -246,11 +241,9 @@ int mcmgpu_submit_xfer(struct mcmgpu_device *mdev, struct mcmgpu_cmd *c,
 		       const struct mcmgpu_xfer *x);
 irqreturn_t mcmgpu_irq(int irq, void *data);
 
-/* The auxiliary devices and the bound IOMMU (mcmgpu_aux.c). */
+/* The auxiliary devices (mcmgpu_aux.c). */
 int mcmgpu_aux_create(struct mcmgpu_device *mdev);
 void mcmgpu_aux_destroy(struct mcmgpu_device *mdev);
-struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev);
-void mcmgpu_iommu_put(struct mcmgpu_device *mdev);
 
 /* /dev/mcmgpuN (mcmgpu_chardev.c). */
 int mcmgpu_chardev_register(struct mcmgpu_device *mdev);
@@ -280,25 +273,23 @@ void mcmgpu_user_pages_put(struct mcmgpu_user_pages *up, bool dirty);
 int mcmgpu_mem_space(struct mcmgpu_file *mf);
 
 /*
- * One epoch of a device-side run whose TLB misses barre_iommu.ko serves
- * (mcmgpu_barre.c): step submits the device's command with the answers
- * to the last epoch and says what it sent, the horizon and whether the
- * run is done.
+ * The IOMMU's PASID table (mcmgpu_mem.c; mcmgpu_aux.h): pasid's entry, and
+ * the IOMMU's counters at a run's end.
  */
-struct mcmgpu_epoch {
-	bool first;		/* the run's first command */
-	u32 responses;		/* in: answers in the IOMMU's response queue */
-	u32 requests;		/* out: requests in its request queue */
-	u64 horizon;		/* out: the IOMMU runs to it */
-	bool done;		/* out */
-};
-
-typedef int (*mcmgpu_epoch_step_fn)(struct mcmgpu_file *mf,
-				    struct mcmgpu_iommu *iommu,
-				    struct mcmgpu_epoch *e, void *priv);
-int mcmgpu_epoch_loop(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
-		      const char *what, u64 max_epochs,
-		      mcmgpu_epoch_step_fn step, void *priv);
+int mcmgpu_mem_pasid_entry(struct mcmgpu_aux_dev *aux, u32 pasid,
+			   struct mcmgpu_pasid_entry *e);
+void mcmgpu_mem_pasid_stats(struct mcmgpu_aux_dev *aux, u32 pasid,
+			    u64 config_gen,
+			    const struct mcmgpu_barre_stats *st);
+/*
+ * A new walker model for the file's PASID (a Barre reset, a translated
+ * GPU run): its settings, a new config_gen, the IOMMU's counters zero.
+ */
+void mcmgpu_mem_pasid_reset(struct mcmgpu_file *mf, u32 walkers, bool shadow,
+			    u32 sched_moves);
+/* The IOMMU's counters of the file's PASID into st's IOMMU fields. */
+void mcmgpu_mem_pasid_read_stats(struct mcmgpu_file *mf,
+				 struct mcmgpu_barre_stats *st);
 
 /* MCMGPU_IOCTL_LAUNCH with MCMGPU_LAUNCH_F_ADSM (mcmgpu_adsm.c). */
 int mcmgpu_adsm_launch(struct mcmgpu_file *mf, struct mcmgpu_launch *ln);

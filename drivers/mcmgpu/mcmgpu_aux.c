@@ -62,52 +62,24 @@ static int mcmgpu_aux_submit(struct mcmgpu_aux_dev *aux,
 	return ret;
 }
 
-static void mcmgpu_aux_set_iommu(struct mcmgpu_aux_dev *aux,
-				 struct mcmgpu_iommu *iommu)
-{
-	struct mcmgpu_device *mdev = aux->parent;
-
-	down_write(&mdev->iommu_lock);
-	mdev->iommu = iommu;
-	/* A reloaded IOMMU starts empty: the live objects register again. */
-	if (iommu)
-		mcmgpu_engines_iommu_bind(mdev, iommu);
-	up_write(&mdev->iommu_lock);
-}
-
-/* The bound IOMMU, held until mcmgpu_iommu_put(); NULL if none. */
-struct mcmgpu_iommu *mcmgpu_iommu_get(struct mcmgpu_device *mdev)
-{
-	down_read(&mdev->iommu_lock);
-	if (mdev->iommu)
-		return mdev->iommu;
-	up_read(&mdev->iommu_lock);
-	return NULL;
-}
-
-void mcmgpu_iommu_put(struct mcmgpu_device *mdev)
-{
-	up_read(&mdev->iommu_lock);
-}
-
 static const struct mcmgpu_aux_ops mcmgpu_aux_ops = {
 	.submit = mcmgpu_aux_submit,
-	.set_iommu = mcmgpu_aux_set_iommu,
+	.pasid_entry = mcmgpu_mem_pasid_entry,
+	.pasid_stats = mcmgpu_mem_pasid_stats,
 };
 
-/* A window's vector: acknowledge its events; a ping's ends its wait. */
+/* A window's vector: a ping's event ends its wait. */
 static irqreturn_t mcmgpu_aux_irq(int irq, void *data)
 {
 	struct mcmgpu_aux *ma = data;
 	u32 events = readl(ma->dev.window + MCMGPU_WIN_IRQ_STATUS);
 
-	if (!events)
+	/* The others are the aux driver's, on the same vector. */
+	if (!(events & MCMGPU_WIN_IRQ_PING))
 		return IRQ_NONE;
-	writel(events, ma->dev.window + MCMGPU_WIN_IRQ_STATUS);
-	if (events & MCMGPU_WIN_IRQ_PING) {
-		atomic_inc(&ma->irqs);
-		complete(&ma->ping_irq);
-	}
+	writel(MCMGPU_WIN_IRQ_PING, ma->dev.window + MCMGPU_WIN_IRQ_STATUS);
+	atomic_inc(&ma->irqs);
+	complete(&ma->ping_irq);
 	return IRQ_HANDLED;
 }
 
@@ -205,12 +177,13 @@ static int mcmgpu_aux_add(struct mcmgpu_device *mdev, int i)
 	aux->adev.dev.parent = &mdev->pdev->dev;
 	aux->adev.dev.release = mcmgpu_aux_release;
 	aux->adev.dev.groups = mcmgpu_aux_groups;
-	ret = request_irq(aux->irq, mcmgpu_aux_irq, 0, info->irq_name, ma);
+	ret = request_irq(aux->irq, mcmgpu_aux_irq, IRQF_SHARED, info->irq_name,
+			  ma);
 	if (ret) {
 		kfree(ma);
 		return ret;
 	}
-	writel(~0U, aux->window + MCMGPU_WIN_IRQ_MASK);
+	writel(MCMGPU_WIN_IRQ_PING, aux->window + MCMGPU_WIN_IRQ_MASK);
 	ret = auxiliary_device_init(&aux->adev);
 	if (ret) {
 		writel(0, aux->window + MCMGPU_WIN_IRQ_MASK);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MCMGPU_IOCTL_BARRE_RUN: one phase of accesses through the chiplets' TLBs
- * (the device) and barre_iommu.ko's walkers, epoch by epoch: the device
- * runs its chiplets one epoch and leaves its ATS requests in the IOMMU's
- * request queue, the IOMMU answers in its response queue, the next
- * BARRE_RUN command takes the answers and runs the next epoch. All in
- * virtual cycles, so a phase's counters do not depend on the guest's
- * timing. MCMGPU_IOCTL_PTE_QUERY reads an object's PTEs (--dump-pt).
+ * Barre's phases on the device: MCMGPU_IOCTL_BARRE_RESET (a new walker
+ * model and empty TLBs), MCMGPU_IOCTL_BARRE_RUN (one phase of accesses)
+ * and MCMGPU_IOCTL_BARRE_STATS. A phase runs in the device, epoch by
+ * epoch, trading its ATS requests with barre_iommu.ko on the IOMMU's own
+ * rings (mcmgpu_hw.h); this file only loads the accesses and submits
+ * commands until the device says the phase is done. The walker model's
+ * settings reach the IOMMU through the file's PASID entry (mcmgpu_mem.c).
+ * All in virtual cycles, so a phase's counters do not depend on the
+ * guest's timing. MCMGPU_IOCTL_PTE_QUERY reads an object's PTEs.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -16,8 +18,7 @@
 #include "mcmgpu_ioctl.h"
 
 /* One BARRE_RUN command; reset (with RESET) carries F-Barre's knobs. */
-static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
-			    u16 flags, u32 nresp,
+static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, u16 flags,
 			    struct mcmgpu_barre_run_result *res,
 			    const struct mcmgpu_barre_run *reset)
 {
@@ -26,8 +27,7 @@ static int mcmgpu_barre_cmd(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
 		.opcode = MCMGPU_OP_BARRE_RUN,
 		.flags = flags,
 		.ctx = mf->ctx,
-		.args = { iommu->req_dma, iommu->resp_dma, nresp,
-			  mdev->bounce_dma },
+		.args = { 0, 0, 0, mdev->bounce_dma },
 	};
 	int ret;
 
@@ -101,161 +101,167 @@ static int mcmgpu_barre_load(struct mcmgpu_file *mf, u64 uptr, u64 count)
 
 /*
  * No access can take more epochs than a full drain of the IOMMU with one
- * walker: every request in flight walked one after the other.
+ * walker: every request in flight walked one after the other. A command
+ * runs up to MCMGPU_BARRE_CMD_EPOCHS of them (the device's budget).
  */
 #define MCMGPU_BARRE_EPOCHS_PER_ACCESS \
 	(MCMGPU_ATS_QUEUE_ENTRIES * MCMGPU_BARRE_WALK_CYCLES / \
 	 (2 * MCMGPU_BARRE_PCIE_CYCLES) + 1)
+#define MCMGPU_BARRE_CMD_EPOCHS		4096
 
-/*
- * The epoch loop (barre_host.c's protocol): the device runs an epoch and
- * leaves its ATS requests in the IOMMU's queue (step), the IOMMU answers
- * what it completes before the horizon, the next step takes the answers.
- * Shared with the GPU timing core's runs (mcmgpu_gpu.c).
- */
-int mcmgpu_epoch_loop(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
-		      const char *what, u64 max_epochs,
-		      mcmgpu_epoch_step_fn step, void *priv)
+/* Commands until the device says the phase is done. */
+static int mcmgpu_barre_phase(struct mcmgpu_file *mf, u64 count,
+			      struct mcmgpu_barre_run_result *res)
 {
-	struct mcmgpu_epoch e = { .first = true };
-	u64 epoch;
+	u64 cmds = (count + 1) * MCMGPU_BARRE_EPOCHS_PER_ACCESS /
+		   MCMGPU_BARRE_CMD_EPOCHS + 2;
+	u64 i;
 	int ret;
 
-	for (epoch = 0;; epoch++) {
-		if (epoch > max_epochs) {
-			dev_err(&mf->mdev->pdev->dev,
-				"%s: not done after %llu epochs\n", what, epoch);
-			return -EIO;
-		}
-		ret = step(mf, iommu, &e, priv);
-		if (ret || e.done)
+	for (i = 0; i < cmds; i++) {
+		ret = mcmgpu_barre_cmd(mf, i ? 0 : MCMGPU_BARRE_RUN_START, res,
+				       NULL);
+		if (ret || res->done)
 			return ret;
-		if (e.requests > MCMGPU_ATS_QUEUE_ENTRIES)
-			return -EIO;
-		ret = iommu->serve(iommu, mf->ctx, mf->as ? mf->as->root : 0,
-				   e.requests, e.horizon);
-		if (ret < 0)
-			return ret;
-		e.responses = ret;
-		e.first = false;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
 	}
+	dev_err(&mf->mdev->pdev->dev, "BARRE_RUN: not done after %llu commands\n",
+		cmds);
+	return -EIO;
 }
 
-static int mcmgpu_barre_step(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
-			     struct mcmgpu_epoch *e, void *priv)
+/* The reset fields are valid only with a reset. */
+static bool mcmgpu_barre_reset_fields(const struct mcmgpu_barre_run *br)
 {
-	struct mcmgpu_barre_run_result *res = priv;
-	int ret;
-
-	ret = mcmgpu_barre_cmd(mf, iommu, e->first ? MCMGPU_BARRE_RUN_START : 0,
-			       e->responses, res, NULL);
-	e->requests = res->requests;
-	e->horizon = res->horizon;
-	e->done = res->done;
-	return ret;
+	return br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW ||
+	       br->fbarre_flags || br->filter_rows || br->drop_ppm ||
+	       br->merge || br->sched_moves;
 }
 
-/* Epochs until the phase is done: the device, then the IOMMU. */
-static int mcmgpu_barre_phase(struct mcmgpu_file *mf,
-			      struct mcmgpu_iommu *iommu, u64 count,
-			      struct mcmgpu_barre_run_result *res)
+static int mcmgpu_barre_check(const struct mcmgpu_barre_run *br, bool reset)
 {
-	return mcmgpu_epoch_loop(mf, iommu, "BARRE_RUN",
-				 (count + 1) * MCMGPU_BARRE_EPOCHS_PER_ACCESS,
-				 mcmgpu_barre_step, res);
-}
-
-static int mcmgpu_ioctl_barre_run(void *file, void *arg, u32 usize)
-{
-	struct mcmgpu_file *mf = file;
-	struct mcmgpu_device *mdev = mf->mdev;
-	struct mcmgpu_barre_run *br = arg;
-	struct mcmgpu_barre_run_result *res;
-	struct mcmgpu_iommu *iommu;
-	bool reset = br->flags & MCMGPU_BARRE_RUN_F_RESET;
-	int ret;
-
 	if (br->flags & ~(MCMGPU_BARRE_RUN_F_RESET | MCMGPU_BARRE_RUN_F_SHADOW) ||
-	    (!reset && (br->walkers || br->flags & MCMGPU_BARRE_RUN_F_SHADOW ||
-			br->fbarre_flags || br->filter_rows || br->drop_ppm ||
-			br->merge || br->sched_moves)) ||
+	    (!reset && mcmgpu_barre_reset_fields(br)) ||
 	    br->walkers > MCMGPU_BARRE_MAX_WALKERS || br->reserved ||
 	    br->fbarre_flags & ~MCMGPU_BARRE_FBARRE_F_SHARING ||
 	    (br->filter_rows && br->filter_rows != 256 &&
 	     br->filter_rows != 512 && br->filter_rows != 1024) ||
 	    br->drop_ppm > 1000000 || br->merge > 4 || br->sched_moves > 255 ||
-	    (br->stats_ptr && br->stats_size < sizeof(res->stats)))
+	    (br->stats_ptr &&
+	     br->stats_size < sizeof(struct mcmgpu_barre_stats)))
 		return -EINVAL;
 	if (br->count && !br->accesses_ptr)
 		return -EFAULT;
+	return 0;
+}
+
+/* mf->lock held. */
+static int mcmgpu_barre_reset(struct mcmgpu_file *mf,
+			      const struct mcmgpu_barre_run *br,
+			      struct mcmgpu_barre_run_result *res)
+{
+	int ret = mcmgpu_barre_cmd(mf, MCMGPU_BARRE_RUN_RESET, res, br);
+
+	if (ret)
+		return ret;
+	mcmgpu_mem_pasid_reset(mf, br->walkers,
+			       br->flags & MCMGPU_BARRE_RUN_F_SHADOW,
+			       br->sched_moves);
+	mf->barre_need_reset = false;
+	return 0;
+}
+
+/* mf->lock held. */
+static int mcmgpu_barre_run(struct mcmgpu_file *mf,
+			    const struct mcmgpu_barre_run *br,
+			    struct mcmgpu_barre_run_result *res)
+{
+	int ret;
+
+	if (mf->barre_need_reset)
+		return -EBADFD;
+	if (!br->count)
+		return 0;
+	/* Until the phase completes, its requests may be in flight. */
+	mf->barre_need_reset = true;
+	ret = mcmgpu_barre_load(mf, br->accesses_ptr, br->count);
+	if (!ret)
+		ret = mcmgpu_barre_phase(mf, br->count, res);
+	if (ret == -EBADFD)
+		dev_dbg(&mf->mdev->pdev->dev, "BARRE_RUN: the device lost the phase\n");
+	if (!ret)
+		mf->barre_need_reset = false;
+	return ret;
+}
+
+/* mf->lock held: the device's counters, then the IOMMU's, in one struct. */
+static int mcmgpu_barre_stats(struct mcmgpu_file *mf,
+			      const struct mcmgpu_barre_run *br,
+			      struct mcmgpu_barre_run_result *res)
+{
+	int ret = mcmgpu_barre_cmd(mf, MCMGPU_BARRE_RUN_REPORT, res, NULL);
+
+	if (ret)
+		return ret;
+	mcmgpu_mem_pasid_read_stats(mf, &res->stats);
+	if (copy_to_user(u64_to_user_ptr(br->stats_ptr), &res->stats,
+			 sizeof(res->stats)))
+		return -EFAULT;
+	return 0;
+}
+
+enum mcmgpu_barre_op { BARRE_OP_RUN, BARRE_OP_RESET, BARRE_OP_STATS };
+
+static int mcmgpu_barre_ioctl(struct mcmgpu_file *mf,
+			      const struct mcmgpu_barre_run *br,
+			      enum mcmgpu_barre_op op)
+{
+	struct mcmgpu_barre_run_result *res;
+	bool reset = op == BARRE_OP_RESET ||
+		     (op == BARRE_OP_RUN && br->flags & MCMGPU_BARRE_RUN_F_RESET);
+	int ret;
+
+	ret = mcmgpu_barre_check(br, reset);
+	if (ret)
+		return ret;
+	/* Each operation takes only its own fields. */
+	if ((op == BARRE_OP_RESET && (br->count || br->stats_ptr ||
+				      br->flags & MCMGPU_BARRE_RUN_F_RESET)) ||
+	    (op == BARRE_OP_STATS && (br->flags || br->count || !br->stats_ptr)))
+		return -EINVAL;
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return -ENOMEM;
 	if (mutex_lock_interruptible(&mf->lock)) {
-		ret = -ERESTARTSYS;
-		goto free;
+		kfree(res);
+		return -ERESTARTSYS;
 	}
-	iommu = mcmgpu_iommu_get(mdev);
-	if (!iommu) {
-		ret = -ENODEV;
-		goto unlock;
-	}
-	if (mutex_lock_interruptible(&mdev->barre_lock)) {
-		ret = -ERESTARTSYS;
-		goto put;
-	}
-	if (reset) {
-		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_RESET, 0, res,
-				       br);
-		if (!ret)
-			ret = iommu->reset(iommu, mf->ctx, br->walkers,
-					   br->flags & MCMGPU_BARRE_RUN_F_SHADOW,
-					   br->sched_moves);
-		if (ret)
-			goto out;
-		mf->barre_need_reset = false;
-	} else if (mf->barre_need_reset) {
-		ret = -EBADFD;
-		goto out;
-	}
-	if (br->count) {
-		/* Until the phase completes, its requests may be in flight. */
-		mf->barre_need_reset = true;
-		ret = mcmgpu_barre_load(mf, br->accesses_ptr, br->count);
-		if (!ret)
-			ret = mcmgpu_barre_phase(mf, iommu, br->count, res);
-		if (ret) {
-			/* Its requests in flight will never be answered. */
-			iommu->abandon(iommu, mf->ctx);
-			if (ret == -EBADFD)
-				dev_dbg(&mdev->pdev->dev, "BARRE_RUN: the device lost the phase\n");
-			goto out;
-		}
-		mf->barre_need_reset = false;
-	}
-	if (br->stats_ptr) {
-		ret = mcmgpu_barre_cmd(mf, iommu, MCMGPU_BARRE_RUN_REPORT, 0, res,
-				       NULL);
-		if (ret)
-			goto out;
-		/* The device's counters, then the walker's, in one struct. */
-		iommu->stats(iommu, mf->ctx, &res->stats);
-		if (copy_to_user(u64_to_user_ptr(br->stats_ptr), &res->stats,
-				 sizeof(res->stats)))
-			ret = -EFAULT;
-	}
-out:
-	mutex_unlock(&mdev->barre_lock);
-put:
-	mcmgpu_iommu_put(mdev);
-unlock:
+	if (reset)
+		ret = mcmgpu_barre_reset(mf, br, res);
+	if (!ret && op == BARRE_OP_RUN)
+		ret = mcmgpu_barre_run(mf, br, res);
+	if (!ret && br->stats_ptr)
+		ret = mcmgpu_barre_stats(mf, br, res);
 	mutex_unlock(&mf->lock);
-free:
 	kfree(res);
 	return ret;
+}
+
+static int mcmgpu_ioctl_barre_run(void *file, void *arg, u32 usize)
+{
+	return mcmgpu_barre_ioctl(file, arg, BARRE_OP_RUN);
+}
+
+static int mcmgpu_ioctl_barre_reset(void *file, void *arg, u32 usize)
+{
+	return mcmgpu_barre_ioctl(file, arg, BARRE_OP_RESET);
+}
+
+static int mcmgpu_ioctl_barre_stats(void *file, void *arg, u32 usize)
+{
+	return mcmgpu_barre_ioctl(file, arg, BARRE_OP_STATS);
 }
 
 static int mcmgpu_ioctl_pte_query(void *file, void *arg, u32 usize)
@@ -294,6 +300,10 @@ static const struct mcmgpu_ioctl_desc mcmgpu_barre_ioctls[] = {
 			 mcmgpu_ioctl_barre_run, 0),
 	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_PTE_QUERY, MCMGPU_PTE_QUERY_SIZE_VER0,
 			 mcmgpu_ioctl_pte_query, 0),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_BARRE_RESET, MCMGPU_BARRE_RUN_SIZE_VER0,
+			 mcmgpu_ioctl_barre_reset, 0),
+	MCMGPU_IOCTL_DEF(MCMGPU_IOCTL_BARRE_STATS, MCMGPU_BARRE_RUN_SIZE_VER0,
+			 mcmgpu_ioctl_barre_stats, 0),
 };
 
 const struct mcmgpu_engine mcmgpu_barre_engine = {

@@ -41,9 +41,10 @@ static const int mcmgpu_status_errnos[] = {
 	[MCMGPU_CMPL_BAD_ARG]		= -EIO,
 	[MCMGPU_CMPL_BAD_ATS_RESPONSE]	= -EPROTO,
 	[MCMGPU_CMPL_ATS_DISABLED]	= -ENODEV,
+	[MCMGPU_CMPL_NO_IOMMU]		= -ENODEV,
 };
 
-static_assert(ARRAY_SIZE(mcmgpu_status_errnos) == MCMGPU_CMPL_ATS_DISABLED + 1);
+static_assert(ARRAY_SIZE(mcmgpu_status_errnos) == MCMGPU_CMPL_NO_IOMMU + 1);
 
 int mcmgpu_status_errno(u32 status)
 {
@@ -153,10 +154,8 @@ struct mcmgpu_device *mcmgpu_device_create(struct pci_dev *pdev,
 	mutex_init(&mdev->cmd_lock);
 	mutex_init(&mdev->orphan_lock);
 	init_rwsem(&mdev->remove_lock);
-	init_rwsem(&mdev->iommu_lock);
 	mutex_init(&mdev->files_lock);
 	INIT_LIST_HEAD(&mdev->files);
-	mutex_init(&mdev->barre_lock);
 	init_waitqueue_head(&mdev->cmpl_wait);
 	mdev->pdev = pdev;
 	mdev->engines = engines;
@@ -310,19 +309,5 @@ void mcmgpu_engines_obj_free(struct mcmgpu_file *mf, struct mcmgpu_obj *o)
 		e = mf->mdev->engines[i];
 		if (e->obj_free)
 			e->obj_free(mf, o);
-	}
-}
-
-void mcmgpu_engines_iommu_bind(struct mcmgpu_device *mdev,
-			       struct mcmgpu_iommu *iommu)
-{
-	const struct mcmgpu_engine *e;
-	unsigned int i;
-
-	lockdep_assert_held_write(&mdev->iommu_lock);
-	for (i = 0; i < mdev->nr_engines; i++) {
-		e = mdev->engines[i];
-		if (e->iommu_bind)
-			e->iommu_bind(mdev, iommu);
 	}
 }

@@ -2,9 +2,9 @@
 /*
  * The GPU timing core on the device (uapi/mcmgpu_gpu.h): GPU_LOAD moves a
  * program to the file's device context in bounce-buffer chunks; GPU_RUN
- * starts the core with a configuration and runs it to the end, through
- * barre_iommu.ko's epochs (mcmgpu_epoch_loop) when the configuration
- * translates; GPU_STATS copies the counters, the kernels' records and
+ * starts the core with a configuration and runs it to the end (the
+ * device trades ATS with barre_iommu.ko itself when the configuration
+ * translates); GPU_STATS copies the counters, the kernels' records and
  * the run's error out; GPU_OBJECTS lists the program's OBJECT records as
  * the device reads them.
  */
@@ -115,83 +115,40 @@ static int mcmgpu_ioctl_gpu_load(void *file, void *arg, u32 usize)
 }
 
 /*
- * GPU_RUN: the answers in, an epoch, the requests out. Each command moves
- * the core's clock (translation on: the horizon) or ends the run, so a
- * device that stops doing so is an error rather than a loop.
+ * GPU_RUN until the device says the program is done. With translation,
+ * each command runs many epochs and trades their ATS requests with
+ * barre_iommu.ko on its rings inside the device. Each command moves the
+ * core's clock or ends the run, so a device that stops doing so is an
+ * error rather than a loop.
  */
-static int mcmgpu_gpu_step(struct mcmgpu_file *mf, struct mcmgpu_iommu *iommu,
-			   struct mcmgpu_epoch *e, void *priv)
+static int mcmgpu_gpu_run_all(struct mcmgpu_file *mf,
+			      struct mcmgpu_gpu_result *res)
 {
 	struct mcmgpu_device *mdev = mf->mdev;
-	struct mcmgpu_gpu_result *res = priv;
-	u64 cycle = res->cycle, horizon = res->horizon;
-	struct mcmgpu_cmd c = {
-		.opcode = MCMGPU_OP_GPU_RUN,
-		.ctx = mf->ctx,
-		.args = { iommu ? iommu->req_dma : 0, iommu ? iommu->resp_dma : 0,
-			  e->responses, mdev->bounce_dma, U64_MAX },
-	};
-	int ret;
-
-	ret = mcmgpu_gpu_cmd(mdev, &c, true, NULL, 0, res, NULL, 0);
-	e->requests = res->requests;
-	e->horizon = res->horizon;
-	e->done = res->done;
-	if (!ret && !e->done && !e->first &&
-	    (iommu ? res->horizon <= horizon : res->cycle <= cycle)) {
-		dev_err(&mdev->pdev->dev, "GPU_RUN: no progress at cycle %llu\n",
-			res->cycle);
-		return -EIO;
-	}
-	return ret;
-}
-
-/* Translation off: GPU_RUN until the device says the program is done. */
-static int mcmgpu_gpu_run_plain(struct mcmgpu_file *mf,
-				struct mcmgpu_gpu_result *res)
-{
-	struct mcmgpu_epoch e = { .first = true };
+	bool first = true;
 	int ret;
 
 	for (;;) {
-		ret = mcmgpu_gpu_step(mf, NULL, &e, res);
-		if (ret || e.done)
+		u64 cycle = res->cycle;
+		struct mcmgpu_cmd c = {
+			.opcode = MCMGPU_OP_GPU_RUN,
+			.ctx = mf->ctx,
+			.args = { 0, 0, 0, mdev->bounce_dma, U64_MAX },
+		};
+
+		ret = mcmgpu_gpu_cmd(mdev, &c, true, NULL, 0, res, NULL, 0);
+		if (ret || res->done)
 			return ret;
-		e.first = false;
+		if (!first && res->cycle <= cycle) {
+			dev_err(&mdev->pdev->dev, "GPU_RUN: no progress at cycle %llu\n",
+				res->cycle);
+			return -EIO;
+		}
+		first = false;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
 	}
-}
-
-/* Translation on: the IOMMU's walkers are the configuration's. */
-static int mcmgpu_gpu_run_translated(struct mcmgpu_file *mf, bool shadow,
-				     struct mcmgpu_gpu_result *res)
-{
-	struct mcmgpu_device *mdev = mf->mdev;
-	struct mcmgpu_iommu *iommu;
-	int ret;
-
-	iommu = mcmgpu_iommu_get(mdev);
-	if (!iommu)
-		return -ENODEV;
-	if (mutex_lock_interruptible(&mdev->barre_lock)) {
-		ret = -ERESTARTSYS;
-		goto put;
-	}
-	/* The IOMMU's state for this PASID is the run's: Barre resets after. */
-	mf->barre_need_reset = true;
-	ret = iommu->reset(iommu, mf->ctx, res->walkers, shadow,
-			   res->sched_moves);
-	if (!ret)
-		ret = mcmgpu_epoch_loop(mf, iommu, "GPU_RUN", U64_MAX,
-					mcmgpu_gpu_step, res);
-	if (ret)
-		iommu->abandon(iommu, mf->ctx);
-	mutex_unlock(&mdev->barre_lock);
-put:
-	mcmgpu_iommu_put(mdev);
-	return ret;
 }
 
 static int mcmgpu_ioctl_gpu_run(void *file, void *arg, u32 usize)
@@ -245,11 +202,15 @@ static int mcmgpu_ioctl_gpu_run(void *file, void *arg, u32 usize)
 
 		ret = mcmgpu_gpu_cmd(mdev, &c, false, st, in_len, res, NULL, 0);
 	}
-	if (!ret && res->translate)
-		ret = mcmgpu_gpu_run_translated(mf, gr->flags &
-						MCMGPU_GPU_RUN_F_SHADOW, res);
-	else if (!ret)
-		ret = mcmgpu_gpu_run_plain(mf, res);
+	/* The IOMMU's model for this PASID is the run's: Barre resets after. */
+	if (!ret && res->translate) {
+		mf->barre_need_reset = true;
+		mcmgpu_mem_pasid_reset(mf, res->walkers,
+				       gr->flags & MCMGPU_GPU_RUN_F_SHADOW,
+				       res->sched_moves);
+	}
+	if (!ret)
+		ret = mcmgpu_gpu_run_all(mf, res);
 	mutex_unlock(&mf->lock);
 	if (ret && ret != -EINTR &&
 	    mcmgpu_gpu_msg(gr->msg_ptr, gr->msg_size, res->msg))
@@ -344,13 +305,9 @@ static int mcmgpu_ioctl_gpu_stats(void *file, void *arg, u32 usize)
 	gs->error = res->error;
 	gs->done = res->done;
 	if (gs->barre_ptr) {
-		struct mcmgpu_iommu *iommu = mcmgpu_iommu_get(mdev);
-
 		bst = kzalloc(sizeof(*bst), GFP_KERNEL);
-		if (bst && iommu)
-			iommu->stats(iommu, mf->ctx, bst);
-		if (iommu)
-			mcmgpu_iommu_put(mdev);
+		if (bst)
+			mcmgpu_mem_pasid_read_stats(mf, bst);
 		if (!bst)
 			ret = -ENOMEM;
 		else if (copy_to_user(u64_to_user_ptr(gs->barre_ptr), bst,

@@ -82,7 +82,10 @@ int mcmgpu_mem_space(struct mcmgpu_file *mf)
 		kfree(as);
 		return ret;
 	}
+	mutex_lock(&mf->mdev->files_lock);
 	mf->as = as;
+	mf->pasid.root = as->root;
+	mutex_unlock(&mf->mdev->files_lock);
 	return 0;
 }
 
@@ -149,19 +152,16 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 		goto unlock;
 	}
 	if (req.barre) {
-		struct mcmgpu_iommu *iommu;
 		struct mcmgpu_pec_entry pe;
 
+		/* The IOMMU reads it from the PASID entry at its next batch. */
 		gpu_alloc_pec_entry(mf->as, &o->obj, &pe);
-		/* The copy first: an IOMMU binding now gets it either way. */
 		mutex_lock(&mdev->files_lock);
-		mcmgpu_pec_insert(mf->pec, ARRAY_SIZE(mf->pec), &pe);
+		if (mcmgpu_pec_insert(mf->pasid.pec, ARRAY_SIZE(mf->pasid.pec),
+				      &pe) > 0)
+			mf->pasid.pec_evictions++;
+		mf->pasid.pec_gen = ++mdev->pasid_gen;
 		mutex_unlock(&mdev->files_lock);
-		iommu = mcmgpu_iommu_get(mdev);
-		if (iommu) {
-			iommu->pec_add(iommu, &pe);
-			mcmgpu_iommu_put(mdev);
-		}
 	}
 	mutex_unlock(&mf->lock);
 	a->handle = handle;
@@ -194,7 +194,6 @@ static int mcmgpu_ioctl_free(void *file, void *arg, u32 usize)
 		.opcode = MCMGPU_OP_TLB_INVALIDATE,
 		.ctx = mf->ctx,
 	};
-	struct mcmgpu_iommu *iommu;
 	struct mcmgpu_obj *o;
 	int ret;
 
@@ -210,15 +209,10 @@ static int mcmgpu_ioctl_free(void *file, void *arg, u32 usize)
 		goto unlock;
 	}
 	mutex_lock(&mdev->files_lock);
-	mcmgpu_pec_drop(mf->pec, ARRAY_SIZE(mf->pec), mf->ctx, o->obj.vpn,
-			o->obj.vpn + o->obj.pages - 1);
+	mcmgpu_pec_drop(mf->pasid.pec, ARRAY_SIZE(mf->pasid.pec), mf->ctx,
+			o->obj.vpn, o->obj.vpn + o->obj.pages - 1);
+	mf->pasid.pec_gen = ++mdev->pasid_gen;
 	mutex_unlock(&mdev->files_lock);
-	iommu = mcmgpu_iommu_get(mdev);
-	if (iommu) {
-		iommu->pec_drop(iommu, mf->ctx, o->obj.vpn,
-				o->obj.vpn + o->obj.pages - 1);
-		mcmgpu_iommu_put(mdev);
-	}
 	ret = mcmgpu_submit(mdev, &c);
 	if (!ret)
 		ret = mcmgpu_status_errno(c.status);
@@ -231,57 +225,113 @@ unlock:
 	return ret;
 }
 
-/* The open file joins those whose PEC entries an IOMMU binding gets. */
+/*
+ * The open file's PASID joins the IOMMU's table. Generations are the
+ * device's, so a model the IOMMU kept for a closed file whose PASID is
+ * used again never looks current.
+ */
 static void mcmgpu_mem_file_open(struct mcmgpu_file *mf)
 {
 	mutex_lock(&mf->mdev->files_lock);
+	mf->pasid.config_gen = ++mf->mdev->pasid_gen;
+	mf->pasid.pec_gen = mf->pasid.config_gen;
 	list_add_tail(&mf->node, &mf->mdev->files);
 	mutex_unlock(&mf->mdev->files_lock);
 }
 
-/*
- * A bound IOMMU gets every file's PEC buffer as ALLOC and FREE left it:
- * entries registered once stay across an unload and a load of the
- * IOMMU's module. Under iommu_lock for write, so no ALLOC or FREE is
- * between its copy and the IOMMU.
- */
-static void mcmgpu_mem_pec_restore(struct mcmgpu_device *mdev,
-				   struct mcmgpu_iommu *iommu)
+/* files_lock held. */
+static struct mcmgpu_file *mcmgpu_mem_pasid_file(struct mcmgpu_device *mdev,
+						 u32 pasid)
 {
 	struct mcmgpu_file *mf;
-	u32 i;
 
-	lockdep_assert_held_write(&mdev->iommu_lock);
-	mutex_lock(&mdev->files_lock);
 	list_for_each_entry(mf, &mdev->files, node)
-		for (i = 0; i < ARRAY_SIZE(mf->pec); i++)
-			if (mf->pec[i].valid) {
-				iommu->pec_restore(iommu, mf->ctx, mf->pec,
-						   ARRAY_SIZE(mf->pec));
-				break;
-			}
+		if (mf->ctx == pasid)
+			return mf;
+	return NULL;
+}
+
+int mcmgpu_mem_pasid_entry(struct mcmgpu_aux_dev *aux, u32 pasid,
+			   struct mcmgpu_pasid_entry *e)
+{
+	struct mcmgpu_device *mdev = aux->parent;
+	struct mcmgpu_file *mf;
+	int ret = -ENOENT;
+
+	mutex_lock(&mdev->files_lock);
+	mf = mcmgpu_mem_pasid_file(mdev, pasid);
+	if (mf) {
+		*e = mf->pasid;
+		e->pec_evictions -= mf->pec_evictions_at_reset;
+		ret = 0;
+	}
 	mutex_unlock(&mdev->files_lock);
+	return ret;
+}
+
+void mcmgpu_mem_pasid_stats(struct mcmgpu_aux_dev *aux, u32 pasid,
+			    u64 config_gen, const struct mcmgpu_barre_stats *st)
+{
+	struct mcmgpu_device *mdev = aux->parent;
+	struct mcmgpu_file *mf;
+
+	mutex_lock(&mdev->files_lock);
+	mf = mcmgpu_mem_pasid_file(mdev, pasid);
+	if (mf && mf->pasid.config_gen == config_gen)
+		mf->iommu_stats = *st;
+	mutex_unlock(&mdev->files_lock);
+}
+
+void mcmgpu_mem_pasid_reset(struct mcmgpu_file *mf, u32 walkers, bool shadow,
+			    u32 sched_moves)
+{
+	mutex_lock(&mf->mdev->files_lock);
+	mf->pasid.config_gen = ++mf->mdev->pasid_gen;
+	mf->pasid.walkers = walkers;
+	mf->pasid.shadow = shadow;
+	mf->pasid.sched_moves = sched_moves;
+	mf->pec_evictions_at_reset = mf->pasid.pec_evictions;
+	memset(&mf->iommu_stats, 0, sizeof(mf->iommu_stats));
+	mutex_unlock(&mf->mdev->files_lock);
+}
+
+/* The IOMMU's fields of struct mcmgpu_barre_stats (barre_walker_export_stats). */
+void mcmgpu_mem_pasid_read_stats(struct mcmgpu_file *mf,
+				 struct mcmgpu_barre_stats *st)
+{
+	const struct mcmgpu_barre_stats *s = &mf->iommu_stats;
+
+	mutex_lock(&mf->mdev->files_lock);
+	st->ats_requests = s->ats_requests;
+	st->walks = s->walks;
+	st->coalesced = s->coalesced;
+	st->pec_hits = s->pec_hits;
+	st->pec_misses = s->pec_misses;
+	/* ALLOCs since the run's end count too, as the IOMMU would. */
+	st->pec_evictions = mf->pasid.pec_evictions -
+			    mf->pec_evictions_at_reset;
+	st->translation_faults = s->translation_faults;
+	st->shadow_mismatches = s->shadow_mismatches;
+	st->iommu_cycles = s->iommu_cycles;
+	st->sched_moves = s->sched_moves;
+	memcpy(st->pwq_occupancy, s->pwq_occupancy,
+	       sizeof(st->pwq_occupancy));
+	mutex_unlock(&mf->mdev->files_lock);
 }
 
 /*
  * The file's objects and address space, at its release: its context (and
- * so its TLBs) is destroyed already; the IOMMU forgets its PASID.
+ * so its TLBs) is destroyed already; its PASID leaves the IOMMU's table
+ * (the IOMMU drops its model when it next looks).
  */
 static void mcmgpu_mem_file_release(struct mcmgpu_file *mf)
 {
-	struct mcmgpu_iommu *iommu;
 	struct mcmgpu_obj *o;
 	unsigned long handle;
 
 	mutex_lock(&mf->mdev->files_lock);
 	list_del(&mf->node);
 	mutex_unlock(&mf->mdev->files_lock);
-	iommu = mcmgpu_iommu_get(mf->mdev);
-
-	if (iommu) {
-		iommu->release(iommu, mf->ctx);
-		mcmgpu_iommu_put(mf->mdev);
-	}
 	xa_for_each(&mf->objects, handle, o)
 		mcmgpu_obj_free(mf, o);
 	xa_destroy(&mf->objects);
@@ -306,5 +356,4 @@ const struct mcmgpu_engine mcmgpu_mem_engine = {
 	.dev_fini = mcmgpu_mem_fini,
 	.file_open = mcmgpu_mem_file_open,
 	.file_release = mcmgpu_mem_file_release,
-	.iommu_bind = mcmgpu_mem_pec_restore,
 };

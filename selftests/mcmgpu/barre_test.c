@@ -342,7 +342,14 @@ static int barre_run(int fd, struct mcmgpu_barre_run *r)
 	return ioctl(fd, MCMGPU_IOCTL_BARRE_RUN, r) ? -errno : 0;
 }
 
-/* The device refuses an answer it did not ask for, and keeps working. */
+/*
+ * The device refuses an answer it did not ask for, and keeps working; so
+ * it does with rings a buggy IOMMU left (5-7: resp_tail past the end, a
+ * stale sequence number, a next event near 2^64 that lets answers arrive
+ * after their time), and the IOMMU with a batch a buggy device posted
+ * (8-11: req_tail past the end, unknown flags, a wrong resp_head, more
+ * requests than a queue): the run fails with EPROTO either way.
+ */
 TEST(bad_ats_response_refused)
 {
 	unsigned int how;
@@ -350,8 +357,10 @@ TEST(bad_ats_response_refused)
 	make_trace("/tmp/b.trace", mt_expect_chiplets(), 1, 5);
 	ASSERT_EQ(0, replay("/tmp/b.trace", true, out_b, sizeof(out_b)));
 	/* 4: a PFN of 2^52, past the GPU's memory (issue 32 item 12). */
-	for (how = 1; how <= 4; how++) {
-		char v[2] = { (char)('0' + how), 0 };
+	for (how = 1; how <= 11; how++) {
+		char v[3];
+
+		snprintf(v, sizeof(v), "%u", how);
 
 		ASSERT_EQ(0, mt_write_sysfs(INJECT, v));
 		EXPECT_EQ(1, mt_system("mcmgpu barre replay /tmp/b.trace 2>/tmp/b.err"))
@@ -645,15 +654,24 @@ TEST(bad_arguments)
 	close(fd);
 }
 
-/* Without barre_iommu.ko there is no ATS: ENODEV, and back after a reload. */
+/*
+ * Without barre_iommu.ko there is no ATS: a phase that misses fails with
+ * ENODEV (the reset alone, a PASID-table setting, works), and works again
+ * after a reload.
+ */
 TEST(needs_the_iommu)
 {
-	struct mcmgpu_barre_run r = { .flags = MCMGPU_BARRE_RUN_F_RESET };
+	struct mcmgpu_barre_access acc = { .va = 0x10000, .chiplet = 0 };
+	struct mcmgpu_barre_run r = { .flags = MCMGPU_BARRE_RUN_F_RESET,
+				      .accesses_ptr = (uintptr_t)&acc,
+				      .count = 1 };
+	struct mcmgpu_barre_run reset = { .size = sizeof(reset) };
 	int fd;
 
 	ASSERT_EQ(0, mt_system("rmmod barre_iommu"));
 	fd = mt_open_dev();
 	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, MCMGPU_IOCTL_BARRE_RESET, &reset));
 	EXPECT_EQ(-ENODEV, barre_run(fd, &r));
 	close(fd);
 	ASSERT_EQ(0, mt_system("insmod " MT_MOD_DIR "/barre_iommu.ko"));

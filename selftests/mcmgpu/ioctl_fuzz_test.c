@@ -458,7 +458,10 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 			    offsetof(struct mcmgpu_barre_run, accesses_ptr),
 			    offsetof(struct mcmgpu_barre_run, stats_ptr));
 		place(a, &arg, &br, sizeof(br));
-		cmd = MCMGPU_IOCTL_BARRE_RUN;
+		/* The three operations on the same argument shapes. */
+		cmd = rnd() % 4 ? MCMGPU_IOCTL_BARRE_RUN :
+		      rnd() % 2 ? MCMGPU_IOCTL_BARRE_RESET :
+				  MCMGPU_IOCTL_BARRE_STATS;
 		break;
 	}
 	case 8: {

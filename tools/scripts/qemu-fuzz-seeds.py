@@ -60,7 +60,7 @@ seeds = {
     "finepack_run": (0x3, 1, [4096, 4, 24, 0x400000]),
     "cp_launch": (0x4, 1, [0x300000, 0x400000]),
     "barre_load": (0x8, 1, [0x300000, 16]),
-    "barre_run": (0x9, 1, [0x300000, 0x301000, 4, 0x400000]),
+    "barre_run": (0x9, 1, [0, 0, 0, 0x400000]),
     "tlb_invalidate": (0xa, 1, []),
     "cxl_load": (0xb, 0, [0x300000, 16]),
     "cxl_replay": (0xc, 0, [0x300000, 0x400000]),
@@ -69,18 +69,33 @@ seeds = {
     # The GPU core: a load (FIRST), a start, a run to the end, the stats
     "gpu_load": (0xf, 1, [0x300000, 4096], 1),
     "gpu_start": (0x10, 1, [0x300000, 0x301000, 2, 0x400000]),
-    "gpu_run": (0x11, 1, [0x300000, 0x301000, 0, 0x400000, 2**64 - 1]),
+    "gpu_run": (0x11, 1, [0, 0, 0, 0x400000, 2**64 - 1]),
     "gpu_stats": (0x12, 1, [0x400000, 0x401000, 512, 0x402000, 0,
                             144 | 4 << 32]),
     # GPU_OBJECTS: the result, room for 4 objects from the first one
     "gpu_objects": (0x13, 1, [0x400000, 0x401000, 0, 4]),
     # BARRE_RUN with RESET and F-Barre on: merge 2, 256 rows, 10 % loss
-    "barre_reset_fbarre": (0x9, 1, [0x300000, 0x301000, 0, 0x400000,
+    "barre_reset_fbarre": (0x9, 1, [0, 0, 0, 0x400000,
                                     1 | 2 << 8 | 256 << 16, 100000], 1),
 }
 for name, (op, ctx, args, *flags) in seeds.items():
     with open(os.path.join(out, name), "wb") as f:
         f.write(seed(op, ctx, args, *flags))
+
+# The IOMMU window's ATS rings (window 0 at 0x1000 of BAR0: ring address,
+# enable), then a Barre reset, load and start that posts its first batch
+# there; with sync-commands the device cannot wait, so the run ends at the
+# first batch, but the ring writes and the window's registers are reached.
+iommu = 0x1000
+ats_ring = 0x500000
+with open(os.path.join(out, "barre_ats_ring"), "wb") as f:
+    ops = [op for base in range(16) for op in (
+        write(base, iommu + 0x100, ats_ring), write(base, iommu + 0x104, 0),
+        write(base, iommu + 0x108, 1))]
+    f.write(SEP.join(ops) + SEP + seed(0x9, 1, [0, 0, 0, 0x400000], 1) + SEP +
+            seed(0x8, 1, [0x300000, 16], 1) + SEP +
+            seed(0x9, 1, [0, 0, 0, 0x400000], 2) + SEP +
+            b"".join(write(base, iommu + 0x10C, 1) for base in range(16)))
 
 # HDM decoder 0 of every region that may be a CXL component block:
 # base, size, then Commit (CXL.cache/mem at 0x1000, the capability at +0x100).

@@ -3,10 +3,12 @@
  * The interface mcmgpu.ko gives its auxiliary drivers: barre_iommu.ko on
  * "mcmgpu.iommu" and gpu_rc.ko on "mcmgpu.cxl_rc". Each gets the device
  * geometry, its own BAR0 register window (already mapped) and a way to
- * submit a device command and wait. The window's MSI-X vector and the
- * device's "ping" attribute are mcmgpu.ko's (mcmgpu_aux.c). Besides this,
- * they include only mcmgpu_ioctl_desc.h (ioctl tables, errnos) and
- * mcmgpu_aux_debugfs.h.
+ * submit a device command and wait, and the IOMMU its PASID table. The
+ * window's MSI-X vector is shared (IRQF_SHARED): mcmgpu.ko takes the PING
+ * event of the device's "ping" attribute (mcmgpu_aux.c), the aux driver
+ * its own events. The aux driver calls mcmgpu.ko, never the reverse.
+ * Besides this, they include only mcmgpu_ioctl_desc.h (ioctl tables,
+ * errnos) and mcmgpu_aux_debugfs.h.
  */
 #ifndef MCMGPU_AUX_H
 #define MCMGPU_AUX_H
@@ -14,6 +16,7 @@
 #include <linux/auxiliary_bus.h>
 
 #include "mcmgpu_hw.h"
+#include "mcmgpu_barre.h"
 
 #define MCMGPU_AUX_IOMMU_NAME	"iommu"
 #define MCMGPU_AUX_CXL_RC_NAME	"cxl_rc"
@@ -29,52 +32,22 @@ struct mcmgpu_aux_cmd {
 	u64 result;		/* out */
 };
 
-struct mcmgpu_pec_entry;
-struct mcmgpu_barre_stats;
-
 /*
- * The IOMMU barre_iommu.ko gives mcmgpu.ko (ops->set_iommu): the ATS queues
- * it owns (mcmgpu_hw.h) and one walker model per address space (PASID =
- * device context id), all in virtual cycles. mcmgpu.ko calls these for
- * one file at a time per PASID, under that file's lock.
+ * A PASID's entry (ops->pasid_entry), which the IOMMU reads as a real one
+ * reads its PASID table: the page tables' root, the walker model's
+ * settings (a new config_gen restarts the model: a reset), and the PEC
+ * buffer as ALLOC and FREE left it (pec_gen counts their changes,
+ * pec_evictions the entries replaced since the last reset).
  */
-struct mcmgpu_iommu {
-	dma_addr_t req_dma;	/* MCMGPU_ATS_QUEUE_ENTRIES requests */
-	dma_addr_t resp_dma;	/* as many responses */
-	/*
-	 * Walkers (0: the module's default), shadow walk, F-Barre's
-	 * scheduling bound (0: FIFO); empties the model's walkers, queues
-	 * and counters, and keeps its PEC entries (the objects are live).
-	 */
-	int (*reset)(struct mcmgpu_iommu *iommu, u32 pasid, u32 walkers,
-		     bool shadow, u32 sched_moves);
-	void (*pec_add)(struct mcmgpu_iommu *iommu,
-			const struct mcmgpu_pec_entry *e);
-	void (*pec_drop)(struct mcmgpu_iommu *iommu, u32 pasid, u64 start,
-			 u64 end);
-	/*
-	 * At binding: pasid's PEC buffer becomes n entries (slot by slot, so
-	 * later replacements choose as they would have).
-	 */
-	void (*pec_restore)(struct mcmgpu_iommu *iommu, u32 pasid,
-			    const struct mcmgpu_pec_entry *buf, u32 n);
-	/*
-	 * Take nreq requests from the request queue, walk with the page
-	 * tables at root (a physical address) and answer, in the response
-	 * queue, every request done before cycle horizon: their number, or
-	 * -EPROTO for a request the walker cannot take.
-	 */
-	int (*serve)(struct mcmgpu_iommu *iommu, u32 pasid, u64 root, u32 nreq,
-		     u64 horizon);
-	/*
-	 * The phase failed: its requests in flight are dropped, and those
-	 * not walked yet leave the counts (walks + coalesced = requests).
-	 */
-	void (*abandon)(struct mcmgpu_iommu *iommu, u32 pasid);
-	void (*stats)(struct mcmgpu_iommu *iommu, u32 pasid,
-		      struct mcmgpu_barre_stats *st);
-	/* The address space is gone. */
-	void (*release)(struct mcmgpu_iommu *iommu, u32 pasid);
+struct mcmgpu_pasid_entry {
+	u64 root;		/* physical; 0: no address space yet */
+	u64 config_gen;
+	u32 walkers;		/* 0: the IOMMU's default */
+	u32 sched_moves;	/* F-Barre's scheduling bound, 0: FIFO */
+	bool shadow;		/* walk every coalesced answer too */
+	u64 pec_gen;
+	u64 pec_evictions;
+	struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
 };
 
 struct mcmgpu_aux_ops {
@@ -85,9 +58,16 @@ struct mcmgpu_aux_ops {
 	 * before it was submitted), -EINTR, -ETIMEDOUT, -EIO or -ENODEV.
 	 */
 	int (*submit)(struct mcmgpu_aux_dev *aux, struct mcmgpu_aux_cmd *cmd);
-	/* Offer (or, with NULL, withdraw and wait out) the IOMMU. */
-	void (*set_iommu)(struct mcmgpu_aux_dev *aux,
-			  struct mcmgpu_iommu *iommu);
+	/* pasid's entry: 0, or -ENOENT when no open file has the PASID. */
+	int (*pasid_entry)(struct mcmgpu_aux_dev *aux, u32 pasid,
+			   struct mcmgpu_pasid_entry *e);
+	/*
+	 * The IOMMU's counters of pasid at a run's end (its END batch), kept
+	 * for the file's stats while config_gen is still the entry's.
+	 */
+	void (*pasid_stats)(struct mcmgpu_aux_dev *aux, u32 pasid,
+			    u64 config_gen,
+			    const struct mcmgpu_barre_stats *st);
 };
 
 struct mcmgpu_aux_dev {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device backend of the Barre replay (barre_replay.h): ALLOC and FREE,
- * one BARRE_RUN a phase (the device's TLBs, ATS to barre_iommu.ko), and
- * PTE_QUERY for the dump.
+ * The device backend of the Barre replay (barre_replay.h): BARRE_RESET,
+ * ALLOC and FREE, one BARRE_RUN a phase (the device's TLBs, ATS to
+ * barre_iommu.ko), BARRE_STATS, and PTE_QUERY for the dump.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,8 +30,8 @@ static int dev_open(struct barre_backend *b, const struct barre_replay_cfg *cfg,
 		    const struct barre_trace *t)
 {
 	struct mcmgpu_barre_run run = {
-		.size = sizeof(run), .flags = MCMGPU_BARRE_RUN_F_RESET |
-		(cfg->shadow ? MCMGPU_BARRE_RUN_F_SHADOW : 0),
+		.size = sizeof(run),
+		.flags = cfg->shadow ? MCMGPU_BARRE_RUN_F_SHADOW : 0,
 		.walkers = cfg->walkers,
 		.fbarre_flags = cfg->sharing ? MCMGPU_BARRE_FBARRE_F_SHARING : 0,
 		.filter_rows = cfg->filter_rows, .drop_ppm = cfg->drop_ppm,
@@ -39,9 +39,8 @@ static int dev_open(struct barre_backend *b, const struct barre_replay_cfg *cfg,
 	};
 
 	(void)t;
-	if (ioctl(b->fd, MCMGPU_IOCTL_BARRE_RUN, &run))
-		return dev_fail(b, "BARRE_RUN reset: %s%s", strerror(errno),
-				errno == ENODEV ? " (is barre_iommu.ko loaded?)" : "");
+	if (ioctl(b->fd, MCMGPU_IOCTL_BARRE_RESET, &run))
+		return dev_fail(b, "BARRE_RESET: %s", strerror(errno));
 	return 0;
 }
 
@@ -84,7 +83,8 @@ static int dev_run(struct barre_backend *b,
 	};
 
 	if (ioctl(b->fd, MCMGPU_IOCTL_BARRE_RUN, &run))
-		return dev_fail(b, "BARRE_RUN: %s", strerror(errno));
+		return dev_fail(b, "BARRE_RUN: %s%s", strerror(errno),
+				errno == ENODEV ? " (is barre_iommu.ko loaded?)" : "");
 	return 0;
 }
 
@@ -106,8 +106,8 @@ static int dev_stats(struct barre_backend *b, struct mcmgpu_barre_stats *st)
 		.stats_size = sizeof(*st),
 	};
 
-	if (ioctl(b->fd, MCMGPU_IOCTL_BARRE_RUN, &run))
-		return dev_fail(b, "BARRE_RUN stats: %s", strerror(errno));
+	if (ioctl(b->fd, MCMGPU_IOCTL_BARRE_STATS, &run))
+		return dev_fail(b, "BARRE_STATS: %s", strerror(errno));
 	return 0;
 }
 

@@ -4,12 +4,12 @@
  * core, the device's TLB core and the IOMMU walker core, here.
  *
  * The epoch protocol (the same one the device and barre_iommu.ko run):
- * with L = 2 x the PCIe latency, epoch [H, H + L) first runs the chiplets
- * to H + L, then gives the IOMMU every request they sent (arriving a PCIe
- * latency later) and runs it to H + L + PCIe. Every answer it gives by
- * then reaches the chiplets before H + 2L, and every answer they need
- * before H + L was given by the previous epoch, so the result is the same
- * as one simulation of both, whatever the epochs cost in host time.
+ * from cycle H the chiplets run to T = mcmgpu_ats_lookahead(H, the
+ * IOMMU's next event), the IOMMU then takes every request they sent
+ * (arriving a PCIe latency later) and runs to T + PCIe. No answer it
+ * gives later can reach the chiplets before T, and every answer they
+ * need before T was given by then, so the result is the same as one
+ * simulation of both, whatever the epochs cost in host time.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -118,24 +118,39 @@ void barre_fb_config(const struct barre_replay_cfg *cfg, struct fbarre_config *f
 	fc->seed = 1;
 }
 
-/* Runs the phase's accesses to the end, epoch by epoch. */
+/*
+ * Runs the phase's accesses to the end, epoch by epoch; each epoch in
+ * pieces that end on the phase's grid, so that it ends where the fixed
+ * epochs ended it (mcmgpu_barre_grid_next).
+ */
 static void host_run_phase(struct host *h)
 {
-	u64 L = 2ULL * h->pcie;
+	u64 start = h->dev.now;
 
 	while (!h->error && (!chiplet_tlb_done(&h->dev) || barre_walker_inflight(&h->iommu))) {
-		u64 H = h->dev.now;
+		u64 H = h->dev.now, T, g;
 
-		/* Nothing in flight: skip to the next epoch with work. */
+		/* Nothing in flight: skip to the chiplets' next event. */
 		if (!barre_walker_inflight(&h->iommu)) {
 			u64 t = chiplet_tlb_next_event(&h->dev);
 
-			if (t != ~0ULL && t >= H + L)
-				H = t - (t - H) % L;
-			barre_walker_advance(&h->iommu, H + h->pcie);
+			if (t != ~0ULL && t > H)
+				H = t;
 		}
-		chiplet_tlb_run(&h->dev, H + L);
-		barre_walker_advance(&h->iommu, H + L + h->pcie);
+		T = mcmgpu_ats_lookahead(H, barre_walker_inflight(&h->iommu) ?
+					 barre_walker_next_event(&h->iommu) : ~0ULL,
+					 h->pcie, h->iommu.cfg.walk_cycles);
+		for (g = mcmgpu_barre_grid_next(start, H, h->pcie);; g += 2ULL * h->pcie) {
+			chiplet_tlb_run(&h->dev, g < T ? g : T);
+			if (chiplet_tlb_done(&h->dev) &&
+			    !barre_walker_inflight(&h->iommu)) {
+				chiplet_tlb_run(&h->dev, g);
+				break;
+			}
+			if (g >= T)
+				break;
+		}
+		barre_walker_advance(&h->iommu, h->dev.now + h->pcie);
 	}
 }
 

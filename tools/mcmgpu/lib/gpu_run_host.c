@@ -4,12 +4,12 @@
  * allocator and the IOMMU walker in-process.
  *
  * With translation on, the core and the IOMMU exchange ATS requests by
- * the Barre replay's epoch protocol (barre_host.c): with L = 2 x the PCIe
- * latency, epoch [H, H + L) runs the core to H + L, then the IOMMU to
- * H + L + PCIe; every answer it gives by then reaches the core after
- * H + L, so the result is that of one simulation of both, however the
- * epochs are cut. The device path runs the same epochs through
- * mcmgpu.ko and barre_iommu.ko.
+ * the Barre replay's epoch protocol (barre_host.c): from cycle H the core
+ * runs to T = mcmgpu_ats_lookahead(H, the IOMMU's next event), then the
+ * IOMMU to T + PCIe; every answer it gives later reaches the core after
+ * T, so the result is that of one simulation of both, however the epochs
+ * are cut. The device runs the same epochs and trades them with
+ * barre_iommu.ko on its ATS rings.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -362,7 +362,7 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 /* Runs the core to the end, epoch by epoch when translating. */
 static int host_loop(struct host_run *h)
 {
-	u64 pcie = h->o->cfg.pcie_lat, L = 2 * pcie;
+	u64 pcie = h->o->cfg.pcie_lat;
 	int ret = 0;
 
 	if (!h->o->cfg.translate) {
@@ -371,10 +371,11 @@ static int host_loop(struct host_run *h)
 		return ret;
 	}
 	while (!ret && !h->error && !gpu_core_done(h->core)) {
-		u64 H = gpu_core_now(h->core);
+		u64 H = gpu_core_now(h->core), T;
+		bool inflight = barre_walker_inflight(&h->iommu);
 
-		/* Nothing in flight: skip to the next epoch with work. */
-		if (!barre_walker_inflight(&h->iommu)) {
+		/* Nothing in flight: skip to the core's next event. */
+		if (!inflight) {
 			u64 t = gpu_core_next_event(h->core);
 
 			if (t == ~0ULL) {
@@ -383,22 +384,24 @@ static int host_loop(struct host_run *h)
 					 "the core waits for a translation nobody is walking");
 				break;
 			}
-			if (t >= H + L)
-				H = t - (t - H) % L;
-			barre_walker_advance(&h->iommu, H + pcie);
+			if (t > H)
+				H = t;
 		}
+		T = mcmgpu_ats_lookahead(H, inflight ?
+					 barre_walker_next_event(&h->iommu) : ~0ULL,
+					 pcie, h->iommu.cfg.walk_cycles);
 		if (h->o->cut) {
 			u64 t = gpu_core_now(h->core);
 
-			while (!ret && t < H + L) {
-				t = t + h->o->cut < H + L ? t + h->o->cut : H + L;
+			while (!ret && t < T) {
+				t = t + h->o->cut < T ? t + h->o->cut : T;
 				ret = gpu_core_run(h->core, t);
 			}
 		} else {
-			ret = gpu_core_run(h->core, H + L);
+			ret = gpu_core_run(h->core, T);
 		}
 		if (!ret)
-			barre_walker_advance(&h->iommu, H + L + pcie);
+			barre_walker_advance(&h->iommu, T + pcie);
 	}
 	return ret ? ret : h->error;
 }
