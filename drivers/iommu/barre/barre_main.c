@@ -171,7 +171,7 @@ static int barre_space_init(struct barre_iommu *bi, struct barre_space *sp,
 	sp->bi = bi;
 	sp->pasid = pasid;
 	return barre_walker_init(&sp->bw, &cfg,
-		       &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp },
+		       &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp, NULL },
 		       barre_respond, sp);
 }
 
