@@ -12,14 +12,18 @@
  * maps pages 0-511 (256 on chiplet 0, 256 on 1: a tie, chiplet 0), leaf
  * B pages 512-1023 (chiplets 2 and 3 tie: chiplet 2); the three upper
  * tables map 256 pages of each chiplet (chiplet 0). Block b (tb_sched
- * chunk: on chiplet b) reads one line of page 256 x b, so GMMU b walks:
- *   GMMU 0, page 0:   root, L1, L2, A all on chiplet 0: 0 remote
- *   GMMU 1, page 256: all four on chiplet 0:            4 remote
- *   GMMU 2, page 512: root, L1, L2 remote, B local:      3 remote
- *   GMMU 3, page 768: all four remote:                   4 remote
- * so 4 walks, 16 PTE reads, 11 remote, 3 walks with one; with dram_lat
- * 100 and link_lat 32 (the barre preset) the walks take 400, 656, 592
- * and 656 cycles (2,304), and each ATS round trip adds 2 x mgvm_lat.
+ * chunk: on chiplet b) reads b + 1 pages of its own chunk, 256 b + 10 k
+ * for k = 0..b, one after the other, so GMMU b walks b + 1 times:
+ *   GMMU 0, leaf A: root, L1, L2, A all on chiplet 0: 0 remote a walk
+ *   GMMU 1, leaf A: all four on chiplet 0:            4 remote a walk
+ *   GMMU 2, leaf B: root, L1, L2 remote, B local:      3 remote a walk
+ *   GMMU 3, leaf B: all four remote:                   4 remote a walk
+ * so 10 walks, 40 PTE reads, 0 + 8 + 9 + 16 = 33 remote, 9 walks with
+ * one; with dram_lat 100 and link_lat 32 (the barre preset) a walk takes
+ * 400, 656, 592 and 656 cycles in GMMU 0..3 (6,112 in all), and each ATS
+ * round trip adds 2 x mgvm_lat. (The uneven counts matter: with every
+ * GMMU walking once, breaking the ties towards the highest chiplet gives
+ * the same total.)
  * Every answer is the true walk's: each block's page is on its own
  * chiplet, so every data access is local.
  *
@@ -69,19 +73,21 @@ static void load2(FILE *f, unsigned long long a, unsigned long long b)
 	fprintf(f, "\n");
 }
 
-/* Block b reads page 256 b: one request to each chiplet's GMMU. */
+/* Block b reads pages 256 b + 10 k, k = 0..b: b + 1 walks in GMMU b. */
 static void write_walks(FILE *f)
 {
-	unsigned int b;
+	unsigned int b, k;
 
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu data\n", BASE,
 		PAGES * PAGE);
 	kernel_head(f, 1, 4, "walks");
 	for (b = 0; b < 4; b++) {
-		unsigned long long p = BASE + (unsigned long long)b * CHUNK * PAGE;
+		fprintf(f, "block %u,0,0\nwarp 0 insts=%u\n", b, b + 1);
+		for (k = 0; k <= b; k++) {
+			unsigned long long p = BASE + (b * CHUNK + 10ULL * k) * PAGE;
 
-		fprintf(f, "block %u,0,0\nwarp 0 insts=1\n", b);
-		load2(f, p, p + 64);
+			load2(f, p, p + 64);
+		}
 		fprintf(f, "end-block\n");
 	}
 	fprintf(f, "end-kernel\nend\n");
@@ -204,15 +210,15 @@ TEST(walks_count_remote_reads_by_the_placement_rule)
 	       (unsigned long long)r.core.ats_round_trip);
 	identities(_metadata, &r);
 	EXPECT_EQ(5, r.mgvm.pt_pages);
-	EXPECT_EQ(4, r.core.ats_requests);
-	EXPECT_EQ(4, r.barre.walks);
-	EXPECT_EQ(16, r.mgvm.pte_reads);
-	EXPECT_EQ(11, r.mgvm.remote_pte_reads);
-	EXPECT_EQ(3, r.mgvm.remote_walks);
-	EXPECT_EQ(400 + 656 + 592 + 656, r.mgvm.walk_cycles);
+	EXPECT_EQ(10, r.core.ats_requests);
+	EXPECT_EQ(10, r.barre.walks);
+	EXPECT_EQ(40, r.mgvm.pte_reads);
+	EXPECT_EQ(0 + 2 * 4 + 3 * 3 + 4 * 4, r.mgvm.remote_pte_reads);
+	EXPECT_EQ(9, r.mgvm.remote_walks);
+	EXPECT_EQ(400 + 2 * 656 + 3 * 592 + 4 * 656, r.mgvm.walk_cycles);
 	/* No queueing: the GMMUs' service time is the walks'. */
 	EXPECT_EQ(r.mgvm.walk_cycles, r.barre.iommu_cycles);
-	EXPECT_EQ(r.mgvm.walk_cycles + 4 * 2 * o.cfg.mgvm_lat,
+	EXPECT_EQ(r.mgvm.walk_cycles + 10 * 2 * o.cfg.mgvm_lat,
 		  r.core.ats_round_trip);
 	/* The true frames: every block's page is on its own chiplet. */
 	EXPECT_EQ(0, r.core.l2_remote);
@@ -234,9 +240,9 @@ TEST(off_is_the_iommu)
 	identities(_metadata, &r);
 	EXPECT_EQ(0, r.mgvm.pt_pages);
 	EXPECT_EQ(0, r.mgvm.pte_reads);
-	EXPECT_EQ(4, r.barre.walks);
-	EXPECT_EQ(4 * (u64)o.cfg.walk_lat, r.barre.iommu_cycles);
-	EXPECT_EQ(4 * ((u64)o.cfg.walk_lat + 2 * o.cfg.pcie_lat),
+	EXPECT_EQ(10, r.barre.walks);
+	EXPECT_EQ(10 * (u64)o.cfg.walk_lat, r.barre.iommu_cycles);
+	EXPECT_EQ(10 * ((u64)o.cfg.walk_lat + 2 * o.cfg.pcie_lat),
 		  r.core.ats_round_trip);
 	gpu_run_result_free(&r);
 }
