@@ -4,8 +4,11 @@
 # core on Barre's configuration with a GMMU a chiplet (--set mgvm=on;
 # docs/gpu.md, MGvm in the core): speedup and remote page-walk accesses
 # (PTE reads of a table on another chiplet). Also the IOMMU baseline
-# (Barre off, no GMMU) for MGvm's own effect. Every application of Table
-# I at 62-barre-core.sh's sizes; one job an application.
+# (Barre off, no GMMU) for MGvm's own effect, and both MGvm runs with 4
+# walkers a GMMU (the IOMMU's 16 split over the chiplets) beside the
+# default 16 a GMMU, since Barre Chord gives no GMMU configuration. Every
+# application of Table I at 62-barre-core.sh's sizes; one job an
+# application.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +38,9 @@ run_job() {
 	one iommu --barre off
 	one mgvm --barre off --set mgvm=on
 	one mgvm-bc --barre fbarre --merge 2 --set mgvm=on
+	# Sensitivity: the IOMMU's 16 walkers split over the 4 GMMUs.
+	one mgvm-w4 --barre off --set mgvm=on --set walkers=4
+	one mgvm-bc-w4 --barre fbarre --merge 2 --set mgvm=on --set walkers=4
 	echo "$(( ($(date +%s%N) - t0) / 1000000 ))" >"$JOB_OUT/$a-ms.txt"
 }
 
