@@ -257,6 +257,7 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 	struct prog_rec *rec = malloc(sizeof(*rec));
 	struct barre_walker_config bc = h->iommu.cfg;
 	int ret = in && rec ? 0 : -ENOMEM;
+	uint32_t c;
 
 	while (!ret && (ret = prog_in_next(in, rec)) == 1) {
 		struct gpu_alloc_alloc_req req;
@@ -302,7 +303,7 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 			gpu_alloc_pec_entry(&h->as, g, &pe);
 			barre_walker_pec_add(&h->iommu, &pe);
 			/* mgvm: the driver registers the object with every GMMU. */
-			for (uint32_t c = 0; h->gmmu && c < h->o->cfg.chiplets; c++)
+			for (c = 0; h->gmmu && c < h->o->cfg.chiplets; c++)
 				barre_walker_pec_add(&h->gmmu[c].w, &pe);
 		}
 	}
@@ -316,7 +317,7 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 		return ret;
 	/* barre_iommu.ko is reset at the run's start: counters, not PEC. */
 	ret = barre_walker_reset(&h->iommu, &bc);
-	for (uint32_t c = 0; !ret && h->gmmu && c < h->o->cfg.chiplets; c++)
+	for (c = 0; !ret && h->gmmu && c < h->o->cfg.chiplets; c++)
 		ret = barre_walker_reset(&h->gmmu[c].w, &bc);
 	if (!ret && h->gmmu)
 		ret = mgvm_place_tables(h, err, errlen);
@@ -492,7 +493,7 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 {
 	const struct gpu_config *c = &h->o->cfg;
 	struct barre_walker_config bc;
-	u32 frames = c->vram_mib << 8;
+	u32 frames = c->vram_mib << 8, i;
 	int ret;
 
 	if (c->chiplets > MCMGPU_MAX_CHIPLETS ||
@@ -539,7 +540,7 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
-		for (u32 i = 0; !ret && i < c->chiplets; i++) {
+		for (i = 0; !ret && i < c->chiplets; i++) {
 			h->gmmu[i].h = h;
 			h->gmmu[i].chiplet = i;
 			ret = barre_walker_init(&h->gmmu[i].w, &bc,
