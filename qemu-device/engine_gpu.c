@@ -384,6 +384,12 @@ static uint32_t gpu_check(MCMGPUState *s, const struct gpu_config *c,
     if (!c->translate) {
         return MCMGPU_CMPL_OK;
     }
+    /* MGvm's GMMUs are the tool's host backend's (docs/gpu.md). */
+    if (c->mgvm) {
+        return gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_START",
+                          "mgvm: on runs with --host only (the device "
+                          "translates through barre_iommu.ko, no GMMUs)");
+    }
     /* The driver's allocator and barre_iommu.ko are the device's. */
     if (c->chiplets != geo->chiplets) {
         return gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_START",

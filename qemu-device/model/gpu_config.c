@@ -33,6 +33,7 @@ enum gpu_config_field_index {
     CF_l3_size, CF_l3_ways, CF_l3_lat,
     CF_barre_sched,
     CF_migrate, CF_migrate_threshold,
+    CF_mgvm, CF_mgvm_lat,
     CF_NR
 };
 
@@ -123,6 +124,8 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(barre_sched, "off=0 on=1", 0, 1),
     F(migrate, "off=0 acud=1", 0, GPU_MIG_NR - 1),
     F(migrate_threshold, "accesses", 1, 255),
+    F(mgvm, "off=0 on=1", 0, 1),
+    F(mgvm_lat, "cycles", 1, 10000),
 };
 #undef F
 
@@ -214,6 +217,17 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
                        c->cxl || c->adsm || c->finepack)) {
         BAD("migrate", "needs translate on, and not with xl_share, uvm,"
             " cpelide, cxl, adsm or finepack");
+    }
+    /*
+     * MGvm's GMMUs walk the allocator's page tables on the host (docs/
+     * gpu.md, MGvm in the core); the other models keep pages or
+     * translations of their own, and migration would move pages under
+     * the page-table placement.
+     */
+    if (c->mgvm && (!c->translate || c->xl_share || c->uvm || c->cpelide ||
+                    c->cxl || c->adsm || c->finepack || c->migrate)) {
+        BAD("mgvm", "needs translate on, and not with xl_share, uvm,"
+            " cpelide, cxl, adsm, finepack or migrate");
     }
 #undef BAD
     return 0;
@@ -534,6 +548,20 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define MIGRATE_VALUES \
     .migrate = GPU_MIG_OFF, .migrate_threshold = 16
 
+/*
+ * Barre Chord's Fig 21 baseline MGvm [41] (§VII-F): a GMMU a chiplet,
+ * a run option in every preset (docs/gpu.md, MGvm in the core).
+ */
+#define MGVM_SOURCES \
+    [CF_mgvm] = "run option: off; Barre Chord §VII-F runs MGvm [41]" \
+                " (Fig 21), a GMMU a chiplet, page tables spread", \
+    [CF_mgvm_lat] = "ours: 10 cycles, L2 TLB <-> its chiplet's GMMU one" \
+                    " way, Table II's L2 TLB lookup (paper silent); used" \
+                    " with mgvm on"
+
+#define MGVM_VALUES \
+    .mgvm = 0, .mgvm_lat = 10
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -607,6 +635,7 @@ static const char *const barre_sources[CF_NR] = {
     CXL_SOURCES,
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
+    MGVM_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -676,6 +705,7 @@ static const char *const finepack_sources[CF_NR] = {
     CXL_SOURCES,
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
+    MGVM_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -740,6 +770,7 @@ static const char *const cpelide_sources[CF_NR] = {
     CXL_SOURCES,
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
+    MGVM_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -810,6 +841,7 @@ static const char *const cxl_sources[CF_NR] = {
     CXL_SOURCES,
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
+    MGVM_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
@@ -878,6 +910,7 @@ static const char *const adsm_sources[CF_NR] = {
     CXL_SOURCES,
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
+    MGVM_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -917,6 +950,7 @@ const struct gpu_preset gpu_presets[] = {
             CXL_VALUES,
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
+            MGVM_VALUES,
             UVM_VALUES(8000),
             CPELIDE_L3_VALUES,
         },
@@ -951,6 +985,7 @@ const struct gpu_preset gpu_presets[] = {
             CXL_VALUES,
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
+            MGVM_VALUES,
             UVM_VALUES(5229),
             CPELIDE_L3_VALUES,
         },
@@ -986,6 +1021,7 @@ const struct gpu_preset gpu_presets[] = {
             CXL_VALUES,
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
+            MGVM_VALUES,
             UVM_VALUES(4442),
             CPELIDE_L3_VALUES,
         },
@@ -1022,6 +1058,7 @@ const struct gpu_preset gpu_presets[] = {
             CXL_VALUES,
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
+            MGVM_VALUES,
             UVM_VALUES(31507),
             CPELIDE_L3_VALUES,
         },
@@ -1058,6 +1095,7 @@ const struct gpu_preset gpu_presets[] = {
             CXL_VALUES,
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
+            MGVM_VALUES,
             UVM_VALUES(6173),
             CPELIDE_L3_VALUES,
         },

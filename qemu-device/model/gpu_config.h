@@ -192,6 +192,9 @@ struct gpu_config {
     /* Page migration, Barre Chord's Fig 22 baseline (enum gpu_migrate) */
     u32 migrate;            /* enum gpu_migrate; needs translate, --host */
     u32 migrate_threshold;  /* acud: remote accesses from one chiplet */
+    /* MGvm [41], Barre Chord's Fig 21 baseline: a GMMU a chiplet */
+    u32 mgvm;               /* 0 off, 1 on; needs translate, --host */
+    u32 mgvm_lat;           /* L2 TLB <-> its chiplet's GMMU, one way */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */
@@ -246,7 +249,7 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,
  * cxl_sr=off|naive|dyn|sr|max, cxl_ds=off|on, cxl_gc=off|on,
  * cxl_media=dram|optane|znand|nand, uvm=off|on|gds,
- * xl_share=off|least|valkyrie, migrate=off|acud).
+ * xl_share=off|least|valkyrie, migrate=off|acud, mgvm=off|on).
  * 0, or -EINVAL with c unchanged and *why saying which: not name=value,
  * unknown field, bad number (or name), out of
  * the field's range; the caller names the assignment. Only the field's

@@ -654,7 +654,7 @@ static void collect(void *priv, const struct barre_walker_response *rsp)
 static void walker_env(struct env *e, struct barre_walker *b, struct answers *a,
 		       u32 walkers, u32 pec, bool shadow)
 {
-	struct barre_walker_pt_ops ops = { w_root, w_read, e };
+	struct barre_walker_pt_ops ops = { w_root, w_read, e, NULL };
 	struct barre_walker_config cfg;
 	u32 c;
 

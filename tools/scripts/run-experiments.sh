@@ -26,7 +26,7 @@ options:
                     3 GiB of available memory, since a guest job takes 1-2 GiB)
   --only LIST       only these experiments (comma separated):
                     foundation finepack cpelide barre fbarre cxl adsm gpu cxl-core apps
-                    barre-migrate
+                    barre-migrate barre-mgvm
   --fresh           forget the selected experiments' earlier results
   --list            print the job list and exit
   --reduce-only     rebuild the report from the results there are

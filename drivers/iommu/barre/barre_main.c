@@ -213,7 +213,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	sp->pasid = pasid;
 	barre_space_config(bi, &cfg, 0, READ_ONCE(shadow), 0);
 	if (barre_walker_init(&sp->bw, &cfg,
-			      &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp },
+			      &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp, NULL },
 			      barre_respond, sp) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
 		kfree(sp);

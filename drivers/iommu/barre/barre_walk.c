@@ -310,8 +310,10 @@ static void barre_walker_dispatch(struct barre_walker *b)
 		if (pick == b->nqueue)
 			return;
 		b->walker[w].busy = true;
-		b->walker[w].done = b->now + b->cfg.walk_cycles;
 		b->walker[w].req = b->queue[pick];
+		b->walker[w].done = b->now + (b->ops.walk_cycles ?
+			b->ops.walk_cycles(b->ops.priv, &b->walker[w].req) :
+			b->cfg.walk_cycles);
 		for (i = pick + 1; i < b->nqueue; i++)
 			b->queue[i - 1] = b->queue[i];
 		b->nqueue--;

@@ -53,6 +53,11 @@ struct barre_walker_pt_ops {
 	u64 (*root)(void *priv, u32 pasid);		/* 0: no such space */
 	u64 (*read_entry)(void *priv, u64 table, u32 index);
 	void *priv;
+	/*
+	 * Optional: the cycles of req's walk, fixed when a walker takes it
+	 * (MGvm's GMMUs: local and remote PTE reads); NULL: walk_cycles.
+	 */
+	u32 (*walk_cycles)(void *priv, const struct barre_walker_request *req);
 };
 
 struct barre_walker_config {

@@ -43,6 +43,9 @@ static void usage(FILE *f)
 		"  --set FIELD=VALUE  override one parameter (repeatable)\n"
 		"                     (migrate=acud: ACUD page migration, Barre Chord's\n"
 		"                     Fig 22 baseline, threshold migrate_threshold; --host)\n"
+		"                     (mgvm=on: MGvm, a GMMU a chiplet walking page tables\n"
+		"                     spread over the chiplets, Barre Chord's Fig 21\n"
+		"                     baseline, GMMU latency mgvm_lat; --host)\n"
 		"  --chiplets N       chiplets (1..%u on the host, 1..%u on the device)\n"
 		"  --barre MODE       translation: off (TLBs and a conventional IOMMU),\n"
 		"                     on (Barre: coalescing allocation and PEC), fbarre\n"
@@ -396,6 +399,9 @@ int cmd_run(int argc, char **argv)
 	if (o.cfg.migrate && !co.host)
 		die_usage("migrate=acud runs with --host only (the device's page "
 			  "tables belong to mcmgpu.ko)");
+	if (o.cfg.mgvm && !co.host)
+		die_usage("mgvm=on runs with --host only (the device translates "
+			  "through barre_iommu.ko, which has no GMMUs)");
 	t0 = now_seconds();
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		if (import_dir(path, tmp, sizeof(tmp), err, sizeof(err))) {

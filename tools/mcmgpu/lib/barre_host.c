@@ -271,7 +271,7 @@ static int host_open(struct barre_backend *b, const struct barre_replay_cfg *cfg
 	if (!cfg->barre)
 		bc.pec_entries = 0;
 	ret = barre_walker_init(&h->iommu, &bc,
-		      &(struct barre_walker_pt_ops){ host_root, host_read, h },
+		      &(struct barre_walker_pt_ops){ host_root, host_read, h, NULL },
 		      host_respond, h);
 	if (ret) {
 		host_fail(b, ret, "walkers: %u out of 1..%u", bc.walkers,

@@ -172,6 +172,19 @@ static const struct stat_table migrate_table = STAT_TABLE(migrate_rows,
 	"{refused} refused; {stale_fills} "
 	"answers asked again, {held_fills} held\n");
 
+/* MGvm's GMMUs' page walks (mgvm on; the host backend's). */
+#define MG(field) STAT(struct gpu_run_mgvm_stats, field)
+
+static const struct stat_row mgvm_rows[] = {
+	MG(pt_pages), MG(pte_reads), MG(remote_pte_reads), MG(remote_walks),
+	MG(walk_cycles),
+};
+
+static const struct stat_table mgvm_table = STAT_TABLE(mgvm_rows,
+	"mgvm: {pte_reads} PTE reads in GMMU walks, {remote_pte_reads} "
+	"remote ({remote_walks} walks with one), {walk_cycles} walk cycles; "
+	"{pt_pages} page-table pages\n");
+
 static const char *barre_mode(const struct gpu_run_opts *o)
 {
 	if (!o->cfg.translate)
@@ -480,6 +493,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &migrate_table, &r->core.migrate);
 		json_close(j);
 	}
+	if (o->cfg.mgvm) {
+		json_break(j, " ");
+		json_open(j, "mgvm", '{');
+		json_u64(j, "gmmu_lat", o->cfg.mgvm_lat);
+		stats_json(j, &mgvm_table, &r->mgvm);
+		json_close(j);
+	}
 	if (o->cfg.finepack) {
 		struct fp_core_report fr;
 
@@ -539,6 +559,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 	}
 	if (o->cfg.migrate)
 		stats_text(f, &migrate_table, &r->core.migrate);
+	if (o->cfg.mgvm)
+		stats_text(f, &mgvm_table, &r->mgvm);
 	if (o->cfg.finepack) {
 		struct fp_core_report fr;
 

@@ -40,9 +40,22 @@ struct gpu_run_opts {
 	uint32_t cut;
 };
 
+/*
+ * mgvm on (docs/gpu.md, MGvm in the core): the GMMUs' page walks, summed
+ * over the chiplets (their requests, walks and PEC are in barre).
+ */
+struct gpu_run_mgvm_stats {
+	uint64_t pt_pages;		/* page-table pages placed */
+	uint64_t pte_reads;		/* a walk's reads, one a level */
+	uint64_t remote_pte_reads;	/* ... of a table on another chiplet */
+	uint64_t remote_walks;		/* walks with at least one of them */
+	uint64_t walk_cycles;		/* summed over walks */
+};
+
 struct gpu_run_result {
 	struct gpu_core_stats core;
-	struct mcmgpu_barre_stats barre;	/* the IOMMU's, translate on */
+	struct mcmgpu_barre_stats barre;	/* the IOMMU's (GMMUs'), translate on */
+	struct gpu_run_mgvm_stats mgvm;		/* mgvm on */
 	struct gpu_kernel_stats *kernels;	/* malloc'ed; nkernels of them */
 	uint32_t nkernels;
 	uint64_t objects;			/* mapped */

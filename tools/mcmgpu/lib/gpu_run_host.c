@@ -10,6 +10,14 @@
  * T, so the result is that of one simulation of both, however the epochs
  * are cut. The device runs the same epochs and trades them with
  * barre_iommu.ko on its ATS rings.
+ *
+ * mgvm on (host only; docs/gpu.md, MGvm in the core): the IOMMU's place
+ * is taken by a GMMU a chiplet, each a walker of its own (barre_walk.c:
+ * PW-queue, walkers, PEC), reached in mgvm_lat cycles each way, whose
+ * walks cost the local and remote reads of the page-table pages, each
+ * placed on the chiplet holding most of the data pages it maps. The
+ * epochs are the same with mgvm_lat in the place of the PCIe latency and
+ * no walk counted in the lookahead (a walk's cost varies with its reads).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +30,22 @@
 #include "prog_file.h"
 #include "../../../drivers/mcmgpu/gpu_alloc.h"
 #include "../../../drivers/iommu/barre/barre_walk.h"
+#include "../../../uapi/mcmgpu_pt.h"
+
+struct host_run;
+
+/* mgvm: one chiplet's GMMU. */
+struct host_gmmu {
+	struct host_run *h;
+	u32 chiplet;
+	struct barre_walker w;
+};
+
+/* mgvm: a page-table page and the chiplet whose memory holds it. */
+struct host_pt_home {
+	u64 table;
+	u32 chiplet;
+};
 
 struct host_run {
 	const struct gpu_run_opts *o;
@@ -33,6 +57,10 @@ struct host_run {
 	struct gpu_alloc_space as;
 	struct gpu_alloc_pt_ops pt;
 	struct barre_walker iommu;
+	/* mgvm on: cfg.chiplets GMMUs in the IOMMU's place, and the tables' homes */
+	struct host_gmmu *gmmu;
+	struct host_pt_home *homes;
+	uint32_t nhomes, cap_homes;
 	u64 *pool_bits;
 	struct gpu_alloc_object *objs;
 	uint32_t nobjs, cap_objs;
@@ -89,6 +117,136 @@ static u64 walk_read(void *priv, u64 table, u32 index)
 }
 
 /*
+ * mgvm: the page-table pages' homes. The rule (ours; MGvm [41] places the
+ * page tables by the static analysis that maps the data, which Barre
+ * Chord does not detail): a table lives on the chiplet holding the most
+ * data pages it maps, directly (a leaf table) or through the tables under
+ * it, the lowest such chiplet on a tie, and a table mapping none (never
+ * walked) on chiplet 0. Called once the objects are allocated; the
+ * tables do not change during a run (mgvm is refused with migrate).
+ */
+static int mgvm_place(struct host_run *h, u64 table, int level, u64 *count)
+{
+	u64 own[MCMGPU_MAX_CHIPLETS] = { 0 }, sub[MCMGPU_MAX_CHIPLETS];
+	u32 i, c, best = 0;
+	int ret;
+
+	for (i = 0; i < MCMGPU_PT_ENTRIES; i++) {
+		u64 e = walk_read(h, table, i);
+
+		if (!(e & MCMGPU_PTE_VALID))
+			continue;
+		if (level == MCMGPU_PT_LEVELS - 1) {
+			c = (u32)(MCMGPU_PTE_PFN(e) / h->pools.frames);
+			if (c < MCMGPU_MAX_CHIPLETS)
+				own[c]++;
+			continue;
+		}
+		memset(sub, 0, sizeof(sub));
+		ret = mgvm_place(h, e & MCMGPU_PTE_TABLE_MASK, level + 1, sub);
+		if (ret)
+			return ret;
+		for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+			own[c] += sub[c];
+	}
+	for (c = 1; c < h->o->cfg.chiplets; c++)
+		if (own[c] > own[best])
+			best = c;
+	for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+		count[c] += own[c];
+	if (h->nhomes == h->cap_homes) {
+		uint32_t cap = h->cap_homes ? 2 * h->cap_homes : 64;
+		void *p = realloc(h->homes, cap * sizeof(*h->homes));
+
+		if (!p)
+			return -ENOMEM;
+		h->homes = p;
+		h->cap_homes = cap;
+	}
+	h->homes[h->nhomes++] = (struct host_pt_home){ table, best };
+	return 0;
+}
+
+static int home_cmp(const void *a, const void *b)
+{
+	const struct host_pt_home *x = a, *y = b;
+
+	return x->table < y->table ? -1 : x->table > y->table;
+}
+
+static int mgvm_place_tables(struct host_run *h, char *err, size_t errlen)
+{
+	u64 count[MCMGPU_MAX_CHIPLETS] = { 0 };
+	int ret = mgvm_place(h, h->as.root, 0, count);
+
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	qsort(h->homes, h->nhomes, sizeof(*h->homes), home_cmp);
+	h->r->mgvm.pt_pages = h->nhomes;
+	return 0;
+}
+
+/* The chiplet whose memory holds table (chiplet 0 for one never placed). */
+static u32 mgvm_home(const struct host_run *h, u64 table)
+{
+	struct host_pt_home key = { table, 0 };
+	const struct host_pt_home *p = bsearch(&key, h->homes, h->nhomes,
+					       sizeof(*h->homes), home_cmp);
+
+	return p ? p->chiplet : 0;
+}
+
+/*
+ * mgvm: a GMMU's walk of req, when a walker takes it. One read a level,
+ * each dram_lat at the table's home, and a table on another chiplet adds
+ * the link both ways (2 x link_lat): the core's local and remote costs of
+ * a DRAM access without its L2 (no page-walk cache: Barre Chord names
+ * none, and its IOMMU's walk has none either).
+ */
+static u32 gmmu_walk_cycles(void *priv, const struct barre_walker_request *req)
+{
+	struct host_gmmu *gm = priv;
+	struct host_run *h = gm->h;
+	const struct gpu_config *c = &h->o->cfg;
+	u64 table = h->as.root, e;
+	u32 cycles = 0, remote = 0;
+	int level;
+
+	for (level = 0; table && level < MCMGPU_PT_LEVELS; level++) {
+		cycles += c->dram_lat;
+		h->r->mgvm.pte_reads++;
+		if (mgvm_home(h, table) != gm->chiplet) {
+			cycles += 2 * c->link_lat;
+			remote++;
+		}
+		e = walk_read(h, table, mcmgpu_pt_index(req->vpn, level));
+		if (!(e & MCMGPU_PTE_VALID))
+			break;
+		table = e & MCMGPU_PTE_TABLE_MASK;
+	}
+	h->r->mgvm.remote_pte_reads += remote;
+	h->r->mgvm.remote_walks += remote > 0;
+	h->r->mgvm.walk_cycles += cycles;
+	return cycles ? cycles : 1;
+}
+
+static u64 gmmu_root(void *priv, u32 pasid)
+{
+	struct host_gmmu *gm = priv;
+
+	return walk_root(gm->h, pasid);
+}
+
+static u64 gmmu_read(void *priv, u64 table, u32 index)
+{
+	struct host_gmmu *gm = priv;
+
+	return walk_read(gm->h, table, index);
+}
+
+/*
  * Translation: every object allocated before the run, in program order,
  * as the device path does (the allocator's PEC entries then stand from
  * the first kernel on); the IOMMU's counters start after them.
@@ -100,6 +258,7 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 	struct prog_rec *rec = malloc(sizeof(*rec));
 	struct barre_walker_config bc = h->iommu.cfg;
 	int ret = in && rec ? 0 : -ENOMEM;
+	uint32_t c;
 
 	while (!ret && (ret = prog_in_next(in, rec)) == 1) {
 		struct gpu_alloc_alloc_req req;
@@ -144,6 +303,9 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 
 			gpu_alloc_pec_entry(&h->as, g, &pe);
 			barre_walker_pec_add(&h->iommu, &pe);
+			/* mgvm: the driver registers the object with every GMMU. */
+			for (c = 0; h->gmmu && c < h->o->cfg.chiplets; c++)
+				barre_walker_pec_add(&h->gmmu[c].w, &pe);
 		}
 	}
 	if (ret < 0 && in && !*err)
@@ -155,7 +317,12 @@ static int host_preallocate(struct host_run *h, const char *path, char *err,
 	if (ret < 0)
 		return ret;
 	/* barre_iommu.ko is reset at the run's start: counters, not PEC. */
-	return barre_walker_reset(&h->iommu, &bc);
+	ret = barre_walker_reset(&h->iommu, &bc);
+	for (c = 0; !ret && h->gmmu && c < h->o->cfg.chiplets; c++)
+		ret = barre_walker_reset(&h->gmmu[c].w, &bc);
+	if (!ret && h->gmmu)
+		ret = mgvm_place_tables(h, err, errlen);
+	return ret;
 }
 
 /* An OBJECT record: its VA, allocated before the run (or identity). */
@@ -264,7 +431,16 @@ static void host_ats_request(void *priv, const struct chiplet_tlb_request *r)
 		.tag = r->tag, .vpn = r->vpn, .arrive = r->issue + h->o->cfg.pcie_lat,
 		.pasid = h->as.pasid, .chiplet = r->chiplet, .write = r->write,
 	};
-	int ret = barre_walker_submit(&h->iommu, &q);
+	int ret;
+
+	/* mgvm: the L2 TLB's miss goes to its own chiplet's GMMU. */
+	if (h->gmmu) {
+		q.arrive = r->issue + h->o->cfg.mgvm_lat;
+		ret = r->chiplet < h->o->cfg.chiplets ?
+		      barre_walker_submit(&h->gmmu[r->chiplet].w, &q) : -EINVAL;
+	} else {
+		ret = barre_walker_submit(&h->iommu, &q);
+	}
 
 	if (ret && !h->error) {
 		h->error = ret;
@@ -278,7 +454,8 @@ static void host_respond(void *priv, const struct barre_walker_response *rsp)
 {
 	struct host_run *h = priv;
 	struct chiplet_tlb_reply r = {
-		.tag = rsp->tag, .pfn = rsp->pfn, .arrive = rsp->done + h->o->cfg.pcie_lat,
+		.tag = rsp->tag, .pfn = rsp->pfn,
+		.arrive = rsp->done + (h->gmmu ? h->o->cfg.mgvm_lat : h->o->cfg.pcie_lat),
 		.fault = rsp->status != BARRE_WALKER_STATUS_OK, .writable = rsp->writable,
 		.coal = rsp->coal, .pec = rsp->pec,
 	};
@@ -317,7 +494,7 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 {
 	const struct gpu_config *c = &h->o->cfg;
 	struct barre_walker_config bc;
-	u32 frames = c->vram_mib << 8;
+	u32 frames = c->vram_mib << 8, i;
 	int ret;
 
 	if (c->chiplets > MCMGPU_MAX_CHIPLETS ||
@@ -351,18 +528,81 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 	if (h->o->barre == GPU_RUN_BARRE_OFF)
 		bc.pec_entries = 0;
 	ret = barre_walker_init(&h->iommu, &bc,
-				&(struct barre_walker_pt_ops){ walk_root, walk_read, h },
+				&(struct barre_walker_pt_ops){ walk_root, walk_read, h, NULL },
 				host_respond, h);
+	/*
+	 * mgvm: a GMMU a chiplet with the IOMMU's walkers, queue, PEC
+	 * buffer and scheduling (Barre Chord gives no GMMU configuration);
+	 * its walks cost their PTE reads (gmmu_walk_cycles).
+	 */
+	if (!ret && c->mgvm) {
+		h->gmmu = calloc(c->chiplets, sizeof(*h->gmmu));
+		if (!h->gmmu) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (i = 0; !ret && i < c->chiplets; i++) {
+			h->gmmu[i].h = h;
+			h->gmmu[i].chiplet = i;
+			ret = barre_walker_init(&h->gmmu[i].w, &bc,
+				&(struct barre_walker_pt_ops){ gmmu_root, gmmu_read,
+							       &h->gmmu[i],
+							       gmmu_walk_cycles },
+				host_respond, h);
+		}
+	}
 	if (ret)
 		snprintf(err, errlen, "walkers: %u out of 1..%u", bc.walkers,
 			 MCMGPU_BARRE_MAX_WALKERS);
 	return ret;
 }
 
+/* The walkers' requests in flight: the IOMMU's, or mgvm's GMMUs'. */
+static u32 walkers_inflight(struct host_run *h)
+{
+	u32 c, n = 0;
+
+	if (!h->gmmu)
+		return barre_walker_inflight(&h->iommu);
+	for (c = 0; c < h->o->cfg.chiplets; c++)
+		n += barre_walker_inflight(&h->gmmu[c].w);
+	return n;
+}
+
+static void walkers_advance(struct host_run *h, u64 until)
+{
+	u32 c;
+
+	if (!h->gmmu) {
+		barre_walker_advance(&h->iommu, until);
+		return;
+	}
+	/* The core orders the answers of one cycle by tag: GMMU order is free. */
+	for (c = 0; c < h->o->cfg.chiplets; c++)
+		barre_walker_advance(&h->gmmu[c].w, until);
+}
+
+/* The earliest next event of the IOMMU or of any GMMU. */
+static u64 walkers_next_event(struct host_run *h)
+{
+	u64 t, next = ~0ULL;
+	u32 c;
+
+	if (!h->gmmu)
+		return barre_walker_next_event(&h->iommu);
+	for (c = 0; c < h->o->cfg.chiplets; c++) {
+		t = barre_walker_next_event(&h->gmmu[c].w);
+		if (t < next)
+			next = t;
+	}
+	return next;
+}
+
 /* Runs the core to the end, epoch by epoch when translating. */
 static int host_loop(struct host_run *h)
 {
-	u64 pcie = h->o->cfg.pcie_lat;
+	u64 pcie = h->gmmu ? h->o->cfg.mgvm_lat : h->o->cfg.pcie_lat;
+	u32 walk = h->gmmu ? 0 : h->iommu.cfg.walk_cycles;
 	int ret = 0;
 
 	if (!h->o->cfg.translate) {
@@ -372,7 +612,7 @@ static int host_loop(struct host_run *h)
 	}
 	while (!ret && !h->error && !gpu_core_done(h->core)) {
 		u64 H = gpu_core_now(h->core), T;
-		bool inflight = barre_walker_inflight(&h->iommu);
+		bool inflight = walkers_inflight(h);
 
 		/* Nothing in flight: skip to the core's next event. */
 		if (!inflight) {
@@ -387,9 +627,8 @@ static int host_loop(struct host_run *h)
 			if (t > H)
 				H = t;
 		}
-		T = mcmgpu_ats_lookahead(H, inflight ?
-					 barre_walker_next_event(&h->iommu) : ~0ULL,
-					 pcie, h->iommu.cfg.walk_cycles);
+		T = mcmgpu_ats_lookahead(H, inflight ? walkers_next_event(h) : ~0ULL,
+					 pcie, walk);
 		if (h->o->cut) {
 			u64 t = gpu_core_now(h->core);
 
@@ -401,9 +640,34 @@ static int host_loop(struct host_run *h)
 			ret = gpu_core_run(h->core, T);
 		}
 		if (!ret)
-			barre_walker_advance(&h->iommu, T + pcie);
+			walkers_advance(h, T + pcie);
 	}
 	return ret ? ret : h->error;
+}
+
+/* mgvm: the GMMUs' counters, summed, in the IOMMU's place. */
+static void mgvm_export_stats(const struct host_run *h, struct mcmgpu_barre_stats *st)
+{
+	struct barre_walker_stats s = { 0 };
+	u32 c, i;
+
+	for (c = 0; c < h->o->cfg.chiplets; c++) {
+		const struct barre_walker_stats *g = &h->gmmu[c].w.stats;
+
+		s.ats_requests += g->ats_requests;
+		s.walks += g->walks;
+		s.coalesced += g->coalesced;
+		s.faults += g->faults;
+		s.pec_hits += g->pec_hits;
+		s.pec_misses += g->pec_misses;
+		s.pec_evictions += g->pec_evictions;
+		s.shadow_mismatches += g->shadow_mismatches;
+		s.sched_moves += g->sched_moves;
+		s.service_cycles += g->service_cycles;
+		for (i = 0; i <= MCMGPU_BARRE_PWQ_ENTRIES; i++)
+			s.pwq_hist[i] += g->pwq_hist[i];
+	}
+	barre_walker_export_stats(&s, st);
 }
 
 int gpu_run_host(const char *path, const struct gpu_run_opts *o,
@@ -463,7 +727,10 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	} else {
 		gpu_core_stats(h.core, &r->core);
 		if (o->cfg.translate) {
-			barre_walker_export_stats(&h.iommu.stats, &r->barre);
+			if (h.gmmu)
+				mgvm_export_stats(&h, &r->barre);
+			else
+				barre_walker_export_stats(&h.iommu.stats, &r->barre);
 			for (i = 0; i < h.nobjs; i++) {
 				r->barre.objects++;
 				r->barre.pages += h.objs[i].pages;
@@ -482,6 +749,8 @@ out:
 		free(h.objs[i].pfn);
 	}
 	free(h.objs);
+	free(h.gmmu);
+	free(h.homes);
 	if (h.as.root)
 		gpu_alloc_space_destroy(&h.as);
 	free(h.pool_bits);
