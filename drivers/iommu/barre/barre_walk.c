@@ -117,11 +117,7 @@ u64 barre_walker_walk(const struct barre_walker *b, u32 pasid, u64 vpn)
 
 u32 barre_walker_inflight(const struct barre_walker *b)
 {
-	u32 w, n = b->nwaiting + b->nqueue;
-
-	for (w = 0; w < b->cfg.walkers; w++)
-		n += b->walker[w].busy;
-	return n;
+	return b->nwaiting + b->nqueue + b->nbusy;
 }
 
 int barre_walker_can_submit(const struct barre_walker *b, u64 arrive, u32 count)
@@ -133,13 +129,29 @@ int barre_walker_can_submit(const struct barre_walker *b, u64 arrive, u32 count)
 	return 0;
 }
 
+static bool barre_walker_arrives_after(const struct barre_walker_request *a,
+				       const struct barre_walker_request *r)
+{
+	return a->arrive > r->arrive || (a->arrive == r->arrive && a->tag > r->tag);
+}
+
 int barre_walker_submit(struct barre_walker *b, const struct barre_walker_request *req)
 {
 	int ret = barre_walker_can_submit(b, req->arrive, 1);
+	u32 i;
 
 	if (ret)
 		return ret;
-	b->waiting[b->nwaiting++] = *req;
+	if (b->whead + b->nwaiting == BARRE_WALKER_MAX_INFLIGHT) {
+		memmove(b->waiting, b->waiting + b->whead, b->nwaiting * sizeof(*req));
+		b->whead = 0;
+	}
+	/* Requests come nearly in arrival order: a short walk from the tail. */
+	for (i = b->whead + b->nwaiting;
+	     i > b->whead && barre_walker_arrives_after(&b->waiting[i - 1], req); i--)
+		b->waiting[i] = b->waiting[i - 1];
+	b->waiting[i] = *req;
+	b->nwaiting++;
 	b->stats.ats_requests++;
 	return 0;
 }
@@ -150,8 +162,10 @@ void barre_walker_abandon(struct barre_walker *b)
 
 	/* Walked ones stay counted as walks; the others were never served. */
 	b->stats.ats_requests -= b->nwaiting + b->nqueue;
+	b->whead = 0;
 	b->nwaiting = 0;
 	b->nqueue = 0;
+	b->nbusy = 0;
 	for (w = 0; w < b->cfg.walkers; w++)
 		b->walker[w].busy = false;
 }
@@ -184,15 +198,82 @@ static void barre_walker_answer(struct barre_walker *b, const struct barre_walke
 	b->respond(b->respond_priv, &rsp);
 }
 
-/* PEC after a walk of req that found pte: complete its group's pending pages. */
+/* vpn's place in object e (start_vpn <= vpn, g and nmap not 0). */
+static void barre_walker_place_in(const struct mcmgpu_pec_entry *e, u64 vpn,
+				  struct barre_walker_place *p)
+{
+	u64 off = vpn - e->start_vpn;
+
+	p->start = e->start_vpn;
+	p->g = e->g;
+	p->nmap = e->nmap;
+	p->chunk = off / e->g;
+	p->offset = off % e->g;
+	p->round = p->chunk / e->nmap;
+}
+
+/* The place cached in *p if it is e's, else vpn's place computed in *tmp. */
+static const struct barre_walker_place *
+barre_walker_placed(const struct mcmgpu_pec_entry *e, u64 vpn, const struct barre_walker_place *p,
+		    struct barre_walker_place *tmp)
+{
+	if (p->nmap && p->start == e->start_vpn && p->g == e->g && p->nmap == e->nmap)
+		return p;
+	barre_walker_place_in(e, vpn, tmp);
+	return tmp;
+}
+
+/*
+ * Whether the page at place p of e can be in the group that starts first
+ * pages (c, o) away from e's start, before it if before: its distance d
+ * from first must give d / g < nmap and d % g < m, the bounds of
+ * mcmgpu_pec_calc_pte(), here found from the chunks without a division.
+ */
+static bool barre_walker_may_group(const struct mcmgpu_pec_entry *e,
+				   const struct barre_walker_place *p,
+				   bool before, u64 c, u32 o, u32 m)
+{
+	u64 k, x;
+
+	if (before) {
+		k = p->chunk + c;
+		x = (u64)p->offset + o;
+		if (x >= e->g) {
+			k++;
+			x -= e->g;
+		}
+	} else {
+		if (p->chunk < c || (p->chunk == c && p->offset < o))
+			return false;
+		k = p->chunk - c;
+		if (p->offset >= o) {
+			x = p->offset - o;
+		} else {
+			k--;
+			x = (u64)p->offset + e->g - o;
+		}
+	}
+	return x < m && k < e->nmap;
+}
+
+/*
+ * PEC after a walk of req that found pte: complete its group's pending
+ * pages, in queue order. Only the queued requests of req's address space
+ * and object whose chunks put them in the group go through PEC's
+ * calculation, which decides as it always did.
+ */
 static void barre_walker_coalesce(struct barre_walker *b, const struct barre_walker_request *req,
 				  u64 pte)
 {
 	const struct mcmgpu_pec_entry *e;
-	u32 i, kept = 0;
+	struct barre_walker_place tmp;
+	u32 o_t = MCMGPU_PTE_COAL_POS(pte), i_t = MCMGPU_PTE_COAL_INTRA(pte);
+	u32 m = 1 + MCMGPU_PTE_COAL_MERGED(pte), bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
+	u32 i, kept, o;
+	u64 first, c;
+	bool before;
 
-	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) ||
-	    mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) < 2)
+	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) || mcmgpu_popcount8(bitmap) < 2)
 		return;
 	e = barre_walker_pec_find(b, req->pasid, req->vpn);
 	if (!e) {
@@ -200,19 +281,32 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 		return;
 	}
 	b->stats.pec_hits++;
-	for (i = 0; i < b->nqueue; i++) {
-		struct barre_walker_request *q = &b->queue[i];
+	/* What mcmgpu_pec_calc_pte() refuses for every page. */
+	if (!e->g || o_t >= e->nmap || !(bitmap & (1U << e->map[o_t])) ||
+	    req->vpn < i_t + (u64)e->g * o_t)
+		return;
+	first = req->vpn - i_t - (u64)e->g * o_t;
+	before = first < e->start_vpn;
+	c = before ? e->start_vpn - first : first - e->start_vpn;
+	o = c % e->g;
+	c /= e->g;
+	for (i = 0, kept = 0; i < b->nqueue; i++) {
+		struct barre_walker_queued *q = &b->queue[i];
 		__u64 calc;
 
-		if (q->pasid != req->pasid ||
-		    (q->write && !(pte & MCMGPU_PTE_WRITE)) ||
-		    !mcmgpu_pec_calc_pte(e, b->cfg.base, req->vpn, pte, q->vpn,
-					 &calc)) {
-			b->queue[kept++] = *q;
+		if (q->req.pasid != req->pasid || q->req.vpn < e->start_vpn ||
+		    q->req.vpn > e->end_vpn ||
+		    (q->req.write && !(pte & MCMGPU_PTE_WRITE)) ||
+		    !barre_walker_may_group(e, barre_walker_placed(e, q->req.vpn, &q->place, &tmp),
+					    before, c, o, m) ||
+		    !mcmgpu_pec_calc_pte(e, b->cfg.base, req->vpn, pte, q->req.vpn, &calc)) {
+			if (kept != i)
+				b->queue[kept] = *q;
+			kept++;
 			continue;
 		}
 		if (b->cfg.shadow) {
-			u64 truth = barre_walker_walk(b, q->pasid, q->vpn);
+			u64 truth = barre_walker_walk(b, q->req.pasid, q->req.vpn);
 
 			if (!(truth & MCMGPU_PTE_VALID) ||
 			    MCMGPU_PTE_PFN(truth) != MCMGPU_PTE_PFN(calc) ||
@@ -220,7 +314,7 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 				b->stats.shadow_mismatches++;
 		}
 		b->stats.coalesced++;
-		barre_walker_answer(b, q, calc, true);
+		barre_walker_answer(b, &q->req, calc, true);
 	}
 	b->nqueue = kept;
 }
@@ -228,47 +322,44 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 /* Arrivals up to now join the queue, earliest (then lowest tag) first. */
 static void barre_walker_admit(struct barre_walker *b)
 {
-	while (b->nqueue < b->cfg.pwq_entries) {
-		u32 i, best = b->nwaiting;
+	while (b->nqueue < b->cfg.pwq_entries && b->nwaiting &&
+	       b->waiting[b->whead].arrive <= b->now) {
+		struct barre_walker_queued *q = &b->queue[b->nqueue];
+		const struct mcmgpu_pec_entry *e;
 
-		for (i = 0; i < b->nwaiting; i++) {
-			const struct barre_walker_request *r = &b->waiting[i];
-
-			if (r->arrive > b->now)
-				continue;
-			if (best == b->nwaiting || r->arrive < b->waiting[best].arrive ||
-			    (r->arrive == b->waiting[best].arrive &&
-			     r->tag < b->waiting[best].tag))
-				best = i;
-		}
-		if (best == b->nwaiting)
-			return;
-		b->stats.pwq_hist[b->nqueue]++;
-		b->queue[b->nqueue++] = b->waiting[best];
-		b->waiting[best] = b->waiting[--b->nwaiting];
+		b->stats.pwq_hist[b->nqueue++]++;
+		q->req = b->waiting[b->whead++];
+		b->nwaiting--;
+		e = barre_walker_pec_find(b, q->req.pasid, q->req.vpn);
+		if (e && e->g && e->nmap)
+			barre_walker_place_in(e, q->req.vpn, &q->place);
+		else
+			q->place.nmap = 0;
 	}
+	if (!b->nwaiting)
+		b->whead = 0;
 }
 
 /* Same object, same round, same offset in the chunk: PEC will likely do q. */
 static bool barre_walker_predict_group(const struct barre_walker *b,
-				       const struct barre_walker_request *q)
+				       const struct barre_walker_queued *q)
 {
-	const struct mcmgpu_pec_entry *e = barre_walker_pec_find(b, q->pasid, q->vpn);
-	u64 round, oq, ow;
+	const struct mcmgpu_pec_entry *e = barre_walker_pec_find(b, q->req.pasid, q->req.vpn);
+	const struct barre_walker_place *pq, *pw;
+	struct barre_walker_place tq, tw;
 	u32 w;
 
 	if (!e || !e->g || !e->nmap)
 		return false;
-	round = (u64)e->g * e->nmap;
-	oq = q->vpn - e->start_vpn;
+	pq = barre_walker_placed(e, q->req.vpn, &q->place, &tq);
 	for (w = 0; w < b->cfg.walkers; w++) {
-		const struct barre_walker_request *r = &b->walker[w].req;
+		const struct barre_walker_unit *wk = &b->walker[w];
 
-		if (!b->walker[w].busy || r->pasid != q->pasid ||
-		    r->vpn < e->start_vpn || r->vpn > e->end_vpn)
+		if (!wk->busy || wk->req.pasid != q->req.pasid ||
+		    wk->req.vpn < e->start_vpn || wk->req.vpn > e->end_vpn)
 			continue;
-		ow = r->vpn - e->start_vpn;
-		if (ow / round == oq / round && ow % e->g == oq % e->g)
+		pw = barre_walker_placed(e, wk->req.vpn, &wk->place, &tw);
+		if (pw->round == pq->round && pw->offset == pq->offset)
 			return true;
 	}
 	return false;
@@ -282,15 +373,15 @@ static u32 barre_walker_pick(const struct barre_walker *b)
 	if (!b->cfg.sched_moves)
 		return 0;
 	for (i = 0; i < b->nqueue; i++)
-		if (b->queue[i].moves >= b->cfg.sched_moves ||
+		if (b->queue[i].req.moves >= b->cfg.sched_moves ||
 		    !barre_walker_predict_group(b, &b->queue[i]))
 			return i;
 	return b->nqueue;
 }
 
-static void barre_walker_reverse(struct barre_walker_request *q, u32 from, u32 to)
+static void barre_walker_reverse(struct barre_walker_queued *q, u32 from, u32 to)
 {
-	struct barre_walker_request t;
+	struct barre_walker_queued t;
 
 	while (from + 1 < to) {
 		t = q[from];
@@ -299,25 +390,66 @@ static void barre_walker_reverse(struct barre_walker_request *q, u32 from, u32 t
 	}
 }
 
+/* Walker x's walk ends before walker y's (ties: the lower index first). */
+static bool barre_walker_ends_first(const struct barre_walker *b, u32 x, u32 y)
+{
+	return b->walker[x].done < b->walker[y].done ||
+	       (b->walker[x].done == b->walker[y].done && x < y);
+}
+
+static void barre_walker_heap_push(struct barre_walker *b, u32 w)
+{
+	u32 i = b->nbusy++, up;
+
+	for (; i; i = up) {
+		up = (i - 1) / 2;
+		if (!barre_walker_ends_first(b, w, b->heap[up]))
+			break;
+		b->heap[i] = b->heap[up];
+	}
+	b->heap[i] = w;
+}
+
+/* Takes the walker whose walk ends first off the heap. */
+static u32 barre_walker_heap_pop(struct barre_walker *b)
+{
+	u32 top = b->heap[0], w = b->heap[--b->nbusy], i = 0, c;
+
+	while ((c = 2 * i + 1) < b->nbusy) {
+		if (c + 1 < b->nbusy && barre_walker_ends_first(b, b->heap[c + 1], b->heap[c]))
+			c++;
+		if (!barre_walker_ends_first(b, b->heap[c], w))
+			break;
+		b->heap[i] = b->heap[c];
+		i = c;
+	}
+	b->heap[i] = w;
+	return top;
+}
+
 static void barre_walker_dispatch(struct barre_walker *b)
 {
 	u32 w, i, pick;
 
-	for (w = 0; w < b->cfg.walkers && b->nqueue; w++) {
-		if (b->walker[w].busy)
+	for (w = 0; w < b->cfg.walkers && b->nqueue && b->nbusy < b->cfg.walkers; w++) {
+		struct barre_walker_unit *wk = &b->walker[w];
+
+		if (wk->busy)
 			continue;
 		pick = barre_walker_pick(b);
 		if (pick == b->nqueue)
 			return;
-		b->walker[w].busy = true;
-		b->walker[w].done = b->now + b->cfg.walk_cycles;
-		b->walker[w].req = b->queue[pick];
+		wk->busy = true;
+		wk->done = b->now + b->cfg.walk_cycles;
+		wk->req = b->queue[pick].req;
+		wk->place = b->queue[pick].place;
+		barre_walker_heap_push(b, w);
 		for (i = pick + 1; i < b->nqueue; i++)
 			b->queue[i - 1] = b->queue[i];
 		b->nqueue--;
 		/* The ones passed over go to the tail, in their order (a rotation). */
 		for (i = 0; i < pick; i++)
-			b->queue[i].moves++;
+			b->queue[i].req.moves++;
 		if (pick && pick < b->nqueue) {
 			barre_walker_reverse(b->queue, 0, pick);
 			barre_walker_reverse(b->queue, pick, b->nqueue);
@@ -330,44 +462,48 @@ static void barre_walker_dispatch(struct barre_walker *b)
 
 u64 barre_walker_next_event(const struct barre_walker *b)
 {
-	bool can_start = b->nqueue && barre_walker_pick(b) < b->nqueue;
-	u64 next = ~0ULL;
-	u32 i;
+	u64 next = b->nbusy ? b->walker[b->heap[0]].done : ~0ULL;
+	u32 lo, hi, mid;
 
-	for (i = 0; i < b->cfg.walkers; i++) {
-		if (b->walker[i].busy && b->walker[i].done < next)
-			next = b->walker[i].done;
-		else if (!b->walker[i].busy && can_start)
-			next = b->now;		/* a walker can start now */
-	}
-	for (i = 0; i < b->nwaiting; i++) {
-		u64 t = b->waiting[i].arrive;
-
+	/* Nothing ends before now: an idle walker that can start goes first. */
+	if (b->nbusy < b->cfg.walkers && b->nqueue && barre_walker_pick(b) < b->nqueue)
+		return b->now;
+	if (!b->nwaiting)
+		return next;
+	lo = b->whead;
+	hi = b->whead + b->nwaiting;
+	if (b->waiting[lo].arrive <= b->now) {
 		/* Arrived ones wait for room in the queue, not for time. */
-		if (t <= b->now)
-			t = b->nqueue < b->cfg.pwq_entries ? b->now : ~0ULL;
-		if (t < next)
-			next = t;
+		if (b->nqueue < b->cfg.pwq_entries)
+			return b->now;
+		/* The first one not arrived yet. */
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (b->waiting[mid].arrive <= b->now)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == b->whead + b->nwaiting)
+			return next;
 	}
-	return next;
+	return b->waiting[lo].arrive < next ? b->waiting[lo].arrive : next;
 }
 
 void barre_walker_advance(struct barre_walker *b, u64 until)
 {
 	for (;;) {
 		u64 t = barre_walker_next_event(b);
-		u32 w;
 
 		if (t >= until)
 			break;
 		if (t > b->now)
 			b->now = t;
-		for (w = 0; w < b->cfg.walkers; w++) {
-			struct barre_walker_unit *wk = &b->walker[w];
+		/* Walks that end now, in walker order. */
+		while (b->nbusy && b->walker[b->heap[0]].done == b->now) {
+			struct barre_walker_unit *wk = &b->walker[barre_walker_heap_pop(b)];
 			u64 pte;
 
-			if (!wk->busy || wk->done != b->now)
-				continue;
 			wk->busy = false;
 			pte = barre_walker_walk(b, wk->req.pasid, wk->req.vpn);
 			barre_walker_answer(b, &wk->req, pte, false);

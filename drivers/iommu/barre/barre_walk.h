@@ -85,10 +85,33 @@ struct barre_walker_stats {
 	u64 pwq_hist[MCMGPU_BARRE_PWQ_ENTRIES + 1];	/* occupancy seen on arrival */
 };
 
+/*
+ * A request's place in the PEC object that held it when it joined the
+ * PW-queue (that object's start_vpn, g and nmap are the key): its chunk
+ * (vpn - start_vpn) / g, its offset in the chunk and its round, chunk /
+ * nmap. PEC and scheduling compare these instead of dividing; when the key
+ * no longer matches the object they look at, they divide again.
+ */
+struct barre_walker_place {
+	u64 start;
+	u64 chunk;
+	u64 round;
+	u32 g;
+	u32 offset;
+	u8 nmap;		/* 0: no object held the request */
+};
+
+/* A request in the PW-queue. */
+struct barre_walker_queued {
+	struct barre_walker_request req;
+	struct barre_walker_place place;
+};
+
 struct barre_walker_unit {
 	bool busy;
 	u64 done;
 	struct barre_walker_request req;
+	struct barre_walker_place place;
 };
 
 struct barre_walker {
@@ -96,11 +119,19 @@ struct barre_walker {
 	struct barre_walker_pt_ops ops;
 	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
 	u64 now;				/* every event before it is done */
-	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];	/* outside the queue */
+	/*
+	 * Outside the queue: waiting[whead .. whead + nwaiting), sorted by
+	 * arrival, then tag, then submission.
+	 */
+	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];
+	u32 whead;
 	u32 nwaiting;
-	struct barre_walker_request queue[MCMGPU_BARRE_PWQ_ENTRIES];
+	struct barre_walker_queued queue[MCMGPU_BARRE_PWQ_ENTRIES];
 	u32 nqueue;
 	struct barre_walker_unit walker[MCMGPU_BARRE_MAX_WALKERS];
+	/* The busy walkers, a min-heap on (done, walker index). */
+	u8 heap[MCMGPU_BARRE_MAX_WALKERS];
+	u32 nbusy;
 	struct barre_walker_stats stats;
 	void (*respond)(void *priv, const struct barre_walker_response *rsp);
 	void *respond_priv;
