@@ -22,6 +22,19 @@
  *   passed sched_moves times is no longer passed. So a request is passed
  *   at most sched_moves times, and fewer than (sched_moves + 1) x
  *   pwq_entries other requests start their walks before its own.
+ *
+ * Data structures (issue 31; the answers are those of the plain scans,
+ * which selftests/host/barre_walk_equiv_test.c keeps as its reference):
+ * the busy walkers form a min-heap on (end of walk, walker index); the
+ * waiting requests an array sorted by (arrival, tag), whose head is the
+ * next to join the queue; every request in the queue or a walker carries
+ * its place in its PEC object (chunk, offset, round), placed again after
+ * any change of the buffer, so that PEC runs its calculation only on the
+ * queued requests its group's chunks can hold and scheduling compares
+ * places without dividing. Requests with the same arrival and the same
+ * tag (the device numbers its requests, so only a broken one sends two)
+ * join the queue in the order they were submitted; the plain scan took
+ * them in an order its swap-removals made.
  */
 #include "barre_walk.h"
 #include "mcmgpu_pt.h"
@@ -60,6 +73,64 @@ int barre_walker_init(struct barre_walker *b, const struct barre_walker_config *
 	return 0;
 }
 
+static const struct mcmgpu_pec_entry *
+barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
+{
+	u32 i;
+
+	for (i = 0; i < b->cfg.pec_entries; i++)
+		if (b->pec[i].valid && b->pec[i].pasid == pasid &&
+		    b->pec[i].start_vpn <= vpn && vpn <= b->pec[i].end_vpn)
+			return &b->pec[i];
+	return NULL;
+}
+
+/* vpn's place in object e (start_vpn <= vpn, g and nmap not 0). */
+static void barre_walker_place_in(const struct barre_walker *b, const struct mcmgpu_pec_entry *e,
+				  u64 vpn, struct barre_walker_place *p)
+{
+	u64 off = vpn - e->start_vpn;
+
+	p->slot = e - b->pec + 1;
+	p->chunk = off / e->g;
+	p->offset = off % e->g;
+	p->round = p->chunk / e->nmap;
+}
+
+/* r's place in the object PEC finds for it. */
+static void barre_walker_place(const struct barre_walker *b, const struct barre_walker_request *r,
+			       struct barre_walker_place *p)
+{
+	const struct mcmgpu_pec_entry *e = barre_walker_pec_find(b, r->pasid, r->vpn);
+
+	if (e && e->g && e->nmap)
+		barre_walker_place_in(b, e, r->vpn, p);
+	else
+		p->slot = 0;
+}
+
+/* After any change of the buffer: every request in the walker placed again. */
+static void barre_walker_pec_changed(struct barre_walker *b)
+{
+	const struct mcmgpu_pec_entry *x, *y;
+	u32 i, j;
+
+	b->pec_overlap = false;
+	for (i = 0; i < b->cfg.pec_entries; i++)
+		for (j = i + 1; j < b->cfg.pec_entries; j++) {
+			x = &b->pec[i];
+			y = &b->pec[j];
+			if (x->valid && y->valid && x->pasid == y->pasid &&
+			    x->start_vpn <= y->end_vpn && y->start_vpn <= x->end_vpn)
+				b->pec_overlap = true;
+		}
+	for (i = b->qhead; i < b->qhead + b->nqueue; i++)
+		barre_walker_place(b, &b->queue[i].req, &b->queue[i].place);
+	for (i = 0; i < b->cfg.walkers; i++)
+		if (b->walker[i].busy)
+			barre_walker_place(b, &b->walker[i].req, &b->walker[i].place);
+}
+
 int barre_walker_reset(struct barre_walker *b, const struct barre_walker_config *cfg)
 {
 	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
@@ -70,6 +141,7 @@ int barre_walker_reset(struct barre_walker *b, const struct barre_walker_config 
 	if (barre_walker_init(b, cfg, &ops, b->respond, b->respond_priv))
 		return -EINVAL;
 	memcpy(b->pec, pec, sizeof(pec));
+	barre_walker_pec_changed(b);
 	return 0;
 }
 
@@ -82,6 +154,7 @@ int barre_walker_pec_add(struct barre_walker *b, const struct mcmgpu_pec_entry *
 	ret = mcmgpu_pec_insert(b->pec, b->cfg.pec_entries, e);
 	if (ret > 0)
 		b->stats.pec_evictions++;
+	barre_walker_pec_changed(b);
 	return ret >= 0;
 }
 
@@ -90,23 +163,13 @@ void barre_walker_pec_restore(struct barre_walker *b, const struct mcmgpu_pec_en
 {
 	memset(b->pec, 0, sizeof(b->pec));
 	memcpy(b->pec, buf, (n < BARRE_WALKER_MAX_PEC ? n : BARRE_WALKER_MAX_PEC) * sizeof(*buf));
+	barre_walker_pec_changed(b);
 }
 
 void barre_walker_pec_drop(struct barre_walker *b, u32 pasid, u64 start, u64 end)
 {
 	mcmgpu_pec_drop(b->pec, BARRE_WALKER_MAX_PEC, pasid, start, end);
-}
-
-static const struct mcmgpu_pec_entry *
-barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
-{
-	u32 i;
-
-	for (i = 0; i < b->cfg.pec_entries; i++)
-		if (b->pec[i].valid && b->pec[i].pasid == pasid &&
-		    b->pec[i].start_vpn <= vpn && vpn <= b->pec[i].end_vpn)
-			return &b->pec[i];
-	return NULL;
+	barre_walker_pec_changed(b);
 }
 
 u64 barre_walker_walk(const struct barre_walker *b, u32 pasid, u64 vpn)
@@ -164,6 +227,7 @@ void barre_walker_abandon(struct barre_walker *b)
 	b->stats.ats_requests -= b->nwaiting + b->nqueue;
 	b->whead = 0;
 	b->nwaiting = 0;
+	b->qhead = 0;
 	b->nqueue = 0;
 	b->nbusy = 0;
 	for (w = 0; w < b->cfg.walkers; w++)
@@ -198,36 +262,30 @@ static void barre_walker_answer(struct barre_walker *b, const struct barre_walke
 	b->respond(b->respond_priv, &rsp);
 }
 
-/* vpn's place in object e (start_vpn <= vpn, g and nmap not 0). */
-static void barre_walker_place_in(const struct mcmgpu_pec_entry *e, u64 vpn,
-				  struct barre_walker_place *p)
-{
-	u64 off = vpn - e->start_vpn;
-
-	p->start = e->start_vpn;
-	p->g = e->g;
-	p->nmap = e->nmap;
-	p->chunk = off / e->g;
-	p->offset = off % e->g;
-	p->round = p->chunk / e->nmap;
-}
-
-/* The place cached in *p if it is e's, else vpn's place computed in *tmp. */
+/*
+ * The place of r (placed at p) in e: p itself when it is e's, else when
+ * e may hold r too (overlapping entries) computed in *tmp, else NULL.
+ */
 static const struct barre_walker_place *
-barre_walker_placed(const struct mcmgpu_pec_entry *e, u64 vpn, const struct barre_walker_place *p,
-		    struct barre_walker_place *tmp)
+barre_walker_place_for(const struct barre_walker *b, const struct mcmgpu_pec_entry *e,
+		       const struct barre_walker_request *r, const struct barre_walker_place *p,
+		       struct barre_walker_place *tmp)
 {
-	if (p->nmap && p->start == e->start_vpn && p->g == e->g && p->nmap == e->nmap)
+	if (p->slot == e - b->pec + 1)
 		return p;
-	barre_walker_place_in(e, vpn, tmp);
+	if (!b->pec_overlap || r->pasid != e->pasid || r->vpn < e->start_vpn ||
+	    r->vpn > e->end_vpn)
+		return NULL;
+	barre_walker_place_in(b, e, r->vpn, tmp);
 	return tmp;
 }
 
 /*
- * Whether the page at place p of e can be in the group that starts first
- * pages (c, o) away from e's start, before it if before: its distance d
- * from first must give d / g < nmap and d % g < m, the bounds of
- * mcmgpu_pec_calc_pte(), here found from the chunks without a division.
+ * Whether the page at place p of e may be in the group whose first page
+ * lies c chunks and o pages after e's first page (before it if before):
+ * its distance d from the group's first page must have d / g < nmap and
+ * d % g < m, as mcmgpu_pec_calc_pte() requires; found here from the
+ * chunks, without a division. A superset: the calculation decides.
  */
 static bool barre_walker_may_group(const struct mcmgpu_pec_entry *e,
 				   const struct barre_walker_place *p,
@@ -258,13 +316,15 @@ static bool barre_walker_may_group(const struct mcmgpu_pec_entry *e,
 
 /*
  * PEC after a walk of req that found pte: complete its group's pending
- * pages, in queue order. Only the queued requests of req's address space
- * and object whose chunks put them in the group go through PEC's
- * calculation, which decides as it always did.
+ * pages, in queue order. Only the queued requests of req's object whose
+ * chunks put them in the group go through PEC's calculation, which
+ * decides as it always did.
  */
 static void barre_walker_coalesce(struct barre_walker *b, const struct barre_walker_request *req,
 				  u64 pte)
 {
+	struct barre_walker_queued *queue = b->queue + b->qhead;
+	const struct barre_walker_place *p;
 	const struct mcmgpu_pec_entry *e;
 	struct barre_walker_place tmp;
 	u32 o_t = MCMGPU_PTE_COAL_POS(pte), i_t = MCMGPU_PTE_COAL_INTRA(pte);
@@ -291,17 +351,15 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 	o = c % e->g;
 	c /= e->g;
 	for (i = 0, kept = 0; i < b->nqueue; i++) {
-		struct barre_walker_queued *q = &b->queue[i];
+		struct barre_walker_queued *q = &queue[i];
 		__u64 calc;
 
-		if (q->req.pasid != req->pasid || q->req.vpn < e->start_vpn ||
-		    q->req.vpn > e->end_vpn ||
+		p = barre_walker_place_for(b, e, &q->req, &q->place, &tmp);
+		if (!p || !barre_walker_may_group(e, p, before, c, o, m) ||
 		    (q->req.write && !(pte & MCMGPU_PTE_WRITE)) ||
-		    !barre_walker_may_group(e, barre_walker_placed(e, q->req.vpn, &q->place, &tmp),
-					    before, c, o, m) ||
 		    !mcmgpu_pec_calc_pte(e, b->cfg.base, req->vpn, pte, q->req.vpn, &calc)) {
 			if (kept != i)
-				b->queue[kept] = *q;
+				queue[kept] = *q;
 			kept++;
 			continue;
 		}
@@ -324,17 +382,17 @@ static void barre_walker_admit(struct barre_walker *b)
 {
 	while (b->nqueue < b->cfg.pwq_entries && b->nwaiting &&
 	       b->waiting[b->whead].arrive <= b->now) {
-		struct barre_walker_queued *q = &b->queue[b->nqueue];
-		const struct mcmgpu_pec_entry *e;
+		struct barre_walker_queued *q;
 
+		if (b->qhead + b->nqueue == 2 * MCMGPU_BARRE_PWQ_ENTRIES) {
+			memmove(b->queue, b->queue + b->qhead, b->nqueue * sizeof(*q));
+			b->qhead = 0;
+		}
+		q = &b->queue[b->qhead + b->nqueue];
 		b->stats.pwq_hist[b->nqueue++]++;
 		q->req = b->waiting[b->whead++];
 		b->nwaiting--;
-		e = barre_walker_pec_find(b, q->req.pasid, q->req.vpn);
-		if (e && e->g && e->nmap)
-			barre_walker_place_in(e, q->req.vpn, &q->place);
-		else
-			q->place.nmap = 0;
+		barre_walker_place(b, &q->req, &q->place);
 	}
 	if (!b->nwaiting)
 		b->whead = 0;
@@ -344,22 +402,23 @@ static void barre_walker_admit(struct barre_walker *b)
 static bool barre_walker_predict_group(const struct barre_walker *b,
 				       const struct barre_walker_queued *q)
 {
-	const struct mcmgpu_pec_entry *e = barre_walker_pec_find(b, q->req.pasid, q->req.vpn);
-	const struct barre_walker_place *pq, *pw;
-	struct barre_walker_place tq, tw;
+	const struct barre_walker_place *pw;
+	const struct mcmgpu_pec_entry *e;
+	struct barre_walker_place tmp;
 	u32 w;
 
-	if (!e || !e->g || !e->nmap)
+	/* Its place is in the entry PEC finds for it (0: none, or g or nmap 0). */
+	if (!q->place.slot)
 		return false;
-	pq = barre_walker_placed(e, q->req.vpn, &q->place, &tq);
+	e = &b->pec[q->place.slot - 1];
 	for (w = 0; w < b->cfg.walkers; w++) {
 		const struct barre_walker_unit *wk = &b->walker[w];
 
-		if (!wk->busy || wk->req.pasid != q->req.pasid ||
-		    wk->req.vpn < e->start_vpn || wk->req.vpn > e->end_vpn)
+		if (!wk->busy)
 			continue;
-		pw = barre_walker_placed(e, wk->req.vpn, &wk->place, &tw);
-		if (pw->round == pq->round && pw->offset == pq->offset)
+		pw = barre_walker_place_for(b, e, &wk->req, &wk->place, &tmp);
+		if (pw && pw->round == q->place.round && pw->offset == q->place.offset &&
+		    wk->req.pasid == q->req.pasid)
 			return true;
 	}
 	return false;
@@ -368,13 +427,14 @@ static bool barre_walker_predict_group(const struct barre_walker *b,
 /* The queue index an idle walker takes now, nqueue if it should wait. */
 static u32 barre_walker_pick(const struct barre_walker *b)
 {
+	const struct barre_walker_queued *queue = b->queue + b->qhead;
 	u32 i;
 
 	if (!b->cfg.sched_moves)
 		return 0;
 	for (i = 0; i < b->nqueue; i++)
-		if (b->queue[i].req.moves >= b->cfg.sched_moves ||
-		    !barre_walker_predict_group(b, &b->queue[i]))
+		if (queue[i].req.moves >= b->cfg.sched_moves ||
+		    !barre_walker_predict_group(b, &queue[i]))
 			return i;
 	return b->nqueue;
 }
@@ -429,6 +489,7 @@ static u32 barre_walker_heap_pop(struct barre_walker *b)
 
 static void barre_walker_dispatch(struct barre_walker *b)
 {
+	struct barre_walker_queued *queue;
 	u32 w, i, pick;
 
 	for (w = 0; w < b->cfg.walkers && b->nqueue && b->nbusy < b->cfg.walkers; w++) {
@@ -439,24 +500,29 @@ static void barre_walker_dispatch(struct barre_walker *b)
 		pick = barre_walker_pick(b);
 		if (pick == b->nqueue)
 			return;
+		queue = b->queue + b->qhead;
 		wk->busy = true;
 		wk->done = b->now + b->cfg.walk_cycles;
-		wk->req = b->queue[pick].req;
-		wk->place = b->queue[pick].place;
+		wk->req = queue[pick].req;
+		wk->place = queue[pick].place;
 		barre_walker_heap_push(b, w);
+		b->stats.sched_moves += pick;
+		b->stats.walks++;
+		if (!pick) {
+			b->qhead = --b->nqueue ? b->qhead + 1 : 0;
+			continue;
+		}
 		for (i = pick + 1; i < b->nqueue; i++)
-			b->queue[i - 1] = b->queue[i];
+			queue[i - 1] = queue[i];
 		b->nqueue--;
 		/* The ones passed over go to the tail, in their order (a rotation). */
 		for (i = 0; i < pick; i++)
-			b->queue[i].req.moves++;
-		if (pick && pick < b->nqueue) {
-			barre_walker_reverse(b->queue, 0, pick);
-			barre_walker_reverse(b->queue, pick, b->nqueue);
-			barre_walker_reverse(b->queue, 0, b->nqueue);
+			queue[i].req.moves++;
+		if (pick < b->nqueue) {
+			barre_walker_reverse(queue, 0, pick);
+			barre_walker_reverse(queue, pick, b->nqueue);
+			barre_walker_reverse(queue, 0, b->nqueue);
 		}
-		b->stats.sched_moves += pick;
-		b->stats.walks++;
 	}
 }
 

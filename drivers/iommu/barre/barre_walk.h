@@ -86,19 +86,19 @@ struct barre_walker_stats {
 };
 
 /*
- * A request's place in the PEC object that held it when it joined the
- * PW-queue (that object's start_vpn, g and nmap are the key): its chunk
- * (vpn - start_vpn) / g, its offset in the chunk and its round, chunk /
- * nmap. PEC and scheduling compare these instead of dividing; when the key
- * no longer matches the object they look at, they divide again.
+ * A request's place in the PEC object that holds it (the first entry of
+ * its address space whose range has it, as PEC finds it): the entry's
+ * slot + 1 (0: none, or an entry with g or nmap 0), its chunk (vpn -
+ * start_vpn) / g, its offset in the chunk and its round, chunk / nmap.
+ * Computed when the request joins the PW-queue and again for every
+ * request in the walker after any change of the PEC buffer, so that PEC
+ * and scheduling compare these instead of dividing.
  */
 struct barre_walker_place {
-	u64 start;
 	u64 chunk;
 	u64 round;
-	u32 g;
 	u32 offset;
-	u8 nmap;		/* 0: no object held the request */
+	u32 slot;
 };
 
 /* A request in the PW-queue. */
@@ -118,6 +118,7 @@ struct barre_walker {
 	struct barre_walker_config cfg;
 	struct barre_walker_pt_ops ops;
 	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
+	bool pec_overlap;	/* two entries of an address space overlap */
 	u64 now;				/* every event before it is done */
 	/*
 	 * Outside the queue: waiting[whead .. whead + nwaiting), sorted by
@@ -126,7 +127,9 @@ struct barre_walker {
 	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];
 	u32 whead;
 	u32 nwaiting;
-	struct barre_walker_queued queue[MCMGPU_BARRE_PWQ_ENTRIES];
+	/* The PW-queue: queue[qhead .. qhead + nqueue), twice its room to slide in. */
+	struct barre_walker_queued queue[2 * MCMGPU_BARRE_PWQ_ENTRIES];
+	u32 qhead;
 	u32 nqueue;
 	struct barre_walker_unit walker[MCMGPU_BARRE_MAX_WALKERS];
 	/* The busy walkers, a min-heap on (done, walker index). */
