@@ -85,6 +85,11 @@ barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
 	return NULL;
 }
 
+static u8 barre_walker_bucket(u32 slot, u64 round, u64 offset)
+{
+	return (slot + round * 0x9e3779b97f4a7c15ULL + offset * 0xc2b2ae3d27d4eb4fULL) >> 56;
+}
+
 /* vpn's place in object e (start_vpn <= vpn, g and nmap not 0). */
 static void barre_walker_place_in(const struct barre_walker *b, const struct mcmgpu_pec_entry *e,
 				  u64 vpn, struct barre_walker_place *p)
@@ -95,6 +100,7 @@ static void barre_walker_place_in(const struct barre_walker *b, const struct mcm
 	p->chunk = off / e->g;
 	p->offset = off % e->g;
 	p->round = p->chunk / e->nmap;
+	p->bucket = barre_walker_bucket(p->slot, p->round, p->offset);
 }
 
 /* r's place in the object PEC finds for it. */
@@ -124,8 +130,12 @@ static void barre_walker_pec_changed(struct barre_walker *b)
 			    x->start_vpn <= y->end_vpn && y->start_vpn <= x->end_vpn)
 				b->pec_overlap = true;
 		}
-	for (i = b->qhead; i < b->qhead + b->nqueue; i++)
+	memset(b->bucket, 0, sizeof(b->bucket));
+	for (i = b->qhead; i < b->qhead + b->nqueue; i++) {
 		barre_walker_place(b, &b->queue[i].req, &b->queue[i].place);
+		if (b->queue[i].place.slot)
+			b->bucket[b->queue[i].place.bucket]++;
+	}
 	for (i = 0; i < b->cfg.walkers; i++)
 		if (b->walker[i].busy)
 			barre_walker_place(b, &b->walker[i].req, &b->walker[i].place);
@@ -229,6 +239,7 @@ void barre_walker_abandon(struct barre_walker *b)
 	b->nwaiting = 0;
 	b->qhead = 0;
 	b->nqueue = 0;
+	memset(b->bucket, 0, sizeof(b->bucket));
 	b->nbusy = 0;
 	for (w = 0; w < b->cfg.walkers; w++)
 		b->walker[w].busy = false;
@@ -315,6 +326,38 @@ static bool barre_walker_may_group(const struct mcmgpu_pec_entry *e,
 }
 
 /*
+ * Whether a queued request may be in the group whose first page lies c
+ * chunks and o pages after e's first page (m pages a chiplet): a member d
+ * = k g + x pages past it (k < nmap, x < m, x < g) sits at offset (o + x)
+ * mod g of chunks c' .. c' + nmap - 1 (c' = c, or c + 1 past the chunk's
+ * end), so in one of two rounds. False only if all those buckets are empty.
+ */
+static bool barre_walker_group_queued(const struct barre_walker *b,
+				      const struct mcmgpu_pec_entry *e, u64 c, u32 o, u32 m)
+{
+	u32 slot = e - b->pec + 1, cm = c % e->nmap, rm;
+	u64 cr = c / e->nmap, r, off;
+	u32 x;
+
+	for (x = 0; x < m && x < e->g; x++) {
+		off = (u64)o + x;
+		r = cr;
+		rm = cm;
+		if (off >= e->g) {
+			off -= e->g;
+			if (++rm == e->nmap) {
+				r++;
+				rm = 0;
+			}
+		}
+		if (b->bucket[barre_walker_bucket(slot, r, off)] ||
+		    (rm && b->bucket[barre_walker_bucket(slot, r + 1, off)]))
+			return true;
+	}
+	return false;
+}
+
+/*
  * PEC after a walk of req that found pte: complete its group's pending
  * pages, in queue order. Only the queued requests of req's object whose
  * chunks put them in the group go through PEC's calculation, which
@@ -350,6 +393,8 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 	c = before ? e->start_vpn - first : first - e->start_vpn;
 	o = c % e->g;
 	c /= e->g;
+	if (!before && !b->pec_overlap && !barre_walker_group_queued(b, e, c, o, m))
+		return;
 	for (i = 0, kept = 0; i < b->nqueue; i++) {
 		struct barre_walker_queued *q = &queue[i];
 		__u64 calc;
@@ -371,6 +416,7 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 			    ((pte & MCMGPU_PTE_WRITE) && !(truth & MCMGPU_PTE_WRITE)))
 				b->stats.shadow_mismatches++;
 		}
+		b->bucket[q->place.bucket] -= !!q->place.slot;
 		b->stats.coalesced++;
 		barre_walker_answer(b, &q->req, calc, true);
 	}
@@ -393,6 +439,7 @@ static void barre_walker_admit(struct barre_walker *b)
 		q->req = b->waiting[b->whead++];
 		b->nwaiting--;
 		barre_walker_place(b, &q->req, &q->place);
+		b->bucket[q->place.bucket] += !!q->place.slot;
 	}
 	if (!b->nwaiting)
 		b->whead = 0;
@@ -505,6 +552,7 @@ static void barre_walker_dispatch(struct barre_walker *b)
 		wk->done = b->now + b->cfg.walk_cycles;
 		wk->req = queue[pick].req;
 		wk->place = queue[pick].place;
+		b->bucket[wk->place.bucket] -= !!wk->place.slot;
 		barre_walker_heap_push(b, w);
 		b->stats.sched_moves += pick;
 		b->stats.walks++;

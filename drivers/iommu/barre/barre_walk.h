@@ -89,7 +89,8 @@ struct barre_walker_stats {
  * A request's place in the PEC object that holds it (the first entry of
  * its address space whose range has it, as PEC finds it): the entry's
  * slot + 1 (0: none, or an entry with g or nmap 0), its chunk (vpn -
- * start_vpn) / g, its offset in the chunk and its round, chunk / nmap.
+ * start_vpn) / g, its offset in the chunk and its round, chunk / nmap;
+ * the queue counts its requests by bucket, a hash of these three.
  * Computed when the request joins the PW-queue and again for every
  * request in the walker after any change of the PEC buffer, so that PEC
  * and scheduling compare these instead of dividing.
@@ -98,8 +99,12 @@ struct barre_walker_place {
 	u64 chunk;
 	u64 round;
 	u32 offset;
-	u32 slot;
+	u16 slot;
+	u8 bucket;		/* hash of (slot, round, offset) */
 };
+
+/* Buckets of the PW-queue by place: how many queued requests hash there. */
+#define BARRE_WALKER_BUCKETS	256
 
 /* A request in the PW-queue. */
 struct barre_walker_queued {
@@ -131,6 +136,7 @@ struct barre_walker {
 	struct barre_walker_queued queue[2 * MCMGPU_BARRE_PWQ_ENTRIES];
 	u32 qhead;
 	u32 nqueue;
+	u8 bucket[BARRE_WALKER_BUCKETS];
 	struct barre_walker_unit walker[MCMGPU_BARRE_MAX_WALKERS];
 	/* The busy walkers, a min-heap on (done, walker index). */
 	u8 heap[MCMGPU_BARRE_MAX_WALKERS];
