@@ -85,6 +85,7 @@ barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
 	return NULL;
 }
 
+/* The PW-queue bucket of a place: a multiplicative hash of its key. */
 static u8 barre_walker_bucket(u32 slot, u64 round, u64 offset)
 {
 	return (slot + round * 0x9e3779b97f4a7c15ULL + offset * 0xc2b2ae3d27d4eb4fULL) >> 56;
@@ -115,7 +116,10 @@ static void barre_walker_place(const struct barre_walker *b, const struct barre_
 		p->slot = 0;
 }
 
-/* After any change of the buffer: every request in the walker placed again. */
+/*
+ * After any change of the buffer: the overlap flag, then every request in
+ * the queue or a walker placed again and the queue's buckets recounted.
+ */
 static void barre_walker_pec_changed(struct barre_walker *b)
 {
 	const struct mcmgpu_pec_entry *x, *y;
