@@ -994,8 +994,8 @@ TEST(scheduling_bound_keeps_requests_from_starving)
 			}
 			barre_walker_advance(&b, t + 100);
 			for (i = 0; i < b.nqueue; i++)
-				if (b.queue[i].moves > max_seen)
-					max_seen = b.queue[i].moves;
+				if (b.queue[b.qhead + i].req.moves > max_seen)
+					max_seen = b.queue[b.qhead + i].req.moves;
 			for (w = 0; w < b.cfg.walkers; w++)
 				if (b.walker[w].busy && b.walker[w].req.moves > max_seen)
 					max_seen = b.walker[w].req.moves;

@@ -90,22 +90,62 @@ struct barre_walker_stats {
 	u64 pwq_hist[MCMGPU_BARRE_PWQ_ENTRIES + 1];	/* occupancy seen on arrival */
 };
 
+/*
+ * A request's place in the PEC object that holds it (the first entry of
+ * its address space whose range has it, as PEC finds it): the entry's
+ * slot + 1 (0: none, or an entry with g or nmap 0), its chunk (vpn -
+ * start_vpn) / g, its offset in the chunk and its round, chunk / nmap;
+ * the queue counts its requests by bucket, a hash of these three.
+ * Computed when the request joins the PW-queue and again for every
+ * request in the walker after any change of the PEC buffer, so that PEC
+ * and scheduling compare these instead of dividing.
+ */
+struct barre_walker_place {
+	u64 chunk;
+	u64 round;
+	u32 offset;
+	u16 slot;
+	u8 bucket;		/* hash of (slot, round, offset) */
+};
+
+/* Buckets of the PW-queue by place: how many queued requests hash there. */
+#define BARRE_WALKER_BUCKETS	256
+
+/* A request in the PW-queue. */
+struct barre_walker_queued {
+	struct barre_walker_request req;
+	struct barre_walker_place place;
+};
+
 struct barre_walker_unit {
 	bool busy;
 	u64 done;
 	struct barre_walker_request req;
+	struct barre_walker_place place;
 };
 
 struct barre_walker {
 	struct barre_walker_config cfg;
 	struct barre_walker_pt_ops ops;
 	struct mcmgpu_pec_entry pec[BARRE_WALKER_MAX_PEC];
+	bool pec_overlap;	/* two entries of an address space overlap */
 	u64 now;				/* every event before it is done */
-	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];	/* outside the queue */
+	/*
+	 * Outside the queue: waiting[whead .. whead + nwaiting), sorted by
+	 * arrival, then tag, then submission.
+	 */
+	struct barre_walker_request waiting[BARRE_WALKER_MAX_INFLIGHT];
+	u32 whead;
 	u32 nwaiting;
-	struct barre_walker_request queue[MCMGPU_BARRE_PWQ_ENTRIES];
+	/* The PW-queue: queue[qhead .. qhead + nqueue), twice its room to slide in. */
+	struct barre_walker_queued queue[2 * MCMGPU_BARRE_PWQ_ENTRIES];
+	u32 qhead;
 	u32 nqueue;
+	u8 bucket[BARRE_WALKER_BUCKETS];
 	struct barre_walker_unit walker[MCMGPU_BARRE_MAX_WALKERS];
+	/* The busy walkers, a min-heap on (done, walker index). */
+	u8 heap[MCMGPU_BARRE_MAX_WALKERS];
+	u32 nbusy;
 	struct barre_walker_stats stats;
 	void (*respond)(void *priv, const struct barre_walker_response *rsp);
 	void *respond_priv;
