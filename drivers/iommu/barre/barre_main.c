@@ -120,6 +120,7 @@ struct barre_iommu {
 	struct xarray spaces;	/* by PASID */
 	struct barre_walker_stats retired;	/* of models reset or released */
 	u64 batches, interrupts, refused;
+	u64 serve_ns, idle_ns;	/* the thread's time at batches, between them */
 	struct dentry *debugfs;
 };
 
@@ -203,6 +204,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 {
 	struct barre_space *sp = xa_load(&bi->spaces, pasid);
 	struct barre_walker_config cfg;
+	struct barre_walker_pt_ops ops = { barre_root, barre_read_entry };
 
 	if (sp)
 		return sp;
@@ -212,9 +214,8 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	sp->bi = bi;
 	sp->pasid = pasid;
 	barre_space_config(bi, &cfg, 0, READ_ONCE(shadow), 0);
-	if (barre_walker_init(&sp->bw, &cfg,
-			      &(struct barre_walker_pt_ops){ barre_root, barre_read_entry, sp, NULL },
-			      barre_respond, sp) ||
+	ops.priv = sp;
+	if (barre_walker_init(&sp->bw, &cfg, &ops, barre_respond, sp) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
 		kfree(sp);
 		return NULL;
@@ -505,8 +506,12 @@ static int barre_ring_thread(void *data)
 	while (!kthread_should_stop()) {
 		if (barre_batch_pending(bi)) {
 			/* The device's next batch will find us polling. */
+			u64 t0 = ktime_get_ns();
+
 			WRITE_ONCE(bi->ring->polling, cpu_to_le32(READ_ONCE(poll_us) > 0));
+			bi->idle_ns += t0 - last;
 			barre_serve_batch(bi);
+			bi->serve_ns += ktime_get_ns() - t0;
 			last = ktime_get_ns();
 			continue;
 		}
@@ -582,8 +587,9 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 	}
 	seq_puts(m, "retired (reset or released address spaces)\n");
 	barre_stats_print(m, &bi->retired);
-	seq_printf(m, "rings: batches %llu refused %llu interrupts %llu\n",
-		   bi->batches, bi->refused, bi->interrupts);
+	seq_printf(m, "rings: batches %llu refused %llu interrupts %llu serve_ns %llu wait_ns %llu\n",
+		   bi->batches, bi->refused, bi->interrupts, bi->serve_ns,
+		   bi->idle_ns);
 	mutex_unlock(&bi->lock);
 	return 0;
 }
