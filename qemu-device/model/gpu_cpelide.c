@@ -100,6 +100,9 @@ struct gpu_cpe {
     u32 *slot_ver;              /* a slot's running kernel's, 0: none */
     struct cpe_sum **live;      /* its summaries (CPElide) */
     u32 *live_rows, *live_cap;
+    /* lal[v * nslots + i]: the kernels running when kernel v launched */
+    u32 *lal;
+    u32 caplal;
 };
 
 static void *cpe_zalloc(struct gpu_cpe *p, size_t bytes)
@@ -210,6 +213,9 @@ void gpu_cpe_destroy(struct gpu_cpe *p)
     }
     if (p->live_cap) {
         p->free(p->priv, p->live_cap);
+    }
+    if (p->lal) {
+        p->free(p->priv, p->lal);
     }
     p->free(p->priv, p);
 }
@@ -650,16 +656,23 @@ static struct cpe_ver *cpe_ver(struct gpu_cpe *p, u64 sector, bool add)
     return &p->map[i];
 }
 
-/* Streams: ver is the version of a kernel running now, not the caller's. */
+/*
+ * Streams: kernel ver and the caller's kernel are not ordered (the older
+ * one was still running when the younger launched): a race if they
+ * share a sector and one writes it.
+ */
 static bool cpe_live_other(const struct gpu_cpe *p, u32 ver)
 {
+    u32 a = ver < p->version ? ver : p->version;
+    u32 b = ver < p->version ? p->version : ver;
     u32 i;
 
-    if (!ver || ver == p->version) {
+    if (!ver || ver == p->version || !p->lal ||
+        (u64)b * p->nslots >= p->caplal) {
         return false;
     }
     for (i = 0; i < p->nslots; i++) {
-        if (p->slot_ver[i] == ver) {
+        if (p->lal[(u64)b * p->nslots + i] == a) {
             return true;
         }
     }
@@ -875,6 +888,11 @@ void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
     for (c = first; c < first + m; c++) {
         p->kver[c] = p->version;
     }
+    if (cpe_grow(p, (void **)&p->lal, &p->caplal, sizeof(*p->lal),
+                 ((u64)p->version + 1) * p->nslots)) {
+        memcpy(&p->lal[(u64)p->version * p->nslots], p->slot_ver,
+               p->nslots * sizeof(*p->lal));
+    }
     p->slot_ver[slot] = p->version;
     if (p->policy != GPU_CPE_CPELIDE || p->oom) {
         return;
@@ -890,7 +908,10 @@ void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
                   sizeof(struct cpe_sum), (u64)p->nrows * p->n)) {
         return;
     }
-    memcpy(p->live[slot], p->sum, (size_t)p->nrows * p->n * sizeof(*p->sum));
+    if (p->nrows) {
+        memcpy(p->live[slot], p->sum,
+               (size_t)p->nrows * p->n * sizeof(*p->sum));
+    }
     p->live_rows[slot] = p->nrows;
 }
 
