@@ -48,7 +48,9 @@ static struct gpu_config s_cfg(uint32_t policy)
 	return c;
 }
 
-/* tp_run() with groups stream groups (0: streams off). */
+static uint64_t s_epoch = 5000;
+
+/* tp_run() with groups stream groups (0: streams off), s_epoch a call. */
 static int s_run(const struct gpu_config *cfg, struct tprog *p,
 		 uint32_t groups, struct gpu_core_stats *st, char *err)
 {
@@ -65,7 +67,7 @@ static int s_run(const struct gpu_config *cfg, struct tprog *p,
 	if (!ret && groups)
 		ret = gpu_core_streams(g, groups);
 	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + 5000);
+		ret = gpu_core_run(g, gpu_core_now(g) + s_epoch);
 	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
 	gpu_core_stats(g, st);
 	gpu_core_destroy(g);
@@ -270,6 +272,34 @@ TEST(races_between_streams_are_found)
 	/* Streams off: one after another, no race. */
 	ASSERT_EQ(0, s_run(&c, &p, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, st.cpelide.stream_races);
+	tp_free(&p);
+}
+
+/* Every counter is the same however the run is cut into calls. */
+TEST(epochs_change_nothing)
+{
+	static const uint64_t epochs[] = { 1, 97, 5000, ~0ULL >> 2 };
+	struct gpu_core_stats a, b;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i, e;
+
+	build_a8(&p, 0);
+	for (i = 0; i < 4; i++) {
+		struct gpu_config c = s_cfg(policies[i]);
+
+		s_epoch = epochs[0];
+		ASSERT_EQ(0, s_run(&c, &p, 2, &a, err)) TH_LOG("%s", err);
+		for (e = 1; e < 4; e++) {
+			s_epoch = epochs[e];
+			ASSERT_EQ(0, s_run(&c, &p, 2, &b, err))
+				TH_LOG("%s", err);
+			EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)))
+				TH_LOG("policy %u epoch %llu", policies[i],
+				       (unsigned long long)epochs[e]);
+		}
+	}
+	s_epoch = 5000;
 	tp_free(&p);
 }
 
