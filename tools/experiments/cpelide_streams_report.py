@@ -15,10 +15,10 @@ from report import gmean, head, load, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 POL = ("baseline", "cpelide", "hmg", "ideal")
-SER = ("cpelide", "hmg")
+SER = ("baseline", "cpelide", "hmg")
 runs, serial, sizes = {}, {}, {}
 for f in os.listdir(raw):
-    m = re.fullmatch(r"(.+)-serial-(cpelide|hmg)\.json", f)
+    m = re.fullmatch(r"(.+)-serial-(baseline|cpelide|hmg)\.json", f)
     if m:
         serial.setdefault(m[1], {})[m[2]] = load(f"{raw}/{f}")
         continue
@@ -56,8 +56,11 @@ for n in names:
         "hmg_over_baseline": cyc["baseline"] / cyc["hmg"],
         "cpelide_over_ideal": cyc["cpelide"] / cyc["ideal"],
         "serial_cpelide_over_hmg": sc["hmg"] / sc["cpelide"],
+        "serial_cpelide_over_baseline": sc["baseline"] / sc["cpelide"],
+        "serial_hmg_over_baseline": sc["baseline"] / sc["hmg"],
         "overlap_cpelide": sc["cpelide"] / cyc["cpelide"],
         "overlap_hmg": sc["hmg"] / cyc["hmg"],
+        "overlap_baseline": sc["baseline"] / cyc["baseline"],
         "syncs_baseline": st["baseline"]["l2_flushes"] +
         st["baseline"]["l2_invalidates"],
         "syncs_cpelide": st["cpelide"]["l2_flushes"] +
@@ -72,8 +75,10 @@ def g(k, which=None):
 apps = [n for n in names if n != "streams"]
 summary = {k: g(k) for k in ("cpelide_over_hmg", "cpelide_over_baseline",
                              "hmg_over_baseline", "cpelide_over_ideal",
-                             "serial_cpelide_over_hmg", "overlap_cpelide",
-                             "overlap_hmg")} if names else {}
+                             "serial_cpelide_over_hmg",
+                             "serial_cpelide_over_baseline",
+                             "serial_hmg_over_baseline", "overlap_cpelide",
+                             "overlap_hmg", "overlap_baseline")} if names else {}
 paper = CPELIDE_STREAMS_PAPER["cpelide_over_hmg"]
 out = {"apps": per, "geomean": summary, "paper_cpelide_over_hmg": paper,
        "oracle_violations": sum(per[n]["oracle_violations"] for n in names),
@@ -110,32 +115,29 @@ L = ["## CPElide: multi-stream workloads through the GPU core", "",
      + ("everywhere." if not ideal_bad else
         f"except **{', '.join(ideal_bad)}**."), ""]
 if names:
+    COLS = ("cpelide_over_hmg", None, "cpelide_over_baseline",
+            "hmg_over_baseline", "cpelide_over_ideal",
+            "serial_cpelide_over_hmg", "serial_cpelide_over_baseline",
+            "serial_hmg_over_baseline", "overlap_baseline",
+            "overlap_cpelide", "overlap_hmg")
     L += head("", "CPElide over HMG", "paper", "CPElide over baseline",
               "HMG over baseline", "CPElide over ideal",
-              "serial: CPElide over HMG", "streams over serial, CPElide",
-              "streams over serial, HMG")
+              "serial: CPElide over HMG", "serial: CPElide over baseline",
+              "serial: HMG over baseline", "streams over serial, baseline",
+              "streams over serial, CPElide", "streams over serial, HMG")
     L.append(row(f"geomean, {len(names)} workloads",
-                 fmt(summary["cpelide_over_hmg"]), fmt(paper),
-                 fmt(summary["cpelide_over_baseline"]),
-                 fmt(summary["hmg_over_baseline"]),
-                 fmt(summary["cpelide_over_ideal"]),
-                 fmt(summary["serial_cpelide_over_hmg"]),
-                 fmt(summary["overlap_cpelide"]),
-                 fmt(summary["overlap_hmg"])))
+                 *[fmt(paper) if k is None else fmt(summary[k])
+                   for k in COLS]))
     if apps:
         L.append(row(f"geomean, the {len(apps)} applications",
-                     fmt(g("cpelide_over_hmg", apps)), None,
-                     fmt(g("cpelide_over_baseline", apps)),
-                     fmt(g("hmg_over_baseline", apps)),
-                     fmt(g("cpelide_over_ideal", apps)),
-                     fmt(g("serial_cpelide_over_hmg", apps)),
-                     fmt(g("overlap_cpelide", apps)),
-                     fmt(g("overlap_hmg", apps))))
+                     *[None if k is None else fmt(g(k, apps))
+                       for k in COLS]))
     L += [""]
     L += head("workload", "application, size", "class (paper)", "kernels",
               "cycles, baseline", "cycles, CPElide", "cycles, HMG",
               "cycles, ideal", "CPElide over HMG", "CPElide over baseline",
               "HMG over baseline", "serial: CPElide over HMG",
+              "serial: HMG over baseline", "streams over serial, baseline",
               "streams over serial, CPElide", "syncs, baseline",
               "syncs, CPElide", "oracle violations")
     for n in names:
@@ -147,6 +149,8 @@ if names:
                      fmt(d["cpelide_over_baseline"]),
                      fmt(d["hmg_over_baseline"]),
                      fmt(d["serial_cpelide_over_hmg"]),
+                     fmt(d["serial_hmg_over_baseline"]),
+                     fmt(d["overlap_baseline"]),
                      fmt(d["overlap_cpelide"]), d["syncs_baseline"],
                      d["syncs_cpelide"], d["oracle_violations"]))
     L += ["", f"The paper gives only the mean ({paper:.2f}); where ours differs "
