@@ -406,7 +406,7 @@ struct gpu_core {
     struct mig_hold *mig_hold;  /* pages whose new translation waits */
     u32 mig_nhold, mig_caphold;
     /* gpu_core_streams() on (the Concurrent streams section; 0 off) */
-    u32 sgroups;                /* chiplet groups: stream s on s % sgroups */
+    u32 sgroups;                /* chiplet groups: stream s on (s-1) % it */
     struct sgroup *sg;
     u32 s_hold;                 /* S_HOLD_*: a record read, waiting */
     u32 s_slot;                 /* S_HOLD_KERNEL: the slot it waits for */
