@@ -839,9 +839,12 @@ void gpu_cpe_at(struct gpu_cpe *p, u32 chiplet)
 
 /*
  * A running kernel's accesses (sum, rows rows) enter the table again on
- * the chiplets in mask, after a launch's operations there: a flush made
- * its Dirty rows Valid, an invalidate its Valid rows NotPresent, but it
- * goes on writing and reading them.
+ * the chiplets in mask, after a launch's decision: a flush made its Dirty
+ * rows Valid, an invalidate its Valid rows NotPresent, another kernel's
+ * write into its hull (other bytes: no race) its rows Stale, but it goes
+ * on writing and reading them. A row it writes that was marked Stale is
+ * Dirty with its clean lines possibly stale (dstale: the next use
+ * invalidates, a flush leaves it Stale); one it only reads stays Stale.
  */
 static void cpe_rerecord(struct gpu_cpe *p, const struct cpe_sum *sum,
                          u32 rows, u32 mask)
@@ -857,8 +860,11 @@ static void cpe_rerecord(struct gpu_cpe *p, const struct cpe_sum *sum,
             if (!(mask >> c & 1) || m->alo > m->ahi) {
                 continue;
             }
-            if (m->wlo <= m->whi && (e->state[c] == V ||
-                                     e->state[c] == NP)) {
+            if (m->wlo <= m->whi && e->state[c] == S) {
+                e->state[c] = D;
+                e->dstale[c] = 1;
+            } else if (m->wlo <= m->whi && (e->state[c] == V ||
+                                            e->state[c] == NP)) {
                 e->state[c] = D;
             } else if (e->state[c] == NP) {
                 e->state[c] = V;
@@ -876,7 +882,7 @@ static void cpe_rerecord(struct gpu_cpe *p, const struct cpe_sum *sum,
 void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
                        u32 first, u32 m, u32 slot, struct gpu_cpe_sync *s)
 {
-    u32 i, c, hit;
+    u32 i, c;
 
     p->map_first = first;
     p->map_m = m;
@@ -897,10 +903,10 @@ void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
     if (p->policy != GPU_CPE_CPELIDE || p->oom) {
         return;
     }
-    hit = s->inv | s->flush;
-    for (i = 0; i < p->nslots && hit; i++) {
+    for (i = 0; i < p->nslots; i++) {
         if (i != slot && p->slot_ver[i] && p->live[i]) {
-            cpe_rerecord(p, p->live[i], p->live_rows[i], hit);
+            cpe_rerecord(p, p->live[i], p->live_rows[i],
+                         (1u << p->n) - 1);
         }
     }
     /* This kernel's summaries, for the launches while it runs. */

@@ -247,6 +247,62 @@ TEST(a_flush_under_a_running_kernel_keeps_its_writes)
 }
 
 /*
+ * A8 with hulls: stream 1 (chiplets 0 and 1) computes a while, then
+ * chiplet 0 writes pages 0 and 2 of X (its hull covers page 1); stream 2
+ * (chiplets 2 and 3) writes page 1 on chiplet 2 meanwhile (no byte in
+ * common: no race), so its launch marks chiplet 0's X Stale and flushes
+ * it. Stream 1's writes come after: the table must still make the
+ * stream-0 reader of page 0 (chiplet 2) flush chiplet 0.
+ */
+static void build_hull(struct tprog *p)
+{
+	uint32_t b;
+
+	tp_object(p, OBJ_P, 4 * PAGE, "x");
+	s_kernel(p, 1, 1, 2, "write_0_2");
+	tp_block(p, 0);
+	tp_warp(p, 0, 2002);
+	for (b = 0; b < 2000; b++)
+		tp_alu(p, PROG_OP_INT, 1, 1);
+	tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4, 0xffffffff, OBJ_P, 4,
+	       2);
+	tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4, 0xffffffff,
+	       OBJ_P + 2 * PAGE, 4, 2);
+	tp_add(p, PROG_REC_BLOCK_END);
+	s_block(p, 1, 1, 0, 0);
+	tp_add(p, PROG_REC_KERNEL_END);
+	s_kernel(p, 2, 2, 2, "write_1");
+	s_block(p, 0, 1, PROG_KIND_STORE, OBJ_P + PAGE);
+	s_block(p, 1, 1, 0, 0);
+	tp_add(p, PROG_REC_KERNEL_END);
+	s_kernel(p, 3, 0, 4, "read_0");
+	for (b = 0; b < 4; b++)
+		s_block(p, b, 1, b == 2 ? PROG_KIND_LOAD : 0, OBJ_P);
+	tp_add(p, PROG_REC_KERNEL_END);
+	tp_add(p, PROG_REC_END);
+}
+
+TEST(a_stale_mark_under_a_running_kernel_keeps_its_writes)
+{
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	build_hull(&p);
+	for (i = 0; i < 4; i++) {
+		struct gpu_config c = s_cfg(policies[i]);
+
+		ASSERT_EQ(0, s_run(&c, &p, 2, &st, err)) TH_LOG("%s", err);
+		EXPECT_EQ(3, st.cpelide.kernels);
+		EXPECT_EQ(0, st.cpelide.oracle_violations)
+			TH_LOG("policy %u", policies[i]);
+		EXPECT_EQ(0, st.cpelide.stream_races);
+	}
+	tp_free(&p);
+}
+
+/*
  * The same with read_p on stream 2 (chiplets 2 and 3; its block 0 reads
  * P on chiplet 2) after read_q: nothing orders it after write_p (stream
  * 1), whose write it reads while write_p may still run: a race the
