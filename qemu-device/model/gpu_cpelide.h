@@ -166,9 +166,9 @@ struct gpu_cpelide_stats *gpu_cpe_stats(struct gpu_cpe *p);
  * ---- Concurrent streams (gpu_core_streams(); notes A8) ----
  * Kernels in nslots slots may run at once, each on its own chiplets; a
  * chiplet runs one kernel at a time. The table is updated in launch
- * order (A8): a launch's flushes and invalidations may hit chiplets of
- * a kernel still running, whose accesses then enter the table again (it
- * keeps writing and reading what it did). The oracle's "running kernel"
+ * order (A8): a launch's flushes, invalidations and Stale marks may hit
+ * chiplets of a kernel still running, whose accesses then enter the
+ * table again (it keeps writing and reading what it did). The oracle's "running kernel"
  * is the one of the chiplet a request comes from (gpu_cpe_at()): a read
  * must see the newest version written before its own kernel began, by
  * the kernels ordered before it. 0, or -1: out of memory.
