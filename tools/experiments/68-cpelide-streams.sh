@@ -2,8 +2,9 @@
 # CPElide's multi-stream result through the GPU core (issue 30 item 2,
 # CPElide §VI; docs/cpelide.md "Multi-stream in the core"): CPElide over
 # HMG (the paper: +12 % on average) on `streams`, gem5-resources' one
-# multi-stream benchmark (ours: two matrix transposes, each on its own
-# stream, as the HIP sample that calls itself "stream" runs them), and on
+# multi-stream benchmark (src/gpu/hip-samples/src/stream.cpp: two 32 x 32
+# matrix transposes, each on its own stream; ours: two of our transposes,
+# at its 32 and scaled to 1024), and on
 # applications of Table II extended to parallel streams to mimic
 # concurrent jobs (two copies of the application, one a stream, merged by
 # `mcmgpu workload streams`). Each runs with `--streams 2` (stream i on
@@ -22,11 +23,11 @@ SERIAL="baseline cpelide hmg"
 # spans its classes (iterative and uniform: babelstream, square; stencils:
 # hotspot3d, srad; tiles: lud; producer-consumer: rnn-gru; irregular,
 # little reuse: bfs) at the sizes 63-cpelide-scale.sh uses, each job a few
-# seconds of CPU (make run's budget; transpose: 1024, the small size 256
-# runs too little to measure).
+# seconds of CPU (make run's budget).
 apps() {
 	cat <<-'EOS'
-	streams transpose 1024
+	streams transpose 32
+	streams-1024 transpose 1024
 	babelstream babelstream 32768
 	square square 131072
 	hotspot3d hotspot3d 128
