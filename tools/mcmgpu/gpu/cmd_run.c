@@ -363,6 +363,8 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
+	if (o.streams && !co.host)
+		die_usage("--streams runs with --host only");
 	path = common_operand(&co, argc, argv);
 	file = path;
 	/* --chiplets is one more override, applied last. */
@@ -406,8 +408,6 @@ int cmd_run(int argc, char **argv)
 	if (o.cfg.migrate && !co.host)
 		die_usage("migrate=acud runs with --host only (the device's page "
 			  "tables belong to mcmgpu.ko)");
-	if (o.streams && !co.host)
-		die_usage("--streams runs with --host only");
 	t0 = now_seconds();
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		if (import_dir(path, tmp, sizeof(tmp), err, sizeof(err))) {
