@@ -405,7 +405,68 @@ struct gpu_core {
     u8 *mig_count;              /* frames x chiplets: remote accesses */
     struct mig_hold *mig_hold;  /* pages whose new translation waits */
     u32 mig_nhold, mig_caphold;
+    /* gpu_core_streams() on (the Concurrent streams section; 0 off) */
+    u32 sgroups;                /* chiplet groups: stream s on (s-1) % it */
+    struct sgroup *sg;
+    u32 s_hold;                 /* S_HOLD_*: a record read, waiting */
+    u32 s_slot;                 /* S_HOLD_KERNEL: the slot it waits for */
+    u8 cgrp[GPU_MAX_CHIPLETS];  /* the slot each chiplet runs */
+    u8 *s_objslot;              /* an object's first kernel's slot + 1 */
+    u32 s_capobj;
 };
+
+/*
+ * Concurrent streams: a chiplet group's kernel (its decoded blocks, what
+ * is left of it). A group runs one kernel at a time.
+ */
+struct sgroup {
+    struct prog_kernel kern;
+    struct dblock *dblocks;
+    u32 ndblocks, capdblocks;
+    struct dwarp *dwarps;
+    u32 ndwarps, capdwarps;
+    struct chunk *chunks;
+    u64 kstart;
+    u64 ops_left;
+    u32 blocks_left;
+    bool active;
+    struct gpu_core_stats kbase;
+};
+
+/* The slot of the kernel chiplet c runs (sgroups on). */
+static inline u32 s_group(const struct gpu_core *g, u32 c)
+{
+    return g->cgrp[c];
+}
+
+/* The kernel chiplet c runs (streams off: the one kernel). */
+static inline const struct prog_kernel *s_kern(const struct gpu_core *g,
+                                               u32 c)
+{
+    return g->sgroups ? &g->sg[s_group(g, c)].kern : &g->kern;
+}
+
+static inline const struct dblock *s_dblocks(const struct gpu_core *g, u32 c)
+{
+    return g->sgroups ? g->sg[s_group(g, c)].dblocks : g->dblocks;
+}
+
+static inline const struct dwarp *s_dwarps(const struct gpu_core *g, u32 c)
+{
+    return g->sgroups ? g->sg[s_group(g, c)].dwarps : g->dwarps;
+}
+
+static inline u32 *s_blocks_left(struct gpu_core *g, u32 c)
+{
+    return g->sgroups ? &g->sg[s_group(g, c)].blocks_left : &g->blocks_left;
+}
+
+/* The memory instructions in flight of the kernel SM s runs. */
+static inline u64 *s_ops_left(struct gpu_core *g, u32 s)
+{
+    return g->sgroups ? &g->sg[s_group(g, g->sms[s].chiplet)].ops_left :
+           &g->ops_left;
+}
 
 /* ---- Messages ---------------------------------------------------------- */
 
@@ -1390,13 +1451,13 @@ static bool block_fits(struct gpu_core *g, const struct sm *sm,
                        const struct dblock *b)
 {
     const struct gpu_config *c = &g->cfg;
-    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
-                  g->kern.block[2];
-    u64 regs = g->kern.nregs ? g->kern.nregs * threads : 0;
+    const struct prog_kernel *k = s_kern(g, sm->chiplet);
+    u64 threads = (u64)k->block[0] * k->block[1] * k->block[2];
+    u64 regs = k->nregs ? k->nregs * threads : 0;
 
     return sm->warps_used + b->nwarps <= c->warps_per_sm &&
            sm->blocks_used < c->blocks_per_sm &&
-           sm->shmem_used + g->kern.shmem <= c->shmem_per_sm &&
+           sm->shmem_used + k->shmem <= c->shmem_per_sm &&
            sm->regs_used + regs <= c->regs_per_sm;
 }
 
@@ -1404,8 +1465,8 @@ static void block_free(struct gpu_core *g, u32 s, u32 bs)
 {
     struct sm *sm = &g->sms[s];
     struct rblock *rb = &g->blocks[(u64)s * g->cfg.blocks_per_sm + bs];
-    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
-                  g->kern.block[2];
+    const struct prog_kernel *k = s_kern(g, sm->chiplet);
+    u64 threads = (u64)k->block[0] * k->block[1] * k->block[2];
     u32 i;
 
     for (i = 0; i < g->cfg.warps_per_sm; i++) {
@@ -1420,11 +1481,11 @@ static void block_free(struct gpu_core *g, u32 s, u32 bs)
     }
     sm->warps_used -= rb->nwarps;
     sm->blocks_used--;
-    sm->shmem_used -= g->kern.shmem;
-    sm->regs_used -= g->kern.nregs ? (u32)(g->kern.nregs * threads) : 0;
+    sm->shmem_used -= k->shmem;
+    sm->regs_used -= k->nregs ? (u32)(k->nregs * threads) : 0;
     rb->used = 0;
     g->stats.blocks++;
-    g->blocks_left--;
+    (*s_blocks_left(g, sm->chiplet))--;
 }
 
 static void chiplet_dispatch(struct gpu_core *g, u32 c);
@@ -1467,9 +1528,10 @@ static void barrier_release(struct gpu_core *g, u32 s, struct rblock *rb)
 static void block_place(struct gpu_core *g, u32 s, u32 kb)
 {
     struct sm *sm = &g->sms[s];
-    const struct dblock *b = &g->dblocks[kb];
-    u64 threads = (u64)g->kern.block[0] * g->kern.block[1] *
-                  g->kern.block[2];
+    const struct dblock *b = &s_dblocks(g, sm->chiplet)[kb];
+    const struct dwarp *dws = s_dwarps(g, sm->chiplet);
+    const struct prog_kernel *k = s_kern(g, sm->chiplet);
+    u64 threads = (u64)k->block[0] * k->block[1] * k->block[2];
     struct rblock *rb = NULL;
     u32 bs, i, slot = 0;
 
@@ -1490,10 +1552,10 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
     rb->nwarps = b->nwarps;
     sm->warps_used += b->nwarps;
     sm->blocks_used++;
-    sm->shmem_used += g->kern.shmem;
-    sm->regs_used += g->kern.nregs ? (u32)(g->kern.nregs * threads) : 0;
+    sm->shmem_used += k->shmem;
+    sm->regs_used += k->nregs ? (u32)(k->nregs * threads) : 0;
     for (i = 0; i < b->nwarps; i++) {
-        const struct dwarp *dw = &g->dwarps[b->first_warp + i];
+        const struct dwarp *dw = &dws[b->first_warp + i];
         struct warp *w;
         u32 wi;
 
@@ -1532,7 +1594,7 @@ static void chiplet_dispatch(struct gpu_core *g, u32 c)
     u32 n = g->cfg.sms;
 
     while (ch->cursor < ch->end) {
-        const struct dblock *b = &g->dblocks[ch->cursor];
+        const struct dblock *b = &s_dblocks(g, c)[ch->cursor];
         u32 k, s = NONE;
 
         for (k = 1; k <= n; k++) {
@@ -1555,11 +1617,17 @@ static void chiplet_dispatch(struct gpu_core *g, u32 c)
 static bool fp_kernel_end(struct gpu_core *g);
 static void adsm_kernel_end(struct gpu_core *g);
 
+static void s_check_end(struct gpu_core *g);
+
 static void kernel_check_end(struct gpu_core *g)
 {
     struct gpu_kernel_stats ks;
     const struct gpu_core_stats *a = &g->kbase, *b = &g->stats;
 
+    if (g->sgroups) {
+        s_check_end(g);
+        return;
+    }
     if (!g->kactive || g->blocks_left || g->ops_left) {
         return;
     }
@@ -1623,14 +1691,14 @@ static void memop_done(struct gpu_core *g, u32 oi)
 
             rb->loads--;
             memop_put(g, oi);
-            g->ops_left--;
+            (*s_ops_left(g, s))--;
             block_check_done(g, s, w->block);
             kernel_check_end(g);
             return;
         }
     }
+    (*s_ops_left(g, o->sm))--;
     memop_put(g, oi);
-    g->ops_left--;
     kernel_check_end(g);
 }
 
@@ -2621,7 +2689,7 @@ static void issue_global(struct gpu_core *g, u32 s, u32 wi,
     g->memops[oi].kind = kind;
     g->memops[oi].d = d;
     g->memops[oi].sm = s;
-    g->ops_left++;
+    (*s_ops_left(g, s))++;
     if (loads) {
         g->memops[oi].warp = wi;
         g->memops[oi].loads = 1;
@@ -2946,6 +3014,8 @@ static struct gpu_object *obj_lookup(struct gpu_core *g, u64 a)
     return o;
 }
 
+static u32 s_home(struct gpu_core *g, const struct gpu_object *o, u64 page);
+
 /* FinePack: the bytes each sector of a store gets from its lanes. */
 static void fp_masks(struct gpu_core *g, const struct prog_inst *in,
                      const u64 *sect, u32 n, u32 *masks)
@@ -3012,7 +3082,8 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                     if (o != home_obj || page != home_page) {
                         home_obj = o;
                         home_page = page;
-                        home = gpu_object_page_home(o, page,
+                        home = g->sgroups ? s_home(g, o, page) :
+                               gpu_object_page_home(o, page,
                                                     g->cfg.chiplets);
                     }
                     v |= home;
@@ -3215,6 +3286,7 @@ static void kernel_start(struct gpu_core *g);
 static u64 adsm_launch(struct gpu_core *g);
 static int adsm_record(struct gpu_core *g);
 static void adsm_end(struct gpu_core *g);
+static int s_start(struct gpu_core *g);
 
 /* Reads the kernel's blocks to KERNEL_END, then starts it now. */
 static int read_kernel(struct gpu_core *g)
@@ -3318,6 +3390,9 @@ static int read_kernel(struct gpu_core *g)
     }
     if (regs > c->regs_per_sm) {
         return kernel_limit_fail(g, "regs_per_sm", regs, c->regs_per_sm);
+    }
+    if (g->sgroups) {
+        return s_start(g);
     }
     /* Start: blocks to chiplets, then each chiplet's first blocks. */
     n = c->chiplets;
@@ -3431,6 +3506,337 @@ static int read_next(struct gpu_core *g)
             return fail_str(g, -EINVAL, "unexpected record in the program");
         }
     }
+}
+
+/* ---- Concurrent streams (gpu_core_streams(); docs/cpelide.md) -------- */
+
+/*
+ * The rule (CPElide §III-B: hipSetDevice binds stream i to chiplet(s) j;
+ * where the paper is silent, ours): the chiplets form sgroups equal
+ * groups; a kernel of stream s >= 1 runs on group (s - 1) % sgroups, a
+ * kernel of stream 0 (CUDA's legacy default stream) on every chiplet once
+ * every other kernel has finished, and nothing starts after it until it
+ * finishes. A group runs one kernel at a time, so launches on one stream
+ * keep their order and concurrent kernels never share an SM. The command
+ * processor takes launches in program order: a launch whose group is busy
+ * waits, and every record after it waits too (one in-order queue). COPY
+ * records take no time in this mode (adsm and pcie_copies are refused)
+ * and order nothing; END waits for every kernel.
+ */
+enum { S_HOLD_NONE = 0, S_HOLD_KERNEL, S_HOLD_END };
+
+static void s_dispatch(struct gpu_core *g, u32 slot);
+
+static bool s_busy(const struct gpu_core *g)
+{
+    u32 i;
+
+    for (i = 0; i <= g->sgroups; i++) {
+        if (g->sg[i].active) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The slot a stream's kernels run in: sgroups is the whole GPU. */
+static u32 s_slot_of(const struct gpu_core *g, u64 stream)
+{
+    return stream ? (u32)((stream - 1) % g->sgroups) : g->sgroups;
+}
+
+/* The slot's chiplets: [*first, *first + *m). */
+static void s_range(const struct gpu_core *g, u32 slot, u32 *first, u32 *m)
+{
+    u32 per = g->cfg.chiplets / g->sgroups;
+
+    *first = slot == g->sgroups ? 0 : slot * per;
+    *m = slot == g->sgroups ? g->cfg.chiplets : per;
+}
+
+static bool s_ready(const struct gpu_core *g)
+{
+    if (g->prog_end) {
+        return false;
+    }
+    switch (g->s_hold) {
+    case S_HOLD_KERNEL:
+        return g->s_slot == g->sgroups ? !s_busy(g) :
+               !g->sg[g->s_slot].active && !g->sg[g->sgroups].active;
+    case S_HOLD_END:
+        return !s_busy(g);
+    default:
+        return true;
+    }
+}
+
+/* Reads records until a launch or END must wait, or a kernel started. */
+static int s_read(struct gpu_core *g)
+{
+    int ret;
+
+    for (;;) {
+        if (g->s_hold == S_HOLD_KERNEL) {
+            if (!s_ready(g)) {
+                return 0;
+            }
+            g->s_hold = S_HOLD_NONE;
+            return read_kernel(g);
+        }
+        if (g->s_hold == S_HOLD_END) {
+            if (s_busy(g)) {
+                return 0;
+            }
+            g->s_hold = S_HOLD_NONE;
+            g->prog_end = true;
+            if (g->cpe) {
+                cpe_end(g);
+            }
+            return g->err;
+        }
+        ret = next_rec(g);
+        if (ret) {
+            return ret;
+        }
+        switch (g->rec.type) {
+        case PROG_REC_OBJECT:
+            ret = add_object(g, &g->rec.object);
+            if (ret) {
+                return ret;
+            }
+            break;
+        case PROG_REC_COPY:
+            g->copies++;
+            break;
+        case PROG_REC_KERNEL:
+            g->s_hold = S_HOLD_KERNEL;
+            g->s_slot = s_slot_of(g, g->rec.kernel.stream);
+            break;
+        case PROG_REC_END:
+            g->s_hold = S_HOLD_END;
+            break;
+        default:
+            return fail_str(g, -EINVAL, "unexpected record in the program");
+        }
+    }
+}
+
+#define S_SWAP(a, b)                                                    \
+    do {                                                                \
+        __typeof__(a) t_ = (a);                                         \
+        (a) = (b);                                                      \
+        (b) = t_;                                                       \
+    } while (0)
+
+/*
+ * The kernel just decoded starts in slot g->s_slot now: the slot takes
+ * the decoded blocks (and gives its old, free tables back for the next
+ * decode), its chiplets split the blocks as tb_sched does over the GPU.
+ */
+static int s_start(struct gpu_core *g)
+{
+    u32 slot = g->s_slot, first, m, j;
+    struct sgroup *sg = &g->sg[slot];
+
+    S_SWAP(sg->dblocks, g->dblocks);
+    S_SWAP(sg->ndblocks, g->ndblocks);
+    S_SWAP(sg->capdblocks, g->capdblocks);
+    S_SWAP(sg->dwarps, g->dwarps);
+    S_SWAP(sg->ndwarps, g->ndwarps);
+    S_SWAP(sg->capdwarps, g->capdwarps);
+    S_SWAP(sg->chunks, g->chunks);
+    g->cur_chunk = NULL;
+    memcpy(&sg->kern, &g->kern, sizeof(sg->kern));
+    sg->active = true;
+    sg->kstart = g->now;
+    sg->blocks_left = sg->ndblocks;
+    sg->ops_left = 0;
+    sg->kbase = g->stats;
+    s_range(g, slot, &first, &m);
+    for (j = 0; j < m; j++) {
+        struct chiplet *ch = &g->chip[first + j];
+
+        g->cgrp[first + j] = (u8)slot;
+        if (g->cfg.tb_sched == GPU_TB_RR) {
+            ch->cursor = j;
+            ch->end = sg->ndblocks;
+            ch->step = m;
+        } else {
+            ch->cursor = (u32)(((u64)j * sg->ndblocks + m - 1) / m);
+            ch->end = (u32)(((u64)(j + 1) * sg->ndblocks + m - 1) / m);
+            ch->step = 1;
+        }
+        if (ch->cursor > ch->end) {
+            ch->cursor = ch->end;
+        }
+    }
+    if (g->cpe) {
+        u64 t = cpe_launch(g);
+
+        if (g->err) {
+            return g->err;
+        }
+        if (t > g->now) {
+            sg->ops_left++;     /* the kernel waits for its L2 operations */
+            push(g, t, EV_CPE_LAUNCH, slot);
+            return g->err;
+        }
+    }
+    s_dispatch(g, NONE);
+    return g->err;
+}
+
+/* Slot's blocks start on its chiplets now (NONE: g->s_slot's, at once). */
+static void s_dispatch(struct gpu_core *g, u32 slot)
+{
+    u32 first, m, j;
+
+    if (slot == NONE) {
+        slot = g->s_slot;
+    } else {
+        g->sg[slot].ops_left--;         /* its L2 operations are done */
+    }
+    s_range(g, slot, &first, &m);
+    for (j = 0; j < m; j++) {
+        chiplet_dispatch(g, first + j);
+    }
+    kernel_check_end(g);
+}
+
+/* CPElide's decision for the kernel starting in slot g->s_slot. */
+static void s_cpe_launch(struct gpu_core *g, struct gpu_cpe_sync *s)
+{
+    u32 first, m;
+
+    s_range(g, g->s_slot, &first, &m);
+    gpu_cpe_launch_on(g->cpe, g->sg[g->s_slot].ndblocks, g->cfg.tb_sched,
+                      first, m, g->s_slot, s);
+}
+
+/* Every slot whose kernel has nothing left ends now. */
+static void s_check_end(struct gpu_core *g)
+{
+    struct gpu_kernel_stats ks;
+    u32 i, k;
+
+    for (i = 0; i <= g->sgroups; i++) {
+        struct sgroup *sg = &g->sg[i];
+        const struct gpu_core_stats *a = &sg->kbase, *b = &g->stats;
+
+        if (!sg->active || sg->blocks_left || sg->ops_left) {
+            continue;
+        }
+        sg->active = false;
+        g->kend = g->now;
+        if (g->now > g->last_cycle) {
+            g->last_cycle = g->now;
+        }
+        if (g->cpe) {
+            gpu_cpe_kernel_end_on(g->cpe, i);
+        }
+        g->stats.kernels++;
+        if (!g->ops->kernel_done) {
+            continue;
+        }
+        /* Counters other than blocks: every kernel running meanwhile. */
+        memset(&ks, 0, sizeof(ks));
+        ks.id = sg->kern.id;
+        ks.start = sg->kstart;
+        ks.end = g->now;
+        ks.blocks = sg->ndblocks;
+        ks.warp_insts = b->warp_insts - a->warp_insts;
+        ks.thread_insts = b->thread_insts - a->thread_insts;
+        ks.l1_tlb_misses = b->l1_tlb_misses - a->l1_tlb_misses;
+        ks.l2_tlb_misses = b->l2_tlb_misses - a->l2_tlb_misses;
+        ks.l1_misses = b->l1_misses - a->l1_misses;
+        ks.l2_misses = b->l2_misses - a->l2_misses;
+        for (k = 0; k + 1 < sizeof(ks.name) && sg->kern.name[k]; k++) {
+            ks.name[k] = sg->kern.name[k];
+        }
+        g->ops->kernel_done(g->priv, &ks);
+    }
+}
+
+int gpu_core_streams(struct gpu_core *g, u32 groups)
+{
+    const struct gpu_config *c = &g->cfg;
+    u32 i;
+
+    if (g->err) {
+        return g->err;
+    }
+    if (!groups || groups > c->chiplets || c->chiplets % groups) {
+        return fail_str(g, -EINVAL, "streams: the groups must divide the "
+                        "chiplets");
+    }
+    if (c->finepack || c->adsm || c->pcie_copies || c->cxl || c->uvm ||
+        c->migrate) {
+        return fail_str(g, -EINVAL, "streams: not with finepack, adsm, "
+                        "pcie_copies, cxl, uvm or migrate");
+    }
+    if (g->records || g->sgroups) {
+        return fail_str(g, -EINVAL, "streams: set before the first run");
+    }
+    g->sg = zalloc(g, (groups + 1) * sizeof(*g->sg));
+    if (!g->sg) {
+        return fail_str(g, -ENOMEM, "out of memory for the streams");
+    }
+    if (g->cpe && gpu_cpe_streams(g->cpe, groups + 1)) {
+        return fail_str(g, -ENOMEM, "out of memory for the streams");
+    }
+    g->sgroups = groups;
+    for (i = 0; i < c->chiplets; i++) {
+        g->cgrp[i] = (u8)(i / (c->chiplets / groups));
+    }
+    return 0;
+}
+
+/*
+ * Streams, translate off: an object's pages live on the chiplets of the
+ * first kernel that touches it, placed over them as the configuration
+ * places them over the GPU (the cpelide preset's kwc stands for first
+ * touch under chunk scheduling; here first touch by that kernel's group).
+ */
+static u32 s_home(struct gpu_core *g, const struct gpu_object *o, u64 page)
+{
+    u32 first, m;
+
+    if (grow(g, (void **)&g->s_objslot, &g->s_capobj, 1,
+             (u64)o->index + 1)) {
+        fail_str(g, -ENOMEM, "out of memory for the streams' objects");
+        return 0;
+    }
+    if (!g->s_objslot[o->index]) {
+        g->s_objslot[o->index] = (u8)(g->s_slot + 1);
+    }
+    s_range(g, g->s_objslot[o->index] - 1u, &first, &m);
+    return first + gpu_object_page_home(o, page, m);
+}
+
+/* Frees the slots' tables (gpu_core_destroy). */
+static void s_destroy(struct gpu_core *g)
+{
+    u32 i;
+
+    if (!g->sg) {
+        return;
+    }
+    for (i = 0; i <= g->sgroups; i++) {
+        struct chunk *c = g->sg[i].chunks;
+
+        while (c) {
+            struct chunk *n = c->next;
+
+            zfree(g, c);
+            c = n;
+        }
+        zfree(g, g->sg[i].dblocks);
+        zfree(g, g->sg[i].dwarps);
+    }
+    zfree(g, g->sg);
+    g->sg = NULL;
+    zfree(g, g->s_objslot);
+    g->s_objslot = NULL;
 }
 
 /* ---- The interface ----------------------------------------------------- */
@@ -3624,6 +4030,7 @@ void gpu_core_destroy(struct gpu_core *g)
     if (!g->ops || !g->ops->free) {
         return;
     }
+    s_destroy(g);
     while (c) {
         struct chunk *n = c->next;
 
@@ -4004,6 +4411,9 @@ static void cpe_local(struct gpu_core *g, u32 ri)
     bool remote = r->src != r->home;
     u64 t;
 
+    if (g->sgroups) {
+        gpu_cpe_at(g->cpe, r->src);     /* the version of its kernel */
+    }
     r->looked = 1;
     if (r->kind != PROG_KIND_LOAD && r->kind != PROG_KIND_STORE) {
         if (hit) {
@@ -4131,6 +4541,9 @@ static u32 cpe_home(struct gpu_core *g, u32 ri)
     u64 region = r->addr >> GPU_CPE_DIR_SHIFT, ev_region = 0;
     u32 ev_sharers, extra = 0;
 
+    if (g->sgroups) {
+        gpu_cpe_at(g->cpe, r->src);
+    }
     if (r->kind == PROG_KIND_LOAD || r->kind == PROG_KIND_ATOMIC) {
         r->ver = gpu_cpe_home_version(g->cpe, r->addr);
         gpu_cpe_read(g->cpe, r->addr, r->ver);
@@ -4198,6 +4611,9 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
 
+    if (g->sgroups) {
+        gpu_cpe_at(g->cpe, r->src);
+    }
     /*
      * A write reached the home after the data left it (HMG: it
      * invalidated the copy on its way, a transient state's job; the
@@ -4345,6 +4761,8 @@ static void cpe_ideal(struct gpu_core *g)
  * the L2 operations and the kernel waits for them and for the launch
  * enable. Returns the cycle its blocks start.
  */
+static void s_cpe_launch(struct gpu_core *g, struct gpu_cpe_sync *s);
+
 static u64 cpe_launch(struct gpu_core *g)
 {
     struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
@@ -4355,7 +4773,11 @@ static u64 cpe_launch(struct gpu_core *g)
     for (i = 0; i < (u64)g->nsms * (g->cfg.l1_size / GPU_LINE_BYTES); i++) {
         g->l1[i].valid = 0;
     }
-    gpu_cpe_launch(g->cpe, g->ndblocks, g->cfg.tb_sched, &s);
+    if (g->sgroups) {
+        s_cpe_launch(g, &s);
+    } else {
+        gpu_cpe_launch(g->cpe, g->ndblocks, g->cfg.tb_sched, &s);
+    }
     if (gpu_cpe_oom(g->cpe)) {
         fail_str(g, -ENOMEM, "out of memory for CPElide's table");
         return g->now;
@@ -4871,6 +5293,10 @@ static void dispatch_event(struct gpu_core *g, const struct event *e)
         fp_event(g, e);
         break;
     case EV_CPE_LAUNCH:
+        if (g->sgroups) {
+            s_dispatch(g, e->arg);
+            break;
+        }
         g->ops_left--;
         kernel_dispatch(g);
         break;
@@ -4904,6 +5330,9 @@ static void finish(struct gpu_core *g)
     }
 }
 
+static bool s_ready(const struct gpu_core *g);
+static int s_read(struct gpu_core *g);
+
 int gpu_core_run(struct gpu_core *g, u64 until)
 {
     struct event e;
@@ -4918,7 +5347,14 @@ int gpu_core_run(struct gpu_core *g, u64 until)
             finish(g);
             break;
         }
-        if (!g->kactive && !g->prog_end) {
+        if (g->sgroups) {
+            if (s_ready(g)) {
+                if (s_read(g)) {
+                    return g->err;
+                }
+                continue;
+            }
+        } else if (!g->kactive && !g->prog_end) {
             g->now = g->kend;
             if (read_next(g)) {
                 return g->err;
@@ -4958,7 +5394,7 @@ u64 gpu_core_next_event(const struct gpu_core *g)
     if (g->err || g->done) {
         return NEVER;
     }
-    if (!g->kactive && !g->prog_end) {
+    if (g->sgroups ? s_ready(g) : !g->kactive && !g->prog_end) {
         return g->now;
     }
     return queue_next(g);

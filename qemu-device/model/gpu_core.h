@@ -26,7 +26,8 @@
  * the header records before each kernel (objects, copies), then the
  * kernel's blocks, decoded into memory taken from ops->alloc (at most
  * cfg.kernel_mib MiB; a larger kernel is an error), then run to its end.
- * Kernels run one after another (streams are not overlapped).
+ * Kernels run one after another (streams are not overlapped), unless
+ * gpu_core_streams() runs streams on groups of chiplets concurrently.
  *
  * Errors (a record the source refuses, an address in no object,
  * inconsistent registers or masks, a kernel over the limits) stop the
@@ -265,6 +266,16 @@ const char *gpu_core_error(const struct gpu_core *g);
  * reads. Call before the first gpu_core_run().
  */
 void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs);
+/*
+ * Concurrent streams (docs/cpelide.md, "Multi-stream in the core"): the
+ * chiplets form groups equal groups; a kernel of stream s >= 1 runs on
+ * group (s - 1) % groups while other groups run other streams' kernels, a
+ * kernel of stream 0 on every chiplet alone. Off (never called) the core
+ * runs kernels one after another whatever their streams. Not with
+ * finepack, adsm, pcie_copies, cxl, uvm or migrate (-EINVAL). Call
+ * before the first gpu_core_run(). 0 or a negative errno.
+ */
+int gpu_core_streams(struct gpu_core *g, u32 groups);
 
 /*
  * The home chiplet of page i of an object under o's policy (n chiplets),

@@ -91,6 +91,18 @@ struct gpu_cpe {
     u32 dir_sets;
     u64 clock;
     struct gpu_cpelide_stats st;
+    /* The blocks' chiplets: [map_first, map_first + map_m) */
+    u32 map_first, map_m;
+    /* gpu_cpe_streams() on (0 slots: off) */
+    u32 nslots;
+    u32 launched;               /* the last launch's version */
+    u32 kver[GPU_MAX_CHIPLETS]; /* the version of each chiplet's kernel */
+    u32 *slot_ver;              /* a slot's running kernel's, 0: none */
+    struct cpe_sum **live;      /* its summaries (CPElide) */
+    u32 *live_rows, *live_cap;
+    /* lal[v * nslots + i]: the kernels running when kernel v launched */
+    u32 *lal;
+    u32 caplal;
 };
 
 static void *cpe_zalloc(struct gpu_cpe *p, size_t bytes)
@@ -148,6 +160,7 @@ struct gpu_cpe *gpu_cpe_create(const struct gpu_config *cfg,
     p->priv = priv;
     p->policy = cfg->cpelide;
     p->n = cfg->chiplets;
+    p->map_m = p->n;
     p->mapcap = 1024;
     p->map = cpe_zalloc(p, p->mapcap * sizeof(*p->map));
     if (p->policy == GPU_CPE_HMG) {
@@ -181,6 +194,28 @@ void gpu_cpe_destroy(struct gpu_cpe *p)
     }
     if (p->dir) {
         p->free(p->priv, p->dir);
+    }
+    if (p->live) {
+        u32 i;
+
+        for (i = 0; i < p->nslots; i++) {
+            if (p->live[i]) {
+                p->free(p->priv, p->live[i]);
+            }
+        }
+        p->free(p->priv, p->live);
+    }
+    if (p->slot_ver) {
+        p->free(p->priv, p->slot_ver);
+    }
+    if (p->live_rows) {
+        p->free(p->priv, p->live_rows);
+    }
+    if (p->live_cap) {
+        p->free(p->priv, p->live_cap);
+    }
+    if (p->lal) {
+        p->free(p->priv, p->lal);
     }
     p->free(p->priv, p);
 }
@@ -371,7 +406,8 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
     }
     for (i = 0; i < p->nrecs; i++) {
         const struct cpe_rec *r = &p->recs[i];
-        u32 c = cpe_block_chiplet(r->kb, nblocks, p->n, tb_sched);
+        u32 c = p->map_first +
+                cpe_block_chiplet(r->kb, nblocks, p->map_m, tb_sched);
         struct cpe_sum *s = &p->sum[(u64)r->obj * p->n + c];
 
         if (r->lo < s->alo) {
@@ -620,6 +656,29 @@ static struct cpe_ver *cpe_ver(struct gpu_cpe *p, u64 sector, bool add)
     return &p->map[i];
 }
 
+/*
+ * Streams: kernel ver and the caller's kernel are not ordered (the older
+ * one was still running when the younger launched): a race if they
+ * share a sector and one writes it.
+ */
+static bool cpe_live_other(const struct gpu_cpe *p, u32 ver)
+{
+    u32 a = ver < p->version ? ver : p->version;
+    u32 b = ver < p->version ? p->version : ver;
+    u32 i;
+
+    if (!ver || ver == p->version || !p->lal ||
+        (u64)b * p->nslots >= p->caplal) {
+        return false;
+    }
+    for (i = 0; i < p->nslots; i++) {
+        if (p->lal[(u64)b * p->nslots + i] == a) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void gpu_cpe_read(struct gpu_cpe *p, u64 sector, u32 ver)
 {
     struct cpe_ver *e = cpe_ver(p, sector, false);
@@ -627,6 +686,9 @@ void gpu_cpe_read(struct gpu_cpe *p, u64 sector, u32 ver)
 
     if (!e) {
         return;
+    }
+    if (p->nslots && cpe_live_other(p, e->gold)) {
+        p->st.stream_races++;
     }
     want = e->gold == p->version ? e->prev : e->gold;
     if (ver < want) {
@@ -641,6 +703,9 @@ void gpu_cpe_write(struct gpu_cpe *p, u64 sector, u32 chiplet)
 
     if (!e) {
         return;
+    }
+    if (p->nslots && cpe_live_other(p, e->gold)) {
+        p->st.stream_races++;
     }
     if (e->gold != p->version) {
         e->prev = e->gold;
@@ -750,4 +815,113 @@ u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c)
         }
     }
     return 0;
+}
+
+/* ---- Concurrent streams ---- */
+
+int gpu_cpe_streams(struct gpu_cpe *p, u32 nslots)
+{
+    p->slot_ver = cpe_zalloc(p, nslots * sizeof(*p->slot_ver));
+    p->live = cpe_zalloc(p, nslots * sizeof(*p->live));
+    p->live_rows = cpe_zalloc(p, nslots * sizeof(*p->live_rows));
+    p->live_cap = cpe_zalloc(p, nslots * sizeof(*p->live_cap));
+    if (p->oom) {
+        return -1;
+    }
+    p->nslots = nslots;
+    return 0;
+}
+
+void gpu_cpe_at(struct gpu_cpe *p, u32 chiplet)
+{
+    p->version = p->kver[chiplet];
+}
+
+/*
+ * A running kernel's accesses (sum, rows rows) enter the table again on
+ * the chiplets in mask, after a launch's decision: a flush made its Dirty
+ * rows Valid, an invalidate its Valid rows NotPresent, another kernel's
+ * write into its hull (other bytes: no race) its rows Stale, but it goes
+ * on writing and reading them. A row it writes that was marked Stale is
+ * Dirty with its clean lines possibly stale (dstale: the next use
+ * invalidates, a flush leaves it Stale); one it only reads stays Stale.
+ */
+static void cpe_rerecord(struct gpu_cpe *p, const struct cpe_sum *sum,
+                         u32 rows, u32 mask)
+{
+    u32 a, c, n = p->n;
+
+    for (a = 0; a < rows && a < p->nrows; a++) {
+        struct cpe_row *e = &p->rows[a];
+
+        for (c = 0; c < n; c++) {
+            const struct cpe_sum *m = &sum[(u64)a * n + c];
+
+            if (!(mask >> c & 1) || m->alo > m->ahi) {
+                continue;
+            }
+            if (m->wlo <= m->whi && e->state[c] == S) {
+                e->state[c] = D;
+                e->dstale[c] = 1;
+            } else if (m->wlo <= m->whi && (e->state[c] == V ||
+                                            e->state[c] == NP)) {
+                e->state[c] = D;
+            } else if (e->state[c] == NP) {
+                e->state[c] = V;
+            }
+            if (m->alo < e->lo[c]) {
+                e->lo[c] = m->alo;
+            }
+            if (m->ahi > e->hi[c]) {
+                e->hi[c] = m->ahi;
+            }
+        }
+    }
+}
+
+void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
+                       u32 first, u32 m, u32 slot, struct gpu_cpe_sync *s)
+{
+    u32 i, c;
+
+    p->map_first = first;
+    p->map_m = m;
+    p->version = p->launched;
+    gpu_cpe_launch(p, nblocks, tb_sched, s);
+    p->launched = p->version;
+    p->map_first = 0;
+    p->map_m = p->n;
+    for (c = first; c < first + m; c++) {
+        p->kver[c] = p->version;
+    }
+    if (cpe_grow(p, (void **)&p->lal, &p->caplal, sizeof(*p->lal),
+                 ((u64)p->version + 1) * p->nslots)) {
+        memcpy(&p->lal[(u64)p->version * p->nslots], p->slot_ver,
+               p->nslots * sizeof(*p->lal));
+    }
+    p->slot_ver[slot] = p->version;
+    if (p->policy != GPU_CPE_CPELIDE || p->oom) {
+        return;
+    }
+    for (i = 0; i < p->nslots; i++) {
+        if (i != slot && p->slot_ver[i] && p->live[i]) {
+            cpe_rerecord(p, p->live[i], p->live_rows[i],
+                         (1u << p->n) - 1);
+        }
+    }
+    /* This kernel's summaries, for the launches while it runs. */
+    if (!cpe_grow(p, (void **)&p->live[slot], &p->live_cap[slot],
+                  sizeof(struct cpe_sum), (u64)p->nrows * p->n)) {
+        return;
+    }
+    if (p->nrows) {
+        memcpy(p->live[slot], p->sum,
+               (size_t)p->nrows * p->n * sizeof(*p->sum));
+    }
+    p->live_rows[slot] = p->nrows;
+}
+
+void gpu_cpe_kernel_end_on(struct gpu_cpe *p, u32 slot)
+{
+    p->slot_ver[slot] = 0;
 }

@@ -85,6 +85,12 @@ struct gpu_cpelide_stats {
     u64 l3_misses;
     u64 l3_writebacks;          /* dirty L3 sectors written to DRAM */
     u64 memory_writes;          /* HMG: store sectors written through to DRAM */
+    /*
+     * gpu_cpe_streams() on: a sector written by one kernel and read or
+     * written by another running at the same time (a race between
+     * streams; not in the JSON unless streams are on).
+     */
+    u64 stream_races;
 };
 
 /* A launch's decision: chiplet masks. */
@@ -155,5 +161,25 @@ u32 gpu_cpe_dir_write(struct gpu_cpe *p, u32 home, u64 region, u32 c);
 bool gpu_cpe_dir_has(struct gpu_cpe *p, u32 home, u64 region, u32 c);
 
 struct gpu_cpelide_stats *gpu_cpe_stats(struct gpu_cpe *p);
+
+/*
+ * ---- Concurrent streams (gpu_core_streams(); notes A8) ----
+ * Kernels in nslots slots may run at once, each on its own chiplets; a
+ * chiplet runs one kernel at a time. The table is updated in launch
+ * order (A8): a launch's flushes, invalidations and Stale marks may hit
+ * chiplets of a kernel still running, whose accesses then enter the
+ * table again (it keeps writing and reading what it did). The oracle's "running kernel"
+ * is the one of the chiplet a request comes from (gpu_cpe_at()): a read
+ * must see the newest version written before its own kernel began, by
+ * the kernels ordered before it. 0, or -1: out of memory.
+ */
+int gpu_cpe_streams(struct gpu_cpe *p, u32 nslots);
+/* gpu_cpe_launch() of a kernel in slot on chiplets [first, first + m). */
+void gpu_cpe_launch_on(struct gpu_cpe *p, u32 nblocks, u32 tb_sched,
+                       u32 first, u32 m, u32 slot, struct gpu_cpe_sync *s);
+/* Slot's kernel finished. */
+void gpu_cpe_kernel_end_on(struct gpu_cpe *p, u32 slot);
+/* The oracle's calls that follow come from chiplet's kernel. */
+void gpu_cpe_at(struct gpu_cpe *p, u32 chiplet);
 
 #endif /* MCMGPU_GPU_CPELIDE_H */

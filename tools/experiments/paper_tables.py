@@ -243,3 +243,9 @@ if __name__ == "__main__":
             set(CPELIDE_TABLE2) | set(CXL_TABLE) | set(ADSM_APPS)
         print("\n".join(sorted(names)))
 
+
+# CPElide §VI, multi-stream (notes/cpelide.md §3.4): CPElide over HMG on
+# `streams` and a subset of Table II extended to parallel streams, 4
+# chiplets, "on average" (the averaging and the per-application numbers
+# not given; the graph is not shown).
+CPELIDE_STREAMS_PAPER = {"cpelide_over_hmg": 1.12}

@@ -2,7 +2,7 @@
 # make check: `mcmgpu run --host` on bad input and on a good program. Each
 # bad input (a missing file, not a program, a program cut in the middle of
 # an instruction, an address in no object, a kernel over kernel_mib, bad
-# options, mechanisms not in the core yet, bad --cxl specs) must exit non-zero with a
+# options, mechanisms not in the core yet, bad --cxl specs, bad --streams) must exit non-zero with a
 # message naming the problem; vadd's --json must parse with the counter
 # identities holding (ADSM's bytes by cause, its faults by kind, under
 # the adsm preset's explicit copies and each protocol, its time breakdown
@@ -93,11 +93,16 @@ expect_fail "uvm_page|power of two" "$tmp/vadd.bin" --cxl uvm:page=12288
 expect_fail "cpelide=sometimes|bad value" "$tmp/vadd.bin" --cpelide sometimes
 expect_fail "adsm=eager|bad value" "$tmp/vadd.bin" --adsm eager
 expect_fail "adsm_block|power of two" "$tmp/vadd.bin" --adsm rolling --set adsm_block=12288
+# Concurrent streams (docs/cpelide.md, Multi-stream in the core).
+expect_fail "streams|must divide the chiplets" "$tmp/vadd.bin" --streams 3 --chiplets 4
+expect_fail "streams|not with finepack" "$tmp/vadd.bin" --streams 2 --finepack p2p
+expect_fail "--streams|is not 1..16" "$tmp/vadd.bin" --streams 99
 
 # The good program: JSON, identities, the same twice.
 nw=$("$tool" workload stats "$tmp/vadd.bin" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["warp_instructions"])')
 for args in "" "--barre on" "--set translate=0 --chiplets 2" "--cpelide cpelide" \
+	"--cpelide cpelide --streams 2" \
 	"--cpelide cpelide --finepack p2p" "--cpelide hmg --finepack finepack" \
 	"--config adsm" "--config adsm --adsm batch" "--config adsm --adsm lazy" \
 	"--config adsm --adsm rolling" "--adsm lazy --barre on" \

@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"          [--chiplets N] [--barre off|on|fbarre|least|valkyrie] [--merge N]\n"
 		"          [--shadow]\n"
 		"          [--finepack MODE] [--cpelide MODE] [--cxl off|DEVICE-SPEC]\n"
-		"          [--adsm MODE]\n"
+		"          [--adsm MODE] [--streams G]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) or DIR (an Accel-Sim trace directory, imported first as\n"
@@ -87,6 +87,10 @@ static void usage(FILE *f)
 		"                     the storage, default znand), each with\n"
 		"                     [:batch=N][:page=BYTES][:gpu=KIB][:rt=NS] (--set\n"
 		"                     uvm=on|gds, uvm_*=...; docs/gpu.md)\n"
+		"  --streams G        --host: run the program's streams concurrently on G\n"
+		"                     equal groups of chiplets, stream s >= 1 on group\n"
+		"                     (s - 1) %% G, stream 0 alone on every chiplet\n"
+		"                     (default: kernels one after another; docs/cpelide.md)\n"
 		"  --progress         a progress line per kernel on stderr\n"
 		"  --json             JSON (the same from the device and --host)\n"
 		"  --bench            instead of the result, the run's wall-clock time and\n"
@@ -98,6 +102,7 @@ static void usage(FILE *f)
 enum {
 	OPT_CONFIG = 0x100, OPT_SET, OPT_BARRE, OPT_SHADOW, OPT_PROGRESS,
 	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM, OPT_BENCH, OPT_MERGE,
+	OPT_STREAMS,
 };
 
 static const struct option run_options[] = {
@@ -110,6 +115,7 @@ static const struct option run_options[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "finepack", required_argument, NULL, OPT_FINEPACK },
 	{ "cpelide", required_argument, NULL, OPT_CPELIDE },
+	{ "streams", required_argument, NULL, OPT_STREAMS },
 	{ "cxl", required_argument, NULL, OPT_CXL },
 	{ "adsm", required_argument, NULL, OPT_ADSM },
 	{ "bench", no_argument, NULL, OPT_BENCH },
@@ -354,8 +360,14 @@ int cmd_run(int argc, char **argv)
 		case OPT_BENCH:
 			bench = true;
 			break;
+		case OPT_STREAMS:
+			o.streams = parse_arg_range(optarg, "--streams", 1,
+						    GPU_MAX_CHIPLETS);
+			break;
 		}
 	}
+	if (o.streams && !co.host)
+		die_usage("--streams runs with --host only");
 	path = common_operand(&co, argc, argv);
 	file = path;
 	/* --chiplets is one more override, applied last. */

@@ -517,6 +517,11 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		json_open(j, "cpelide", '{');
 		json_string(j, "policy", cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
 		stats_json(j, &cpe_table, &r->core.cpelide);
+		if (o->streams) {
+			/* Concurrent streams only: every other run unchanged. */
+			json_u64(j, "streams", o->streams);
+			json_u64(j, "stream_races", r->core.cpelide.stream_races);
+		}
 		json_close(j);
 	}
 	if (o->cfg.adsm || o->cfg.pcie_copies) {

@@ -38,6 +38,11 @@ struct gpu_run_opts {
 	 * epoch (0: an epoch a call); the result must not change.
 	 */
 	uint32_t cut;
+	/*
+	 * --host: concurrent streams on this many chiplet groups
+	 * (gpu_core_streams(); 0: off, kernels one after another).
+	 */
+	uint32_t streams;
 };
 
 /*

@@ -339,6 +339,11 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 	uint32_t i;
 	int ret;
 
+	if (o->streams) {
+		snprintf(err, errlen, "--streams runs with --host only");
+		return -EINVAL;
+	}
+
 	memset(r, 0, sizeof(*r));
 	if (gpu_config_nfields > MCMGPU_GPU_CONFIG_MAX_FIELDS)
 		return dev_fail(err, errlen, -EINVAL, "the configuration has "

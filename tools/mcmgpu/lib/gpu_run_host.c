@@ -717,6 +717,11 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 	}
 	/* prog_in checks every record (either encoding): no second check. */
 	gpu_core_source_checked(h.core);
+	if (o->streams && gpu_core_streams(h.core, o->streams)) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "%s", gpu_core_error(h.core));
+		goto out_core;
+	}
 	ret = host_loop(&h);
 	if (o->progress)
 		fputc('\n', stderr);
@@ -742,6 +747,7 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 			gpu_run_fbarre_stats(o, r);
 		}
 	}
+out_core:
 	gpu_core_destroy(h.core);
 	free(h.core);
 out:

@@ -27,6 +27,7 @@
 #include "json.h"
 #include "opts.h"
 #include "prog_file.h"
+#include "prog_streams.h"
 #include "prog_stats.h"
 #include "simt.h"
 #include "workload_tool.h"
@@ -596,6 +597,57 @@ static int cmd_convert(int argc, char **argv)
 	return finish_program(out, out_path, ret);
 }
 
+/* ---- streams: programs as concurrent streams of one ------------------- */
+
+static void streams_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mcmgpu workload streams PROG1 PROG2... -o OUT "
+		"[--text|--binary]\n\n"
+		"Writes one program running PROG1, PROG2, ... (2..%d of them) as\n"
+		"concurrent jobs (CPElide §VI: applications extended to parallel\n"
+		"streams): program i's kernels on stream i (1, 2, ...), their\n"
+		"launches interleaved one each in turn (each program's objects and\n"
+		"copies before its kernel), its objects and every address inside\n"
+		"them moved up by (i - 1) x 64 GiB so that no two share a byte,\n"
+		"kernel ids renumbered in launch order, one END. mcmgpu run --host\n"
+		"--streams G runs the streams at once (docs/cpelide.md).\n\n"
+		"  -o, --output OUT     the program to write\n"
+		"  --text, --binary     its encoding (default: binary unless OUT\n"
+		"                       ends in .txt)\n", PROG_STREAMS_MAX);
+}
+
+static int cmd_streams(int argc, char **argv)
+{
+	struct common_opts co = COMMON_OPTS(streams_usage, 1);
+	static const struct option opts[] = {
+		OPTION_OUTPUT, OPTION_TEXT, OPTION_BINARY, OPTION_HELP, { }
+	};
+	struct encoding enc = { -1 };
+	const char *out_path = NULL;
+	char err[ERR_LEN];
+	int c;
+
+	while ((c = common_parse(&co, argc, argv, "o:h", opts, NULL)) != -1) {
+		if (c == 'o')
+			out_path = optarg;
+		else if (c == O_TEXT || c == O_BINARY)
+			set_encoding(&enc, c == O_TEXT);
+	}
+	if (!out_path)
+		die_usage("workload streams: -o OUT is required");
+	if (argc - optind < 2 || argc - optind > PROG_STREAMS_MAX)
+		die_usage("workload streams: 2..%d programs", PROG_STREAMS_MAX);
+	if (prog_streams_merge((const char *const *)&argv[optind],
+			       (uint32_t)(argc - optind), out_path,
+			       want_text(&enc, out_path, false), err,
+			       sizeof(err))) {
+		fprintf(stderr, "%s: workload streams: %s\n", prog, err);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- the group --------------------------------------------------------- */
 
 const struct subcommand workload_commands[] = {
@@ -608,5 +660,7 @@ const struct subcommand workload_commands[] = {
 	{ "convert", "a program between its text and binary encodings",
 	  cmd_convert },
 	{ "to", "a program as a mechanism's replay trace", cmd_workload_to },
+	{ "streams", "programs as concurrent streams of one program",
+	  cmd_streams },
 	{ }
 };
