@@ -4761,8 +4761,6 @@ static void cpe_ideal(struct gpu_core *g)
  * the L2 operations and the kernel waits for them and for the launch
  * enable. Returns the cycle its blocks start.
  */
-static void s_cpe_launch(struct gpu_core *g, struct gpu_cpe_sync *s);
-
 static u64 cpe_launch(struct gpu_core *g)
 {
     struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
@@ -5329,9 +5327,6 @@ static void finish(struct gpu_core *g)
         gpu_cxl_drain(g->cx);   /* CXL-GPU: its counters complete */
     }
 }
-
-static bool s_ready(const struct gpu_core *g);
-static int s_read(struct gpu_core *g);
 
 int gpu_core_run(struct gpu_core *g, u64 until)
 {

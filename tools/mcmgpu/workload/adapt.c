@@ -1137,7 +1137,13 @@ static int record(struct adapt *a, const struct prog_rec *r)
 	case PROG_REC_KERNEL_END:
 		return end_kernel(a);
 	case PROG_REC_END:
-		return a->o->mech == ADAPT_CPELIDE ? out_line(a, "end\n") : 0;
+		if (a->o->mech != ADAPT_CPELIDE)
+			return 0;
+		/* A CPElide sequence describes its structures: none, no sequence. */
+		if (!a->nobj)
+			return afail(a, -EINVAL, "the program has no OBJECT record; "
+				     "a CPElide launch sequence needs one");
+		return out_line(a, "end\n");
 	}
 	return 0;
 }
