@@ -3288,6 +3288,27 @@ static int adsm_record(struct gpu_core *g);
 static void adsm_end(struct gpu_core *g);
 static int s_start(struct gpu_core *g);
 
+/*
+ * Chiplet i of n's share of a kernel's nblocks thread blocks: every n-th
+ * from i (round-robin), or the i-th contiguous part.
+ */
+static void chiplet_blocks(struct chiplet *ch, u32 tb_sched, u32 i, u32 n,
+                           u32 nblocks)
+{
+    if (tb_sched == GPU_TB_RR) {
+        ch->cursor = i;
+        ch->end = nblocks;
+        ch->step = n;
+    } else {
+        ch->cursor = (u32)(((u64)i * nblocks + n - 1) / n);
+        ch->end = (u32)(((u64)(i + 1) * nblocks + n - 1) / n);
+        ch->step = 1;
+    }
+    if (ch->cursor > ch->end) {
+        ch->cursor = ch->end;
+    }
+}
+
 /* Reads the kernel's blocks to KERNEL_END, then starts it now. */
 static int read_kernel(struct gpu_core *g)
 {
@@ -3402,20 +3423,7 @@ static int read_kernel(struct gpu_core *g)
     g->ops_left = 0;
     g->kbase = g->stats;
     for (i = 0; i < n; i++) {
-        struct chiplet *ch = &g->chip[i];
-
-        if (c->tb_sched == GPU_TB_RR) {
-            ch->cursor = i;
-            ch->end = g->ndblocks;
-            ch->step = n;
-        } else {
-            ch->cursor = (u32)(((u64)i * g->ndblocks + n - 1) / n);
-            ch->end = (u32)(((u64)(i + 1) * g->ndblocks + n - 1) / n);
-            ch->step = 1;
-        }
-        if (ch->cursor > ch->end) {
-            ch->cursor = ch->end;
-        }
+        chiplet_blocks(&g->chip[i], c->tb_sched, i, n, g->ndblocks);
     }
     if (g->adsm) {
         u64 t = adsm_launch(g);
@@ -3654,21 +3662,9 @@ static int s_start(struct gpu_core *g)
     sg->kbase = g->stats;
     s_range(g, slot, &first, &m);
     for (j = 0; j < m; j++) {
-        struct chiplet *ch = &g->chip[first + j];
-
         g->cgrp[first + j] = (u8)slot;
-        if (g->cfg.tb_sched == GPU_TB_RR) {
-            ch->cursor = j;
-            ch->end = sg->ndblocks;
-            ch->step = m;
-        } else {
-            ch->cursor = (u32)(((u64)j * sg->ndblocks + m - 1) / m);
-            ch->end = (u32)(((u64)(j + 1) * sg->ndblocks + m - 1) / m);
-            ch->step = 1;
-        }
-        if (ch->cursor > ch->end) {
-            ch->cursor = ch->end;
-        }
+        chiplet_blocks(&g->chip[first + j], g->cfg.tb_sched, j, m,
+                       sg->ndblocks);
     }
     if (g->cpe) {
         u64 t = cpe_launch(g);

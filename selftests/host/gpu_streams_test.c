@@ -54,25 +54,7 @@ static uint64_t s_epoch = 5000;
 static int s_run(const struct gpu_config *cfg, struct tprog *p,
 		 uint32_t groups, struct gpu_core_stats *st, char *err)
 {
-	static const struct gpu_core_ops ops = {
-		.alloc = core_test_alloc, .free = core_test_free,
-	};
-	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
-	int ret;
-
-	if (!g)
-		return -ENOMEM;
-	p->pos = 0;
-	ret = gpu_core_init(g, cfg, &ops, NULL, tp_source, p);
-	if (!ret && groups)
-		ret = gpu_core_streams(g, groups);
-	while (!ret && !gpu_core_done(g))
-		ret = gpu_core_run(g, gpu_core_now(g) + s_epoch);
-	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
-	gpu_core_stats(g, st);
-	gpu_core_destroy(g);
-	free(g);
-	return ret;
+	return tp_run_streams(cfg, p, s_epoch, 0, groups, st, err);
 }
 
 static void s_kernel(struct tprog *p, uint32_t id, uint64_t stream,

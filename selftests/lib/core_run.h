@@ -28,12 +28,14 @@ static inline void core_test_free(void *priv, void *p)
 /*
  * Runs p on cfg in epochs of epoch cycles with no IOMMU (every ATS
  * request would stay unanswered), CPElide's test knobs
- * (gpu_core_cpelide_test) set after init; the stats in *st, the core's
+ * (gpu_core_cpelide_test) set after init, and streams on groups of
+ * chiplets (gpu_core_streams; 0: off); the stats in *st, the core's
  * message in err (GPU_CORE_ERR_MAX bytes).
  */
-static inline int tp_run(const struct gpu_config *cfg, struct tprog *p,
-			 uint64_t epoch, uint32_t cpe_knobs,
-			 struct gpu_core_stats *st, char *err)
+static inline int tp_run_streams(const struct gpu_config *cfg,
+				 struct tprog *p, uint64_t epoch,
+				 uint32_t cpe_knobs, uint32_t groups,
+				 struct gpu_core_stats *st, char *err)
 {
 	static const struct gpu_core_ops ops = {
 		.alloc = core_test_alloc, .free = core_test_free,
@@ -47,6 +49,8 @@ static inline int tp_run(const struct gpu_config *cfg, struct tprog *p,
 	ret = gpu_core_init(g, cfg, &ops, NULL, tp_source, p);
 	if (!ret)
 		gpu_core_cpelide_test(g, cpe_knobs);
+	if (!ret && groups)
+		ret = gpu_core_streams(g, groups);
 	while (!ret && !gpu_core_done(g))
 		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
 	snprintf(err, GPU_CORE_ERR_MAX, "%s", gpu_core_error(g));
@@ -54,6 +58,13 @@ static inline int tp_run(const struct gpu_config *cfg, struct tprog *p,
 	gpu_core_destroy(g);
 	free(g);
 	return ret;
+}
+
+static inline int tp_run(const struct gpu_config *cfg, struct tprog *p,
+			 uint64_t epoch, uint32_t cpe_knobs,
+			 struct gpu_core_stats *st, char *err)
+{
+	return tp_run_streams(cfg, p, epoch, cpe_knobs, 0, st, err);
 }
 
 #endif /* MCMGPU_TEST_CORE_RUN_H */
