@@ -104,4 +104,25 @@ static inline void host_same_result(struct __test_metadata *_metadata,
 				    sizeof(a->kernels[i])));
 }
 
+/*
+ * Runs path again with o, the core in steps of 1, 7 and 61 cycles inside
+ * the epochs (o->cut, left at 61): each result the same as r0.
+ */
+static inline void host_same_across_cuts(struct __test_metadata *_metadata,
+					 const char *path,
+					 struct gpu_run_opts *o,
+					 const struct gpu_run_result *r0)
+{
+	static const uint32_t cuts[] = { 1, 7, 61 };
+	struct gpu_run_result r1;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		o->cut = cuts[i];
+		ASSERT_EQ(0, host_run(path, o, &r1));
+		host_same_result(_metadata, r0, &r1);
+		gpu_run_result_free(&r1);
+	}
+}
+
 #endif /* MCMGPU_TEST_HOST_RUN_H */
