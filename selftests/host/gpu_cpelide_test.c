@@ -32,19 +32,6 @@
 #define PAGE		4096ULL
 #define NONE_PAGE	(~0u)
 
-static struct gpu_config cpe_cfg(uint32_t policy)
-{
-	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
-
-	c.chiplets = 4;
-	c.sms = 1;
-	c.l2_size = 1u << 20;
-	c.tb_sched = GPU_TB_CHUNK;
-	c.placement = GPU_PLACE_KWC;
-	c.cpelide = policy;
-	return c;
-}
-
 /*
  * A kernel of 4 blocks, block c on chiplet c: it loads or stores (32
  * lanes of 4 B an instruction) the whole of page[c] of the object, or
@@ -170,7 +157,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 	struct tprog p = { 0 };
 
 	build_pc(&p);
-	c = cpe_cfg(GPU_CPE_BASELINE);
+	c = tp_cpelide_cfg(GPU_CPE_BASELINE);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(3, s->kernels);
 	EXPECT_EQ(12, s->l2_invalidates);
@@ -185,7 +172,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 	EXPECT_EQ(0, s->remote_hits);
 	EXPECT_EQ(0, s->oracle_violations);
 
-	c = cpe_cfg(GPU_CPE_CPELIDE);
+	c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	/* Kernel 2 releases the 4 producers; nothing else is needed. */
 	EXPECT_EQ(0, s->l2_invalidates);
@@ -202,7 +189,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 
 TEST(write_after_remote_read_invalidates_the_reader_only)
 {
-	struct gpu_config c = cpe_cfg(GPU_CPE_CPELIDE);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
@@ -230,7 +217,7 @@ TEST(write_after_remote_read_invalidates_the_reader_only)
 TEST(hmg_write_invalidates_its_256_byte_region)
 {
 	const uint32_t r1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
-	struct gpu_config c = cpe_cfg(GPU_CPE_HMG);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_HMG);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
@@ -276,7 +263,7 @@ TEST(oracle_clean_under_every_policy_and_ideal_fastest)
 		else
 			build_pc(&p);
 		for (i = 0; i < 4; i++) {
-			struct gpu_config c = cpe_cfg(policies[i]);
+			struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 			ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
 				TH_LOG("%s", err);
@@ -318,7 +305,7 @@ TEST(oracle_sees_dropped_invalidations_and_flushes)
 	build_war(&war);
 	build_pc(&pc);
 	for (i = 0; i < 2; i++) {
-		struct gpu_config c = cpe_cfg(policies[i]);
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 		/* Chiplet 1's copy of the page survives chiplet 0's write. */
 		ASSERT_EQ(0, tp_run(&c, &war, ~0ULL >> 1,
@@ -337,7 +324,7 @@ TEST(oracle_sees_dropped_invalidations_and_flushes)
 
 TEST(off_counts_nothing)
 {
-	struct gpu_config c = cpe_cfg(GPU_CPE_OFF);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_OFF);
 	struct gpu_cpelide_stats zero = { 0 };
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
@@ -363,7 +350,7 @@ TEST(deterministic_whatever_the_epochs)
 
 	build_pc(&p);
 	for (m = 0; m < 4; m++) {
-		struct gpu_config c = cpe_cfg(policies[m]);
+		struct gpu_config c = tp_cpelide_cfg(policies[m]);
 		struct gpu_core_stats first, st;
 		char err[GPU_CORE_ERR_MAX];
 
@@ -382,7 +369,7 @@ TEST(deterministic_whatever_the_epochs)
 
 TEST(config_names_the_policies)
 {
-	struct gpu_config c = cpe_cfg(GPU_CPE_OFF);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_OFF);
 	const char *why, *field;
 
 	ASSERT_EQ(0, gpu_config_set(&c, "cpelide=hmg", &why));
@@ -411,7 +398,7 @@ TEST(with_finepack_the_writer_copy_is_written_through)
 	build_rwr(&p);
 	for (m = 0; m < 4; m++) {
 		for (i = 0; i < 4; i++) {
-			struct gpu_config c = cpe_cfg(policies[i]);
+			struct gpu_config c = tp_cpelide_cfg(policies[i]);
 			const struct gpu_cpelide_stats *s = &st.cpelide;
 
 			c.finepack = fp_modes[m];
@@ -458,7 +445,7 @@ TEST(with_finepack_a_fill_on_its_way_keeps_the_store)
 	build_load_store(&p);
 	for (m = 0; m < 4; m++) {
 		for (i = 0; i < 4; i++) {
-			struct gpu_config c = cpe_cfg(policies[i]);
+			struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 			c.finepack = fp_modes[m];
 			ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))

@@ -19,9 +19,16 @@
 #include "kselftest_harness.h"
 #include "apps.h"
 #include "gpu_run.h"
+#include "../lib/host_run.h"
 #include "program.h"
 #include "simt.h"
 #include "../lib/app_prog.h"
+
+static void preset(struct gpu_run_opts *o, uint32_t barre, uint32_t merge)
+{
+	host_barre_opts(o, barre);
+	o->cfg.fbarre_merge = merge;
+}
 
 /*
  * The "barre" preset with Barre mode, merge and an optional override. The
@@ -33,36 +40,10 @@
 static void opts(struct gpu_run_opts *o, uint32_t barre, uint32_t merge,
 		 const char *set)
 {
-	const char *why;
-
-	memset(o, 0, sizeof(*o));
-	o->cfg = gpu_preset_find("barre")->cfg;
-	o->barre = barre;
-	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
-	o->cfg.fbarre_merge = merge;
-	if (gpu_config_set(&o->cfg, "placement=chunk", &why) ||
-	    (set && gpu_config_set(&o->cfg, set, &why)))
-		abort();
-}
-
-static void preset(struct gpu_run_opts *o, uint32_t barre, uint32_t merge)
-{
-	memset(o, 0, sizeof(*o));
-	o->cfg = gpu_preset_find("barre")->cfg;
-	o->barre = barre;
-	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
-	o->cfg.fbarre_merge = merge;
-}
-
-static int run(const char *path, const struct gpu_run_opts *o,
-	       struct gpu_run_result *r)
-{
-	char err[512];
-	int ret = gpu_run_host(path, o, r, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "run %s: %s\n", path, err);
-	return ret;
+	preset(o, barre, merge);
+	host_set(&o->cfg, "placement=chunk");
+	if (set)
+		host_set(&o->cfg, "%s", set);
 }
 
 /* F-Barre's identities and its wins over Barre on the same objects. */
@@ -78,8 +59,8 @@ static void check_fbarre(struct __test_metadata *_metadata, const char *app,
 				   path, sizeof(path)));
 	opts(&ob, GPU_RUN_BARRE_ON, merge, set);
 	opts(&of, GPU_RUN_BARRE_FBARRE, merge, set);
-	ASSERT_EQ(0, run(path, &ob, &rb));
-	ASSERT_EQ(0, run(path, &of, &rf));
+	ASSERT_EQ(0, host_run(path, &ob, &rb));
+	ASSERT_EQ(0, host_run(path, &of, &rf));
 	unlink(path);
 	TH_LOG("%s merge %u: Barre %llu ATS requests, %llu cycles; F-Barre %llu "
 	       "(%llu local, %llu remote), %llu cycles", app, merge,
@@ -154,52 +135,31 @@ TEST(preset_placement_merges_groups)
 				   path, sizeof(path)));
 	preset(&o, GPU_RUN_BARRE_FBARRE, 2);
 	ASSERT_EQ(GPU_PLACE_KWC, o.cfg.placement);
-	ASSERT_EQ(0, run(path, &o, &r));
+	ASSERT_EQ(0, host_run(path, &o, &r));
 	EXPECT_GT(r.barre.merged_groups, 0);
 	EXPECT_EQ(0, r.barre.inpackage_mismatches);
 	EXPECT_EQ(0, r.barre.shadow_mismatches);
 	gpu_run_result_free(&r);
 	opts(&o, GPU_RUN_BARRE_FBARRE, 2, NULL);
-	ASSERT_EQ(0, run(path, &o, &r));
+	ASSERT_EQ(0, host_run(path, &o, &r));
 	unlink(path);
 	EXPECT_EQ(0, r.barre.merged_groups);
 	gpu_run_result_free(&r);
 }
 
-static void same_result(struct __test_metadata *_metadata,
-			const struct gpu_run_result *a,
-			const struct gpu_run_result *b)
-{
-	uint32_t i;
-
-	EXPECT_EQ(0, memcmp(&a->core, &b->core, sizeof(a->core)));
-	EXPECT_EQ(0, memcmp(&a->barre, &b->barre, sizeof(a->barre)));
-	ASSERT_EQ(a->nkernels, b->nkernels);
-	for (i = 0; i < a->nkernels; i++)
-		EXPECT_EQ(0, memcmp(&a->kernels[i], &b->kernels[i],
-				    sizeof(a->kernels[i])));
-}
-
 /* The core in steps of 1, 7 and 61 cycles inside the epochs: no change. */
 TEST(deterministic_across_epoch_cuts)
 {
-	static const uint32_t cuts[] = { 1, 7, 61 };
-	struct gpu_run_result r0, r1;
+	struct gpu_run_result r0;
 	struct gpu_run_opts o;
 	char path[128];
-	uint32_t i;
 
 	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "gups", 0,
 				   path, sizeof(path)));
 	opts(&o, GPU_RUN_BARRE_FBARRE, 2, "place_g=4");
-	ASSERT_EQ(0, run(path, &o, &r0));
+	ASSERT_EQ(0, host_run(path, &o, &r0));
 	EXPECT_GT(r0.barre.local_hits + r0.barre.remote_hits, 0);
-	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
-		o.cut = cuts[i];
-		ASSERT_EQ(0, run(path, &o, &r1));
-		same_result(_metadata, &r0, &r1);
-		gpu_run_result_free(&r1);
-	}
+	host_same_across_cuts(_metadata, path, &o, &r0);
 	gpu_run_result_free(&r0);
 	unlink(path);
 }
@@ -217,11 +177,11 @@ TEST(off_ignores_fbarre_fields)
 				   path, sizeof(path)));
 	for (i = 0; i < 2; i++) {
 		opts(&o, modes[i], 1, NULL);
-		ASSERT_EQ(0, run(path, &o, &r0));
+		ASSERT_EQ(0, host_run(path, &o, &r0));
 		o.cfg.fbarre_filter_rows = 1024;
 		o.cfg.fbarre_sched_moves = 9;
-		ASSERT_EQ(0, run(path, &o, &r1));
-		same_result(_metadata, &r0, &r1);
+		ASSERT_EQ(0, host_run(path, &o, &r1));
+		host_same_result(_metadata, &r0, &r1);
 		EXPECT_EQ(0, r1.core.fbarre.l2_misses);
 		EXPECT_EQ(0, r1.barre.sched_moves);
 		gpu_run_result_free(&r0);
@@ -244,11 +204,11 @@ TEST(barre_sched_schedules_without_the_package)
 	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "transpose", 0,
 				   path, sizeof(path)));
 	preset(&o, GPU_RUN_BARRE_ON, 1);
-	ASSERT_EQ(0, run(path, &o, &r0));
+	ASSERT_EQ(0, host_run(path, &o, &r0));
 	o.cfg.barre_sched = 1;
-	ASSERT_EQ(0, run(path, &o, &r1));
+	ASSERT_EQ(0, host_run(path, &o, &r1));
 	o.cfg.fbarre_sched_moves = 0;
-	ASSERT_EQ(0, run(path, &o, &r2));
+	ASSERT_EQ(0, host_run(path, &o, &r2));
 	unlink(path);
 	TH_LOG("transpose: Barre %llu cycles, %llu coalesced; with scheduling "
 	       "%llu cycles, %llu coalesced, %llu passes",
@@ -262,7 +222,7 @@ TEST(barre_sched_schedules_without_the_package)
 	EXPECT_GT(r1.barre.coalesced, r0.barre.coalesced);
 	EXPECT_EQ(0, r1.core.fbarre.l2_misses);
 	EXPECT_EQ(0, r1.barre.shadow_mismatches);
-	same_result(_metadata, &r0, &r2);
+	host_same_result(_metadata, &r0, &r2);
 	gpu_run_result_free(&r0);
 	gpu_run_result_free(&r1);
 	gpu_run_result_free(&r2);

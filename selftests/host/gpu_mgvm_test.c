@@ -45,6 +45,7 @@
 #include "kselftest_harness.h"
 #include "apps.h"
 #include "gpu_run.h"
+#include "../lib/host_run.h"
 #include "program.h"
 #include "simt.h"
 #include "../lib/app_prog.h"
@@ -53,14 +54,6 @@
 #define PAGE            4096ULL
 #define PAGES           1024    /* 256 a chiplet under kwc */
 #define CHUNK           256
-
-static void kernel_head(FILE *f, unsigned int id, unsigned int grid,
-			const char *name)
-{
-	fprintf(f, "kernel %u grid=%u,1,1 block=32,1,1 shmem=0 nregs=32 "
-		"binary=70 stream=0 shmem_base=0x7e0000000000 "
-		"local_base=0x7d0000000000 name=%s\n", id, grid, name);
-}
 
 /* One load: lanes 0-15 from a, lanes 16-31 from b (4 B each). */
 static void load2(FILE *f, unsigned long long a, unsigned long long b)
@@ -80,7 +73,7 @@ static void write_walks(FILE *f)
 
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu data\n", BASE,
 		PAGES * PAGE);
-	kernel_head(f, 1, 4, "walks");
+	host_kernel_head(f, 1, 4, "walks");
 	for (b = 0; b < 4; b++) {
 		fprintf(f, "block %u,0,0\nwarp 0 insts=%u\n", b, b + 1);
 		for (k = 0; k <= b; k++) {
@@ -104,7 +97,7 @@ static void write_pair(FILE *f)
 
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu data\n", BASE,
 		PAGES * PAGE);
-	kernel_head(f, 1, 4, "pair");
+	host_kernel_head(f, 1, 4, "pair");
 	for (b = 0; b < 4; b++) {
 		unsigned long long p = BASE + (b * CHUNK + 100ULL) * PAGE;
 
@@ -119,33 +112,12 @@ static void write_pair(FILE *f)
 	fprintf(f, "end-kernel\nend\n");
 }
 
-static int gen(void (*writer)(FILE *f), char *path, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, len, "/tmp/gpu_mgvm_test.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -EIO;
-	}
-	writer(f);
-	return fclose(f) ? -EIO : 0;
-}
-
 /* The "barre" preset (4 chiplets, kwc), chunk scheduling, shadow walks. */
 static void opts(struct gpu_run_opts *o, int mgvm, int barre)
 {
-	memset(o, 0, sizeof(*o));
-	o->cfg = gpu_preset_find("barre")->cfg;
+	host_barre_opts(o, barre);
 	o->cfg.tb_sched = GPU_TB_CHUNK;
 	o->cfg.mgvm = mgvm;
-	o->barre = barre;
-	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
 	o->shadow = true;
 }
 
@@ -154,17 +126,6 @@ static int check(const struct gpu_config *c)
 	const char *field, *why;
 
 	return gpu_config_check(c, GPU_MAX_CHIPLETS, &field, &why);
-}
-
-static int run(const char *path, const struct gpu_run_opts *o,
-	       struct gpu_run_result *r)
-{
-	char err[512];
-	int ret = gpu_run_host(path, o, r, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "run %s: %s\n", path, err);
-	return ret;
 }
 
 static void identities(struct __test_metadata *_metadata,
@@ -192,13 +153,13 @@ TEST(walks_count_remote_reads_by_the_placement_rule)
 	struct gpu_run_result r;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_walks, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_walks, path, sizeof(path)));
 	opts(&o, 1, GPU_RUN_BARRE_OFF);
 	ASSERT_EQ(100, o.cfg.dram_lat);
 	ASSERT_EQ(32, o.cfg.link_lat);
 	ASSERT_EQ(10, o.cfg.mgvm_lat);
 	ASSERT_EQ(0, check(&o.cfg));
-	ASSERT_EQ(0, run(path, &o, &r));
+	ASSERT_EQ(0, host_run(path, &o, &r));
 	unlink(path);
 	TH_LOG("%llu cycles; %llu walks, %llu PTE reads, %llu remote, "
 	       "%llu walk cycles, ATS round trips %llu",
@@ -233,9 +194,9 @@ TEST(off_is_the_iommu)
 	struct gpu_run_result r;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_walks, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_walks, path, sizeof(path)));
 	opts(&o, 0, GPU_RUN_BARRE_OFF);
-	ASSERT_EQ(0, run(path, &o, &r));
+	ASSERT_EQ(0, host_run(path, &o, &r));
 	unlink(path);
 	identities(_metadata, &r);
 	EXPECT_EQ(0, r.mgvm.pt_pages);
@@ -254,13 +215,13 @@ TEST(pec_in_a_gmmu_completes_a_pending_group_page)
 	struct gpu_run_result off, on;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_pair, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_pair, path, sizeof(path)));
 	opts(&o, 1, GPU_RUN_BARRE_OFF);
 	o.cfg.walkers = 1;
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, 1, GPU_RUN_BARRE_ON);
 	o.cfg.walkers = 1;
-	ASSERT_EQ(0, run(path, &o, &on));
+	ASSERT_EQ(0, host_run(path, &o, &on));
 	unlink(path);
 	identities(_metadata, &off);
 	identities(_metadata, &on);
@@ -292,7 +253,7 @@ static void app(struct __test_metadata *_metadata, const char *name,
 	ASSERT_EQ(0, app_prog_file("gpu_mgvm_test", name, 0, path, sizeof(path)));
 	opts(&o, 1, barre);
 	o.cfg.fbarre_merge = merge;
-	ASSERT_EQ(0, run(path, &o, r));
+	ASSERT_EQ(0, host_run(path, &o, r));
 	unlink(path);
 	identities(_metadata, r);
 }
@@ -339,9 +300,9 @@ TEST(epoch_cuts_change_nothing)
 	ASSERT_EQ(0, app_prog_file("gpu_mgvm_test", "gups", 0, path, sizeof(path)));
 	opts(&o, 1, GPU_RUN_BARRE_FBARRE);
 	o.cfg.fbarre_merge = 2;
-	ASSERT_EQ(0, run(path, &o, &a));
+	ASSERT_EQ(0, host_run(path, &o, &a));
 	o.cut = 7;
-	ASSERT_EQ(0, run(path, &o, &b));
+	ASSERT_EQ(0, host_run(path, &o, &b));
 	unlink(path);
 	EXPECT_EQ(0, memcmp(&a.core, &b.core, sizeof(a.core)));
 	EXPECT_EQ(0, memcmp(&a.barre, &b.barre, sizeof(a.barre)));

@@ -33,6 +33,7 @@
 #include "kselftest_harness.h"
 #include "apps.h"
 #include "gpu_run.h"
+#include "../lib/host_run.h"
 #include "program.h"
 #include "simt.h"
 #include "../lib/app_prog.h"
@@ -43,14 +44,6 @@
 #define LOADS           32      /* 128 B each: the whole page */
 #define THRESHOLD       16      /* Barre Chord §VII-G */
 #define SECTORS         4       /* a 128 B load's */
-
-static void kernel_head(FILE *f, unsigned int id, unsigned int grid,
-			const char *name)
-{
-	fprintf(f, "kernel %u grid=%u,1,1 block=32,1,1 shmem=0 nregs=32 "
-		"binary=70 stream=0 shmem_base=0x7e0000000000 "
-		"local_base=0x7d0000000000 name=%s\n", id, grid, name);
-}
 
 /* 32 lanes, 4 B each from first: one 128 B line; reads what it writes. */
 static void load(FILE *f, unsigned int pc, unsigned long long first)
@@ -70,7 +63,7 @@ static void write_pages(FILE *f, unsigned int grid, int page)
 
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu data\n", BASE,
 		PAGES * PAGE);
-	kernel_head(f, 1, grid, "hammer");
+	host_kernel_head(f, 1, grid, "hammer");
 	for (b = 0; b < grid; b++) {
 		fprintf(f, "block %u,0,0\nwarp 0 insts=%u\n", b, n * LOADS);
 		for (p = 0; p < n; p++) {
@@ -96,50 +89,13 @@ static void write_all(FILE *f)
 	write_pages(f, PAGES, -1);
 }
 
-static int gen(void (*writer)(FILE *f), char *path, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, len, "/tmp/gpu_migrate_test.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -EIO;
-	}
-	writer(f);
-	return fclose(f) ? -EIO : 0;
-}
-
 /* The "barre" preset (4 chiplets, kwc), shadow walks, migrate as named. */
 static void opts(struct gpu_run_opts *o, const char *mode, int barre)
 {
-	const char *why;
-	char set[64];
-
-	memset(o, 0, sizeof(*o));
-	o->cfg = gpu_preset_find("barre")->cfg;
+	host_barre_opts(o, barre);
 	o->cfg.tb_sched = GPU_TB_CHUNK;
-	o->barre = barre;
-	o->cfg.fbarre = barre == GPU_RUN_BARRE_FBARRE;
 	o->shadow = true;
-	snprintf(set, sizeof(set), "migrate=%s", mode);
-	if (gpu_config_set(&o->cfg, set, &why))
-		abort();
-}
-
-static int run(const char *path, const struct gpu_run_opts *o,
-	       struct gpu_run_result *r)
-{
-	char err[512];
-	int ret = gpu_run_host(path, o, r, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "run %s: %s\n", path, err);
-	return ret;
+	host_set(&o->cfg, "migrate=%s", mode);
 }
 
 static void identities(struct __test_metadata *_metadata,
@@ -157,20 +113,6 @@ static void identities(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, c->migrate.refused);
 }
 
-static void same_result(struct __test_metadata *_metadata,
-			const struct gpu_run_result *a,
-			const struct gpu_run_result *b)
-{
-	uint32_t i;
-
-	EXPECT_EQ(0, memcmp(&a->core, &b->core, sizeof(a->core)));
-	EXPECT_EQ(0, memcmp(&a->barre, &b->barre, sizeof(a->barre)));
-	ASSERT_EQ(a->nkernels, b->nkernels);
-	for (i = 0; i < a->nkernels; i++)
-		EXPECT_EQ(0, memcmp(&a->kernels[i], &b->kernels[i],
-				    sizeof(a->kernels[i])));
-}
-
 /* The 16th remote access moves the page; the accesses after it are local. */
 TEST(hammered_page_moves_once_at_the_threshold)
 {
@@ -179,12 +121,12 @@ TEST(hammered_page_moves_once_at_the_threshold)
 	const struct gpu_core_migrate_stats *m = &on.core.migrate;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_hammer, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_hammer, path, sizeof(path)));
 	opts(&o, "off", GPU_RUN_BARRE_OFF);
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, "acud", GPU_RUN_BARRE_OFF);
 	ASSERT_EQ(THRESHOLD, o.cfg.migrate_threshold);
-	ASSERT_EQ(0, run(path, &o, &on));
+	ASSERT_EQ(0, host_run(path, &o, &on));
 	unlink(path);
 	TH_LOG("off: %llu cycles, %llu remote sectors; acud: %llu cycles, "
 	       "%llu remote and %llu local sectors, %llu migrations",
@@ -234,10 +176,10 @@ TEST(translation_waits_for_the_copy)
 	struct gpu_run_result r;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_hammer, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_hammer, path, sizeof(path)));
 	opts(&o, "acud", GPU_RUN_BARRE_OFF);
 	o.cfg.dram_lat = 5000;
-	ASSERT_EQ(0, run(path, &o, &r));
+	ASSERT_EQ(0, host_run(path, &o, &r));
 	unlink(path);
 	identities(_metadata, &r);
 	EXPECT_EQ(1, r.core.migrate.migrations);
@@ -255,21 +197,21 @@ TEST(no_migration_changes_nothing)
 	uint32_t b;
 
 	for (b = GPU_RUN_BARRE_OFF; b <= GPU_RUN_BARRE_FBARRE; b++) {
-		ASSERT_EQ(0, gen(write_all, path, sizeof(path)));
+		ASSERT_EQ(0, host_gen(write_all, path, sizeof(path)));
 		opts(&o, "off", b);
-		ASSERT_EQ(0, run(path, &o, &off));
+		ASSERT_EQ(0, host_run(path, &o, &off));
 		o.cfg.migrate_threshold = 3;    /* ignored when off */
-		ASSERT_EQ(0, run(path, &o, &off2));
-		same_result(_metadata, &off, &off2);
+		ASSERT_EQ(0, host_run(path, &o, &off2));
+		host_same_result(_metadata, &off, &off2);
 		opts(&o, "acud", b);
 		o.cfg.migrate_threshold = 255;  /* LOADS < 255: never */
-		ASSERT_EQ(0, run(path, &o, &high));
+		ASSERT_EQ(0, host_run(path, &o, &high));
 		unlink(path);
 		identities(_metadata, &high);
 		EXPECT_EQ(0, high.core.migrate.migrations);
 		EXPECT_GT(high.core.migrate.remote_accesses, 0);
 		high.core.migrate.remote_accesses = 0;
-		same_result(_metadata, &off, &high);
+		host_same_result(_metadata, &off, &high);
 		gpu_run_result_free(&off);
 		gpu_run_result_free(&off2);
 		gpu_run_result_free(&high);
@@ -279,16 +221,15 @@ TEST(no_migration_changes_nothing)
 /* Every chiplet reads every page: Barre's groups lose the pages that move. */
 TEST(groups_follow_migrations)
 {
-	static const uint32_t cuts[] = { 1, 7, 61 };
 	struct gpu_run_opts o;
-	struct gpu_run_result r0, r1;
+	struct gpu_run_result r0;
 	char path[64];
-	uint32_t b, i;
+	uint32_t b;
 
-	ASSERT_EQ(0, gen(write_all, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_all, path, sizeof(path)));
 	for (b = GPU_RUN_BARRE_OFF; b <= GPU_RUN_BARRE_FBARRE; b++) {
 		opts(&o, "acud", b);
-		ASSERT_EQ(0, run(path, &o, &r0));
+		ASSERT_EQ(0, host_run(path, &o, &r0));
 		TH_LOG("barre %u: %llu migrations, %llu group PTEs changed, %llu "
 		       "walks, %llu coalesced, %llu cycles", b,
 		       (unsigned long long)r0.core.migrate.migrations,
@@ -315,12 +256,7 @@ TEST(groups_follow_migrations)
 		} else {
 			EXPECT_EQ(0, r0.core.migrate.group_ptes);
 		}
-		for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
-			o.cut = cuts[i];
-			ASSERT_EQ(0, run(path, &o, &r1));
-			same_result(_metadata, &r0, &r1);
-			gpu_run_result_free(&r1);
-		}
+		host_same_across_cuts(_metadata, path, &o, &r0);
 		gpu_run_result_free(&r0);
 	}
 	unlink(path);
@@ -341,7 +277,7 @@ static void check_app(struct __test_metadata *_metadata, const char *name,
 		opts(&o, "acud", b);
 		o.cfg.tb_sched = gpu_preset_find("barre")->cfg.tb_sched;
 		o.cfg.fbarre_merge = b == GPU_RUN_BARRE_FBARRE ? 2 : 1;
-		ASSERT_EQ(0, run(path, &o, &r));
+		ASSERT_EQ(0, host_run(path, &o, &r));
 		TH_LOG("%s, barre %u: %llu migrations, %llu group PTEs changed, "
 		       "%llu coalesced, %llu stale answers asked again", name, b,
 		       (unsigned long long)r.core.migrate.migrations,

@@ -25,20 +25,13 @@
 
 #include "kselftest_harness.h"
 #include "gpu_run.h"
+#include "../lib/host_run.h"
 
 #define BASE            0x7f0000000000ULL
 #define PAGE            4096ULL
 #define SHARE_PAGES     64      /* fit chiplet 0's L1 and L2 TLBs */
 #define STREAM_PAGES    16
 #define STREAM_LOADS    32      /* 128 B loads a page: the whole page */
-
-static void kernel_head(FILE *f, unsigned int id, unsigned int grid,
-			const char *name)
-{
-	fprintf(f, "kernel %u grid=%u,1,1 block=32,1,1 shmem=0 nregs=32 "
-		"binary=70 stream=0 shmem_base=0x7e0000000000 "
-		"local_base=0x7d0000000000 name=%s\n", id, grid, name);
-}
 
 /* One 4 B load a lane; lane l at first + l * stride. */
 static void load(FILE *f, unsigned int pc, const char *regs,
@@ -69,11 +62,11 @@ static void write_touch(FILE *f, unsigned int pages, unsigned int grid)
 
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu table\n", BASE,
 		pages * PAGE);
-	kernel_head(f, 1, 1, "first");
+	host_kernel_head(f, 1, 1, "first");
 	fprintf(f, "block 0,0,0\n");
 	touch_warp(f, pages);
 	fprintf(f, "end-block\nend-kernel\n");
-	kernel_head(f, 2, grid, "then");
+	host_kernel_head(f, 2, grid, "then");
 	for (b = 0; b < grid; b++) {
 		fprintf(f, "block %u,0,0\n", b);
 		touch_warp(f, pages);
@@ -105,7 +98,7 @@ static void write_stream_loads(FILE *f, unsigned int loads)
 	/* A page more than read: its prefetch is still out at the end. */
 	fprintf(f, "mcmgpu-program 1\nobject 0x%llx %llu stream\n", BASE,
 		(STREAM_PAGES + 1) * PAGE);
-	kernel_head(f, 1, 1, "stream");
+	host_kernel_head(f, 1, 1, "stream");
 	fprintf(f, "block 0,0,0\nwarp 0 insts=%u\n", STREAM_PAGES * loads);
 	/* Each load reads the register the last one writes: one at a time. */
 	for (p = 0; p < STREAM_PAGES; p++)
@@ -127,48 +120,12 @@ static void write_stream_fast(FILE *f)
 	write_stream_loads(f, 1);
 }
 
-static int gen(void (*writer)(FILE *f), char *path, size_t len)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(path, len, "/tmp/gpu_share_test.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -EIO;
-	}
-	writer(f);
-	return fclose(f) ? -EIO : 0;
-}
-
 /* The "barre" preset, Barre off, shadow walks, xl_share as named. */
 static void opts(struct gpu_run_opts *o, const char *share)
 {
-	const char *why;
-	char set[64];
-
-	memset(o, 0, sizeof(*o));
-	o->cfg = gpu_preset_find("barre")->cfg;
-	o->barre = GPU_RUN_BARRE_OFF;
+	host_barre_opts(o, GPU_RUN_BARRE_OFF);
 	o->shadow = true;
-	snprintf(set, sizeof(set), "xl_share=%s", share);
-	if (gpu_config_set(&o->cfg, set, &why))
-		abort();
-}
-
-static int run(const char *path, const struct gpu_run_opts *o,
-	       struct gpu_run_result *r)
-{
-	char err[512];
-	int ret = gpu_run_host(path, o, r, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "run %s: %s\n", path, err);
-	return ret;
+	host_set(&o->cfg, "xl_share=%s", share);
 }
 
 /* What holds in every mode: accesses, requests and walks add up. */
@@ -203,11 +160,11 @@ TEST(least_serves_remote_hits)
 	const struct gpu_core_share_stats *s = &least.core.share;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_share, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_share, path, sizeof(path)));
 	opts(&o, "off");
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, "least");
-	ASSERT_EQ(0, run(path, &o, &least));
+	ASSERT_EQ(0, host_run(path, &o, &least));
 	unlink(path);
 	TH_LOG("off: %llu ATS requests, %llu cycles; least: %llu, %llu remote "
 	       "hits, %llu cycles", (unsigned long long)off.core.ats_requests,
@@ -241,11 +198,11 @@ TEST(valkyrie_prefetch_hits_a_stream)
 	const struct gpu_core_share_stats *s = &vk.core.share;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_stream, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_stream, path, sizeof(path)));
 	opts(&o, "off");
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, "valkyrie");
-	ASSERT_EQ(0, run(path, &o, &vk));
+	ASSERT_EQ(0, host_run(path, &o, &vk));
 	unlink(path);
 	TH_LOG("off: %llu cycles, %llu ATS requests; valkyrie: %llu cycles, "
 	       "%llu prefetches, %llu hit, %llu late",
@@ -286,11 +243,11 @@ TEST(valkyrie_late_prefetch_becomes_demand)
 	const struct gpu_core_share_stats *s = &vk.core.share;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_stream_fast, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_stream_fast, path, sizeof(path)));
 	opts(&o, "off");
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, "valkyrie");
-	ASSERT_EQ(0, run(path, &o, &vk));
+	ASSERT_EQ(0, host_run(path, &o, &vk));
 	unlink(path);
 	TH_LOG("off: %llu cycles; valkyrie: %llu cycles, %llu prefetches, "
 	       "%llu hit, %llu late", (unsigned long long)off.core.cycles,
@@ -318,12 +275,12 @@ TEST(valkyrie_probes_peer_l1_tlbs)
 	const struct gpu_core_share_stats *s = &vk.core.share;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_share, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_share, path, sizeof(path)));
 	opts(&o, "off");
-	ASSERT_EQ(0, run(path, &o, &off));
+	ASSERT_EQ(0, host_run(path, &o, &off));
 	opts(&o, "valkyrie");
 	o.cfg.xl_prefetch = 0;
-	ASSERT_EQ(0, run(path, &o, &vk));
+	ASSERT_EQ(0, host_run(path, &o, &vk));
 	unlink(path);
 	TH_LOG("off: %llu L2 TLB accesses; valkyrie: %llu, %llu of %llu "
 	       "probes hit", (unsigned long long)off.core.l2_tlb_accesses,
@@ -352,11 +309,11 @@ TEST(valkyrie_probe_follows_evictions)
 	const struct gpu_core_share_stats *s = &vk.core.share;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_evict, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_evict, path, sizeof(path)));
 	opts(&o, "valkyrie");
 	o.cfg.xl_prefetch = 0;
 	ASSERT_EQ(64, o.cfg.l1_tlb_entries);
-	ASSERT_EQ(0, run(path, &o, &vk));
+	ASSERT_EQ(0, host_run(path, &o, &vk));
 	unlink(path);
 	identities(_metadata, &vk);
 	EXPECT_EQ(4 * SHARE_PAGES, s->l1_probes);
@@ -364,42 +321,22 @@ TEST(valkyrie_probe_follows_evictions)
 	gpu_run_result_free(&vk);
 }
 
-static void same_result(struct __test_metadata *_metadata,
-			const struct gpu_run_result *a,
-			const struct gpu_run_result *b)
-{
-	uint32_t i;
-
-	EXPECT_EQ(0, memcmp(&a->core, &b->core, sizeof(a->core)));
-	EXPECT_EQ(0, memcmp(&a->barre, &b->barre, sizeof(a->barre)));
-	ASSERT_EQ(a->nkernels, b->nkernels);
-	for (i = 0; i < a->nkernels; i++)
-		EXPECT_EQ(0, memcmp(&a->kernels[i], &b->kernels[i],
-				    sizeof(a->kernels[i])));
-}
-
 /* The core in steps of 1, 7 and 61 cycles inside the epochs: no change. */
 TEST(deterministic_across_epoch_cuts)
 {
 	static const char *const modes[] = { "least", "valkyrie" };
-	static const uint32_t cuts[] = { 1, 7, 61 };
 	void (*writers[])(FILE *f) = { write_share, write_stream };
-	struct gpu_run_result r0, r1;
+	struct gpu_run_result r0;
 	struct gpu_run_opts o;
 	char path[64];
-	uint32_t i, m, w;
+	uint32_t m, w;
 
 	for (w = 0; w < 2; w++) {
-		ASSERT_EQ(0, gen(writers[w], path, sizeof(path)));
+		ASSERT_EQ(0, host_gen(writers[w], path, sizeof(path)));
 		for (m = 0; m < 2; m++) {
 			opts(&o, modes[m]);
-			ASSERT_EQ(0, run(path, &o, &r0));
-			for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
-				o.cut = cuts[i];
-				ASSERT_EQ(0, run(path, &o, &r1));
-				same_result(_metadata, &r0, &r1);
-				gpu_run_result_free(&r1);
-			}
+			ASSERT_EQ(0, host_run(path, &o, &r0));
+			host_same_across_cuts(_metadata, path, &o, &r0);
 			gpu_run_result_free(&r0);
 		}
 		unlink(path);
@@ -413,12 +350,12 @@ TEST(off_ignores_xl_prefetch)
 	struct gpu_run_opts o;
 	char path[64];
 
-	ASSERT_EQ(0, gen(write_stream, path, sizeof(path)));
+	ASSERT_EQ(0, host_gen(write_stream, path, sizeof(path)));
 	opts(&o, "off");
-	ASSERT_EQ(0, run(path, &o, &r0));
+	ASSERT_EQ(0, host_run(path, &o, &r0));
 	o.cfg.xl_prefetch = 8;
-	ASSERT_EQ(0, run(path, &o, &r1));
-	same_result(_metadata, &r0, &r1);
+	ASSERT_EQ(0, host_run(path, &o, &r1));
+	host_same_result(_metadata, &r0, &r1);
 	EXPECT_EQ(0, r1.core.share.prefetches);
 	gpu_run_result_free(&r0);
 	gpu_run_result_free(&r1);

@@ -35,19 +35,6 @@ static const uint32_t policies[] = {
 	GPU_CPE_BASELINE, GPU_CPE_CPELIDE, GPU_CPE_HMG, GPU_CPE_IDEAL,
 };
 
-static struct gpu_config s_cfg(uint32_t policy)
-{
-	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
-
-	c.chiplets = 4;
-	c.sms = 1;
-	c.l2_size = 1u << 20;
-	c.tb_sched = GPU_TB_CHUNK;
-	c.placement = GPU_PLACE_KWC;
-	c.cpelide = policy;
-	return c;
-}
-
 static uint64_t s_epoch = 5000;
 
 /* tp_run() with groups stream groups (0: streams off), s_epoch a call. */
@@ -98,7 +85,7 @@ static uint64_t chain_cycles(struct __test_metadata *_metadata,
 			     const uint64_t *streams, uint32_t n,
 			     uint32_t chain, uint32_t groups, uint32_t policy)
 {
-	struct gpu_config c = s_cfg(policy);
+	struct gpu_config c = tp_cpelide_cfg(policy);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
@@ -122,7 +109,7 @@ TEST(two_streams_overlap_on_disjoint_chiplets)
 {
 	const uint64_t one[1] = { 1 }, two[2] = { 1, 2 }, same[2] = { 1, 1 };
 	const uint64_t zero[2] = { 0, 0 };
-	struct gpu_config c = s_cfg(GPU_CPE_OFF);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_OFF);
 	uint64_t t1, t2, off1, off2;
 	uint32_t i;
 
@@ -209,7 +196,7 @@ TEST(a_flush_under_a_running_kernel_keeps_its_writes)
 
 	build_a8(&p, 0);
 	for (i = 0; i < 4; i++) {
-		struct gpu_config c = s_cfg(policies[i]);
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 		ASSERT_EQ(0, s_run(&c, &p, 2, &st, err)) TH_LOG("%s", err);
 		EXPECT_EQ(4, s->kernels);
@@ -273,7 +260,7 @@ TEST(a_stale_mark_under_a_running_kernel_keeps_its_writes)
 
 	build_hull(&p);
 	for (i = 0; i < 4; i++) {
-		struct gpu_config c = s_cfg(policies[i]);
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 		ASSERT_EQ(0, s_run(&c, &p, 2, &st, err)) TH_LOG("%s", err);
 		EXPECT_EQ(3, st.cpelide.kernels);
@@ -292,7 +279,7 @@ TEST(a_stale_mark_under_a_running_kernel_keeps_its_writes)
  */
 TEST(races_between_streams_are_found)
 {
-	struct gpu_config c = s_cfg(GPU_CPE_CPELIDE);
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
@@ -324,7 +311,7 @@ TEST(epochs_change_nothing)
 
 	build_a8(&p, 0);
 	for (i = 0; i < 4; i++) {
-		struct gpu_config c = s_cfg(policies[i]);
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 		s_epoch = epochs[0];
 		ASSERT_EQ(0, s_run(&c, &p, 2, &a, err)) TH_LOG("%s", err);
@@ -356,7 +343,7 @@ TEST(stream_zero_programs_unchanged)
 			p.recs[i].kernel.stream = 0;
 	}
 	for (i = 0; i < 4; i++) {
-		struct gpu_config c = s_cfg(policies[i]);
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
 
 		ASSERT_EQ(0, s_run(&c, &p, 0, &a, err)) TH_LOG("%s", err);
 		for (grp = 1; grp <= 4; grp *= 2) {

@@ -10,8 +10,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpu_config.h"
 #include "gpu_core.h"
 #include "prog_builder.h"
+
+/*
+ * CPElide's preset cut down to the tests' small programs: 4 chiplets of
+ * 1 SM with a 1 MiB L2 each, chunk scheduling and kwc placement (a
+ * block's pages on its chiplet), under CPElide's policy as given.
+ */
+static inline struct gpu_config tp_cpelide_cfg(uint32_t policy)
+{
+	struct gpu_config c = gpu_preset_find("cpelide")->cfg;
+
+	c.chiplets = 4;
+	c.sms = 1;
+	c.l2_size = 1u << 20;
+	c.tb_sched = GPU_TB_CHUNK;
+	c.placement = GPU_PLACE_KWC;
+	c.cpelide = policy;
+	return c;
+}
 
 static inline void *core_test_alloc(void *priv, size_t bytes)
 {

@@ -3,19 +3,13 @@
 MGvm [41] against MGvm alone, per application: the speedup and the remote
 page-walk accesses removed, beside the paper's means (1.28x; over 30 %).
 A difference is reported, never tuned away. Usage: RAW RESULTS."""
-import os
 import sys
 
 from paper_tables import BARRE_FIG21, BARRE_FIG21_REMOTE_CUT, BARRE_TABLE1
-from report import gmean, head, load, mean, row, write_section
+from report import gmean, head, load_runs, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 RUNS = ("iommu", "mgvm", "mgvm-bc", "mgvm-w4", "mgvm-bc-w4")
-
-
-def get(app, what):
-    path = f"{raw}/{app}-{what}.json"
-    return load(path) if os.path.exists(path) else None
 
 
 lines = ["## Barre Chord on MGvm (Fig 21)", "",
@@ -48,8 +42,8 @@ ODD = "transpose"
 odd = []
 tot_mg = tot_bc = 0
 for a, (_, cls) in BARRE_TABLE1.items():
-    r = {k: get(a, k) for k in RUNS}
-    if not all(r.values()):
+    r = load_runs(raw, a, RUNS)
+    if r is None:
         missing.append(a)
         continue
     c = {k: v["gpu"]["cycles"] for k, v in r.items()}

@@ -2,19 +2,13 @@
 """Barre Chord Fig 22 (66-barre-migrate.sh): Barre Chord with ACUD page
 migration against ACUD alone, per application, beside the paper's mean
 1.20x. A difference is reported, never tuned away. Usage: RAW RESULTS."""
-import os
 import sys
 
 from paper_tables import BARRE_FIG22, BARRE_TABLE1
-from report import gmean, head, load, row, write_section
+from report import gmean, head, load_runs, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 RUNS = ("off", "fbarre", "acud", "fbarre-acud", "fbarre-nosched-acud")
-
-
-def get(app, what):
-    path = f"{raw}/{app}-{what}.json"
-    return load(path) if os.path.exists(path) else None
 
 
 lines = ["## Barre Chord with page migration (Fig 22)", "",
@@ -30,8 +24,8 @@ lines += head("application", "class", "migrations (ACUD)",
               "ACUD / off", "Barre Chord + ACUD", "Barre Chord + ACUD, no sched")
 sp, sp_ns, missing = [], [], []
 for a, (_, cls) in BARRE_TABLE1.items():
-    r = {k: get(a, k) for k in RUNS}
-    if not all(r.values()):
+    r = load_runs(raw, a, RUNS)
+    if r is None:
         missing.append(a)
         continue
     c = {k: v["gpu"]["cycles"] for k, v in r.items()}

@@ -12,7 +12,8 @@ import sys
 from paper_tables import (CPELIDE_PAPER_7, CPELIDE_PAPER_SPEEDUP,
                           CPELIDE_SCALE_OVERHEAD, CPELIDE_SCALE_PAPER,
                           CPELIDE_TABLE2)
-from report import gmean, gnuplot, head, load, row, write_section
+from report import (cpelide_syncs, gmean, gnuplot, head, load, row,
+                    write_section)
 
 raw, results = sys.argv[1], sys.argv[2]
 POL = ("baseline", "cpelide", "hmg", "ideal")
@@ -59,11 +60,7 @@ for n in NS:
             "cpelide_over_hmg": cyc["hmg"] / cyc["cpelide"],
             "hmg_over_baseline": cyc["baseline"] / cyc["hmg"],
             "cpelide_over_ideal": cyc["cpelide"] / cyc["ideal"],
-            "syncs_baseline": st["baseline"]["l2_flushes"] +
-            st["baseline"]["l2_invalidates"],
-            "syncs_cpelide": st["cpelide"]["l2_flushes"] +
-            st["cpelide"]["l2_invalidates"],
-            "kernels": st["cpelide"]["kernels"]}
+            **cpelide_syncs(st)}
         out["apps"].setdefault(a, {})[str(n)] = per[n][a]
 
 # CPElide's cost against ideal (syncs at no cost) relative to 4 chiplets:

@@ -15,6 +15,35 @@ def load(path):
         return json.load(f)
 
 
+def load_runs(raw, app, runs):
+    """{run: RAW/APP-RUN.json} for each of the runs, None where one is
+    missing (that application was not run)."""
+    r = {}
+    for k in runs:
+        path = f"{raw}/{app}-{k}.json"
+        r[k] = load(path) if os.path.exists(path) else None
+    return r if all(r.values()) else None
+
+
+def cpelide_speedups(cycles, prefix=""):
+    """CPElide's speedups over HMG and the baseline and HMG's over the
+    baseline, from {policy: cycles}; keys named with prefix."""
+    return {f"{prefix}cpelide_over_hmg": cycles["hmg"] / cycles["cpelide"],
+            f"{prefix}cpelide_over_baseline":
+            cycles["baseline"] / cycles["cpelide"],
+            f"{prefix}hmg_over_baseline": cycles["baseline"] / cycles["hmg"]}
+
+
+def cpelide_syncs(stats):
+    """The L2 syncs (flushes + invalidates) under the baseline and CPElide
+    and CPElide's kernels, from {policy: the run's "cpelide" stats}."""
+    return {"syncs_baseline": stats["baseline"]["l2_flushes"] +
+            stats["baseline"]["l2_invalidates"],
+            "syncs_cpelide": stats["cpelide"]["l2_flushes"] +
+            stats["cpelide"]["l2_invalidates"],
+            "kernels": stats["cpelide"]["kernels"]}
+
+
 def mean(xs):
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
