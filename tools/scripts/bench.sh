@@ -36,6 +36,18 @@ tools/vm-run --no-build --out "$out" -- sh -c \
 	'mcmgpu barre bench --repeat 3 "$1" >results/bench/barre-device.json &&
 	 grep -h "^rings" /sys/kernel/debug/barre_iommu/*/stats \
 		>results/bench/barre-rings.txt' sh "$out/gups.trace"
+echo "bench: Barre translations on every proxy, host core and device..."
+mkdir -p "$out/proxies"
+for w in $("$tool" barre gen --list | awk '{ print $1 }'); do
+	"$tool" barre gen "$w" --accesses 2048 -o "$out/proxies/$w.trace"
+	"$tool" barre bench --host --repeat 3 "$out/proxies/$w.trace" \
+		>"$out/proxies/$w-host.json"
+done
+tools/vm-run --no-build --out "$out" -- sh -c \
+	'mkdir -p results/bench/proxies && for t in "$@"; do
+		mcmgpu barre bench --repeat 3 "$t" \
+			>"results/bench/proxies/$(basename "$t" .trace)-device.json" || exit 1
+	 done' sh "$out"/proxies/*.trace
 echo "bench: F-Barre in-package translations and filter probes, host core and device..."
 "$tool" barre bench --host --repeat 3 --mode fbarre --merge 2 "$out/gups.trace" \
 	>"$out/fbarre-host.json"
@@ -75,7 +87,7 @@ tools/vm-run --no-build --out "$out" -- sh -c '
 python3 tools/scripts/bench-gpu.py --tool "$tool" --tmp "$out" \
 	--device-json "$out"/gpu-dev-*.json >"$out/gpu.json"
 python3 - "$out" <<'PY'
-import json, os, sys
+import glob, json, math, os, sys
 out = sys.argv[1]
 h = json.load(open(f"{out}/host.json"))
 d = json.load(open(f"{out}/device.json"))
@@ -126,6 +138,23 @@ if kv.get("batches") and int(kv["batches"]):
               f"guest) and {int(kv['wait_ns']) / nb / 1000:.1f} us from its "
               f"answer to the next batch (the device's epoch, the doorbell "
               f"and the worker's wake-up; between runs too)."]
+prox = []
+for hf in sorted(glob.glob(f"{out}/proxies/*-host.json")):
+    w = os.path.basename(hf)[:-len("-host.json")]
+    h = json.load(open(hf))
+    d = json.load(open(f"{out}/proxies/{w}-device.json"))
+    prox.append((w, h, d, h['translations_per_s'] / d['translations_per_s']))
+if prox:
+    lines += ["", "Every Barre proxy (`barre gen W --accesses 2048`, 3 repetitions):", "",
+              "| proxy | ATS requests | host translations/s | device translations/s | host / device |",
+              "|---|---|---|---|---|"]
+    for w, h, d, r in prox:
+        lines.append(f"| {w} | {h['ats_requests']} | {h['translations_per_s']:,.0f} | "
+                     f"{d['translations_per_s']:,.0f} | {r:.2f} |")
+    rs = [r for *_, r in prox]
+    gm = math.exp(sum(math.log(r) for r in rs) / len(rs))
+    lines += ["", f"Geometric mean host / device: {gm:.2f}, {sum(r <= 4 for r in rs)} "
+              f"of {len(rs)} proxies within issue 31's 4x."]
 lines += ["",
           "# Barre: allocation latency (allocator core, host)", "",
           f"{ba['what']}; 200 rounds each.", "",
