@@ -1587,6 +1587,30 @@ static void block_place(struct gpu_core *g, u32 s, u32 kb)
     }
 }
 
+/* A kernel's record: its counters are the core's between a and b. */
+static void kernel_record(struct gpu_kernel_stats *ks,
+                          const struct prog_kernel *k, u64 start, u64 end,
+                          const struct gpu_core_stats *a,
+                          const struct gpu_core_stats *b)
+{
+    u32 i;
+
+    memset(ks, 0, sizeof(*ks));
+    ks->id = k->id;
+    ks->start = start;
+    ks->end = end;
+    ks->blocks = b->blocks - a->blocks;
+    ks->warp_insts = b->warp_insts - a->warp_insts;
+    ks->thread_insts = b->thread_insts - a->thread_insts;
+    ks->l1_tlb_misses = b->l1_tlb_misses - a->l1_tlb_misses;
+    ks->l2_tlb_misses = b->l2_tlb_misses - a->l2_tlb_misses;
+    ks->l1_misses = b->l1_misses - a->l1_misses;
+    ks->l2_misses = b->l2_misses - a->l2_misses;
+    for (i = 0; i + 1 < sizeof(ks->name) && k->name[i]; i++) {
+        ks->name[i] = k->name[i];
+    }
+}
+
 /* Dispatches the chiplet's next blocks, in order, while they fit. */
 static void chiplet_dispatch(struct gpu_core *g, u32 c)
 {
@@ -1644,24 +1668,7 @@ static void kernel_check_end(struct gpu_core *g)
     }
     g->stats.kernels++;
     if (g->ops->kernel_done) {
-        memset(&ks, 0, sizeof(ks));
-        ks.id = g->kern.id;
-        ks.start = g->kstart;
-        ks.end = g->now;
-        ks.blocks = b->blocks - a->blocks;
-        ks.warp_insts = b->warp_insts - a->warp_insts;
-        ks.thread_insts = b->thread_insts - a->thread_insts;
-        ks.l1_tlb_misses = b->l1_tlb_misses - a->l1_tlb_misses;
-        ks.l2_tlb_misses = b->l2_tlb_misses - a->l2_tlb_misses;
-        ks.l1_misses = b->l1_misses - a->l1_misses;
-        ks.l2_misses = b->l2_misses - a->l2_misses;
-        {
-            u32 i;
-
-            for (i = 0; i + 1 < sizeof(ks.name) && g->kern.name[i]; i++) {
-                ks.name[i] = g->kern.name[i];
-            }
-        }
+        kernel_record(&ks, &g->kern, g->kstart, g->now, a, b);
         g->ops->kernel_done(g->priv, &ks);
     }
 }
@@ -3713,7 +3720,7 @@ static void s_cpe_launch(struct gpu_core *g, struct gpu_cpe_sync *s)
 static void s_check_end(struct gpu_core *g)
 {
     struct gpu_kernel_stats ks;
-    u32 i, k;
+    u32 i;
 
     for (i = 0; i <= g->sgroups; i++) {
         struct sgroup *sg = &g->sg[i];
@@ -3735,20 +3742,8 @@ static void s_check_end(struct gpu_core *g)
             continue;
         }
         /* Counters other than blocks: every kernel running meanwhile. */
-        memset(&ks, 0, sizeof(ks));
-        ks.id = sg->kern.id;
-        ks.start = sg->kstart;
-        ks.end = g->now;
+        kernel_record(&ks, &sg->kern, sg->kstart, g->now, a, b);
         ks.blocks = sg->ndblocks;
-        ks.warp_insts = b->warp_insts - a->warp_insts;
-        ks.thread_insts = b->thread_insts - a->thread_insts;
-        ks.l1_tlb_misses = b->l1_tlb_misses - a->l1_tlb_misses;
-        ks.l2_tlb_misses = b->l2_tlb_misses - a->l2_tlb_misses;
-        ks.l1_misses = b->l1_misses - a->l1_misses;
-        ks.l2_misses = b->l2_misses - a->l2_misses;
-        for (k = 0; k + 1 < sizeof(ks.name) && sg->kern.name[k]; k++) {
-            ks.name[k] = sg->kern.name[k];
-        }
         g->ops->kernel_done(g->priv, &ks);
     }
 }
