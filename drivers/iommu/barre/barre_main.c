@@ -384,6 +384,17 @@ static void barre_export(struct barre_iommu *bi, struct barre_space *sp)
 				  &bi->export);
 }
 
+/* pasid's run is over: nothing of it stays in flight or counted. Lock held. */
+static void barre_drop_run(struct barre_iommu *bi, u32 pasid)
+{
+	struct barre_space *sp = xa_load(&bi->spaces, pasid);
+
+	if (sp) {
+		barre_walker_abandon(&sp->bw);
+		barre_export(bi, sp);
+	}
+}
+
 /* The batch posted after the last one answered. */
 static bool barre_batch_pending(struct barre_iommu *bi)
 {
@@ -431,11 +442,7 @@ static void barre_serve_batch(struct barre_iommu *bi)
 	bi->batches++;
 	if (flags & MCMGPU_ATS_BATCH_ABANDON && !(flags & ~BARRE_BATCH_FLAGS)) {
 		/* The device gave the run up: whatever its indices, drop it. */
-		sp = xa_load(&bi->spaces, pasid);
-		if (sp) {
-			barre_walker_abandon(&sp->bw);
-			barre_export(bi, sp);
-		}
+		barre_drop_run(bi, pasid);
 		bi->req_head = 0;
 		bi->resp_tail = 0;
 		req_tail = 0;
@@ -448,12 +455,7 @@ static void barre_serve_batch(struct barre_iommu *bi)
 			"ATS batch %llu refused: flags 0x%x req_tail %u (head %u) resp_head %u (tail %u)\n",
 			seq, flags, req_tail, bi->req_head, resp_head,
 			bi->resp_tail);
-		/* Its run is over: nothing of it stays in flight or counted. */
-		sp = xa_load(&bi->spaces, pasid);
-		if (sp) {
-			barre_walker_abandon(&sp->bw);
-			barre_export(bi, sp);
-		}
+		barre_drop_run(bi, pasid);
 		ret = -EPROTO;
 	} else {
 		if (flags & MCMGPU_ATS_BATCH_START)
