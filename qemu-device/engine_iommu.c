@@ -169,23 +169,52 @@ static void iommu_release(MCMGPUIommu *im)
 
 typedef struct IommuWait {
     MCMGPUIommu *im;
+    uint64_t ring;
     uint64_t seq;
+    bool polling;           /* device_polling is set in the ring */
 } IommuWait;
 
-/* Device lock held: the batch answered, or the rings turned off. */
+#define RING_FIELD(ring, f) ((ring) + offsetof(struct mcmgpu_ats_ring, f))
+
+/* No lock held: the IOMMU wrote the batch's answered_seq. */
+static bool iommu_answer_written(void *opaque)
+{
+    IommuWait *w = opaque;
+    uint64_t seq;
+
+    if (mcmgpu_host_read(w->im->s, RING_FIELD(w->ring, answered_seq), &seq,
+                         sizeof(seq)) != MEMTX_OK) {
+        return false;   /* the wait that follows says why */
+    }
+    return le64_to_cpu(seq) == w->seq;
+}
+
+/*
+ * Device lock held, the VM running: the batch answered, or the rings
+ * turned off. The IOMMU rings the doorbell only when device_polling is
+ * clear; so the first look clears it, then reads answered_seq: either the
+ * IOMMU saw it cleared and rings, or this read sees its answer.
+ */
 static bool iommu_answered(void *opaque)
 {
     IommuWait *w = opaque;
+    uint32_t zero = 0;
     bool done;
 
     qemu_mutex_lock(&w->im->lock);
     done = !(w->im->ctrl & MCMGPU_IOMMU_CTRL_ENABLE) ||
            w->im->rung == (uint32_t)w->seq;
     qemu_mutex_unlock(&w->im->lock);
-    return done;
+    if (done || !w->polling) {
+        return done;
+    }
+    w->polling = false;
+    mcmgpu_host_write(w->im->s, RING_FIELD(w->ring, device_polling), &zero,
+                      sizeof(zero));
+    /* Pairs with the IOMMU's barrier between answered_seq and a look. */
+    smp_mb();
+    return iommu_answer_written(w);
 }
-
-#define RING_FIELD(ring, f) ((ring) + offsetof(struct mcmgpu_ats_ring, f))
 
 /* n entries of size bytes from index i on, wrapping at the ring's end. */
 static MemTxResult ring_copy(MCMGPUState *s, uint64_t base, uint32_t i,
@@ -248,7 +277,10 @@ uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
     hdr.flags = cpu_to_le32(flags);
     hdr.req_tail = cpu_to_le32(tail);
     hdr.resp_head = cpu_to_le32(im->resp_head);
+    w.polling = mcmgpu_cmd_spin_ns(s) > 0;
+    hdr.device_polling = cpu_to_le32(w.polling);
     w.seq = im->batch_seq;
+    w.ring = ring;
     /* The requests, then the batch, then its sequence number. */
     if (ring_copy(s, RING_FIELD(ring, req), im->req_tail, (void *)req, nreq,
                   sizeof(*req), true) != MEMTX_OK ||
@@ -277,7 +309,9 @@ uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
     iommu_release(im);
     trace_mcmgpu_ats_batch(pasid, w.seq, nreq, flags, horizon);
 
-    if (!mcmgpu_cmd_wait(s, iommu_answered, &w)) {
+    /* An answer that comes sooner than a thread wake-up: see iommu_answered */
+    if (!mcmgpu_cmd_spin(s, iommu_answer_written, &w) &&
+        !mcmgpu_cmd_wait(s, iommu_answered, &w)) {
         return ats_fail(why, why_len, MCMGPU_CMPL_NO_IOMMU,
                         "no answer from the IOMMU (a reset, or "
                         "sync-commands=on)");

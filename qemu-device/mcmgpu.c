@@ -31,6 +31,7 @@
 #include "qemu/thread.h"
 #include "qemu/rcu.h"
 #include "qemu/log.h"
+#include "qemu/timer.h"
 #include "sysemu/runstate.h"
 #include "exec/memory.h"
 #include "qapi/error.h"
@@ -130,6 +131,7 @@ struct MCMGPUState {
     bool worker_busy;
     bool worker_quit;
     bool worker_waiting;    /* in mcmgpu_cmd_wait: touches no memory */
+    uint32_t cmd_spin_us;   /* property: mcmgpu_cmd_spin's bound */
     uint32_t job_gen;       /* reset_gen of the command in flight */
     bool paused;            /* VM stopped: start no command */
     uint32_t reset_gen;     /* bumped by every reset: drops a completion */
@@ -749,6 +751,32 @@ bool mcmgpu_cmd_wait(MCMGPUState *s, bool (*done)(void *opaque),
     return ok;
 }
 
+int64_t mcmgpu_cmd_spin_ns(MCMGPUState *s)
+{
+    return s->sync_commands ? 0 : (int64_t)s->cmd_spin_us * SCALE_US;
+}
+
+bool mcmgpu_cmd_spin(MCMGPUState *s, bool (*peek)(void *opaque),
+                     void *opaque)
+{
+    int64_t end = get_clock() + mcmgpu_cmd_spin_ns(s);
+
+    if (!mcmgpu_cmd_spin_ns(s)) {
+        return false;
+    }
+    do {
+        if (qatomic_read(&s->worker_quit) || qatomic_read(&s->paused) ||
+            qatomic_read(&s->reset_gen) != s->job_gen) {
+            return false;
+        }
+        if (peek(opaque)) {
+            return true;
+        }
+        cpu_relax();
+    } while (get_clock() < end);
+    return false;
+}
+
 void mcmgpu_cmd_wake(MCMGPUState *s)
 {
     qemu_cond_broadcast(&s->wait_cond);
@@ -1178,7 +1206,7 @@ static void mcmgpu_vm_change(void *opaque, bool running, RunState state)
     }
     mcmgpu_kick(s);
     qemu_mutex_unlock(&s->lock);
-    /* An event raised while the VM stopped (or before a migration) fires now. */
+    /* An event raised while stopped (or before a migration) fires now. */
     if (running) {
         qemu_bh_schedule(s->irq_bh);
     }
@@ -1259,6 +1287,11 @@ static void mcmgpu_realize(PCIDevice *pdev, Error **errp)
     if (s->gpu_program_max_mib < 1 || s->gpu_program_max_mib > 4096) {
         error_setg(errp, "mcmgpu: gpu-program-max-mib=%u out of range "
                    "1..4096", s->gpu_program_max_mib);
+        return;
+    }
+    if (s->cmd_spin_us > 10000) {
+        error_setg(errp, "mcmgpu: cmd-spin-us=%u out of range 0..10000 "
+                   "(a VM stop waits for a spin)", s->cmd_spin_us);
         return;
     }
     s->geom.chiplets = s->chiplets;
@@ -1472,6 +1505,8 @@ static Property mcmgpu_properties[] = {
     DEFINE_PROP_SIZE("mem-budget", MCMGPUState, mem_budget,
                      MCMGPU_DEFAULT_MEM_BUDGET),
     DEFINE_PROP_BOOL("sync-commands", MCMGPUState, sync_commands, false),
+    DEFINE_PROP_UINT32("cmd-spin-us", MCMGPUState, cmd_spin_us,
+                       MCMGPU_DEFAULT_CMD_SPIN_US),
     DEFINE_PROP_UINT32("cxl-ports", MCMGPUState, cxl.ports,
                        MCMGPU_CXL_DEFAULT_PORTS),
     DEFINE_PROP_UINT32("cxl-hb-decoders", MCMGPUState, cxl.hb_decoders,

@@ -153,6 +153,17 @@ void mcmgpu_mem_uncharge(MCMGPUState *s, uint64_t bytes);
  */
 bool mcmgpu_cmd_wait(MCMGPUState *s, bool (*done)(void *opaque),
                      void *opaque);
+/*
+ * From a command, before mcmgpu_cmd_wait: poll peek(opaque) (no lock held)
+ * for up to mcmgpu_cmd_spin_ns() of host time (property cmd-spin-us), for
+ * an answer that comes sooner than a thread wake-up. True when it held;
+ * false at the deadline, or when a reset, the device's exit, a VM stop or
+ * sync-commands=on ends it first. A VM stop waits for it, at most that.
+ */
+#define MCMGPU_DEFAULT_CMD_SPIN_US 100
+int64_t mcmgpu_cmd_spin_ns(MCMGPUState *s);
+bool mcmgpu_cmd_spin(MCMGPUState *s, bool (*peek)(void *opaque),
+                     void *opaque);
 /* Wake waiting commands: from window_write (the device lock is held). */
 void mcmgpu_cmd_wake(MCMGPUState *s);
 

@@ -466,7 +466,8 @@ struct mcmgpu_ats_ring {
 	__le32 flags;		/* MCMGPU_ATS_BATCH_* */
 	__le32 req_tail;	/* after the batch's last request */
 	__le32 resp_head;	/* answers taken */
-	__le32 reserved[8];
+	__le32 device_polling;	/* 1: it reads answered_seq, no doorbell needed */
+	__le32 reserved[7];
 	/* the IOMMU's */
 	__le64 answered_seq;	/* the batch its answers are for */
 	__le64 next_event;	/* its next event after the horizon, ~0: none */

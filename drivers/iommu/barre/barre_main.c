@@ -27,6 +27,7 @@
 #include <linux/iopoll.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -93,6 +94,11 @@ static unsigned int poll_us = 200;
 module_param(poll_us, uint, 0644);
 MODULE_PARM_DESC(poll_us, "Microseconds the ring thread polls for the next batch before it sleeps until the ATS interrupt (default 200; 0: interrupt every batch)");
 
+/* Test hook: an IOMMU slower than the device's poll (the doorbell path). */
+static unsigned int slow_answer_us;
+module_param(slow_answer_us, uint, 0644);
+MODULE_PARM_DESC(slow_answer_us, "Test only: answer each batch this many microseconds late (at most 10000)");
+
 struct barre_space {
 	struct barre_iommu *bi;
 	u32 pasid;
@@ -121,6 +127,7 @@ struct barre_iommu {
 	struct barre_walker_stats retired;	/* of models reset or released */
 	u64 batches, interrupts, refused;
 	u64 serve_ns, idle_ns;	/* the thread's time at batches, between them */
+	u64 doorbells;		/* answers the device did not poll for */
 	struct dentry *debugfs;
 };
 
@@ -487,9 +494,17 @@ static void barre_serve_batch(struct barre_iommu *bi)
 		else
 			r->next_event = cpu_to_le64(~0ULL - 5);
 	}
+	how = min(READ_ONCE(slow_answer_us), 10000U);
+	if (how)
+		usleep_range(how, how + 10);
 	dma_wmb();	/* the answers before the batch is marked answered */
 	WRITE_ONCE(r->answered_seq, cpu_to_le64(seq));
 	bi->answered_seq = le64_to_cpu(READ_ONCE(r->batch_seq));
+	/* Pairs with the device's barrier between clearing polling and a look. */
+	smp_mb();
+	if (READ_ONCE(r->device_polling))
+		return;		/* it reads answered_seq: no exit to the device */
+	bi->doorbells++;
 	writel(lower_32_bits(bi->answered_seq),
 	       bi->aux->window + MCMGPU_IOMMU_DOORBELL);
 }
@@ -589,8 +604,8 @@ static int barre_stats_show(struct seq_file *m, void *unused)
 	}
 	seq_puts(m, "retired (reset or released address spaces)\n");
 	barre_stats_print(m, &bi->retired);
-	seq_printf(m, "rings: batches %llu refused %llu interrupts %llu serve_ns %llu wait_ns %llu\n",
-		   bi->batches, bi->refused, bi->interrupts, bi->serve_ns,
+	seq_printf(m, "rings: batches %llu refused %llu interrupts %llu doorbells %llu serve_ns %llu wait_ns %llu\n",
+		   bi->batches, bi->refused, bi->interrupts, bi->doorbells, bi->serve_ns,
 		   bi->idle_ns);
 	mutex_unlock(&bi->lock);
 	return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "barre_replay.h"
+#include "num.h"
 #include "../../../drivers/mcmgpu/gpu_alloc.h"
 
 static int fail(char *err, size_t n, int ret, const char *fmt, ...)
@@ -68,6 +69,7 @@ static int run_phase(struct barre_backend *b, const struct barre_trace *t,
 {
 	const struct barre_rec *first = &t->rec[*i];
 	uint32_t n = 0;
+	double t0;
 	size_t j;
 	int ret;
 
@@ -83,7 +85,9 @@ static int run_phase(struct barre_backend *b, const struct barre_trace *t,
 			.write = a->write,
 		};
 	}
+	t0 = now_seconds();
 	ret = b->ops->run(b, acc, n);
+	b->run_seconds += now_seconds() - t0;
 	if (ret)
 		return fail(err, errlen, ret, "line %u: %s", first->line, b->why);
 	*i = j;

@@ -70,6 +70,7 @@ struct barre_backend {
 	const struct barre_backend_ops *ops;
 	int fd;			/* device: the open /dev/mcmgpuN */
 	void *priv;		/* host: its cores */
+	double run_seconds;	/* in ops->run, summed over replays */
 	char why[160];
 };
 
