@@ -309,8 +309,13 @@ uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
     iommu_release(im);
     trace_mcmgpu_ats_batch(pasid, w.seq, nreq, flags, horizon);
 
-    /* An answer that comes sooner than a thread wake-up: see iommu_answered */
-    if (!mcmgpu_cmd_spin(s, iommu_answer_written, &w) &&
+    /*
+     * Poll for an answer that comes sooner than a thread wake-up, but
+     * only while the IOMMU polls too: one that sleeps answers after an
+     * interrupt, and on a busy host a spin here would take the CPU its
+     * vCPU needs. See iommu_answered for the mark's end.
+     */
+    if (!(polling && mcmgpu_cmd_spin(s, iommu_answer_written, &w)) &&
         !mcmgpu_cmd_wait(s, iommu_answered, &w)) {
         return ats_fail(why, why_len, MCMGPU_CMPL_NO_IOMMU,
                         "no answer from the IOMMU (a reset, or "

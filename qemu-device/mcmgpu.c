@@ -132,6 +132,8 @@ struct MCMGPUState {
     bool worker_quit;
     bool worker_waiting;    /* in mcmgpu_cmd_wait: touches no memory */
     uint32_t cmd_spin_us;   /* property: mcmgpu_cmd_spin's bound */
+    uint32_t spin_backoff;  /* worker only: spins not to start */
+    uint64_t spin_preempted;    /* worker only: spins that lost the CPU */
     uint32_t job_gen;       /* reset_gen of the command in flight */
     bool paused;            /* VM stopped: start no command */
     uint32_t reset_gen;     /* bumped by every reset: drops a completion */
@@ -756,12 +758,24 @@ int64_t mcmgpu_cmd_spin_ns(MCMGPUState *s)
     return s->sync_commands ? 0 : (int64_t)s->cmd_spin_us * SCALE_US;
 }
 
+/*
+ * A spin is worth it only with a host CPU to spare: one that lost its CPU
+ * for SPIN_PREEMPTED_NS (another thread ran, likely the vCPU it waits
+ * for) gives up, and the next SPIN_BACKOFF spins do not start.
+ */
+#define SPIN_PREEMPTED_NS   (20 * SCALE_US)
+#define SPIN_BACKOFF        64
+
 bool mcmgpu_cmd_spin(MCMGPUState *s, bool (*peek)(void *opaque),
                      void *opaque)
 {
-    int64_t end = get_clock() + mcmgpu_cmd_spin_ns(s);
+    int64_t now = get_clock(), end = now + mcmgpu_cmd_spin_ns(s), last;
 
     if (!mcmgpu_cmd_spin_ns(s)) {
+        return false;
+    }
+    if (s->spin_backoff) {
+        s->spin_backoff--;
         return false;
     }
     do {
@@ -772,8 +786,16 @@ bool mcmgpu_cmd_spin(MCMGPUState *s, bool (*peek)(void *opaque),
         if (peek(opaque)) {
             return true;
         }
-        cpu_relax();
-    } while (get_clock() < end);
+        /* A vCPU on this host CPU (the IOMMU's thread) must not wait. */
+        sched_yield();
+        last = now;
+        now = get_clock();
+        if (now - last > SPIN_PREEMPTED_NS) {
+            s->spin_backoff = SPIN_BACKOFF;
+            trace_mcmgpu_cmd_spin_preempted(++s->spin_preempted);
+            return false;
+        }
+    } while (now < end);
     return false;
 }
 

@@ -394,16 +394,20 @@ static void ring_counts(struct __test_metadata *_metadata, unsigned long long *b
  */
 TEST_F_TIMEOUT(slow, answers_polled_or_rung, 300)
 {
-	unsigned long long b0, d0, b1, d1, b2, d2;
+	unsigned long long b0 = 0, d0 = 0, b1 = 0, d1 = 0, b2, d2;
+	int tries;
 
 	make_trace("/tmp/p.trace", mt_expect_chiplets(), 1, 11);
 	ASSERT_EQ(0, replay("/tmp/p.trace", true, out_b, sizeof(out_b)));
-	ring_counts(_metadata, &b0, &d0);
-	ASSERT_EQ(0, replay("/tmp/p.trace", false, out_a, sizeof(out_a)));
-	EXPECT_STREQ(out_b, out_a);
-	ring_counts(_metadata, &b1, &d1);
-	EXPECT_LT(d1 - d0, b1 - b0) TH_LOG("%llu doorbells in %llu batches",
-					   d1 - d0, b1 - b0);
+	/* The device stops polling for a while when its host is busy. */
+	for (tries = 0; tries < 3 && d1 - d0 == b1 - b0; tries++) {
+		ring_counts(_metadata, &b0, &d0);
+		ASSERT_EQ(0, replay("/tmp/p.trace", false, out_a, sizeof(out_a)));
+		EXPECT_STREQ(out_b, out_a);
+		ring_counts(_metadata, &b1, &d1);
+		TH_LOG("%llu doorbells in %llu batches", d1 - d0, b1 - b0);
+	}
+	EXPECT_LT(d1 - d0, b1 - b0);
 	ASSERT_EQ(0, mt_write_sysfs(SLOW, "2000"));
 	ASSERT_EQ(0, replay("/tmp/p.trace", false, out_a, sizeof(out_a)));
 	ASSERT_EQ(0, mt_write_sysfs(SLOW, "0"));
