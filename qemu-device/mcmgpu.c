@@ -763,7 +763,7 @@ int64_t mcmgpu_cmd_spin_ns(MCMGPUState *s)
  * for SPIN_PREEMPTED_NS (another thread ran, likely the vCPU it waits
  * for) gives up, and the next SPIN_BACKOFF spins do not start.
  */
-#define SPIN_PREEMPTED_NS   (20 * SCALE_US)
+#define SPIN_PREEMPTED_NS   (100 * SCALE_US)
 #define SPIN_BACKOFF        64
 
 bool mcmgpu_cmd_spin(MCMGPUState *s, bool (*peek)(void *opaque),
