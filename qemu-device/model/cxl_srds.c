@@ -133,7 +133,17 @@ struct srds {
     u64 seq, now;
     srds_done_fn done;  /* incremental: completions go here */
     void *done_priv;
+    srds_probe_fn probe;        /* an observer (srds_probe()), or NULL */
+    void *probe_priv;
+    u64 ds_held;                /* staged lines over every port */
 };
+
+static void probe(struct srds *s, u32 what, u64 t, u64 a, u64 b)
+{
+    if (s->probe) {
+        s->probe(s->probe_priv, what, t, a, b);
+    }
+}
 
 /* ---- Memory ------------------------------------------------------------ */
 
@@ -436,6 +446,7 @@ static void ep_gc(struct srds *s, struct ep *e)
     }
     e->free_pages += SSD_GC_RECLAIM;
     s->res->gc_runs++;
+    probe(s, SRDS_PROBE_GC, s->now, start, e->gc_end);
 }
 
 /* Programs that ended by now give their sectors back to the budget. */
@@ -642,6 +653,7 @@ static void ep_dispatch(struct srds *s, u32 p)
     }
     e->in_head = next;
     e->in_len--;
+    probe(s, SRDS_PROBE_INGRESS, s->now, p, e->in_len);
     e->ctrl_free = s->now + EP_DISPATCH_PS;
     if (e->in_len) {
         e->dispatching = true;
@@ -665,6 +677,7 @@ static void ep_arrive(struct srds *s, u32 r)
     if (e->in_len > s->res->ingress_max) {
         s->res->ingress_max = e->in_len;
     }
+    probe(s, SRDS_PROBE_INGRESS, s->now, q->port, e->in_len);
     if (!e->dispatching) {
         e->dispatching = true;
         ev_push(s, e->ctrl_free > s->now ? e->ctrl_free : s->now,
@@ -877,6 +890,8 @@ static void ds_flush(struct srds *s, u32 p)
         pt->ds_head = (pt->ds_head + 1) % DS_LINES;
         pt->ds_len--;
         ds_erase(pt, line);
+        s->ds_held--;
+        probe(s, SRDS_PROBE_STAGED, s->now, s->ds_held, 0);
         pt->flush_out++;
         pt->memq[pt->memq_len++] = r;
         send_down(s, pt, r, 2);
@@ -960,6 +975,7 @@ static void gpu_done(struct srds *s, u64 t_issue, bool load, u64 tag)
     if (s->done) {
         s->done(s->done_priv, tag, s->now);
     }
+    probe(s, load ? SRDS_PROBE_LOAD : SRDS_PROBE_STORE, s->now, lat, 0);
     if (load) {
         s->res->load_latency_ps += lat;
         if (lat > s->res->load_latency_max_ps) {
@@ -1067,6 +1083,8 @@ static bool issue_one(struct srds *s, u32 kind, u64 addr, u64 tag)
             pt->ds_key[ds_slot(pt, addr)] = addr + 1;
             pt->ds_fifo[(pt->ds_head + pt->ds_len++) % DS_LINES] = addr;
             s->res->ds_staged++;
+            s->ds_held++;
+            probe(s, SRDS_PROBE_STAGED, s->now, s->ds_held, 1);
             gpu_local(s, false, tag);
         } else {
             return false;                   /* staging full: wait */
@@ -1293,6 +1311,12 @@ u64 srds_next_event(const struct srds *s)
 u64 srds_now(const struct srds *s)
 {
     return s->now;
+}
+
+void srds_probe(struct srds *s, srds_probe_fn fn, void *priv)
+{
+    s->probe = fn;
+    s->probe_priv = priv;
 }
 
 bool srds_submit(struct srds *s, u64 t, u32 kind, u64 addr, u64 tag)

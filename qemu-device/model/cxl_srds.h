@@ -123,6 +123,27 @@ u64 srds_next_event(const struct srds *s);
 u64 srds_now(const struct srds *s);
 
 /*
+ * An observer of the model's state (the GPU core's --timeline, gpu_cxl.h),
+ * told each change at its time t_ps; it only reads, so timing is the same
+ * with or without one. SRDS_PROBE_INGRESS: endpoint a's ingress FIFO now
+ * holds b requests. SRDS_PROBE_LOAD, _STORE: a completion the GPU sees,
+ * of latency a (as load_latency_ps counts it). SRDS_PROBE_GC: an
+ * endpoint's garbage collection will hold its channels over [a, b).
+ * SRDS_PROBE_STAGED: DS staging holds a lines over every port, b of them
+ * just staged (0 when a flush took one).
+ */
+enum {
+    SRDS_PROBE_INGRESS,
+    SRDS_PROBE_LOAD,
+    SRDS_PROBE_STORE,
+    SRDS_PROBE_GC,
+    SRDS_PROBE_STAGED,
+};
+typedef void (*srds_probe_fn)(void *priv, u32 what, u64 t_ps, u64 a, u64 b);
+/* Before the first srds_submit(); fn NULL: none (the default). */
+void srds_probe(struct srds *s, srds_probe_fn fn, void *priv);
+
+/*
  * GDS in the GPU core (gpu_uvm.c): the time one endpoint of media takes to
  * read (or, program, write) pages 4 KiB pages spread over its dies, each
  * die one page after another, with this model's media values; 0 for none.

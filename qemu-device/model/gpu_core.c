@@ -3748,6 +3748,34 @@ static void s_check_end(struct gpu_core *g)
     }
 }
 
+int gpu_core_cxl_timeline(struct gpu_core *g, u64 every)
+{
+    if (g->err) {
+        return g->err;
+    }
+    if (!g->cx) {
+        return fail_str(g, -EINVAL, "timeline: needs CXL memory (cxl on)");
+    }
+    if (!every) {
+        return fail_str(g, -EINVAL, "timeline: a sample must last at "
+                        "least one cycle");
+    }
+    if (g->records) {
+        return fail_str(g, -EINVAL, "timeline: set before the first run");
+    }
+    return gpu_cxl_timeline(g->cx, every);
+}
+
+int gpu_core_cxl_samples(struct gpu_core *g,
+                         const struct gpu_cxl_sample **samples, u64 *n,
+                         struct gpu_cxl_sample *after)
+{
+    if (!g->cx || !g->done) {
+        return -EINVAL;
+    }
+    return gpu_cxl_samples(g->cx, g->last_cycle, samples, n, after);
+}
+
 int gpu_core_streams(struct gpu_core *g, u32 groups)
 {
     const struct gpu_config *c = &g->cfg;

@@ -278,6 +278,22 @@ void gpu_core_cpelide_test(struct gpu_core *g, u32 knobs);
 int gpu_core_streams(struct gpu_core *g, u32 groups);
 
 /*
+ * CXL-GPU's time series (`mcmgpu run --host --timeline CYCLES`, gpu_cxl.h
+ * gpu_cxl_timeline()): the root complex sampled every 'every' cycles; the
+ * run's timing is the same with it or without. cfg.cxl on; call before
+ * the first gpu_core_run(). 0 or -EINVAL (gpu_core_error() says why).
+ */
+int gpu_core_cxl_timeline(struct gpu_core *g, u64 every);
+/*
+ * Once gpu_core_done(): the samples up to the program's last cycle
+ * (stats.cycles) and what came after it (gpu_cxl_samples()). 0, -EINVAL
+ * (no timeline, or not done), -E2BIG or -ENOMEM.
+ */
+int gpu_core_cxl_samples(struct gpu_core *g,
+                         const struct gpu_cxl_sample **samples, u64 *n,
+                         struct gpu_cxl_sample *after);
+
+/*
  * The home chiplet of page i of an object under o's policy (n chiplets),
  * as gpu_alloc_page_chiplet() places it. With translation the home is
  * the chiplet of the PFN the IOMMU returns (pfn / (vram_mib << 8)).

@@ -20,6 +20,31 @@ struct cxl_pending {
     u32 tag;
 };
 
+struct cxl_gc {
+    u64 start, end;     /* cycles */
+};
+
+/*
+ * --timeline: samples [0, n) as the events reach them, and one for every
+ * event past GPU_CXL_TIMELINE_MAX. The state (ingress depths, staged
+ * lines) is carried into each sample it lasts through: sample 'carried'
+ * and those before it have it.
+ */
+struct cxl_timeline {
+    u64 every;
+    struct gpu_cxl_sample *s;
+    u64 n, cap;
+    struct gpu_cxl_sample beyond;
+    u64 carried;
+    u64 depth[MCMGPU_CXL_MAX_PORTS];
+    u64 held;
+    struct cxl_gc *gc;
+    u32 ngc, capgc;
+    int err;            /* -ENOMEM: a sample could not be kept */
+    u64 want;           /* gpu_cxl_samples() ran: its answer */
+    struct gpu_cxl_sample after;
+};
+
 struct gpu_cxl {
     struct srds_config scfg;
     struct srds *s;
@@ -36,6 +61,7 @@ struct gpu_cxl {
     u32 nranges, capranges, last;
     struct cxl_pending *pend;
     u32 phead, plen, pcap;
+    struct cxl_timeline tl;
 };
 
 static u64 ps_of(const struct gpu_cxl *x, u64 cycle)
@@ -122,6 +148,8 @@ void gpu_cxl_destroy(struct gpu_cxl *x)
     x->free(x->priv, x->s);
     x->free(x->priv, x->ranges);
     x->free(x->priv, x->pend);
+    x->free(x->priv, x->tl.s);
+    x->free(x->priv, x->tl.gc);
     x->free(x->priv, x);
 }
 
@@ -288,4 +316,231 @@ void gpu_cxl_stats(const struct gpu_cxl *x,
                    struct mcmgpu_cxl_sim_result *res)
 {
     *res = x->res;
+}
+
+/* ---- --timeline ---------------------------------------------------------- */
+
+static u64 tl_index(const struct gpu_cxl *x, u64 cycle)
+{
+    return cycle ? (cycle - 1) / x->tl.every : 0;
+}
+
+/*
+ * Samples up to k (or every one, past the last) exist, zeroed when new;
+ * false: out of memory.
+ */
+static bool tl_grow(struct gpu_cxl *x, u64 k)
+{
+    struct cxl_timeline *tl = &x->tl;
+
+    k = k < GPU_CXL_TIMELINE_MAX ? k : GPU_CXL_TIMELINE_MAX - 1;
+    if (k >= tl->cap) {
+        u64 cap = tl->cap ? 2 * tl->cap : 256;
+        struct gpu_cxl_sample *p;
+
+        while (cap <= k) {
+            cap *= 2;
+        }
+        cap = cap < GPU_CXL_TIMELINE_MAX ? cap : GPU_CXL_TIMELINE_MAX;
+        p = x->alloc(x->priv, cap * sizeof(*p));
+        if (!p) {
+            tl->err = -ENOMEM;
+            return false;
+        }
+        memset(p, 0, cap * sizeof(*p));
+        if (tl->s) {
+            memcpy(p, tl->s, tl->n * sizeof(*p));
+            x->free(x->priv, tl->s);
+        }
+        tl->s = p;
+        tl->cap = cap;
+    }
+    if (k >= tl->n) {
+        tl->n = k + 1;
+    }
+    return true;
+}
+
+static struct gpu_cxl_sample *tl_at(struct gpu_cxl *x, u64 k)
+{
+    if (!tl_grow(x, k)) {
+        return NULL;
+    }
+    return k < GPU_CXL_TIMELINE_MAX ? &x->tl.s[k] : &x->tl.beyond;
+}
+
+static u64 tl_depth(const struct gpu_cxl *x)
+{
+    u64 d = 0;
+    u32 p;
+
+    for (p = 0; p < x->ports; p++) {
+        d = x->tl.depth[p] > d ? x->tl.depth[p] : d;
+    }
+    return d;
+}
+
+static void tl_max(struct gpu_cxl_sample *e, u64 depth, u64 held)
+{
+    e->ingress_max = depth > e->ingress_max ? depth : e->ingress_max;
+    e->ds_held_max = held > e->ds_held_max ? held : e->ds_held_max;
+}
+
+/* The state as it is lasts through samples (carried, k]. */
+static void tl_carry(struct gpu_cxl *x, u64 k)
+{
+    struct cxl_timeline *tl = &x->tl;
+    u64 depth = tl_depth(x), j;
+
+    if (k <= tl->carried || !tl_grow(x, k)) {
+        return;
+    }
+    for (j = tl->carried + 1; j <= k && j < GPU_CXL_TIMELINE_MAX; j++) {
+        tl_max(&tl->s[j], depth, tl->held);
+    }
+    if (k >= GPU_CXL_TIMELINE_MAX) {
+        tl_max(&tl->beyond, depth, tl->held);
+    }
+    tl->carried = k;
+}
+
+static void tl_probe(void *priv, u32 what, u64 t_ps, u64 a, u64 b)
+{
+    struct gpu_cxl *x = priv;
+    struct cxl_timeline *tl = &x->tl;
+    u64 k = tl_index(x, cycle_of(x, t_ps));
+    struct gpu_cxl_sample *e;
+
+    switch (what) {
+    case SRDS_PROBE_INGRESS:
+    case SRDS_PROBE_STAGED:
+        /* State changes come in time order: carry it, then change it. */
+        tl_carry(x, k);
+        e = tl_at(x, k);
+        if (!e) {
+            return;
+        }
+        if (what == SRDS_PROBE_INGRESS) {
+            tl->depth[a] = b;
+        } else {
+            tl->held = a;
+            e->ds_staged += b;
+        }
+        tl_max(e, tl_depth(x), tl->held);
+        return;
+    case SRDS_PROBE_LOAD:
+        e = tl_at(x, k);
+        if (e) {
+            e->loads++;
+            e->load_latency_ps += a;
+            e->load_latency_max_ps = a > e->load_latency_max_ps ? a :
+                                     e->load_latency_max_ps;
+        }
+        return;
+    case SRDS_PROBE_STORE:
+        e = tl_at(x, k);
+        if (e) {
+            e->stores++;
+            e->store_latency_ps += a;
+            e->store_latency_max_ps = a > e->store_latency_max_ps ? a :
+                                      e->store_latency_max_ps;
+        }
+        return;
+    case SRDS_PROBE_GC:
+        if (tl->ngc == tl->capgc) {
+            u32 cap = tl->capgc ? 2 * tl->capgc : 16;
+            struct cxl_gc *g = x->alloc(x->priv, cap * sizeof(*g));
+
+            if (!g) {
+                tl->err = -ENOMEM;
+                return;
+            }
+            if (tl->gc) {
+                memcpy(g, tl->gc, tl->ngc * sizeof(*g));
+                x->free(x->priv, tl->gc);
+            }
+            tl->gc = g;
+            tl->capgc = cap;
+        }
+        /* The cycles it holds: from its start's to its end's last. */
+        tl->gc[tl->ngc++] = (struct cxl_gc){ cycle_of(x, a),
+                                             cycle_of(x, b) };
+        return;
+    }
+}
+
+int gpu_cxl_timeline(struct gpu_cxl *x, u64 every)
+{
+    if (!every) {
+        return -EINVAL;
+    }
+    x->tl.every = every;
+    srds_probe(x->s, tl_probe, x);
+    return 0;
+}
+
+static void tl_add(struct gpu_cxl_sample *to, const struct gpu_cxl_sample *e)
+{
+    tl_max(to, e->ingress_max, e->ds_held_max);
+    to->loads += e->loads;
+    to->load_latency_ps += e->load_latency_ps;
+    to->load_latency_max_ps = e->load_latency_max_ps >
+                              to->load_latency_max_ps ?
+                              e->load_latency_max_ps :
+                              to->load_latency_max_ps;
+    to->stores += e->stores;
+    to->store_latency_ps += e->store_latency_ps;
+    to->store_latency_max_ps = e->store_latency_max_ps >
+                               to->store_latency_max_ps ?
+                               e->store_latency_max_ps :
+                               to->store_latency_max_ps;
+    to->ds_staged += e->ds_staged;
+}
+
+int gpu_cxl_samples(struct gpu_cxl *x, u64 end,
+                    const struct gpu_cxl_sample **samples, u64 *n,
+                    struct gpu_cxl_sample *after)
+{
+    struct cxl_timeline *tl = &x->tl;
+    u64 want, k;
+    u32 i;
+
+    if (!tl->every) {
+        return -EINVAL;
+    }
+    if (tl->want) {
+        goto out;
+    }
+    want = tl_index(x, end) + 1;
+    if (want > GPU_CXL_TIMELINE_MAX) {
+        return -E2BIG;
+    }
+    if (tl->err) {
+        return tl->err;
+    }
+    tl_carry(x, want - 1);
+    if (!tl_grow(x, want - 1)) {
+        return -ENOMEM;
+    }
+    for (k = want; k < tl->n; k++) {
+        tl_add(&tl->after, &tl->s[k]);
+    }
+    tl_add(&tl->after, &tl->beyond);
+    for (i = 0; i < tl->ngc; i++) {
+        u64 first = tl_index(x, tl->gc[i].start);
+        u64 last = tl_index(x, tl->gc[i].end);
+
+        for (k = first; k <= last && k < want; k++) {
+            tl->s[k].gc++;
+        }
+        if (last >= want) {
+            tl->after.gc++;
+        }
+    }
+    tl->want = want;
+out:
+    *samples = tl->s;
+    *n = tl->want;
+    *after = tl->after;
+    return 0;
 }

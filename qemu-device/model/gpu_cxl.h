@@ -81,4 +81,43 @@ u64 gpu_cxl_next(const struct gpu_cxl *x);
 void gpu_cxl_stats(const struct gpu_cxl *x,
                    struct mcmgpu_cxl_sim_result *res);
 
+/*
+ * The time series (`mcmgpu run --host --timeline CYCLES`, docs/gpu.md
+ * "CXL-GPU in the core"): the root complex sampled every 'every' cycles.
+ * Sample k covers cycles (k x every, (k + 1) x every], sample 0 also
+ * cycle 0; an event counts in the sample of the first cycle starting at
+ * or after its time. Each endpoint's state is read from the model as it
+ * changes (srds_probe()), so sampling adds no event and the run's timing
+ * is the same with it or without.
+ */
+struct gpu_cxl_sample {
+    u64 ingress_max;            /* deepest endpoint ingress FIFO in it */
+    u64 loads;                  /* loads completed in it (GPU-seen) */
+    u64 load_latency_ps;        /* their latencies: sum and largest */
+    u64 load_latency_max_ps;
+    u64 stores;                 /* stores completed in it */
+    u64 store_latency_ps;
+    u64 store_latency_max_ps;
+    u64 gc;                     /* GC runs holding channels during it */
+    u64 ds_staged;              /* stores DS staged in it */
+    u64 ds_held_max;            /* most lines DS staging held in it */
+};
+
+#define GPU_CXL_TIMELINE_MAX    (1ULL << 20)    /* samples at most */
+
+/* Turn sampling on, before the first request. 0, or -EINVAL (every 0). */
+int gpu_cxl_timeline(struct gpu_cxl *x, u64 every);
+/*
+ * After gpu_cxl_drain(), for a run whose last cycle is end: *n =
+ * ceil(end / every) samples (1 when end is 0) at *samples (x's, until
+ * gpu_cxl_destroy()), and in *after what happened after end (the drain:
+ * write-backs, DS flushes). Every completion and DS staging is in one
+ * sample or in *after, so their sums equal the end-of-run counters, and
+ * the largest ingress_max equals ingress_max. 0, -E2BIG (more than
+ * GPU_CXL_TIMELINE_MAX samples), -ENOMEM, or -EINVAL (sampling off).
+ */
+int gpu_cxl_samples(struct gpu_cxl *x, u64 end,
+                    const struct gpu_cxl_sample **samples, u64 *n,
+                    struct gpu_cxl_sample *after);
+
 #endif /* MCMGPU_GPU_CXL_H */

@@ -324,6 +324,320 @@ TEST(deterministic_whatever_the_epochs)
 	tp_free(&p);
 }
 
+/*
+ * The run with the root complex sampled every 'every' cycles
+ * (gpu_core_cxl_timeline(), --timeline): *st as tp_run() gives it, the
+ * samples in *tl (malloc'ed, *n of them) and the drain's in *after.
+ */
+static int tl_run(const struct gpu_config *cfg, struct tprog *p,
+		  uint64_t epoch, uint64_t every, struct gpu_core_stats *st,
+		  struct gpu_cxl_sample **tl, uint64_t *n,
+		  struct gpu_cxl_sample *after)
+{
+	static const struct gpu_core_ops ops = {
+		.alloc = core_test_alloc, .free = core_test_free,
+	};
+	struct gpu_core *g = calloc(1, gpu_core_size(cfg));
+	const struct gpu_cxl_sample *s;
+	int ret;
+
+	if (!g)
+		return -ENOMEM;
+	p->pos = 0;
+	*tl = NULL;
+	ret = gpu_core_init(g, cfg, &ops, NULL, tp_source, p);
+	if (!ret)
+		ret = gpu_core_cxl_timeline(g, every);
+	while (!ret && !gpu_core_done(g))
+		ret = gpu_core_run(g, gpu_core_now(g) + epoch);
+	if (!ret)
+		ret = gpu_core_cxl_samples(g, &s, n, after);
+	if (!ret) {
+		*tl = malloc(*n * sizeof(*s));
+		if (*tl)
+			memcpy(*tl, s, *n * sizeof(*s));
+		else
+			ret = -ENOMEM;
+	}
+	gpu_core_stats(g, st);
+	gpu_core_destroy(g);
+	free(g);
+	return ret;
+}
+
+/*
+ * Two kernels: stores to every line of bytes of object b, then one warp's
+ * n loads of a 64 B apart (as chase()), whose misses evict b's dirty
+ * lines: the write-backs reach the endpoint while the loads run.
+ */
+static void fill_chase(struct tprog *p, uint32_t bytes, uint32_t n)
+{
+	uint32_t w, i;
+
+	tp_object(p, OBJ_A, (uint64_t)n * 64, "a");
+	tp_object(p, OBJ_B, bytes, "b");
+	tp_kernel(p, 1, "fill", WARPS, 32, 0);
+	for (w = 0; w < WARPS; w++) {
+		tp_block(p, w);
+		tp_warp(p, 0, bytes / WARPS / 128);
+		for (i = 0; i < bytes / WARPS / 128; i++)
+			tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+			       0xffffffff, OBJ_B + (uint64_t)w * (bytes / WARPS) +
+			       i * 128, 4, 2);
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+	tp_kernel(p, 2, "chase", 1, 32, 0);
+	tp_block(p, 0);
+	tp_warp(p, 0, 3 * n);
+	for (i = 0; i < n; i++) {
+		tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4, 1,
+		       OBJ_A + (uint64_t)i * 64, 4, 1 + i % 8);
+		tp_alu(p, PROG_OP_INT, 20, 1 + (i + 1) % 8);
+		tp_alu(p, PROG_OP_SFU, 21, 21);
+	}
+	tp_add(p, PROG_REC_BLOCK_END);
+	tp_add(p, PROG_REC_KERNEL_END);
+	tp_add(p, PROG_REC_END);
+}
+
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+
+/*
+ * The samples and the drain together hold every completion and staging
+ * the end-of-run counters count, and the deepest ingress queue.
+ */
+static void tl_sums(struct __test_metadata *_metadata,
+		    const struct gpu_core_stats *st,
+		    const struct gpu_cxl_sample *tl, uint64_t n,
+		    const struct gpu_cxl_sample *after)
+{
+	struct gpu_cxl_sample sum = *after;
+	uint64_t k;
+
+	for (k = 0; k < n; k++) {
+		sum.loads += tl[k].loads;
+		sum.load_latency_ps += tl[k].load_latency_ps;
+		sum.load_latency_max_ps = MAX(sum.load_latency_max_ps,
+					      tl[k].load_latency_max_ps);
+		sum.stores += tl[k].stores;
+		sum.store_latency_ps += tl[k].store_latency_ps;
+		sum.store_latency_max_ps = MAX(sum.store_latency_max_ps,
+					       tl[k].store_latency_max_ps);
+		sum.ds_staged += tl[k].ds_staged;
+		sum.ingress_max = MAX(sum.ingress_max, tl[k].ingress_max);
+	}
+	ASSERT_EQ(st->cxl.loads, sum.loads);
+	ASSERT_EQ(st->cxl.load_latency_ps, sum.load_latency_ps);
+	ASSERT_EQ(st->cxl.load_latency_max_ps, sum.load_latency_max_ps);
+	ASSERT_EQ(st->cxl.stores, sum.stores);
+	ASSERT_EQ(st->cxl.store_latency_ps, sum.store_latency_ps);
+	ASSERT_EQ(st->cxl.store_latency_max_ps, sum.store_latency_max_ps);
+	ASSERT_EQ(st->cxl.ds_staged, sum.ds_staged);
+	ASSERT_EQ(st->cxl.ingress_max, sum.ingress_max);
+}
+
+/*
+ * Fig 9e's time series (--timeline): one load. Its sample holds it
+ * alone; a sample longer than the run is the whole run.
+ */
+TEST(timeline_one_load)
+{
+	struct gpu_config c = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_OFF, 0);
+	struct gpu_cxl_sample *tl, after;
+	char err[GPU_CORE_ERR_MAX];
+	struct gpu_core_stats st, plain;
+	struct tprog p = { 0 };
+	uint64_t n, k, with = 0, queued = 0;
+
+	chase(&p, 1);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err)) TH_LOG("%s", err);
+	ASSERT_EQ(1, plain.cxl.loads);
+	ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, plain.cycles + 1, &st, &tl,
+			    &n, &after));
+	ASSERT_EQ(0, memcmp(&plain, &st, sizeof(st)));
+	ASSERT_EQ(1, n);
+	ASSERT_EQ(1, tl[0].loads);
+	ASSERT_EQ(st.cxl.load_latency_ps, tl[0].load_latency_ps);
+	ASSERT_EQ(st.cxl.load_latency_ps, tl[0].load_latency_max_ps);
+	ASSERT_EQ(1, tl[0].ingress_max);
+	ASSERT_EQ(0, tl[0].stores + tl[0].gc + tl[0].ds_staged +
+		  tl[0].ds_held_max);
+	ASSERT_EQ(0, after.loads + after.ingress_max);
+	free(tl);
+	/* A cycle a sample: as many samples as cycles, one with the load. */
+	ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, 1, &st, &tl, &n, &after));
+	ASSERT_EQ(0, memcmp(&plain, &st, sizeof(st)));
+	ASSERT_EQ(st.cycles, n);
+	for (k = 0; k < n; k++) {
+		with += tl[k].loads;
+		queued += tl[k].ingress_max;
+		if (tl[k].loads)
+			ASSERT_EQ(st.cxl.load_latency_ps, tl[k].load_latency_ps);
+	}
+	ASSERT_EQ(1, with);
+	/* The controller is free: the load leaves the FIFO as it arrives. */
+	ASSERT_EQ(1, queued);
+	free(tl);
+	tp_free(&p);
+}
+
+/*
+ * The write-backs of fill() start one garbage collection on the one
+ * endpoint. Every --timeline CYCLES gives ceil(cycles / CYCLES) samples,
+ * sums equal to the end-of-run counters, and the same run to the byte;
+ * the GC marks consecutive samples over its 2 ms (Z-NAND's, cxl_srds.c),
+ * and none with gc off.
+ */
+TEST(timeline_samples_without_changing_the_run)
+{
+	static const uint64_t every[] = { 1000, 7777, 100000 };
+	struct gpu_config c = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_FULL, 0);
+	struct gpu_cxl_sample *tl, after;
+	struct gpu_core_stats st, plain;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i, ds;
+
+	c.cxl_ports = 1;
+	fill_chase(&p, 1280u << 10, 1024);
+	for (ds = 0; ds < 2; ds++) {
+		c.cxl_ds = ds;
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err))
+			TH_LOG("%s", err);
+		ASSERT_EQ(1, plain.cxl.gc_runs);
+		for (i = 0; i < 3; i++) {
+			uint64_t n, k, first = ~0ULL, last = 0, gc_cycles;
+
+			ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, every[i], &st,
+					    &tl, &n, &after));
+			ASSERT_EQ(0, memcmp(&plain, &st, sizeof(st)))
+				TH_LOG("ds %u every %llu", ds,
+				       (unsigned long long)every[i]);
+			ASSERT_EQ((st.cycles + every[i] - 1) / every[i], n);
+			tl_sums(_metadata, &st, tl, n, &after);
+			for (k = 0; k < n; k++) {
+				if (!tl[k].gc)
+					continue;
+				ASSERT_EQ(1, tl[k].gc);
+				first = first < k ? first : k;
+				last = k;
+			}
+			/*
+			 * One GC: consecutive samples, 2 ms long, unless it
+			 * runs past the end (DS's run ends before it starts).
+			 */
+			gc_cycles = 2000000ULL * c.clock_mhz / 1000;
+			if (!ds) {
+				ASSERT_NE(~0ULL, first);
+				ASSERT_EQ(0, after.gc);
+				ASSERT_LE(gc_cycles / every[i], last - first + 1);
+				ASSERT_GE(gc_cycles / every[i] + 2,
+					  last - first + 1);
+				/*
+				 * SR: while the GC holds the channels, the
+				 * stalled controller keeps the root port's
+				 * 32 memory-queue requests in the ingress
+				 * FIFO (Fig 9e), sample after sample.
+				 */
+				for (k = first; k <= last; k++) {
+					ASSERT_EQ(1, tl[k].gc);
+					ASSERT_EQ(32, tl[k].ingress_max);
+				}
+			} else {
+				ASSERT_EQ(~0ULL, first);
+				ASSERT_EQ(1, after.gc);
+				ASSERT_LT(0, st.cxl.ds_staged);
+			}
+			free(tl);
+		}
+	}
+	/* The same samples whatever the epochs. */
+	{
+		struct gpu_cxl_sample *again, after2;
+		uint64_t n, n2;
+
+		ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, 7777, &st, &tl, &n,
+				    &after));
+		ASSERT_EQ(0, tl_run(&c, &p, 1000, 7777, &plain, &again, &n2,
+				    &after2));
+		ASSERT_EQ(n, n2);
+		ASSERT_EQ(0, memcmp(tl, again, n * sizeof(*tl)));
+		ASSERT_EQ(0, memcmp(&after, &after2, sizeof(after)));
+		free(again);
+		free(tl);
+		c.cxl_gc = 0;
+		ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, 1000, &st, &tl, &n,
+				    &after));
+		ASSERT_EQ(0, st.cxl.gc_runs);
+		tl_sums(_metadata, &st, tl, n, &after);
+		while (n--)
+			ASSERT_EQ(0, tl[n].gc);
+		ASSERT_EQ(0, after.gc);
+		free(tl);
+	}
+	tp_free(&p);
+}
+
+/*
+ * Write-backs still in flight when the program ends complete in the
+ * drain: they are in "after", not in a sample.
+ */
+TEST(timeline_after_the_run)
+{
+	struct gpu_config c = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_FULL, 0);
+	struct gpu_cxl_sample *tl, after;
+	struct gpu_core_stats st, plain;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint64_t n, k, stores = 0;
+
+	stream(&p, false, true);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &plain, err)) TH_LOG("%s", err);
+	ASSERT_EQ(0, tl_run(&c, &p, ~0ULL >> 1, 500, &st, &tl, &n, &after));
+	ASSERT_EQ(0, memcmp(&plain, &st, sizeof(st)));
+	ASSERT_EQ((st.cycles + 499) / 500, n);
+	tl_sums(_metadata, &st, tl, n, &after);
+	for (k = 0; k < n; k++)
+		stores += tl[k].stores;
+	ASSERT_LT(0, after.stores);
+	ASSERT_LT(0, stores);
+	free(tl);
+	tp_free(&p);
+}
+
+/* --timeline needs CXL memory, a sample of a cycle or more, and a run. */
+TEST(timeline_refuses)
+{
+	static const struct gpu_core_ops ops = {
+		.alloc = core_test_alloc, .free = core_test_free,
+	};
+	struct gpu_config off = cxl_cfg(0, 0, 0, 0);
+	struct gpu_config on = cxl_cfg(1, MCMGPU_CXL_MEDIA_ZNAND, 3, 0);
+	struct gpu_core *g = calloc(1, gpu_core_size(&on));
+	const struct gpu_cxl_sample *s;
+	struct gpu_cxl_sample after;
+	struct tprog p = { 0 };
+	uint64_t n;
+
+	chase(&p, 1);
+	ASSERT_EQ(0, gpu_core_init(g, &off, &ops, NULL, tp_source, &p));
+	ASSERT_EQ(-EINVAL, gpu_core_cxl_timeline(g, 100));
+	ASSERT_NE(NULL, strstr(gpu_core_error(g), "CXL"));
+	gpu_core_destroy(g);
+	memset(g, 0, gpu_core_size(&on));
+	p.pos = 0;
+	ASSERT_EQ(0, gpu_core_init(g, &on, &ops, NULL, tp_source, &p));
+	ASSERT_EQ(-EINVAL, gpu_core_cxl_samples(g, &s, &n, &after));
+	ASSERT_EQ(-EINVAL, gpu_core_cxl_timeline(g, 0));
+	gpu_core_destroy(g);
+	free(g);
+	tp_free(&p);
+}
+
 TEST(config_names_the_settings)
 {
 	struct gpu_config c = gpu_preset_find("barre")->cfg;

@@ -10,7 +10,8 @@
 #       with SR's ablations NAIVE, DYN and always-max;
 # and one job for 9e: bfs at its large size (the size whose write-backs
 # start garbage collection) on Z-NAND, CXL-SR against CXL-DS, and CXL-SR
-# without garbage collection.
+# without garbage collection, each sampled every 100000 cycles (100 us,
+# `--timeline`) for the paper's time series.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -61,8 +62,10 @@ run_job() {
 	fig9e-bfs)
 		# bfs's large size (scale 17): its write-backs program enough
 		# pages to start the Z-NAND endpoints' garbage collection.
+		# --timeline: the root complex sampled every 100 us (Fig 9e's
+		# time series); it changes no cycle.
 		app=bfs9e
-		extra=("${W16[@]}")
+		extra=("${W16[@]}" --timeline 100000)
 		"$tool" workload gen bfs --large -o prog.prog
 		run sr znand
 		run ds znand:ds=on

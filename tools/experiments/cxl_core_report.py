@@ -10,7 +10,8 @@ import sys
 from paper_tables import (CXL_FIG9, CXL_FIG9B_GRAPH_SR_PCT, CXL_FIG9C,
                           CXL_FIG9C_SR_GAIN, CXL_FIG9D, CXL_FIG9D_HITS,
                           CXL_FIG9D_PATTERNS, CXL_TABLE, cxl_class)
-from report import differences, gmean, head, load, mean, row, write_section
+from report import (differences, gmean, gnuplot, head, load, mean, row,
+                    write_section)
 
 raw, results = sys.argv[1], sys.argv[2]
 MEDIA = ("optane", "znand", "nand")
@@ -211,17 +212,166 @@ out["fig9d_hits"] = {p: {m: mean(v) for m, v in h.items()}
 lines.append("")
 
 # ---- Fig 9e -------------------------------------------------------------
+def spans(samples):
+    """The runs of consecutive samples with GC: (first, last) indices."""
+    out, first = [], None
+    for k, smp in enumerate(samples):
+        if smp["gc"] and first is None:
+            first = k
+        if not smp["gc"] and first is not None:
+            out.append((first, k - 1))
+            first = None
+    if first is not None:
+        out.append((first, len(samples) - 1))
+    return out
+
+
+def lat(samples, kind):
+    """Mean and largest latency (us) of the samples' completions."""
+    n = sum(smp[kind + "s"] for smp in samples)
+    tot = sum(smp[kind + "_latency_ps"] for smp in samples)
+    top = max((smp[kind + "_latency_max_ps"] for smp in samples), default=0)
+    return (tot / n / 1e6 if n else 0), top / 1e6
+
+
+def fig9e_series(e):
+    """Fig 9e as the paper draws it: the --timeline samples of each run
+    (ingress queue, load and store latency, GC, DS staging) as a figure,
+    and what they show beside the paper's description."""
+    tl = {m: e[m].get("cxl_timeline") for m in e}
+    if not all(tl.values()):
+        return ["Fig 9e's time series: not measured (no `cxl_timeline` in "
+                "the results; run the fig9e-bfs job with `--timeline`).", ""]
+    every = tl["sr"]["cycles_per_sample"]
+    fig = f"{results}/figures"
+    os.makedirs(fig, exist_ok=True)
+    for m in tl:
+        with open(f"{raw}/bfs9e-{m}.dat", "w") as f:
+            f.write("# end_Mcycles ingress_max load_mean_us load_max_us "
+                    "store_mean_us store_max_us gc ds_held_max\n")
+            for smp in tl[m]["samples"]:
+                lm, lx = lat([smp], "load")
+                sm, sx = lat([smp], "store")
+                f.write(" ".join([f"{smp['end'] / 1e6:.3f}",
+                                  str(smp["ingress_max"]),
+                                  *(f"{v:.4f}" if v else "NaN"
+                                    for v in (lm, lx, sm, sx)),
+                                  str(smp["gc"]), str(smp["ds_held_max"])])
+                        + "\n")
+    d = {m: f'"{raw}/bfs9e-{m}.dat"' for m in tl}
+    xmax = max(e[m]["gpu"]["cycles"] for m in e) / 1e6
+    gp = f"""
+set terminal pngcairo size 1000,1100 font ",10" noenhanced
+set output "{fig}/cxl_fig9e.png"
+set style line 1 lc rgb "#9400d3" lw 2
+set style line 2 lc rgb "#009e73" lw 2
+set style line 3 lc rgb "#c080e0" pt 7 ps 0.35
+set style line 4 lc rgb "#60c0a0" pt 7 ps 0.35
+set multiplot layout 4,1 title "Fig 9e through the GPU core: bfs (scale 17), Z-NAND, 4 endpoints; a sample every {every} cycles (ours: 1 ns each)"
+set grid; set key top left opaque; set xrange [0:{xmax:.3f}]
+set format x ""
+set ylabel "ingress queue (max)"; set yrange [0:*]
+plot {d['sr']} u 1:2 w fsteps ls 1 t "CXL-SR", {d['ds']} u 1:2 w fsteps ls 2 dt 2 t "CXL-DS"
+set logscale y; set yrange [*:*]
+set ylabel "load latency (us)"
+plot {d['sr-nogc']} u 1:3 w l lc rgb "gray" t "CXL-SR, no GC, mean", \\
+     {d['sr']} u 1:4 w p ls 3 t "CXL-SR max", {d['ds']} u 1:4 w p ls 4 t "CXL-DS max", \\
+     {d['sr']} u 1:3 w l ls 1 t "CXL-SR mean", {d['ds']} u 1:3 w l ls 2 t "CXL-DS mean"
+set ylabel "store latency (us)"
+plot {d['sr']} u 1:6 w p ls 3 t "CXL-SR max", {d['ds']} u 1:6 w p ls 4 t "CXL-DS max", \\
+     {d['sr']} u 1:5 w l ls 1 t "CXL-SR mean", {d['ds']} u 1:5 w l ls 2 t "CXL-DS mean"
+unset logscale y; set yrange [0:*]
+set format x "%g"; set xlabel "M cycles"
+set ylabel "GC runs holding channels"; set y2label "DS lines staged (max)"
+set y2tics; set ytics nomirror
+plot {d['sr']} u 1:7 w fsteps ls 1 t "CXL-SR GC", {d['ds']} u 1:7 w fsteps ls 2 dt 2 t "CXL-DS GC", \\
+     {d['ds']} u 1:8 axes x1y2 w l lc rgb "gray" t "CXL-DS staged lines"
+unset multiplot
+"""
+    gnuplot(gp)
+    out["fig9e"]["timeline"] = {}
+    rows = []
+    for m, n in E:
+        smp = tl[m]["samples"]
+        gc = [s_ for s_ in smp if s_["gc"]]
+        quiet = [s_ for s_ in smp if not s_["gc"]]
+        sp = spans(smp)
+        g_l, g_s = lat(gc, "load"), lat(gc, "store")
+        q_l, q_s = lat(quiet, "load"), lat(quiet, "store")
+        win = ", ".join(f"{smp[a]['end'] / 1e6 - every / 1e6:.1f}-"
+                        f"{smp[b]['end'] / 1e6:.1f}" for a, b in sp) or "none"
+        out["fig9e"]["timeline"][m] = {
+            "samples": len(smp), "gc_windows_mcycles": win,
+            "ingress_max_gc": max((s_["ingress_max"] for s_ in gc), default=0),
+            "ingress_max_other": max((s_["ingress_max"] for s_ in quiet),
+                                     default=0),
+            "load_us_gc": g_l[0], "load_us_max_gc": g_l[1],
+            "load_us_other": q_l[0], "load_us_max_other": q_l[1],
+            "store_us_gc": g_s[0], "store_us_max_gc": g_s[1],
+            "store_us_other": q_s[0], "store_us_max_other": q_s[1],
+            "loads_per_sample_gc": (sum(s_["loads"] for s_ in gc) / len(gc)
+                                    if gc else 0),
+            "loads_per_sample_other": sum(s_["loads"] for s_ in quiet)
+            / max(len(quiet), 1),
+            "ds_held_max": max(s_["ds_held_max"] for s_ in smp)}
+        t = out["fig9e"]["timeline"][m]
+        rows.append(row(n, win, f"{t['ingress_max_gc']} / "
+                        f"{t['ingress_max_other']}",
+                        f"{g_l[0]:.3g} / {g_l[1]:.4g}" if gc else "-",
+                        f"{q_l[0]:.3g} / {q_l[1]:.4g}",
+                        f"{g_s[0]:.3g} / {g_s[1]:.4g}" if gc else "-",
+                        f"{q_s[0]:.3g} / {q_s[1]:.4g}",
+                        f"{t['loads_per_sample_gc']:.0f} / "
+                        f"{t['loads_per_sample_other']:.0f}",
+                        t["ds_held_max"]))
+    T = out["fig9e"]["timeline"]
+    return [f"**Time series** (`--timeline {every}`: each run sampled every "
+            f"{every} cycles; the samples change no cycle, and sum to the "
+            "counters above). \"GC\" samples are those in which some "
+            "endpoint's garbage collection held its channels.", "",
+            *head("run", "GC windows (M cycles)",
+                  "ingress max, GC / other samples",
+                  "load latency in GC samples, mean / max (us)",
+                  "other samples", "store latency in GC samples (us)",
+                  "other samples", "loads a sample, GC / other",
+                  "DS lines staged (max)"),
+            *rows, "",
+            *head("Fig 9e", "paper (qualitative)", "ours (the series)"),
+            row("ingress queue, CXL-SR", "fills once GC starts (write "
+                "latency rises)", f"at most {T['sr']['ingress_max_gc']} in "
+                f"GC samples, {T['sr']['ingress_max_other']} in the others"),
+            row("ingress queue, CXL-DS", "stays free",
+                f"at most {T['ds']['ingress_max_gc']} in GC samples, "
+                f"{T['ds']['ingress_max_other']} in the others"),
+            row("load and store latency, CXL-SR", "both rise during GC",
+                f"loads {T['sr']['load_us_gc']:.1f} us mean in GC samples, "
+                f"{T['sr']['load_us_other']:.1f} us in the others; stores "
+                f"{T['sr']['store_us_gc']:.1f} us against "
+                f"{T['sr']['store_us_other']:.1f} us"),
+            row("latency, CXL-DS", "stores at GPU-memory speed; lower read "
+                "latency, no read tail",
+                f"stores {1000 * T['ds']['store_us_gc']:.0f} ns mean in GC "
+                f"samples ({1000 * T['ds']['store_us_other']:.0f} ns in the "
+                f"others); loads {T['ds']['load_us_gc']:.1f} us mean in GC "
+                f"samples, max {T['ds']['load_us_max_gc']:.0f} us (SR: "
+                f"{T['sr']['load_us_max_gc']:.0f} us)"),
+            row("GC recurrence", "SR: the backlog after a GC triggers the "
+                "next; DS stops GC from recurring",
+                f"GC windows (M cycles) SR: {T['sr']['gc_windows_mcycles']}; "
+                f"DS: {T['ds']['gc_windows_mcycles']}; GC runs "
+                f"{e['sr']['cxl']['gc_runs']} and {e['ds']['cxl']['gc_runs']}"),
+            "", "![Fig 9e time series](figures/cxl_fig9e.png)", ""]
+
+
 E = (("sr", "CXL-SR"), ("ds", "CXL-DS"), ("sr-nogc", "CXL-SR, no GC"))
 e = {m: get("bfs9e", m) for m, _ in E}
 if all(e.values()):
     lines += ["### Fig 9e: bfs on Z-NAND with garbage collection", "",
               "bfs at its large size (scale 17), whose write-backs start the "
-              "endpoints' garbage collection. The paper plots the ingress "
-              "queue's occupancy and the load and store latencies over time; "
-              "the core keeps no time series, so these are end-of-run "
-              "counters: the deepest ingress queue, the responses that "
-              "carried severe overload, and the latencies' means and maxima "
-              "(docs/cxl.md, Differences).", "",
+              "endpoints' garbage collection. End-of-run counters first: "
+              "the deepest ingress queue, the responses that carried severe "
+              "overload, and the latencies' means and maxima; the time "
+              "series (`--timeline`) below.", "",
               *head("run", "cycles", "GC runs", "ingress max",
                     "DevLoad so responses", "load latency mean / max (ns)",
                     "store latency mean / max (ns)", "DS staged")]
@@ -247,6 +397,7 @@ if all(e.values()):
               f"{x(e['sr']['gpu']['cycles'] / e['ds']['gpu']['cycles'])} "
               f"(paper: DS \"up to 4x\" on bfs, Fig 9c; Fig 9e: DS keeps the "
               f"ingress queue free and GC from recurring).", ""]
+    lines += fig9e_series(e)
 else:
     lines += ["Fig 9e: not measured (the fig9e-bfs job has no result).", ""]
 

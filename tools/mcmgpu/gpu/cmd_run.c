@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"          [--chiplets N] [--barre off|on|fbarre|least|valkyrie] [--merge N]\n"
 		"          [--shadow]\n"
 		"          [--finepack MODE] [--cpelide MODE] [--cxl off|DEVICE-SPEC]\n"
-		"          [--adsm MODE] [--streams G]\n"
+		"          [--adsm MODE] [--streams G] [--timeline CYCLES]\n"
 		"          [--progress] [--json]\n"
 		"Runs PROGRAM (a program file of either encoding: mcmgpu workload gen,\n"
 		"import, convert) or DIR (an Accel-Sim trace directory, imported first as\n"
@@ -91,6 +91,10 @@ static void usage(FILE *f)
 		"                     equal groups of chiplets, stream s >= 1 on group\n"
 		"                     (s - 1) %% G, stream 0 alone on every chiplet\n"
 		"                     (default: kernels one after another; docs/cpelide.md)\n"
+		"  --timeline CYCLES  --host, with --cxl MEDIA: sample the root complex\n"
+		"                     every CYCLES cycles (ingress queue, load and store\n"
+		"                     latency, GC, DS staging; docs/gpu.md, CXL-GPU in\n"
+		"                     the core); the run's timing is the same\n"
 		"  --progress         a progress line per kernel on stderr\n"
 		"  --json             JSON (the same from the device and --host)\n"
 		"  --bench            instead of the result, the run's wall-clock time and\n"
@@ -102,7 +106,7 @@ static void usage(FILE *f)
 enum {
 	OPT_CONFIG = 0x100, OPT_SET, OPT_BARRE, OPT_SHADOW, OPT_PROGRESS,
 	OPT_FINEPACK, OPT_CPELIDE, OPT_CXL, OPT_ADSM, OPT_BENCH, OPT_MERGE,
-	OPT_STREAMS,
+	OPT_STREAMS, OPT_TIMELINE,
 };
 
 static const struct option run_options[] = {
@@ -116,6 +120,7 @@ static const struct option run_options[] = {
 	{ "finepack", required_argument, NULL, OPT_FINEPACK },
 	{ "cpelide", required_argument, NULL, OPT_CPELIDE },
 	{ "streams", required_argument, NULL, OPT_STREAMS },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "cxl", required_argument, NULL, OPT_CXL },
 	{ "adsm", required_argument, NULL, OPT_ADSM },
 	{ "bench", no_argument, NULL, OPT_BENCH },
@@ -364,10 +369,17 @@ int cmd_run(int argc, char **argv)
 			o.streams = parse_arg_range(optarg, "--streams", 1,
 						    GPU_MAX_CHIPLETS);
 			break;
+		case OPT_TIMELINE:
+			o.timeline = parse_arg_range(optarg, "--timeline", 1,
+						     UINT64_MAX / 2);
+			break;
 		}
 	}
 	if (o.streams && !co.host)
 		die_usage("--streams runs with --host only");
+	if (o.timeline && !co.host)
+		die_usage("--timeline runs with --host only (the device's result "
+			  "has no room for samples)");
 	path = common_operand(&co, argc, argv);
 	file = path;
 	/* --chiplets is one more override, applied last. */
@@ -408,6 +420,8 @@ int cmd_run(int argc, char **argv)
 	if (o.barre != GPU_RUN_BARRE_OFF && !o.cfg.translate)
 		die_usage("--barre %s needs translation (translate=1)",
 			  o.barre == GPU_RUN_BARRE_ON ? "on" : "fbarre");
+	if (o.timeline && !o.cfg.cxl)
+		die_usage("--timeline samples CXL memory: it needs --cxl MEDIA");
 	if (o.cfg.migrate && !co.host)
 		die_usage("migrate=acud runs with --host only (the device's page "
 			  "tables belong to mcmgpu.ko)");

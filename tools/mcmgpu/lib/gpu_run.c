@@ -436,6 +436,59 @@ void gpu_run_result_free(struct gpu_run_result *r)
 	free(r->kernels);
 	r->kernels = NULL;
 	r->nkernels = 0;
+	free(r->timeline);
+	r->timeline = NULL;
+	r->ntimeline = 0;
+}
+
+/* One --timeline sample's items. */
+static void timeline_sample_json(struct json *j, const struct gpu_cxl_sample *e)
+{
+	json_u64(j, "ingress_max", e->ingress_max);
+	json_u64(j, "loads", e->loads);
+	json_u64(j, "load_latency_ps", e->load_latency_ps);
+	json_u64(j, "load_latency_mean_ps",
+		 e->loads ? e->load_latency_ps / e->loads : 0);
+	json_u64(j, "load_latency_max_ps", e->load_latency_max_ps);
+	json_u64(j, "stores", e->stores);
+	json_u64(j, "store_latency_ps", e->store_latency_ps);
+	json_u64(j, "store_latency_mean_ps",
+		 e->stores ? e->store_latency_ps / e->stores : 0);
+	json_u64(j, "store_latency_max_ps", e->store_latency_max_ps);
+	json_u64(j, "gc", e->gc);
+	json_u64(j, "ds_staged", e->ds_staged);
+	json_u64(j, "ds_held_max", e->ds_held_max);
+}
+
+/*
+ * --timeline: sample k ends at cycle (k + 1) x every (the last at the
+ * run's last cycle); "after" is what the drain past that cycle did.
+ */
+static void timeline_json(struct json *j, const struct gpu_run_opts *o,
+			  const struct gpu_run_result *r)
+{
+	uint64_t k;
+
+	json_break(j, " ");
+	json_open(j, "cxl_timeline", '{');
+	json_u64(j, "cycles_per_sample", o->timeline);
+	json_break(j, "  ");
+	json_open(j, "samples", '[');
+	for (k = 0; k < r->ntimeline; k++) {
+		uint64_t end = (k + 1) * o->timeline;
+
+		json_break(j, "   ");
+		json_open(j, NULL, '{');
+		json_u64(j, "end", end < r->core.cycles ? end : r->core.cycles);
+		timeline_sample_json(j, &r->timeline[k]);
+		json_close(j);
+	}
+	json_close(j);
+	json_break(j, "  ");
+	json_open(j, "after", '{');
+	timeline_sample_json(j, &r->timeline_after);
+	json_close(j);
+	json_close(j);
 }
 
 void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
@@ -537,6 +590,8 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		cxl_head_json(j, &o->cfg);
 		stats_json(j, &cxl_table, &r->core.cxl);
 		json_close(j);
+		if (o->timeline)
+			timeline_json(j, o, r);
 	}
 	if (o->cfg.uvm) {
 		json_break(j, " ");
@@ -545,6 +600,42 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		stats_json(j, &uvm_table, &r->core.uvm);
 		json_close(j);
 	}
+}
+
+/* --timeline as a table: latencies in ns. */
+static void timeline_row(FILE *f, const char *end,
+			 const struct gpu_cxl_sample *e)
+{
+	fprintf(f, "%12s %7llu %8llu %10.1f %10.1f %8llu %10.1f %10.1f %3llu %8llu %8llu\n",
+		end, (unsigned long long)e->ingress_max,
+		(unsigned long long)e->loads,
+		e->loads ? e->load_latency_ps / 1e3 / e->loads : 0.0,
+		e->load_latency_max_ps / 1e3, (unsigned long long)e->stores,
+		e->stores ? e->store_latency_ps / 1e3 / e->stores : 0.0,
+		e->store_latency_max_ps / 1e3, (unsigned long long)e->gc,
+		(unsigned long long)e->ds_staged,
+		(unsigned long long)e->ds_held_max);
+}
+
+static void timeline_text(FILE *f, const struct gpu_run_opts *o,
+			  const struct gpu_run_result *r)
+{
+	char end[24];
+	uint64_t k;
+
+	fprintf(f, "cxl timeline, %llu cycles a sample (latencies in ns)\n",
+		(unsigned long long)o->timeline);
+	fprintf(f, "%12s %7s %8s %10s %10s %8s %10s %10s %3s %8s %8s\n",
+		"end", "ingress", "loads", "load_mean", "load_max", "stores",
+		"st_mean", "st_max", "gc", "staged", "held");
+	for (k = 0; k < r->ntimeline; k++) {
+		uint64_t e = (k + 1) * o->timeline;
+
+		snprintf(end, sizeof(end), "%llu", (unsigned long long)
+			 (e < r->core.cycles ? e : r->core.cycles));
+		timeline_row(f, end, &r->timeline[k]);
+	}
+	timeline_row(f, "after", &r->timeline_after);
 }
 
 void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
@@ -591,6 +682,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 			cxl_sr_modes[o->cfg.cxl_sr % 5],
 			o->cfg.cxl_ds ? "on" : "off", o->cfg.cxl_ports);
 		stats_text(f, &cxl_table, &r->core.cxl);
+		if (o->timeline)
+			timeline_text(f, o, r);
 	}
 	if (o->cfg.uvm) {
 		fprintf(f, "uvm mode %s\n", uvm_modes[o->cfg.uvm % 3]);

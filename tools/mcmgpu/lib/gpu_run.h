@@ -43,6 +43,11 @@ struct gpu_run_opts {
 	 * (gpu_core_streams(); 0: off, kernels one after another).
 	 */
 	uint32_t streams;
+	/*
+	 * --host, cfg.cxl on: sample the root complex every timeline cycles
+	 * (gpu_core_cxl_timeline(); 0: off). The run's timing is the same.
+	 */
+	uint64_t timeline;
 };
 
 /*
@@ -64,6 +69,10 @@ struct gpu_run_result {
 	struct gpu_kernel_stats *kernels;	/* malloc'ed; nkernels of them */
 	uint32_t nkernels;
 	uint64_t objects;			/* mapped */
+	/* o->timeline: the samples (malloc'ed) and what came after the run */
+	struct gpu_cxl_sample *timeline;
+	uint64_t ntimeline;
+	struct gpu_cxl_sample timeline_after;
 };
 
 /*

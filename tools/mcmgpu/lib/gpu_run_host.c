@@ -670,6 +670,34 @@ static void mgvm_export_stats(const struct host_run *h, struct mcmgpu_barre_stat
 	barre_walker_export_stats(&s, st);
 }
 
+/* --timeline: the core's samples into the result. */
+static int host_timeline(struct host_run *h, char *err, size_t errlen)
+{
+	const struct gpu_cxl_sample *s;
+	u64 n;
+	int ret = gpu_core_cxl_samples(h->core, &s, &n, &h->r->timeline_after);
+
+	if (ret == -E2BIG) {
+		snprintf(err, errlen, "--timeline %llu: the run's %llu cycles need "
+			 "more than %llu samples; give more cycles a sample",
+			 (unsigned long long)h->o->timeline,
+			 (unsigned long long)h->r->core.cycles,
+			 (unsigned long long)GPU_CXL_TIMELINE_MAX);
+		return ret;
+	}
+	if (!ret) {
+		h->r->timeline = malloc(n * sizeof(*s));
+		ret = h->r->timeline ? 0 : -ENOMEM;
+	}
+	if (ret) {
+		snprintf(err, errlen, "--timeline: out of memory for the samples");
+		return ret;
+	}
+	memcpy(h->r->timeline, s, n * sizeof(*s));
+	h->r->ntimeline = n;
+	return 0;
+}
+
 int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 		 struct gpu_run_result *r, char *err, size_t errlen)
 {
@@ -722,6 +750,11 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 		snprintf(err, errlen, "%s", gpu_core_error(h.core));
 		goto out_core;
 	}
+	if (o->timeline && gpu_core_cxl_timeline(h.core, o->timeline)) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "--timeline: %s", gpu_core_error(h.core));
+		goto out_core;
+	}
 	ret = host_loop(&h);
 	if (o->progress)
 		fputc('\n', stderr);
@@ -746,6 +779,8 @@ int gpu_run_host(const char *path, const struct gpu_run_opts *o,
 			}
 			gpu_run_fbarre_stats(o, r);
 		}
+		if (o->timeline)
+			ret = host_timeline(&h, err, errlen);
 	}
 out_core:
 	gpu_core_destroy(h.core);
