@@ -508,6 +508,12 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 	 * Count mode (more than 8 chiplets, mcmgpu_barre.h) writes a group
 	 * as positions 0..n-1: a moved page cannot leave it alone (§VI).
 	 */
+	if (mcmgpu_coal_count_mode(c->chiplets) && c->fbarre_merge > 1 &&
+	    h->o->barre != GPU_RUN_BARRE_OFF) {
+		snprintf(err, errlen, "fbarre_merge: %u on %u chiplets; group expansion is for at most %u chiplets (§VI)",
+			 c->fbarre_merge, c->chiplets, GPU_ALLOC_MERGE_MAX_CHIPLETS);
+		return -EINVAL;
+	}
 	if (mcmgpu_coal_count_mode(c->chiplets) && c->migrate &&
 	    h->o->barre != GPU_RUN_BARRE_OFF) {
 		snprintf(err, errlen, "migrate: on %u chiplets coal_bitmap is a count of consecutive chiplets (§VI), which cannot drop a moved page from its group; at most %u chiplets with Barre and migration",
