@@ -13,7 +13,8 @@ set -euo pipefail
 # Application and size: gpu-sizes.txt's, smaller where a job's 19 runs
 # would take more than about 30 s of CPU there (gups at 1048576 takes
 # 14-21 s a run, docs/gpu.md; at 2048 atax's job took 99 s, one F-Barre
-# run of bicg 20 s and of gesummv 60 s). The 19 jobs: 241 s of CPU.
+# run of bicg 20 s and of gesummv 60 s). The 19 jobs: 241 s of CPU
+# before the 16-chiplet pair, which adds about 86 s.
 APPS="gemver:1024 correlation:128 adi:256 fft:1024 pagerank:11
 fastwalshtransform:262144 covariance:128 sssp:12 jacobi2d:256 fdtd2d:64
 lu:256 nw:1024 atax:1024 stencil2d:512 transpose:2048 gups:262144
