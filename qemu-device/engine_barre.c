@@ -247,7 +247,7 @@ void mcmgpu_ats_reply(struct chiplet_tlb_reply *r,
             .nmap = MIN(rsp->nmap, MCMGPU_MAX_CHIPLETS),
             .valid = 1,
         };
-        memcpy(r->pec.map, rsp->map, sizeof(r->pec.map));
+        memcpy(r->pec.map, rsp->map, sizeof(rsp->map));
     }
 }
 

@@ -29,6 +29,27 @@
 #define MCMGPU_FBARRE_FILTER_ROWS	256	/* cuckoo filter rows (x 4 ways) */
 #define MCMGPU_FBARRE_SCHED_MOVES	4	/* times a request may be passed */
 
+/*
+ * The translation core's chiplets (allocator, walker, F-Barre's model):
+ * the host runs up to 16, the GPU core's most (GPU_MAX_CHIPLETS). The
+ * device and its ABI (ATS responses, MCMGPU_ALLOC's map, the ATS queue)
+ * stay at MCMGPU_MAX_CHIPLETS, 8.
+ */
+#define MCMGPU_PEC_MAX_CHIPLETS		16
+/*
+ * coal_bitmap has a bit a chiplet and "supports up to eight GPUs with
+ * eight bits" (§IV-D). On more chiplets §VI makes it "a binary count of
+ * consecutive chiplets" (0110: 6), which the paper's 16-chiplet run
+ * used: count mode, chosen by the chiplet count of the system, never by
+ * the page. Ours (notes §2.4 leaves the details open): a count n means
+ * GPU_map positions 0..n-1, since the allocator's groups always start
+ * at position 0 and only an object's end shortens them; the count keeps
+ * the 8 bits, the position takes 4 (mcmgpu_hw.h), and there is no
+ * F-Barre expansion (§VI: at most 4 chiplets). A group with a hole (a
+ * member moved away) cannot be written in count mode.
+ */
+#define MCMGPU_COAL_BITMAP_CHIPLETS	8
+
 /* How an object's pages are spread over GPU_map's chiplets. */
 enum mcmgpu_alloc_policy {
 	MCMGPU_ALLOC_CHUNK = 0,	/* g pages per chiplet, rounds of n * g (LASP-like) */
@@ -48,9 +69,10 @@ struct mcmgpu_pec_entry {
 	__u32 pasid;
 	__u32 g;
 	__u8 nmap;
-	__u8 map[MCMGPU_MAX_CHIPLETS];
+	__u8 map[MCMGPU_PEC_MAX_CHIPLETS];
 	__u8 valid;
-	__u8 reserved[6];
+	__u8 coal_count;	/* its PTEs are in count mode (> 8 chiplets) */
+	__u8 reserved[5];
 };
 
 /* One access of a phase (MCMGPU_OP_BARRE_LOAD, MCMGPU_IOCTL_BARRE_RUN). */
@@ -188,6 +210,63 @@ static inline unsigned int mcmgpu_popcount8(unsigned int v)
 	return n;
 }
 
+static inline int mcmgpu_coal_count_mode(unsigned int chiplets)
+{
+	return chiplets > MCMGPU_COAL_BITMAP_CHIPLETS;
+}
+
+/* A leaf PTE's coalescing fields, read in either mode. */
+struct mcmgpu_coal {
+	unsigned int n;		/* members; a coalescing source only if >= 2 */
+	unsigned int pos;	/* this page's GPU_map position */
+	unsigned int intra;	/* F-Barre: its place in its chiplet's run */
+	unsigned int run;	/* F-Barre: pages a chiplet, 1 + merged */
+	unsigned int field;	/* bits 40-47: the bitmap, or the count */
+	int count;		/* count mode */
+};
+
+static inline void mcmgpu_coal_decode(__u64 pte, int count,
+				      struct mcmgpu_coal *c)
+{
+	c->count = count;
+	c->field = MCMGPU_PTE_COAL_BITMAP(pte);
+	if (count) {
+		c->n = c->field;
+		c->pos = FIELD_GET(MCMGPU_PTE_COAL_POS16_MASK, pte);
+		c->intra = 0;
+		c->run = 1;
+		return;
+	}
+	c->n = mcmgpu_popcount8(c->field);
+	c->pos = MCMGPU_PTE_COAL_POS(pte);
+	c->intra = MCMGPU_PTE_COAL_INTRA(pte);
+	c->run = 1 + MCMGPU_PTE_COAL_MERGED(pte);
+}
+
+/* Whether GPU_map position k, which holds chiplet, is in the group. */
+static inline int mcmgpu_coal_member(const struct mcmgpu_coal *c,
+				     unsigned int k, unsigned int chiplet)
+{
+	return c->count ? k < c->n : (c->field >> chiplet) & 1;
+}
+
+/*
+ * A member's coalescing bits: field is the chiplets' bitmap, or in count
+ * mode the count; intra and run are F-Barre's (0 and 1 in count mode).
+ */
+static inline __u64 mcmgpu_coal_bits(int count, unsigned int field,
+				     unsigned int pos, unsigned int intra,
+				     unsigned int run)
+{
+	if (count)
+		return FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, field) |
+		       FIELD_PREP(MCMGPU_PTE_COAL_POS16_MASK, pos);
+	return FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, field) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, pos) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, intra) |
+	       FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, run - 1);
+}
+
 /*
  * PEC's calculation (notes §2.6), in the general form of §3.2 so that
  * F-Barre's merged groups use it unchanged (plain Barre: intra = 0, one
@@ -196,41 +275,37 @@ static inline unsigned int mcmgpu_popcount8(unsigned int v)
  * space. base[c]: chiplet c's first global PFN. Returns 1 and v_p's leaf
  * PTE in *pte_p (its PFN, its own group coordinates, pte_t's permission)
  * when v_p is in v_t's group, else 0. A position counts only if its
- * chiplet's bit is in the bitmap (groups with holes, notes §6.3).
+ * chiplet's bit is in the bitmap (groups with holes, notes §6.3), in
+ * count mode (e->coal_count) only if it is below the count.
  */
 static inline int mcmgpu_pec_calc_pte(const struct mcmgpu_pec_entry *e,
 				      const __u64 *base, __u64 v_t,
 				      __u64 pte_t, __u64 v_p, __u64 *pte_p)
 {
-	unsigned int bitmap = MCMGPU_PTE_COAL_BITMAP(pte_t);
-	unsigned int o_t = MCMGPU_PTE_COAL_POS(pte_t);
-	unsigned int i_t = MCMGPU_PTE_COAL_INTRA(pte_t);
-	unsigned int m = 1 + MCMGPU_PTE_COAL_MERGED(pte_t);
+	struct mcmgpu_coal c;
 	__u64 walked = MCMGPU_PTE_PFN(pte_t);
 	__u64 first, d, k, x, pfn;
 
-	if (mcmgpu_popcount8(bitmap) < 2 || !e->g || o_t >= e->nmap ||
-	    !(bitmap & (1U << e->map[o_t])))
+	mcmgpu_coal_decode(pte_t, e->coal_count, &c);
+	if (c.n < 2 || !e->g || c.pos >= e->nmap ||
+	    !mcmgpu_coal_member(&c, c.pos, e->map[c.pos]))
 		return 0;
 	if (v_p < e->start_vpn || v_p > e->end_vpn ||
-	    v_t < i_t + (__u64)e->g * o_t)
+	    v_t < c.intra + (__u64)e->g * c.pos)
 		return 0;
-	first = v_t - i_t - (__u64)e->g * o_t;
+	first = v_t - c.intra - (__u64)e->g * c.pos;
 	if (v_p < first)
 		return 0;
 	d = v_p - first;
 	k = d / e->g;
 	x = d % e->g;
-	if (x >= m || k >= e->nmap || !(bitmap & (1U << e->map[k])))
+	if (x >= c.run || k >= e->nmap || !mcmgpu_coal_member(&c, k, e->map[k]))
 		return 0;
-	pfn = walked - base[e->map[o_t]] - i_t + base[e->map[k]] + x;
+	pfn = walked - base[e->map[c.pos]] - c.intra + base[e->map[k]] + x;
 	*pte_p = (pte_t & (MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
 			   MCMGPU_PTE_WRITE)) |
 		 FIELD_PREP(MCMGPU_PTE_PFN_MASK, pfn) |
-		 FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, bitmap) |
-		 FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, k) |
-		 FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, x) |
-		 FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, m - 1);
+		 mcmgpu_coal_bits(c.count, c.field, k, x, c.run);
 	return 1;
 }
 

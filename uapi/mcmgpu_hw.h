@@ -363,6 +363,14 @@ struct mcmgpu_record_error {
  *   bits 53-54  coal_merged: F-Barre, merged groups - 1 (run length - 1)
  * Every other bit is zero. One page is a coalescing source only when its
  * bitmap has two or more bits set.
+ *
+ * On more than 8 chiplets (the host only; the device has at most 8) the
+ * coalescing fields change meaning, as Barre Chord §VI proposes and used
+ * for its 16 chiplets (notes §2.4; mcmgpu_barre.h, "count mode"):
+ *   bits 40-47  coal_count: the group's size n, a binary count of
+ *               consecutive chiplets, namely GPU_map positions 0..n-1
+ *   bits 48-51  coal_pos: the position, 4 bits (16 positions)
+ *   bits 52-54  zero: no F-Barre expansion (at most 4 chiplets, §VI)
  */
 #define MCMGPU_PT_LEVELS		4
 #define MCMGPU_PT_ENTRIES		512
@@ -377,6 +385,7 @@ struct mcmgpu_record_error {
 #define MCMGPU_PTE_COAL_POS_MASK	0x0007000000000000ULL	/* 50:48 */
 #define MCMGPU_PTE_COAL_INTRA_MASK	0x0018000000000000ULL	/* 52:51 */
 #define MCMGPU_PTE_COAL_MERGED_MASK	0x0060000000000000ULL	/* 54:53 */
+#define MCMGPU_PTE_COAL_POS16_MASK	0x000f000000000000ULL	/* 51:48, count mode */
 /* The bits of a leaf PTE that describe its coalescing group. */
 #define MCMGPU_PTE_COAL_MASK \
 	(MCMGPU_PTE_COAL_BITMAP_MASK | MCMGPU_PTE_COAL_POS_MASK | \

@@ -15,7 +15,9 @@
  * where no such frame exists, that group's pages are placed one by one
  * with bitmap 0 (per-group fallback: the paper leaves the granularity open,
  * notes §6.5). Without Barre, or for a page alone in its group, a page takes
- * the lowest free frame of its chiplet.
+ * the lowest free frame of its chiplet. On more than 8 chiplets the PTEs
+ * carry the group's count instead of its bitmap (count mode, §VI,
+ * mcmgpu_barre.h): a group is always positions 0..n-1 of the round.
  */
 #include "gpu_alloc.h"
 #include "mcmgpu_pt.h"
@@ -218,8 +220,9 @@ int gpu_alloc_alloc_check(const struct gpu_alloc_pools *p, const struct gpu_allo
 	else if (req->nmap > p->chiplets)
 		*field = "map";
 	else if (req->merge > GPU_ALLOC_MAX_MERGE ||
-		 (req->merge > 1 && (req->nmap ? req->nmap : p->chiplets) >
-		  GPU_ALLOC_MERGE_MAX_CHIPLETS))
+		 (req->merge > 1 && ((req->nmap ? req->nmap : p->chiplets) >
+				     GPU_ALLOC_MERGE_MAX_CHIPLETS ||
+				     mcmgpu_coal_count_mode(p->chiplets))))
 		*field = "merge";
 	for (i = 0; !*field && i < req->nmap; i++) {
 		if (req->map[i] >= p->chiplets || (seen & (1U << req->map[i])))
@@ -245,7 +248,7 @@ u32 gpu_alloc_page_chiplet(const struct gpu_alloc_object *obj, u64 i)
  * in its chiplet's run (F-Barre's expanded format, notes §3.2).
  */
 struct gpu_alloc_coal {
-	u32 bitmap;			/* 0: not grouped */
+	u32 bitmap;			/* bitmap or count mode's count; 0: not grouped */
 	u32 x;
 	u32 run;
 };
@@ -257,10 +260,7 @@ static u64 gpu_alloc_pte(const struct gpu_alloc_object *obj, u64 pfn,
 
 	if (!gc->bitmap)
 		return pte;
-	return pte | FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, gc->bitmap) |
-	       FIELD_PREP(MCMGPU_PTE_COAL_POS_MASK, pos) |
-	       FIELD_PREP(MCMGPU_PTE_COAL_INTRA_MASK, gc->x) |
-	       FIELD_PREP(MCMGPU_PTE_COAL_MERGED_MASK, gc->run - 1);
+	return pte | mcmgpu_coal_bits(obj->coal_count, gc->bitmap, pos, gc->x, gc->run);
 }
 
 /* Returns page i's frame to its pool and clears its PTE (rollback, free). */
@@ -358,8 +358,12 @@ static int gpu_alloc_place_round(struct gpu_alloc_pools *p, struct gpu_alloc_spa
 		struct gpu_alloc_coal gc = { };
 
 		run = gpu_alloc_pick_run(p, obj, first, j, &n, &mask, &local);
+		/* The positions are 0..n-1: count mode writes n. */
 		if (local != GPU_ALLOC_NO_FRAME)
-			gc = (struct gpu_alloc_coal){ .bitmap = mask, .run = run };
+			gc = (struct gpu_alloc_coal){
+				.bitmap = obj->coal_count ? n : mask,
+				.run = run,
+			};
 		for (gc.x = 0; gc.x < run; gc.x++) {
 			for (k = 0; k < n; k++) {
 				u64 i = first + (u64)k * obj->g + j + gc.x;
@@ -408,6 +412,7 @@ int gpu_alloc(struct gpu_alloc_pools *p, struct gpu_alloc_space *as,
 	else
 		obj->g = req->g;
 	obj->barre = req->barre;
+	obj->coal_count = mcmgpu_coal_count_mode(p->chiplets);
 	obj->merge = req->merge ? req->merge : 1;
 	obj->pte_flags = MCMGPU_PTE_VALID | MCMGPU_PTE_READ |
 			 (req->writable ? MCMGPU_PTE_WRITE : 0);
@@ -453,5 +458,6 @@ void gpu_alloc_pec_entry(const struct gpu_alloc_space *as, const struct gpu_allo
 	e->g = obj->g;
 	e->nmap = obj->nmap;
 	memcpy(e->map, obj->map, sizeof(e->map));
+	e->coal_count = obj->coal_count;
 	e->valid = 1;
 }

@@ -29,10 +29,10 @@ struct gpu_alloc_pools {
 	u32 chiplets;
 	u32 frames;			/* per chiplet */
 	u32 words;			/* u64 words per bitmap */
-	u64 base[MCMGPU_MAX_CHIPLETS];	/* chiplet's first global PFN */
-	u64 *free[MCMGPU_MAX_CHIPLETS];
-	u32 free_frames[MCMGPU_MAX_CHIPLETS];
-	u32 hint[MCMGPU_MAX_CHIPLETS];	/* no free frame below it */
+	u64 base[MCMGPU_PEC_MAX_CHIPLETS];	/* chiplet's first global PFN */
+	u64 *free[MCMGPU_PEC_MAX_CHIPLETS];
+	u32 free_frames[MCMGPU_PEC_MAX_CHIPLETS];
+	u32 hint[MCMGPU_PEC_MAX_CHIPLETS];	/* no free frame below it */
 };
 
 u32 gpu_alloc_pool_words(u32 frames);
@@ -79,7 +79,7 @@ struct gpu_alloc_alloc_req {
 	u32 policy;			/* enum mcmgpu_alloc_policy */
 	u32 g;				/* chunk: pages per chiplet per round */
 	u32 nmap;			/* 0: chiplets 0..n-1 */
-	u8 map[MCMGPU_MAX_CHIPLETS];
+	u8 map[MCMGPU_PEC_MAX_CHIPLETS];
 	u32 merge;			/* 0 or 1: plain Barre; 2..4 F-Barre */
 	bool barre;
 	bool writable;
@@ -91,8 +91,9 @@ struct gpu_alloc_object {
 	u64 pages;
 	u32 g;
 	u32 nmap;
-	u8 map[MCMGPU_MAX_CHIPLETS];
+	u8 map[MCMGPU_PEC_MAX_CHIPLETS];
 	bool barre;
+	bool coal_count;		/* count mode: more than 8 chiplets */
 	u64 pte_flags;			/* VALID | READ [| WRITE] */
 	u64 *pfn;			/* global PFN of each page */
 	u32 merge;

@@ -113,7 +113,7 @@ static int mcmgpu_ioctl_alloc(void *file, void *arg, u32 usize)
 	req.policy = a->policy;
 	req.g = a->g;
 	req.nmap = a->nmap;
-	memcpy(req.map, a->map, sizeof(req.map));
+	memcpy(req.map, a->map, sizeof(a->map));
 	req.barre = a->flags & MCMGPU_ALLOC_F_BARRE;
 	req.merge = a->merge;
 	req.writable = a->flags & (MCMGPU_ALLOC_F_WRITE | MCMGPU_ALLOC_F_SHARED);

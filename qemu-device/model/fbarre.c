@@ -152,7 +152,7 @@ int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg,
     u32 c;
 
     if (!fbarre_config_valid(cfg) || !chiplets ||
-        chiplets > MCMGPU_MAX_CHIPLETS) {
+        chiplets > MCMGPU_PEC_MAX_CHIPLETS) {
         return -EINVAL;
     }
     memset(f, 0, sizeof(*f));
@@ -211,7 +211,8 @@ bool fbarre_pec_add(struct fbarre_state *f, u32 c,
 
     /* It came over PCIe: every chiplet it names must exist, once. */
     if (!e->g || !e->nmap || e->nmap > f->chiplets ||
-        e->start_vpn > e->end_vpn) {
+        e->start_vpn > e->end_vpn ||
+        e->coal_count != mcmgpu_coal_count_mode(f->chiplets)) {
         return false;
     }
     for (k = 0; k < e->nmap; k++) {
@@ -273,12 +274,16 @@ void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte,
                    u64 now)
 {
     const struct mcmgpu_pec_entry *e = fbarre_pec_find(&f->chip[c], vpn);
-    u32 bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
-    u32 x = MCMGPU_PTE_COAL_INTRA(pte), pos = MCMGPU_PTE_COAL_POS(pte);
-    u32 run = 1 + MCMGPU_PTE_COAL_MERGED(pte), j, k, xx;
     struct fbarre_filter *lcf = &f->chip[c].filter[c];
+    struct mcmgpu_coal g;
+    u32 x, pos, run, j, k, xx;
     bool grouped;
     u64 first;
+
+    mcmgpu_coal_decode(pte, mcmgpu_coal_count_mode(f->chiplets), &g);
+    x = g.intra;
+    pos = g.pos;
+    run = g.run;
 
     fbarre_deliver(f, now);
     if (add) {
@@ -288,7 +293,7 @@ void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte,
     } else {
         fbarre_filter_del(lcf, f->cfg.rows, vpn);
     }
-    grouped = e && mcmgpu_popcount8(bitmap) >= 2 && pos < e->nmap &&
+    grouped = e && g.n >= 2 && pos < e->nmap &&
               vpn >= x + (u64)e->g * pos;
     first = grouped ? vpn - x - (u64)e->g * pos : 0;
     for (j = 0; j < f->chiplets; j++) {
@@ -301,7 +306,7 @@ void fbarre_tlb_update(struct fbarre_state *f, u32 c, u64 vpn, u64 pte,
         }
         /* The VPN and all its coalescing VPNs (the whole group). */
         for (k = 0; k < e->nmap; k++) {
-            if (!(bitmap & (1U << e->map[k]))) {
+            if (!mcmgpu_coal_member(&g, k, e->map[k])) {
                 continue;
             }
             for (xx = 0; xx < run; xx++) {

@@ -30,7 +30,7 @@ struct fbarre_filter {
 
 struct fbarre_chiplet {
     /* filter[self] is the LCF; filter[j] is RCF_j. */
-    struct fbarre_filter filter[MCMGPU_MAX_CHIPLETS];
+    struct fbarre_filter filter[MCMGPU_PEC_MAX_CHIPLETS];
     struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
 };
 
@@ -91,9 +91,9 @@ struct gpu_core_fbarre_stats {
 struct fbarre_state {
     struct fbarre_config cfg;
     u32 chiplets;
-    __u64 base[MCMGPU_MAX_CHIPLETS];    /* global PFN map */
+    __u64 base[MCMGPU_PEC_MAX_CHIPLETS]; /* global PFN map */
     u64 rng;
-    struct fbarre_chiplet chip[MCMGPU_MAX_CHIPLETS];
+    struct fbarre_chiplet chip[MCMGPU_PEC_MAX_CHIPLETS];
     struct fbarre_msg msg[FBARRE_MSG_RING];     /* in flight, in arrival order */
     u32 msg_head, msg_count;
     struct fbarre_stats stats;

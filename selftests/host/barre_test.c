@@ -359,6 +359,96 @@ TEST(arbitrary_gpu_map)
 	env_fini(&e);
 }
 
+/*
+ * Count mode (§VI, mcmgpu_barre.h), hand-computed: 16 chiplets of 0x100
+ * frames (base c * 0x100), GPU_map reversed (position k on chiplet
+ * 15 - k), g = 2, 28 pages: one short round, so each group is positions
+ * 0..13 (count 14, "1110"). Frame 0 of chiplet 9 is taken, so group 0
+ * takes frame 1 and group 1 frame 2: page i = 2k + j is at
+ * (15 - k) * 0x100 + 1 + j.
+ */
+static int alloc16(struct env *e, struct gpu_alloc_object *obj, u64 *pfn,
+		   struct mcmgpu_pec_entry *pe)
+{
+	struct gpu_alloc_alloc_req req = { .pages = 28, .policy = MCMGPU_ALLOC_CHUNK,
+				    .g = 2, .nmap = 16, .barre = true };
+	u32 k;
+
+	for (k = 0; k < 16; k++)
+		req.map[k] = 15 - k;
+	env_init(e, 16, 0x100, 1);
+	gpu_alloc_frame_take(&e->pools, 9, 0);
+	if (gpu_alloc(&e->pools, &e->as[0], &req, obj, pfn))
+		return -1;
+	gpu_alloc_pec_entry(&e->as[0], obj, pe);
+	return 0;
+}
+
+TEST(count_mode_16_chiplets)
+{
+	struct gpu_alloc_alloc_req merged = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
+				       .g = 2, .nmap = 4, .map = { 0, 1, 2, 3 },
+				       .merge = 2, .barre = true };
+	struct mcmgpu_pec_entry pe, bm;
+	struct gpu_alloc_object obj;
+	const char *field;
+	__u64 base[16], out = 0;
+	u64 pfn[28], i, pte, walked;
+	struct env e;
+
+	ASSERT_EQ(0, alloc16(&e, &obj, pfn, &pe));
+	for (i = 0; i < 16; i++)
+		base[i] = e.pools.base[i];
+	EXPECT_EQ(2, obj.groups);
+	EXPECT_EQ(28, obj.grouped_pages);
+	EXPECT_EQ(0, obj.fallback_pages);
+	EXPECT_EQ(1, pe.coal_count);
+	EXPECT_EQ(16, pe.nmap);
+	for (i = 0; i < 28; i++) {
+		pte = gpu_alloc_pte_get(&e.as[0], obj.vpn + i);
+		EXPECT_EQ((15 - i / 2) * 0x100 + 1 + i % 2, pfn[i]) TH_LOG("page %lu", (unsigned long)i);
+		EXPECT_EQ(pfn[i], MCMGPU_PTE_PFN(pte));
+		EXPECT_EQ(14, MCMGPU_PTE_COAL_BITMAP(pte));
+		EXPECT_EQ(i / 2, FIELD_GET(MCMGPU_PTE_COAL_POS16_MASK, pte));
+	}
+	/* Page 22: position 11 (bit 51 set), chiplet 4, frame 1, count 14. */
+	walked = gpu_alloc_pte_get(&e.as[0], obj.vpn + 22);
+	EXPECT_EQ(0x000b0e0000401003ULL, walked);
+	/* Its group across 14 chiplets: position 3 on chiplet 12, 13 on 2. */
+	ASSERT_EQ(1, mcmgpu_pec_calc_pte(&pe, base, obj.vpn + 22, walked, obj.vpn + 6, &out));
+	EXPECT_EQ(0x00030e0000c01003ULL, out);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, obj.vpn + 22, walked, obj.vpn + 26, &out));
+	EXPECT_EQ(0x201, out);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, obj.vpn + 22, walked, obj.vpn + 0, &out));
+	EXPECT_EQ(0xf01, out);
+	/* Group 1 (page 7) is another group. */
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, obj.vpn + 22, walked, obj.vpn + 7, &out));
+	/*
+	 * "0110" = 6 consecutive chiplets: positions 0..5. Walking page 8
+	 * (position 4, 0xb01) computes position 5 (0xa01), never 6; a
+	 * walked page at position 11 is outside its own count.
+	 */
+	pte = (gpu_alloc_pte_get(&e.as[0], obj.vpn + 8) & ~MCMGPU_PTE_COAL_BITMAP_MASK) |
+	      FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, 6);
+	ASSERT_EQ(1, mcmgpu_pec_calc(&pe, base, obj.vpn + 8, pte, obj.vpn + 10, &out));
+	EXPECT_EQ(0xa01, out);
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, obj.vpn + 8, pte, obj.vpn + 12, &out));
+	pte = (walked & ~MCMGPU_PTE_COAL_BITMAP_MASK) | FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK, 6);
+	EXPECT_EQ(0, mcmgpu_pec_calc(&pe, base, obj.vpn + 22, pte, obj.vpn + 6, &out));
+	/* Read as a bitmap, 14 is chiplets 1-3: chiplet 4's page is not in it. */
+	bm = pe;
+	bm.coal_count = 0;
+	EXPECT_EQ(0, mcmgpu_pec_calc(&bm, base, obj.vpn + 22, walked, obj.vpn + 6, &out));
+	/* No F-Barre expansion in count mode (§VI: at most 4 chiplets). */
+	EXPECT_EQ(-EINVAL, gpu_alloc_alloc_check(&e.pools, &merged, &field));
+	EXPECT_STREQ("merge", field);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+	env_init(&e, 4, 0x100, 1);
+	EXPECT_EQ(0, gpu_alloc_alloc_check(&e.pools, &merged, &field));
+	env_fini(&e);
+}
+
 TEST(bad_requests_are_refused)
 {
 	struct gpu_alloc_alloc_req req = { .pages = 8, .policy = MCMGPU_ALLOC_CHUNK,
@@ -769,6 +859,54 @@ TEST(walker_coalesces_pending_group)
 	EXPECT_EQ(3, b.stats.walks);
 	EXPECT_EQ(0, b.stats.coalesced);
 	EXPECT_EQ(2, b.stats.faults);
+	gpu_alloc_free(&e.pools, &e.as[0], &obj);
+	env_fini(&e);
+}
+
+/*
+ * Count mode in the IOMMU: count_mode_16_chiplets' object, one walker,
+ * group 0's 14 pages (chiplets 15..2) and page 1 of group 1 arriving
+ * together: the first walk completes the 13 others of its group across
+ * 14 chiplets, group 1's page takes the second walk.
+ */
+TEST(walker_coalesces_16_chiplets)
+{
+	static struct barre_walker b;
+	static struct answers a;
+	struct mcmgpu_pec_entry pe;
+	struct gpu_alloc_object obj;
+	struct env e;
+	u64 pfn[28];
+	u32 i;
+
+	ASSERT_EQ(0, alloc16(&e, &obj, pfn, &pe));
+	walker_env(&e, &b, &a, 1, 5, true);
+	ASSERT_EQ(16, b.cfg.chiplets);
+	ASSERT_EQ(1, barre_walker_pec_add(&b, &pe));
+	for (i = 0; i < 15; i++) {
+		struct barre_walker_request r = {
+			.tag = i, .vpn = obj.vpn + (i < 14 ? 2 * i : 1),
+			.pasid = 1, .chiplet = i < 14 ? 15 - i : 15,
+		};
+
+		ASSERT_EQ(0, barre_walker_submit(&b, &r));
+	}
+	barre_walker_advance(&b, 10000);
+	ASSERT_EQ(15, a.n);
+	EXPECT_EQ(2, b.stats.walks);
+	EXPECT_EQ(13, b.stats.coalesced);
+	EXPECT_EQ(0, b.stats.shadow_mismatches);
+	for (i = 0; i < 15; i++) {
+		const struct barre_walker_response *r = &a.r[i];
+		u64 t = r->tag;
+
+		EXPECT_EQ(t < 14 ? (15 - t) * 0x100 + 1 : 0xf02, r->pfn) TH_LOG("tag %lu", (unsigned long)t);
+		EXPECT_EQ(t < 14 ? 500 : 1000, r->done);
+		EXPECT_EQ(t != 0 && t < 14, r->coalesced);
+		/* F-Barre's extension carries the count and the mode. */
+		EXPECT_EQ(14, MCMGPU_PTE_COAL_BITMAP(r->coal));
+		EXPECT_EQ(1, r->pec.coal_count);
+	}
 	gpu_alloc_free(&e.pools, &e.as[0], &obj);
 	env_fini(&e);
 }

@@ -228,4 +228,37 @@ TEST(barre_sched_schedules_without_the_package)
 	gpu_run_result_free(&r2);
 }
 
+/*
+ * 16 chiplets (count mode, §VI): Barre coalesces across more than 8
+ * chiplets with every computed frame the true walk's, F-Barre keeps its
+ * identities, and what count mode cannot write is refused by name: group
+ * expansion (merge) and migration under Barre.
+ */
+TEST(sixteen_chiplets)
+{
+	struct gpu_run_result r;
+	struct gpu_run_opts o;
+	char path[128], err[512];
+
+	ASSERT_EQ(0, app_prog_file("gpu_fbarre_test", "gups", 0,
+				   path, sizeof(path)));
+	opts(&o, GPU_RUN_BARRE_ON, 1, "chiplets=16");
+	o.shadow = true;
+	ASSERT_EQ(0, host_run(path, &o, &r));
+	EXPECT_GT(r.barre.coalesced, 0);
+	EXPECT_GT(r.barre.groups, 0);
+	EXPECT_EQ(0, r.barre.shadow_mismatches);
+	EXPECT_EQ(0, r.core.translation_faults);
+	gpu_run_result_free(&r);
+	opts(&o, GPU_RUN_BARRE_ON, 2, "chiplets=16");
+	EXPECT_EQ(-EINVAL, gpu_run_host(path, &o, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "fbarre_merge: ")) TH_LOG("%s", err);
+	opts(&o, GPU_RUN_BARRE_ON, 1, "chiplets=16");
+	host_set(&o.cfg, "migrate=1");
+	EXPECT_EQ(-EINVAL, gpu_run_host(path, &o, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "migrate: on 16 chiplets")) TH_LOG("%s", err);
+	unlink(path);
+	check_fbarre(_metadata, "spmv", 1, "chiplets=16", false);
+}
+
 TEST_HARNESS_MAIN

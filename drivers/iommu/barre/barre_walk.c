@@ -49,7 +49,7 @@ void barre_walker_default_config(struct barre_walker_config *cfg, u32 chiplets, 
 	cfg->walk_cycles = MCMGPU_BARRE_WALK_CYCLES;
 	cfg->pec_entries = MCMGPU_BARRE_PEC_ENTRIES;
 	cfg->chiplets = chiplets;
-	for (c = 0; c < chiplets && c < MCMGPU_MAX_CHIPLETS; c++)
+	for (c = 0; c < chiplets && c < MCMGPU_PEC_MAX_CHIPLETS; c++)
 		cfg->base[c] = (u64)c * frames;
 }
 
@@ -63,7 +63,7 @@ int barre_walker_init(struct barre_walker *b, const struct barre_walker_config *
 	    !cfg->walk_cycles || cfg->pec_entries > BARRE_WALKER_MAX_PEC ||
 	    cfg->sched_moves > BARRE_WALKER_MAX_SCHED_MOVES ||
 	    cfg->chiplets < MCMGPU_MIN_CHIPLETS ||
-	    cfg->chiplets > MCMGPU_MAX_CHIPLETS)
+	    cfg->chiplets > MCMGPU_PEC_MAX_CHIPLETS)
 		return -EINVAL;
 	memset(b, 0, sizeof(*b));
 	b->cfg = *cfg;
@@ -83,6 +83,15 @@ barre_walker_pec_find(const struct barre_walker *b, u32 pasid, u64 vpn)
 		    b->pec[i].start_vpn <= vpn && vpn <= b->pec[i].end_vpn)
 			return &b->pec[i];
 	return NULL;
+}
+
+/* The group size a leaf PTE gives, in the mode of the walker's chiplets. */
+static u32 barre_walker_coal_n(const struct barre_walker *b, u64 pte)
+{
+	struct mcmgpu_coal g;
+
+	mcmgpu_coal_decode(pte, mcmgpu_coal_count_mode(b->cfg.chiplets), &g);
+	return g.n;
 }
 
 /* The PW-queue bucket of a place: a multiplicative hash of its key. */
@@ -266,7 +275,7 @@ static void barre_walker_answer(struct barre_walker *b, const struct barre_walke
 		rsp.pfn = MCMGPU_PTE_PFN(pte);
 		rsp.writable = !!(pte & MCMGPU_PTE_WRITE);
 		/* F-Barre: a grouped page brings its group and object along. */
-		e = mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) >= 2 ?
+		e = barre_walker_coal_n(b, pte) >= 2 ?
 		    barre_walker_pec_find(b, req->pasid, req->vpn) : NULL;
 		if (e) {
 			rsp.coal = pte & MCMGPU_PTE_COAL_MASK;
@@ -374,13 +383,17 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 	const struct barre_walker_place *p;
 	const struct mcmgpu_pec_entry *e;
 	struct barre_walker_place tmp;
-	u32 o_t = MCMGPU_PTE_COAL_POS(pte), i_t = MCMGPU_PTE_COAL_INTRA(pte);
-	u32 m = 1 + MCMGPU_PTE_COAL_MERGED(pte), bitmap = MCMGPU_PTE_COAL_BITMAP(pte);
+	struct mcmgpu_coal g;
+	u32 o_t, i_t, m;
 	u32 i, kept, o;
 	u64 first, c;
 	bool before;
 
-	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) || mcmgpu_popcount8(bitmap) < 2)
+	mcmgpu_coal_decode(pte, mcmgpu_coal_count_mode(b->cfg.chiplets), &g);
+	o_t = g.pos;
+	i_t = g.intra;
+	m = g.run;
+	if (!b->cfg.pec_entries || !(pte & MCMGPU_PTE_VALID) || g.n < 2)
 		return;
 	e = barre_walker_pec_find(b, req->pasid, req->vpn);
 	if (!e) {
@@ -389,7 +402,7 @@ static void barre_walker_coalesce(struct barre_walker *b, const struct barre_wal
 	}
 	b->stats.pec_hits++;
 	/* What mcmgpu_pec_calc_pte() refuses for every page. */
-	if (!e->g || o_t >= e->nmap || !(bitmap & (1U << e->map[o_t])) ||
+	if (!e->g || o_t >= e->nmap || !mcmgpu_coal_member(&g, o_t, e->map[o_t]) ||
 	    req->vpn < i_t + (u64)e->g * o_t)
 		return;
 	first = req->vpn - i_t - (u64)e->g * o_t;

@@ -18,8 +18,8 @@
 #include "mcmgpu_compat.h"
 #include "mcmgpu_barre.h"
 
-/* Requests in flight at once: every chiplet's MSHRs. */
-#define BARRE_WALKER_MAX_INFLIGHT		(MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
+/* Requests in flight at once: every chiplet's MSHRs (16 chiplets on the host). */
+#define BARRE_WALKER_MAX_INFLIGHT		(MCMGPU_PEC_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 #define BARRE_WALKER_MAX_PEC		8
 #define BARRE_WALKER_MAX_SCHED_MOVES	255	/* a request's count is a u8 */
 
@@ -73,7 +73,7 @@ struct barre_walker_config {
 	 */
 	u32 sched_moves;
 	u32 chiplets;
-	__u64 base[MCMGPU_MAX_CHIPLETS];	/* global PFN map of the chiplets */
+	__u64 base[MCMGPU_PEC_MAX_CHIPLETS];	/* global PFN map of the chiplets */
 };
 
 struct barre_walker_stats {

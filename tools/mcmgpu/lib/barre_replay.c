@@ -108,7 +108,7 @@ static int alloc(struct barre_backend *b, const struct barre_rec *r,
 	const char *field;
 	int ret;
 
-	memcpy(req.map, r->map, sizeof(req.map));
+	memcpy(req.map, r->map, sizeof(r->map));
 	if (gpu_alloc_alloc_check(&limits, &req, &field))
 		return fail(err, errlen, -EINVAL, "line %u: alloc: bad %s",
 			    r->line, field);

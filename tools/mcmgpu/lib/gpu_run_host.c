@@ -127,7 +127,7 @@ static u64 walk_read(void *priv, u64 table, u32 index)
  */
 static int mgvm_place(struct host_run *h, u64 table, int level, u64 *count)
 {
-	u64 own[MCMGPU_MAX_CHIPLETS] = { 0 }, sub[MCMGPU_MAX_CHIPLETS];
+	u64 own[MCMGPU_PEC_MAX_CHIPLETS] = { 0 }, sub[MCMGPU_PEC_MAX_CHIPLETS];
 	u32 i, c, best = 0;
 	int ret;
 
@@ -138,7 +138,7 @@ static int mgvm_place(struct host_run *h, u64 table, int level, u64 *count)
 			continue;
 		if (level == MCMGPU_PT_LEVELS - 1) {
 			c = (u32)(MCMGPU_PTE_PFN(e) / h->pools.frames);
-			if (c < MCMGPU_MAX_CHIPLETS)
+			if (c < MCMGPU_PEC_MAX_CHIPLETS)
 				own[c]++;
 			continue;
 		}
@@ -146,13 +146,13 @@ static int mgvm_place(struct host_run *h, u64 table, int level, u64 *count)
 		ret = mgvm_place(h, e & MCMGPU_PTE_TABLE_MASK, level + 1, sub);
 		if (ret)
 			return ret;
-		for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+		for (c = 0; c < MCMGPU_PEC_MAX_CHIPLETS; c++)
 			own[c] += sub[c];
 	}
 	for (c = 1; c < h->o->cfg.chiplets; c++)
 		if (own[c] > own[best])
 			best = c;
-	for (c = 0; c < MCMGPU_MAX_CHIPLETS; c++)
+	for (c = 0; c < MCMGPU_PEC_MAX_CHIPLETS; c++)
 		count[c] += own[c];
 	if (h->nhomes == h->cap_homes) {
 		uint32_t cap = h->cap_homes ? 2 * h->cap_homes : 64;
@@ -176,7 +176,7 @@ static int home_cmp(const void *a, const void *b)
 
 static int mgvm_place_tables(struct host_run *h, char *err, size_t errlen)
 {
-	u64 count[MCMGPU_MAX_CHIPLETS] = { 0 };
+	u64 count[MCMGPU_PEC_MAX_CHIPLETS] = { 0 };
 	int ret = mgvm_place(h, h->as.root, 0, count);
 
 	if (ret) {
@@ -368,7 +368,7 @@ static int host_migrate(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
 	struct gpu_alloc_object *obj = NULL;
 	struct mcmgpu_pec_entry pe;
 	u64 pte = gpu_alloc_pte_get(&h->as, vpn), old, first, v, last, bit;
-	__u64 base[MCMGPU_MAX_CHIPLETS], mpte;
+	__u64 base[MCMGPU_PEC_MAX_CHIPLETS], mpte;
 	u32 local, i;
 
 	*n = 0;
@@ -390,7 +390,7 @@ static int host_migrate(void *priv, u64 vpn, u32 dest, u64 *pfn, u64 *vpns,
 	/* The group's other members, found as PEC finds them. */
 	if (mcmgpu_popcount8(MCMGPU_PTE_COAL_BITMAP(pte)) > 1) {
 		gpu_alloc_pec_entry(&h->as, obj, &pe);
-		for (i = 0; i < MCMGPU_MAX_CHIPLETS; i++)
+		for (i = 0; i < MCMGPU_PEC_MAX_CHIPLETS; i++)
 			base[i] = h->pools.base[i];
 		bit = FIELD_PREP(MCMGPU_PTE_COAL_BITMAP_MASK,
 				 1ULL << (old / h->pools.frames));
@@ -497,11 +497,27 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 	u32 frames = c->vram_mib << 8, i;
 	int ret;
 
-	if (c->chiplets > MCMGPU_MAX_CHIPLETS ||
+	if (c->chiplets > MCMGPU_PEC_MAX_CHIPLETS ||
 	    c->chiplets * c->l2_tlb_mshrs > BARRE_WALKER_MAX_INFLIGHT) {
 		snprintf(err, errlen, "chiplets x l2_tlb_mshrs: %u x %u, translation takes at most %u chiplets and %u requests in flight",
-			 c->chiplets, c->l2_tlb_mshrs, MCMGPU_MAX_CHIPLETS,
+			 c->chiplets, c->l2_tlb_mshrs, MCMGPU_PEC_MAX_CHIPLETS,
 			 BARRE_WALKER_MAX_INFLIGHT);
+		return -EINVAL;
+	}
+	/*
+	 * Count mode (more than 8 chiplets, mcmgpu_barre.h) writes a group
+	 * as positions 0..n-1: a moved page cannot leave it alone (§VI).
+	 */
+	if (mcmgpu_coal_count_mode(c->chiplets) && c->fbarre_merge > 1 &&
+	    h->o->barre != GPU_RUN_BARRE_OFF) {
+		snprintf(err, errlen, "fbarre_merge: %u on %u chiplets; group expansion is for at most %u chiplets (§VI)",
+			 c->fbarre_merge, c->chiplets, GPU_ALLOC_MERGE_MAX_CHIPLETS);
+		return -EINVAL;
+	}
+	if (mcmgpu_coal_count_mode(c->chiplets) && c->migrate &&
+	    h->o->barre != GPU_RUN_BARRE_OFF) {
+		snprintf(err, errlen, "migrate: on %u chiplets coal_bitmap is a count of consecutive chiplets (§VI), which cannot drop a moved page from its group; at most %u chiplets with Barre and migration",
+			 c->chiplets, MCMGPU_COAL_BITMAP_CHIPLETS);
 		return -EINVAL;
 	}
 	h->pt = (struct gpu_alloc_pt_ops){ pt_alloc, pt_free, pt_map, h };
