@@ -215,7 +215,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 
 	if (sp)
 		return sp;
-	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	sp = kvzalloc(sizeof(*sp), GFP_KERNEL);
 	if (!sp)
 		return NULL;
 	sp->bi = bi;
@@ -224,7 +224,7 @@ static struct barre_space *barre_space_get(struct barre_iommu *bi, u32 pasid)
 	ops.priv = sp;
 	if (barre_walker_init(&sp->bw, &cfg, &ops, barre_respond, sp) ||
 	    xa_err(xa_store(&bi->spaces, pasid, sp, GFP_KERNEL))) {
-		kfree(sp);
+		kvfree(sp);
 		return NULL;
 	}
 	return sp;
@@ -273,7 +273,7 @@ static void barre_spaces_sweep(struct barre_iommu *bi, u32 keep)
 			continue;
 		xa_erase(&bi->spaces, pasid);
 		barre_retire(bi, &sp->bw.stats);
-		kfree(sp);
+		kvfree(sp);
 	}
 }
 
@@ -734,7 +734,7 @@ static void barre_iommu_remove(struct auxiliary_device *adev)
 	mutex_lock(&bi->lock);
 	bi->gone = true;
 	xa_for_each(&bi->spaces, pasid, sp)
-		kfree(sp);
+		kvfree(sp);
 	xa_destroy(&bi->spaces);
 	mutex_unlock(&bi->lock);
 	kref_put(&bi->ref, barre_iommu_free);
