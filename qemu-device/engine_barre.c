@@ -24,6 +24,10 @@
 #include "mcmgpu_engine.h"
 #include "mcmgpu_barre.h"
 #include "chiplet_tlb.h"
+#include "fbarre.h"
+
+/* meson.build sizes F-Barre's state for the device's chiplets. */
+QEMU_BUILD_BUG_ON(FBARRE_MAX_CHIPLETS < MCMGPU_MAX_CHIPLETS);
 
 #define BARRE_MAX_REPLIES   (MCMGPU_MAX_CHIPLETS * MCMGPU_BARRE_MSHRS)
 

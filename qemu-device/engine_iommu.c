@@ -171,12 +171,16 @@ typedef struct IommuWait {
     MCMGPUIommu *im;
     uint64_t ring;
     uint64_t seq;
+    uint64_t before;        /* answered_seq when the batch was posted */
     bool polling;           /* device_polling is set in the ring */
 } IommuWait;
 
 #define RING_FIELD(ring, f) ((ring) + offsetof(struct mcmgpu_ats_ring, f))
 
-/* No lock held: the IOMMU wrote the batch's answered_seq. */
+/*
+ * No lock held: the IOMMU wrote answered_seq since the batch was posted
+ * (a wrong value too: the header's check then refuses it).
+ */
 static bool iommu_answer_written(void *opaque)
 {
     IommuWait *w = opaque;
@@ -186,7 +190,8 @@ static bool iommu_answer_written(void *opaque)
                          sizeof(seq)) != MEMTX_OK) {
         return false;   /* the wait that follows says why */
     }
-    return le64_to_cpu(seq) == w->seq;
+    seq = le64_to_cpu(seq);
+    return seq == w->seq || seq != w->before;
 }
 
 /*
@@ -201,9 +206,10 @@ static bool iommu_answered(void *opaque)
     uint32_t zero = 0;
     bool done;
 
+    /* Rings turned off or moved (under the device lock, as here) end it. */
     qemu_mutex_lock(&w->im->lock);
     done = !(w->im->ctrl & MCMGPU_IOMMU_CTRL_ENABLE) ||
-           w->im->rung == (uint32_t)w->seq;
+           w->im->ring != w->ring || w->im->rung == (uint32_t)w->seq;
     qemu_mutex_unlock(&w->im->lock);
     if (done || !w->polling) {
         return done;
@@ -250,7 +256,7 @@ uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
     MCMGPUIommu *im = iommu_of(s);
     struct mcmgpu_ats_ring hdr;
     IommuWait w = { .im = im };
-    uint32_t tail, head, n, polling;
+    uint32_t tail, head, n, polling = 0;
     uint64_t ring;
     int32_t status;
 
@@ -281,6 +287,13 @@ uint32_t mcmgpu_ats_exchange(MCMGPUState *s, uint32_t pasid, uint32_t flags,
     hdr.device_polling = cpu_to_le32(w.polling);
     w.seq = im->batch_seq;
     w.ring = ring;
+    if (mcmgpu_host_read(s, RING_FIELD(ring, answered_seq), &w.before,
+                         sizeof(w.before)) != MEMTX_OK) {
+        iommu_release(im);
+        return ats_fail(why, why_len, MCMGPU_CMPL_DMA_FAULT,
+                        "the ring header is not readable");
+    }
+    w.before = le64_to_cpu(w.before);
     /* The requests, then the batch, then its sequence number. */
     if (ring_copy(s, RING_FIELD(ring, req), im->req_tail, (void *)req, nreq,
                   sizeof(*req), true) != MEMTX_OK ||

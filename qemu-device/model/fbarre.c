@@ -152,7 +152,7 @@ int fbarre_init(struct fbarre_state *f, const struct fbarre_config *cfg,
     u32 c;
 
     if (!fbarre_config_valid(cfg) || !chiplets ||
-        chiplets > MCMGPU_PEC_MAX_CHIPLETS) {
+        chiplets > FBARRE_MAX_CHIPLETS) {
         return -EINVAL;
     }
     memset(f, 0, sizeof(*f));

@@ -23,6 +23,15 @@
 #define FBARRE_PEC_CYCLES       1       /* a chiplet's PFN calculation */
 #define FBARRE_MSG_RING         65536   /* filter updates on the mesh at once */
 
+/*
+ * Chiplets a state holds: 16 (the PEC's count mode) on the host; the
+ * device, at most MCMGPU_MAX_CHIPLETS, builds with 8 (meson.build), so its
+ * contexts do not carry 1.5 MiB of filters no chiplet uses.
+ */
+#ifndef FBARRE_MAX_CHIPLETS
+#define FBARRE_MAX_CHIPLETS     MCMGPU_PEC_MAX_CHIPLETS
+#endif
+
 /* A cuckoo filter with deletion (a multiset of fingerprints). */
 struct fbarre_filter {
     u16 slot[FBARRE_MAX_ROWS][FBARRE_WAYS];
@@ -30,7 +39,7 @@ struct fbarre_filter {
 
 struct fbarre_chiplet {
     /* filter[self] is the LCF; filter[j] is RCF_j. */
-    struct fbarre_filter filter[MCMGPU_PEC_MAX_CHIPLETS];
+    struct fbarre_filter filter[FBARRE_MAX_CHIPLETS];
     struct mcmgpu_pec_entry pec[MCMGPU_BARRE_PEC_ENTRIES];
 };
 
@@ -93,7 +102,7 @@ struct fbarre_state {
     u32 chiplets;
     __u64 base[MCMGPU_PEC_MAX_CHIPLETS]; /* global PFN map */
     u64 rng;
-    struct fbarre_chiplet chip[MCMGPU_PEC_MAX_CHIPLETS];
+    struct fbarre_chiplet chip[FBARRE_MAX_CHIPLETS];
     struct fbarre_msg msg[FBARRE_MSG_RING];     /* in flight, in arrival order */
     u32 msg_head, msg_count;
     struct fbarre_stats stats;

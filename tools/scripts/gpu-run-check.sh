@@ -65,6 +65,7 @@ expect_fail "kernel 1 (stray)|warp 0 inst 1|0x20000|in no object" "$tmp/stray.tx
 expect_fail "kernel 1 (stray)|0x20000|in no object" "$tmp/stray.txt" --set translate=0
 expect_fail "kernel 1 (vectorAdd)|kernel_mib" "$tmp/big.bin" --set kernel_mib=1
 expect_fail "--chiplets|17" "$tmp/vadd.bin" --chiplets 17
+expect_fail "vram_mib|65537 MiB x 16 chiplets|268435456 frames" "$tmp/vadd.bin" --chiplets 16 --barre on --set vram_mib=65537
 expect_fail "--barre on|translate" "$tmp/vadd.bin" --barre on --set translate=0
 expect_fail "nosuch=1|unknown field" "$tmp/vadd.bin" --set nosuch=1
 expect_fail "--merge 2 needs --barre on or fbarre" "$tmp/vadd.bin" --merge 2 --barre off

@@ -500,10 +500,14 @@ static void barre_serve_batch(struct barre_iommu *bi)
 	dma_wmb();	/* the answers before the batch is marked answered */
 	WRITE_ONCE(r->answered_seq, cpu_to_le64(seq));
 	bi->answered_seq = le64_to_cpu(READ_ONCE(r->batch_seq));
-	/* Pairs with the device's barrier between clearing polling and a look. */
-	smp_mb();
-	if (READ_ONCE(r->device_polling))
-		return;		/* it reads answered_seq: no exit to the device */
+	/*
+	 * Pairs with the device's barrier between clearing polling and a
+	 * look; a device, not a CPU, is the other side.
+	 */
+	mb();
+	/* It reads answered_seq: no exit, unless the answer is not its batch's. */
+	if (READ_ONCE(r->device_polling) && seq == bi->answered_seq)
+		return;
 	bi->doorbells++;
 	writel(lower_32_bits(bi->answered_seq),
 	       bi->aux->window + MCMGPU_IOMMU_DOORBELL);
@@ -540,7 +544,7 @@ static int barre_ring_thread(void *data)
 		}
 		WRITE_ONCE(bi->ring->polling, 0);
 		/* Pairs with the device's barrier between the seq and polling. */
-		smp_mb();
+		mb();
 		if (barre_batch_pending(bi))
 			continue;
 		wait_event_interruptible(bi->wait, barre_batch_pending(bi) ||

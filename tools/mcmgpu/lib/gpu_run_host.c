@@ -504,6 +504,13 @@ static int translation_init(struct host_run *h, char *err, size_t errlen)
 			 BARRE_WALKER_MAX_INFLIGHT);
 		return -EINVAL;
 	}
+	/* A leaf PTE's frame number has 28 bits (mcmgpu_hw.h). */
+	if ((u64)c->chiplets * frames > (MCMGPU_PTE_PFN_MASK >> 12) + 1) {
+		snprintf(err, errlen, "vram_mib: %u MiB x %u chiplets, translated runs address at most %llu frames of GPU memory",
+			 c->vram_mib, c->chiplets,
+			 (unsigned long long)(MCMGPU_PTE_PFN_MASK >> 12) + 1);
+		return -EINVAL;
+	}
 	/*
 	 * Count mode (more than 8 chiplets, mcmgpu_barre.h) writes a group
 	 * as positions 0..n-1: a moved page cannot leave it alone (§VI).
