@@ -68,15 +68,15 @@ static void stream(struct tprog *p, bool load, bool store)
 }
 
 /*
- * One warp, one lane: n loads 64 B apart in order, at most 8 in flight
- * (each waited for 8 loads later), with compute between them.
+ * Kernel id: one warp, one lane, n loads of object A 64 B apart in order,
+ * at most 8 in flight (each waited for 8 loads later), with compute
+ * between them.
  */
-static void chase(struct tprog *p, uint32_t n)
+static void chase_kernel(struct tprog *p, uint32_t id, uint32_t n)
 {
 	uint32_t i;
 
-	tp_object(p, OBJ_A, (uint64_t)n * 64, "a");
-	tp_kernel(p, 1, "chase", 1, 32, 0);
+	tp_kernel(p, id, "chase", 1, 32, 0);
 	tp_block(p, 0);
 	tp_warp(p, 0, 3 * n);
 	for (i = 0; i < n; i++) {
@@ -87,6 +87,13 @@ static void chase(struct tprog *p, uint32_t n)
 	}
 	tp_add(p, PROG_REC_BLOCK_END);
 	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/* The chase alone, on an object of its n lines. */
+static void chase(struct tprog *p, uint32_t n)
+{
+	tp_object(p, OBJ_A, (uint64_t)n * 64, "a");
+	chase_kernel(p, 1, n);
 	tp_add(p, PROG_REC_END);
 }
 
@@ -387,17 +394,7 @@ static void fill_chase(struct tprog *p, uint32_t bytes, uint32_t n)
 		tp_add(p, PROG_REC_BLOCK_END);
 	}
 	tp_add(p, PROG_REC_KERNEL_END);
-	tp_kernel(p, 2, "chase", 1, 32, 0);
-	tp_block(p, 0);
-	tp_warp(p, 0, 3 * n);
-	for (i = 0; i < n; i++) {
-		tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4, 1,
-		       OBJ_A + (uint64_t)i * 64, 4, 1 + i % 8);
-		tp_alu(p, PROG_OP_INT, 20, 1 + (i + 1) % 8);
-		tp_alu(p, PROG_OP_SFU, 21, 21);
-	}
-	tp_add(p, PROG_REC_BLOCK_END);
-	tp_add(p, PROG_REC_KERNEL_END);
+	chase_kernel(p, 2, n);
 	tp_add(p, PROG_REC_END);
 }
 
