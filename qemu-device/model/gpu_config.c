@@ -34,6 +34,7 @@ enum gpu_config_field_index {
     CF_barre_sched,
     CF_migrate, CF_migrate_threshold,
     CF_mgvm, CF_mgvm_lat,
+    CF_cpe_remote,
     CF_NR
 };
 
@@ -126,6 +127,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(migrate_threshold, "accesses", 1, 255),
     F(mgvm, "off=0 on=1", 0, 1),
     F(mgvm_lat, "cycles", 1, 10000),
+    F(cpe_remote, "forward=0 cache=1", 0, 1),
 };
 #undef F
 
@@ -562,6 +564,19 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define MGVM_VALUES \
     .mgvm = 0, .mgvm_lat = 10
 
+/*
+ * Where remote-homed lines live with a cpelide policy on (docs/gpu.md,
+ * CPElide in the core): HMG and ideal cache them in any case.
+ */
+#define CPE_REMOTE_SOURCES \
+    [CF_cpe_remote] = "CPElide §IV-C: forward; baseline \"forwards remote" \
+                      " requests to the home node\", CPElide \"does not" \
+                      " cache remote reads\" (§V-B); cache keeps them in" \
+                      " the requester's L2 as HMG does"
+
+#define CPE_REMOTE_VALUES \
+    .cpe_remote = 0
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -636,6 +651,7 @@ static const char *const barre_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
     MGVM_SOURCES,
+    CPE_REMOTE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -706,6 +722,7 @@ static const char *const finepack_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
     MGVM_SOURCES,
+    CPE_REMOTE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -771,6 +788,7 @@ static const char *const cpelide_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
     MGVM_SOURCES,
+    CPE_REMOTE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -842,6 +860,7 @@ static const char *const cxl_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
     MGVM_SOURCES,
+    CPE_REMOTE_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
@@ -911,6 +930,7 @@ static const char *const adsm_sources[CF_NR] = {
     XL_SHARE_SOURCES,
     MIGRATE_SOURCES,
     MGVM_SOURCES,
+    CPE_REMOTE_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -951,6 +971,7 @@ const struct gpu_preset gpu_presets[] = {
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
             MGVM_VALUES,
+            CPE_REMOTE_VALUES,
             UVM_VALUES(8000),
             CPELIDE_L3_VALUES,
         },
@@ -986,6 +1007,7 @@ const struct gpu_preset gpu_presets[] = {
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
             MGVM_VALUES,
+            CPE_REMOTE_VALUES,
             UVM_VALUES(5229),
             CPELIDE_L3_VALUES,
         },
@@ -1022,6 +1044,7 @@ const struct gpu_preset gpu_presets[] = {
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
             MGVM_VALUES,
+            CPE_REMOTE_VALUES,
             UVM_VALUES(4442),
             CPELIDE_L3_VALUES,
         },
@@ -1059,6 +1082,7 @@ const struct gpu_preset gpu_presets[] = {
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
             MGVM_VALUES,
+            CPE_REMOTE_VALUES,
             UVM_VALUES(31507),
             CPELIDE_L3_VALUES,
         },
@@ -1096,6 +1120,7 @@ const struct gpu_preset gpu_presets[] = {
             XL_SHARE_VALUES,
             MIGRATE_VALUES,
             MGVM_VALUES,
+            CPE_REMOTE_VALUES,
             UVM_VALUES(6173),
             CPELIDE_L3_VALUES,
         },

@@ -195,6 +195,7 @@ struct gpu_config {
     /* MGvm [41], Barre Chord's Fig 21 baseline: a GMMU a chiplet */
     u32 mgvm;               /* 0 off, 1 on; needs translate, --host */
     u32 mgvm_lat;           /* L2 TLB <-> its chiplet's GMMU, one way */
+    u32 cpe_remote;         /* 0: baseline and cpelide forward remote lines */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */

@@ -4412,11 +4412,25 @@ static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
 }
 
 /*
- * A request looks up its own chiplet's L2 first (it caches local and
- * remote data): a load hit is served there; a local store is kept there
- * dirty (write-back, write-allocate), a remote one (and every HMG store)
- * updates the copy clean and is written through to its home's L3 slice;
- * an atomic drops the copy and goes to the home's slice.
+ * Whether a chiplet's L2 keeps lines homed elsewhere: HMG does (§IV-C),
+ * ideal does (a monolithic GPU's one L2 would, so it bounds HMG), the
+ * paper's baseline "forwards remote requests to the home node" and
+ * CPElide "does not cache remote reads" (§IV-C, §V-B): cpe_remote=cache
+ * keeps them as before 28 November 2026.
+ */
+static bool cpe_caches_remote(const struct gpu_core *g)
+{
+    return g->cfg.cpelide == GPU_CPE_HMG || g->cfg.cpelide == GPU_CPE_IDEAL ||
+           g->cfg.cpe_remote;
+}
+
+/*
+ * A request looks up its own chiplet's L2 first (it caches local data,
+ * and remote data where cpe_caches_remote()): a load hit is served there;
+ * a local store is kept there dirty (write-back, write-allocate), a
+ * remote one (and every HMG store) updates a cached copy clean and is
+ * written through to its home's L3 slice; an atomic drops the copy and
+ * goes to the home's slice.
  */
 static void cpe_local(struct gpu_core *g, u32 ri)
 {
@@ -4482,7 +4496,8 @@ static void cpe_local(struct gpu_core *g, u32 ri)
          * (allocated: a load's fill still on its way keeps it), the home
          * gets them when the request (or the queue) delivers.
          */
-        if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE)) {
+        if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE) &&
+            (!remote || cpe_caches_remote(g))) {
             cpe_copy(g, r->src, r->addr, r->home, false,
                      gpu_cpe_version(g->cpe));
             if (hit) {
@@ -4656,6 +4671,9 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
     if (g->cfg.cpelide == GPU_CPE_HMG && r->src != r->home &&
         !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> GPU_CPE_DIR_SHIFT,
                          r->src)) {
+        return;
+    }
+    if (r->src != r->home && !cpe_caches_remote(g)) {
         return;
     }
     cpe_copy(g, r->src, r->addr, r->home, false, r->ver);

@@ -148,6 +148,19 @@ static const uint32_t policies[] = {
 	GPU_CPE_BASELINE, GPU_CPE_CPELIDE, GPU_CPE_HMG, GPU_CPE_IDEAL,
 };
 
+/*
+ * The programs above read pages homed elsewhere; these tests are about
+ * the copies a chiplet keeps of them, so they run with cpe_remote=cache
+ * (the paper's baseline and CPElide forward remote reads to the home).
+ */
+static struct gpu_config cache_cfg(uint32_t policy)
+{
+	struct gpu_config c = tp_cpelide_cfg(policy);
+
+	c.cpe_remote = 1;
+	return c;
+}
+
 TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 {
 	struct gpu_config c;
@@ -157,7 +170,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 	struct tprog p = { 0 };
 
 	build_pc(&p);
-	c = tp_cpelide_cfg(GPU_CPE_BASELINE);
+	c = cache_cfg(GPU_CPE_BASELINE);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(3, s->kernels);
 	EXPECT_EQ(12, s->l2_invalidates);
@@ -172,7 +185,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 	EXPECT_EQ(0, s->remote_hits);
 	EXPECT_EQ(0, s->oracle_violations);
 
-	c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
+	c = cache_cfg(GPU_CPE_CPELIDE);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	/* Kernel 2 releases the 4 producers; nothing else is needed. */
 	EXPECT_EQ(0, s->l2_invalidates);
@@ -189,7 +202,7 @@ TEST(baseline_syncs_every_boundary_cpelide_only_the_producers)
 
 TEST(write_after_remote_read_invalidates_the_reader_only)
 {
-	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
+	struct gpu_config c = cache_cfg(GPU_CPE_CPELIDE);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
@@ -305,7 +318,7 @@ TEST(oracle_sees_dropped_invalidations_and_flushes)
 	build_war(&war);
 	build_pc(&pc);
 	for (i = 0; i < 2; i++) {
-		struct gpu_config c = tp_cpelide_cfg(policies[i]);
+		struct gpu_config c = cache_cfg(policies[i]);
 
 		/* Chiplet 1's copy of the page survives chiplet 0's write. */
 		ASSERT_EQ(0, tp_run(&c, &war, ~0ULL >> 1,
@@ -320,6 +333,79 @@ TEST(oracle_sees_dropped_invalidations_and_flushes)
 	}
 	tp_free(&war);
 	tp_free(&pc);
+}
+
+/*
+ * The paper's baseline and CPElide (cpe_remote=forward, the default)
+ * keep no copy of a remote line: chiplet 1 reads a page homed on 0,
+ * writes it, reads it again, and both reads go to the home. HMG and
+ * ideal keep the copy the store updated, and so does cpe_remote=cache.
+ */
+TEST(forward_keeps_remote_lines_at_their_home)
+{
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	build_rwr(&p);
+	for (i = 0; i < 4; i++) {
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
+		bool caches = policies[i] == GPU_CPE_HMG ||
+			      policies[i] == GPU_CPE_IDEAL;
+
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(caches ? PAGE / 32 : 0, st.cpelide.remote_hits)
+			TH_LOG("policy %u", policies[i]);
+		EXPECT_EQ(caches ? PAGE / 32 : 2 * PAGE / 32,
+			  st.cpelide.remote_misses)
+			TH_LOG("policy %u", policies[i]);
+		EXPECT_EQ(0, st.cpelide.oracle_violations);
+		if (policies[i] != GPU_CPE_CPELIDE)
+			continue;
+		c = cache_cfg(policies[i]);
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(PAGE / 32, st.cpelide.remote_hits);
+		EXPECT_EQ(0, st.cpelide.oracle_violations);
+	}
+	tp_free(&p);
+}
+
+/*
+ * Forwarding leaves the home's own copies to sync: chiplet 0 reads its
+ * page, chiplet 1 writes it (through to the home's L3 slice), chiplet 0
+ * reads it again. CPElide invalidates chiplet 0 (its copy is Stale) and
+ * nothing else; without the invalidation every sector reads stale.
+ */
+TEST(forward_invalidates_the_home_after_a_remote_write)
+{
+	const uint32_t r0[4] = { 0, NONE_PAGE, NONE_PAGE, NONE_PAGE };
+	const uint32_t w1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	tp_object(&p, OBJ, PAGES * PAGE, "a");
+	kernel(&p, 1, r0, PROG_KIND_LOAD);
+	kernel(&p, 2, w1, PROG_KIND_STORE);
+	kernel(&p, 3, r0, PROG_KIND_LOAD);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(1, st.cpelide.l2_invalidates);
+	EXPECT_EQ(PAGE / 32, st.cpelide.sectors_invalidated);
+	EXPECT_EQ(0, st.cpelide.oracle_violations);
+	for (i = 0; i < 2; i++) {
+		c = tp_cpelide_cfg(policies[i]);
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1,
+				    GPU_CPE_TEST_NO_INVALIDATE, &st, err));
+		EXPECT_EQ(PAGE / 32, st.cpelide.oracle_read_violations)
+			TH_LOG("policy %u", policies[i]);
+	}
+	tp_free(&p);
 }
 
 TEST(off_counts_nothing)
@@ -398,7 +484,7 @@ TEST(with_finepack_the_writer_copy_is_written_through)
 	build_rwr(&p);
 	for (m = 0; m < 4; m++) {
 		for (i = 0; i < 4; i++) {
-			struct gpu_config c = tp_cpelide_cfg(policies[i]);
+			struct gpu_config c = cache_cfg(policies[i]);
 			const struct gpu_cpelide_stats *s = &st.cpelide;
 
 			c.finepack = fp_modes[m];
