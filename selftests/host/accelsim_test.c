@@ -425,6 +425,53 @@ TEST(memory_entry_agrees_with_the_directory)
 	recs_free(&b);
 }
 
+/*
+ * The tracer compresses its traces with xz by default (kernelslist.g
+ * names kernel-N.traceg.xz): they are decompressed as they are read and
+ * give the same records; a corrupt one is an error naming it.
+ */
+TEST(xz_compressed_traces)
+{
+	static const char list_xz[] =
+		"MemcpyHtoD,0x00007f1000000000,4096\n"
+		"MemcpyHtoD,0x00007f1000001000,256\n"
+		"kernel-1.traceg.xz\n"
+		"MemcpyDtoH,0x00007f1000000000,4096\n";
+	const char *const files[] = {
+		"kernelslist.g", v5_list, "kernel-1.traceg", v5_trace, NULL
+	};
+	struct recs a = { 0 }, b = { 0 };
+	char err[512], cmd[4200], *dir;
+
+	if (system("xz --version >/dev/null 2>&1"))
+		SKIP(return, "no xz to compress with");
+	ASSERT_EQ(0, import_files(files, &a, err, sizeof(err))) TH_LOG("%s", err);
+	dir = make_dir();
+	write_file(dir, "kernelslist.g", list_xz);
+	write_file(dir, "kernel-1.traceg", v5_trace);
+	snprintf(cmd, sizeof(cmd), "xz '%s/kernel-1.traceg'", dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, accelsim_import(dir, collect, &b, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, recs_cmp(&a, &b, err, sizeof(err))) TH_LOG("%s", err);
+	recs_free(&b);
+	/* Cut short: xz's failure, not the text's truncation. */
+	snprintf(cmd, sizeof(cmd), "truncate -s 60 '%s/kernel-1.traceg.xz'", dir);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(-EINVAL, accelsim_import(dir, collect, &b, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: xz -dc failed"))
+		TH_LOG("%s", err);
+	recs_free(&b);
+	/* Not xz at all. */
+	write_file(dir, "kernel-1.traceg.xz", v5_trace);
+	EXPECT_EQ(-EINVAL, accelsim_import(dir, collect, &b, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: xz -dc failed"))
+		TH_LOG("%s", err);
+	remove_dir(dir);
+	recs_free(&a);
+	recs_free(&b);
+}
+
 /* Tracer 4 with line numbers: the first token of a line is dropped. */
 TEST(v4_line_numbers)
 {

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accelsim.h"
@@ -347,6 +349,7 @@ static void class_of(const struct prog_kernel *k, bool has_addr,
 struct in_file {
 	char path[4096];		/* for messages */
 	int fd;				/* -1: in memory */
+	pid_t xz;			/* the decompressor fd reads, or 0 */
 	const char *mem;
 	size_t memlen;
 	char *buf;
@@ -360,11 +363,42 @@ static int imp_fail(struct imp *im, const struct in_file *f,
 		    const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * Reaps the decompressor: 0 if it ended well, else a negative errno with
+ * the message in err. Stopped early (an error in the text), it is killed
+ * first and its end is no error.
+ */
+static int xz_reap(struct in_file *f, bool kill_it, char *err, size_t errlen)
+{
+	int status = 0;
+	pid_t r;
+
+	if (f->xz <= 0)
+		return 0;
+	if (kill_it)
+		kill(f->xz, SIGKILL);
+	do {
+		r = waitpid(f->xz, &status, 0);
+	} while (r < 0 && errno == EINTR);
+	f->xz = 0;
+	if (kill_it || (r > 0 && WIFEXITED(status) && !WEXITSTATUS(status)))
+		return 0;
+	if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		snprintf(err, errlen, "%s: cannot run xz to decompress it (is xz installed?)",
+			 f->path);
+		return -ENOENT;
+	}
+	snprintf(err, errlen, "%s: xz -dc failed (status %d): not xz data, or corrupt or truncated",
+		 f->path, r > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -EINVAL;
+}
+
 static void in_close(struct in_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+	xz_reap(f, true, NULL, 0);
 	free(f->buf);
 	f->buf = NULL;
 }
@@ -433,8 +467,13 @@ static int in_getline(struct in_file *f, const char **s, const char **e,
 			snprintf(err, errlen, "%s: %s", f->path, strerror(e2));
 			return -e2;
 		}
-		if (!n)
+		if (!n) {
+			int ret = xz_reap(f, false, err, errlen);
+
+			if (ret)
+				return ret;
 			f->eof = true;
+		}
 		f->len += n;
 	}
 found:
@@ -821,6 +860,54 @@ static int imp_fail(struct imp *im, const struct in_file *f,
 	return -EINVAL;
 }
 
+static bool has_xz_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, ".xz");
+}
+
+/*
+ * Replaces f->fd, the compressed file, by a pipe from "xz -dc" reading it
+ * (Accel-Sim reads .xz traces the same way): the text streams through, and
+ * xz's end is checked when the pipe ends (in_getline()).
+ */
+static int xz_spawn(struct in_file *f)
+{
+	int p[2], e;
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (!pid) {
+		/* The child: the file on stdin, the pipe on stdout. */
+		int null = open("/dev/null", O_WRONLY);
+
+		if (dup2(f->fd, STDIN_FILENO) < 0 ||
+		    dup2(p[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		close(p[0]);
+		close(p[1]);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);	/* the message is ours */
+		execlp("xz", "xz", "-dc", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	close(f->fd);
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	f->fd = p[0];
+	f->xz = pid;
+	return 0;
+}
+
 static int imp_open(struct imp *im, struct in_file *f, const char *name,
 		    bool optional)
 {
@@ -851,6 +938,15 @@ static int imp_open(struct imp *im, struct in_file *f, const char *name,
 			snprintf(im->err, im->errlen, "%s: %s", f->path,
 				 strerror(e));
 		return -e;
+	}
+	if (has_xz_suffix(name)) {
+		int ret = xz_spawn(f);
+
+		if (ret) {
+			snprintf(im->err, im->errlen, "%s: %s", f->path,
+				 strerror(-ret));
+			return ret;
+		}
 	}
 #ifdef POSIX_FADV_SEQUENTIAL
 	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -2001,14 +2097,20 @@ static int read_list(struct imp *im)
 			}
 			memcpy(name, line.p, n);
 			name[n] = '\0';
-			/* Compressed traces: their decompressed copy, if any. */
-			if (n > 3 && !strcmp(name + n - 3, ".xz")) {
+			/*
+			 * A compressed trace: its decompressed copy if there
+			 * is one, else decompressed as it is read (from a
+			 * directory; in memory, there is no xz to run).
+			 */
+			if (has_xz_suffix(name)) {
 				struct in_file probe;
 
 				name[n - 3] = '\0';
 				ret = imp_open(im, &probe, name, true);
 				in_close(&probe);
-				if (ret) {
+				if (ret && im->dir)
+					name[n - 3] = '.';
+				else if (ret) {
 					ret = imp_fail(im, &f, "kernel",
 						       "%s.xz is compressed: decompress it first (xz -dk)",
 						       name);

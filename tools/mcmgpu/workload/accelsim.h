@@ -8,6 +8,8 @@
  *   MemcpyHtoD,0xADDR,BYTES     a host-to-device copy
  *   MemcpyDtoH,0xADDR,BYTES     a device-to-host copy (some tracers)
  *   kernel-N.traceg             a launch: its trace file, relative to DIR
+ *                               (ending in .xz: read through "xz -dc",
+ *                               unless DIR holds the decompressed copy)
  * and one trace file per launch: a header of "-key = value" lines (kernel
  * name, id, grid dim = (x,y,z), block dim, shmem, nregs, binary version,
  * cuda stream id, shmem base_addr, local mem base_addr, nvbit version,
