@@ -792,6 +792,39 @@ TEST(real_long_mnemonics_and_names)
 	recs_free(&v);
 }
 
+/*
+ * A name past what the program keeps (CuTe's mangled names run to many
+ * KiB) labels the kernel only: cut to its first PROG_NAME_MAX - 1 bytes,
+ * the trace imported.
+ */
+TEST(kernel_names_longer_than_kept_are_cut)
+{
+	static char trace[PROG_NAME_MAX * 2 + 512];
+	static char name[PROG_NAME_MAX * 2];
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\n", "kernel-1.traceg", trace,
+		NULL
+	};
+	struct recs v = { 0 };
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(name) - 1; i++)
+		name[i] = "_ZN4cute6TensorI"[i % 16];
+	snprintf(trace, sizeof(trace),
+		 "-kernel name = %s\n-grid dim = (1,1,1)\n"
+		 "-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+		 "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		 "0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n", name);
+	ASSERT_EQ(0, import_mem(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(7, v.n);
+	EXPECT_EQ(PROG_NAME_MAX - 1, strlen(v.r[0].kernel.name));
+	EXPECT_EQ(0, memcmp(name, v.r[0].kernel.name, PROG_NAME_MAX - 1));
+	for (i = 0; i < PROG_WARP_SIZE; i++)
+		EXPECT_EQ(0, v.r[3].inst.addr[i]);
+	recs_free(&v);
+}
+
 /* The sidecar gives the objects exactly, at their places in the list. */
 TEST(sidecar_objects)
 {
@@ -902,6 +935,11 @@ static const struct bad_case {
 	  "kernel-1.traceg:2: header: '-key = value' expected" },
 	{ NULL, "-kernel name = t\n-accelsim tracer version = 2\n",
 	  "kernel-1.traceg:2: -accelsim tracer version: 2 is before 3" },
+	/* a later tracer's lines carry more fields: refused at the header */
+	{ NULL, "-kernel name = t\n-accelsim tracer version = 6\n",
+	  "kernel-1.traceg:2: -accelsim tracer version: 6 is after 5" },
+	{ NULL, "", "kernel-1.traceg: empty file" },
+	{ NULL, "\n\n", "kernel-1.traceg:2: #BEGIN_TB: no thread block in the file" },
 	{ NULL, "-kernel name = t\n-enable lineinfo = yes\n",
 	  "kernel-1.traceg:2: -enable lineinfo: 0 or 1 expected" },
 	{ NULL, "-kernel name = t\n-cuda stream id = -1\n",

@@ -31,6 +31,7 @@
 #define SHARED_WINDOW	(16ull << 20)	/* if the local window is not above */
 #define LOCAL_WINDOW	(512ull << 10)	/* CUDA's local memory a thread */
 #define MIN_TRACER	3
+#define MAX_TRACER	5		/* later ones add fields to a line */
 #define OPC_CACHE	1024		/* classified mnemonics kept */
 
 /* ---------------------------------------------------------------------
@@ -1699,11 +1700,15 @@ static int parse_header(struct imp *im, const struct in_file *f,
 	if (tok_is(&key, "kernel name")) {
 		if (val.p == val.end)
 			return imp_fail(im, f, "-kernel name", "empty");
-		if (val.end - val.p >= PROG_NAME_MAX)
-			return imp_fail(im, f, "-kernel name",
-					"longer than %d bytes", PROG_NAME_MAX - 1);
 		if (memchr(val.p, '\0', val.end - val.p))
 			return imp_fail(im, f, "-kernel name", "a NUL byte");
+		/*
+		 * Mangled template names (CUTLASS, CuTe) can run past what
+		 * the program keeps: the name only labels the kernel, so it
+		 * is cut rather than the trace refused.
+		 */
+		if (val.end - val.p >= PROG_NAME_MAX)
+			val.end = val.p + PROG_NAME_MAX - 1;
 		/* A second name replaces the first, all of it. */
 		memset(k->name, 0, sizeof(k->name));
 		memcpy(k->name, val.p, val.end - val.p);
@@ -1747,6 +1752,10 @@ static int parse_header(struct imp *im, const struct in_file *f,
 			return imp_fail(im, f, "-accelsim tracer version",
 					"%llu is before %d (block ids on every line): not supported",
 					(unsigned long long)v, MIN_TRACER);
+		if (v > MAX_TRACER)
+			return imp_fail(im, f, "-accelsim tracer version",
+					"%llu is after %d (lines with fields this importer does not know): not supported",
+					(unsigned long long)v, MAX_TRACER);
 		im->ks.version = v;
 	} else if (tok_is(&key, "enable lineinfo")) {
 		if (!parse_udec(&val, &v) || v > 1)
@@ -2003,7 +2012,10 @@ static int read_kernel(struct imp *im, const char *name)
 	if (!ret && im->pass == PASS_TOUCH) {
 		/* Structure is the full passes' business. */
 	} else if (!ret) {
-		if (header) {
+		if (header && !f.line) {
+			snprintf(im->err, im->errlen, "%s: empty file", f.path);
+			ret = -EINVAL;
+		} else if (header) {
 			ret = imp_fail(im, &f, "#BEGIN_TB",
 				       "no thread block in the file");
 		} else if (st != TB_OUT) {

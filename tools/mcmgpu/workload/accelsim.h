@@ -26,7 +26,9 @@
  * delta for each further active lane, from the previous active lane).
  * Tracer versions 3 to 5 share this line; 5 appends the immediate (read
  * and dropped); with "-enable lineinfo = 1" a line number comes first
- * (dropped too). Versions before 3 (block ids on every line) are refused.
+ * (dropped too). Versions before 3 (block ids on every line) and after 5
+ * (more fields a line) are refused at the header. A kernel name longer
+ * than PROG_NAME_MAX - 1 bytes is cut to that (it only labels the kernel).
  *
  * Classes: accelsim_classify() maps the mnemonic's part before the first
  * '.' to a class, and for memory instructions a space and kind. Generic
