@@ -659,6 +659,135 @@ TEST(objects_inferred_from_touched_blocks)
 	recs_free(&v);
 }
 
+/*
+ * Shapes the tracer and its post-processor really write, together:
+ * context-named trace files, a demangled name with blanks and '=', lines
+ * ending in a blank, blocks out of the grid's order, a negative immediate
+ * (the tracer prints its 64 bits with %d), predicated-off lines (mask 0),
+ * a memory mnemonic with width 0, several sources and no destination,
+ * negative strides and deltas, one-lane deltas, addresses at 0 and near
+ * 2^64 that wrap, line numbers with the immediate, and no newline at
+ * either file's end.
+ */
+TEST(real_shapes_with_their_addresses)
+{
+	static const char list[] =
+		"MemcpyHtoD,0x0000000502000000,800000\n"
+		"\n"
+		"kernel-1-ctx_0x6165bdd7ec90.traceg";
+	static const char trace[] =
+		"-kernel name = void k<int, 3>(float*, int) [with T = int]\n"
+		"-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n"
+		"-shmem = 0\n-nregs = 24\n-binary version = 86\n"
+		"-cuda stream id = 0\n"
+		"-shmem base_addr = 0x00007f0000000000\n"
+		"-local mem base_addr = 0x00007f0002000000\n"
+		"-nvbit version = 1.5.5\n-accelsim tracer version = 5\n"
+		"-enable lineinfo = 1\n\n"
+		"#traces format = [line_num] PC mask dest_num [reg_dests] opcode "
+		"src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] "
+		"immediate\n\n"
+		"#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 1\n"
+		"12 0000 ffffffff 0 EXIT 0 0 0 \n\nwarp = 1\ninsts = 0\n\n#END_TB\n\n"
+		"#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 9\n"
+		/* predicated off: no lane, the tracer's mode 1 base 0 */
+		"7 0010 00000000 0 STG.E 2 R2 R255 4 1 0x0 0 0 \n"
+		"7 0020 00000000 1 R5 IMAD.MOV.U32 2 R255 R255 0 -1 \n"
+		/* four sources, no destination, width 0 on a memory mnemonic */
+		"8 0030 ffffffff 0 LDG.E 4 R1 R2 R3 R255 0 0 \n"
+		/* negative stride over lanes 4..7 */
+		"9 0040 000000f0 1 R6 LDG.E 1 R2 4 1 0x502000100 -4 0 \n"
+		/* one lane: a base and no delta */
+		"9 0050 00010000 0 STG.E.64 2 R2 R4 8 2 0x502000200 0 \n"
+		/*
+		 * deltas across the top of the address space and the
+		 * lowest a delta can be, then the immediate
+		 */
+		"10 0060 80000003 1 R8 LDG.E 1 R2 4 2 0xfffffffffffffffc 8 "
+		"-9223372036854775808 -2147483648 \n"
+		/* a list: addresses 0 and 2^64 - 1 */
+		"11 0070 00000005 1 R9 LDG.E.U8 1 R2 1 0 0x0000000000000000 "
+		"0xffffffffffffffff 0 \n"
+		/* a generic store into the shared window */
+		"11 0080 00000001 0 ST.E 2 R2 R3 4 0 0x00007f0000000040 0 \n"
+		"12 0090 ffffffff 0 EXIT 0 0 0 \n"
+		"\nwarp = 1\ninsts = 0\n\n#END_TB";
+	const char *const files[] = {
+		"kernelslist.g", list,
+		"kernel-1-ctx_0x6165bdd7ec90.traceg", trace, NULL
+	};
+	struct recs v = { 0 };
+	const struct prog_inst *in;
+	char err[512];
+	size_t i, k = 0;
+
+	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < v.n && v.r[i].type != PROG_REC_KERNEL; i++)
+		;
+	ASSERT_LT(i, v.n);
+	EXPECT_STREQ("void k<int, 3>(float*, int) [with T = int]",
+		     v.r[i].kernel.name);
+	EXPECT_EQ(86, v.r[i].kernel.binary_version);
+	i++;
+	EXPECT_EQ(PROG_REC_BLOCK, v.r[i].type);
+	EXPECT_EQ(1, v.r[i].block.x);
+	for (; i < v.n && !(v.r[i].type == PROG_REC_BLOCK && !v.r[i].block.x); i++)
+		;
+	ASSERT_LT(i + 2, v.n);
+	EXPECT_EQ(PROG_REC_WARP, v.r[i + 1].type);
+	EXPECT_EQ(9, v.r[i + 1].warp.insts);
+	i += 2;
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0x10, in->pc);
+	EXPECT_EQ(0, in->mask);
+	EXPECT_EQ(PROG_OP_MEMORY, in->op);
+	EXPECT_EQ(PROG_KIND_STORE, in->kind);
+	EXPECT_EQ(4, in->width);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_OP_INT, in->op);
+	EXPECT_EQ(0, in->mask);
+	EXPECT_EQ(5, in->dst[0]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_OP_OTHER, in->op);
+	EXPECT_EQ(0, in->width);
+	EXPECT_EQ(0, in->ndst);
+	EXPECT_EQ(4, in->nsrc);
+	EXPECT_EQ(3, in->src[2]);
+	EXPECT_EQ(255, in->src[3]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0xf0, in->mask);
+	EXPECT_EQ(0, in->addr[3]);
+	EXPECT_EQ(0x502000100ull, in->addr[4]);
+	EXPECT_EQ(0x5020000fcull, in->addr[5]);
+	EXPECT_EQ(0x5020000f4ull, in->addr[7]);
+	EXPECT_EQ(0, in->addr[8]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(8, in->width);
+	EXPECT_EQ(0x502000200ull, in->addr[16]);
+	EXPECT_EQ(0, in->addr[0]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0xfffffffffffffffcull, in->addr[0]);
+	EXPECT_EQ(0x4ull, in->addr[1]);
+	EXPECT_EQ(0x8000000000000004ull, in->addr[31]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(1, in->width);
+	EXPECT_EQ(0, in->addr[0]);
+	EXPECT_EQ(UINT64_MAX, in->addr[2]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_SPACE_SHARED, in->space);
+	EXPECT_EQ(0x7f0000000040ull, in->addr[0]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0x90, in->pc);
+	EXPECT_EQ(PROG_OP_BRANCH, in->op);
+	EXPECT_EQ(PROG_REC_WARP, v.r[i].type);
+	EXPECT_EQ(0, v.r[i].warp.insts);
+	for (i = 0; i < v.n; i++)
+		k += v.r[i].type == PROG_REC_INST;
+	EXPECT_EQ(10, k);
+	EXPECT_EQ(PROG_REC_END, v.r[v.n - 1].type);
+	recs_free(&v);
+}
+
 /* Kernels on two streams, a cluster line, an unknown header key. */
 TEST(kernels_and_streams)
 {
