@@ -40,6 +40,7 @@ MEM_OPS = {
     "STG": ("global", "store"),
     "ATOMG": ("global", "atomic"),
     "RED": ("global", "red"),
+    "REDG": ("global", "red"),      # Hopper on: RED's global form
     "LDGSTS": ("global", "load"),   # the post-processor keeps the global line
     "LDS": ("shared", "load"),
     "LDSM": ("shared", "load"),

@@ -193,6 +193,7 @@ static const struct sass_class sass_classes[] = {
 	C("R2P", INT),
 	C("R2UR", INT),
 	M("RED", GLOBAL, REDUCTION),
+	M("REDG", GLOBAL, REDUCTION),	/* Hopper on: RED's global form */
 	C("REDUX", INT),
 	C("RET", BRANCH),
 	C("RPCMOV", OTHER),
