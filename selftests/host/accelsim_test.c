@@ -1064,6 +1064,10 @@ static const struct bad_case {
 	  "kernel-1.traceg:2: header: '-key = value' expected" },
 	{ NULL, "-kernel name = t\n-accelsim tracer version = 2\n",
 	  "kernel-1.traceg:2: -accelsim tracer version: 2 is before 3" },
+	/* no version: a tracer's before 3 has block ids first, said so */
+	{ NULL, "-kernel name = t\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+	  TB0 "insts = 1\n0 0 0 0 0000 ffffffff 0 EXIT 0 0\n#END_TB\n",
+	  "kernel-1.traceg:8: mem_width: 'ffffffff' is not a number (no -accelsim tracer version in the header: a trace before version 3" },
 	/* a later tracer's lines carry more fields: refused at the header */
 	{ NULL, "-kernel name = t\n-accelsim tracer version = 6\n",
 	  "kernel-1.traceg:2: -accelsim tracer version: 6 is after 5" },
@@ -1193,7 +1197,8 @@ TEST(nul_bytes_are_refused)
 	static const char list[] = "kernel-1.traceg\n";
 	static const char name[] = "-kernel name = ab\0cd\n";
 	static const char opc[] = "-kernel name = k\n-grid dim = (1,1,1)\n"
-		"-block dim = (1,1,1)\n#BEGIN_TB\nthread block = 0,0,0\n"
+		"-block dim = (1,1,1)\n-accelsim tracer version = 5\n"
+		"#BEGIN_TB\nthread block = 0,0,0\n"
 		"warp = 0\ninsts = 1\n0000 00000001 0 NO\0P 0 0\n#END_TB\n";
 	struct accelsim_mem_file f[2] = {
 		{ "kernelslist.g", list, sizeof(list) - 1 },
@@ -1207,7 +1212,7 @@ TEST(nul_bytes_are_refused)
 	f[1].data = opc;
 	f[1].len = sizeof(opc) - 1;
 	EXPECT_EQ(-EINVAL, accelsim_import_mem(f, 2, collect, &v, err, sizeof(err)));
-	EXPECT_STREQ("kernel-1.traceg:8: opcode: a NUL byte", err);
+	EXPECT_STREQ("kernel-1.traceg:9: opcode: a NUL byte", err);
 	recs_free(&v);
 }
 

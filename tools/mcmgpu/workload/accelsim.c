@@ -1682,6 +1682,25 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 	return 0;
 }
 
+/*
+ * parse_inst(), and when the header names no tracer version (Accel-Sim
+ * then reads the lines as a tracer's before 3, block ids first), a hint
+ * that the trace may be one of those.
+ */
+static int parse_inst_hint(struct imp *im, const struct in_file *f,
+			   const char *s, const char *e)
+{
+	int ret = parse_inst(im, f, s, e);
+	size_t n;
+
+	if (ret != -EINVAL || im->ks.version)
+		return ret;
+	n = strlen(im->err);
+	snprintf(im->err + n, im->errlen - n,
+		 " (no -accelsim tracer version in the header: a trace before version 3, block ids on every line, is not supported)");
+	return ret;
+}
+
 /* A "-key = value" header line. */
 static int parse_header(struct imp *im, const struct in_file *f,
 			const char *s, const char *e)
@@ -1835,7 +1854,7 @@ static int read_kernel(struct imp *im, const char *name)
 		if (!header && im->pass == PASS_TOUCH) {
 			/* The first pass: instruction lines only, unchecked. */
 			if (is_inst_line(s, e)) {
-				ret = parse_inst(im, &f, s, e);
+				ret = parse_inst_hint(im, &f, s, e);
 				if (ret)
 					break;
 			}
@@ -1916,7 +1935,7 @@ static int read_kernel(struct imp *im, const char *name)
 			break;
 		}
 		if (st == TB_INSTS) {
-			ret = parse_inst(im, &f, s, e);
+			ret = parse_inst_hint(im, &f, s, e);
 			if (ret)
 				break;
 			ret = emit(im, &f, PROG_REC_INST);
