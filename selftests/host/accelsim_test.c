@@ -1122,6 +1122,8 @@ static const struct bad_case {
 	/* kernelslist.g and files */
 	{ "kernel-1.traceg\nkernel-2.traceg\n", HDR TB0 "insts = 0\n#END_TB\n",
 	  "kernel-2.traceg: No such file" },
+	{ "MemcpyHtoD\n", NULL,
+	  "kernelslist.g:1: MemcpyHtoD: ',ADDR,BYTES' expected" },
 	{ "MemcpyHtoD,0x10\n", NULL,
 	  "kernelslist.g:1: MemcpyHtoD: 'MemcpyHtoD,ADDR,BYTES' expected" },
 	{ "\nMemcpyDtoH,0xzz,16\n", NULL,

@@ -2118,9 +2118,9 @@ static int read_list(struct imp *im)
 				break;
 		}
 		n = line.end - line.p;
-		if (n > 10 && !memcmp(line.p, "MemcpyHtoD", 10)) {
+		if (n >= 10 && !memcmp(line.p, "MemcpyHtoD", 10)) {
 			ret = copy_line(im, &f, line, PROG_COPY_H2D);
-		} else if (n > 10 && !memcmp(line.p, "MemcpyDtoH", 10)) {
+		} else if (n >= 10 && !memcmp(line.p, "MemcpyDtoH", 10)) {
 			ret = copy_line(im, &f, line, PROG_COPY_D2H);
 		} else if (n >= 6 && !memcmp(line.p, "kernel", 6)) {
 			if (n >= sizeof(name) - 8) {
