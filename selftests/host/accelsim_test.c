@@ -1072,7 +1072,9 @@ static const struct bad_case {
 	{ NULL, "-kernel name = t\n-accelsim tracer version = 6\n",
 	  "kernel-1.traceg:2: -accelsim tracer version: 6 is after 5" },
 	{ NULL, "", "kernel-1.traceg: empty file" },
-	{ NULL, "\n\n", "kernel-1.traceg:2: #BEGIN_TB: no thread block in the file" },
+	{ NULL, "\n\n", "kernel-1.traceg:2: -grid dim: missing from the header" },
+	{ NULL, "-kernel name = t\n-grid dim = (1,1,1)\n#traces format = x\n",
+	  "kernel-1.traceg:3: -block dim: missing from the header" },
 	{ NULL, "-kernel name = t\n-enable lineinfo = yes\n",
 	  "kernel-1.traceg:2: -enable lineinfo: 0 or 1 expected" },
 	{ NULL, "-kernel name = t\n-cuda stream id = -1\n",
@@ -1084,7 +1086,6 @@ static const struct bad_case {
 	  "kernel-1.traceg:10: dest_num: 'NOP' is not a number" },
 	/* block structure */
 	{ NULL, HDR TB0 "insts = 0\n", "kernel-1.traceg:8: #END_TB: missing at the end" },
-	{ NULL, HDR, "kernel-1.traceg:4: #BEGIN_TB: no thread block in the file" },
 	{ NULL, HDR TB0 "insts = 0\n#BEGIN_TB\n",
 	  "kernel-1.traceg:9: #BEGIN_TB: inside a thread block" },
 	{ NULL, HDR "#BEGIN_TB\nwarp = 0\n",
@@ -1164,6 +1165,44 @@ TEST(every_error_names_file_line_and_field)
 			TH_LOG("case %zu: got '%s', want '%s'", i, err, c->want);
 		recs_free(&v);
 	}
+}
+
+/*
+ * A header and no block (the tracer recorded nothing of the launch, as
+ * when INSTR_BEGIN/INSTR_END leave its code out): a kernel without
+ * blocks, between the others.
+ */
+TEST(a_kernel_with_no_block)
+{
+	static const char k1[] =
+		"-kernel name = empty\n-kernel id = 1\n-grid dim = (4,1,1)\n"
+		"-block dim = (64,1,1)\n-accelsim tracer version = 5\n\n"
+		"#traces format = [line_num] PC mask dest_num [reg_dests] "
+		"opcode src_num [reg_srcs] mem_width [adrrescompress?] "
+		"[mem_addresses] immediate\n\n";
+	static const char k2[] =
+		"-kernel name = full\n-kernel id = 2\n-grid dim = (1,1,1)\n"
+		"-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		"0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
+		"kernel-1.traceg", k1, "kernel-2.traceg", k2, NULL
+	};
+	struct recs v = { 0 };
+	char err[512];
+
+	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(9, v.n);
+	EXPECT_EQ(PROG_REC_KERNEL, v.r[0].type);
+	EXPECT_STREQ("empty", v.r[0].kernel.name);
+	EXPECT_EQ(4, v.r[0].kernel.grid[0]);
+	EXPECT_EQ(PROG_REC_KERNEL_END, v.r[1].type);
+	EXPECT_EQ(PROG_REC_KERNEL, v.r[2].type);
+	EXPECT_EQ(2, v.r[2].kernel.id);
+	EXPECT_EQ(PROG_REC_BLOCK, v.r[3].type);
+	EXPECT_EQ(PROG_REC_END, v.r[8].type);
+	recs_free(&v);
 }
 
 /* Kernel ids from the headers must increase; an empty copy is dropped. */

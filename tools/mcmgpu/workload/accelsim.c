@@ -1827,6 +1827,24 @@ static inline bool is_inst_line(const char *s, const char *e)
 	       !(e - s >= 7 && !memcmp(s, "cluster", 7));
 }
 
+/* The kernel record, once its header is read. */
+static int end_header(struct imp *im, const struct in_file *f,
+		      const char *name)
+{
+	if (!im->ks.seen_grid || !im->ks.seen_block)
+		return imp_fail(im, f, im->ks.seen_grid ? "-block dim" : "-grid dim",
+				"missing from the header");
+	if (!im->ks.seen_name) {
+		/* Accel-Sim names it by its file. */
+		snprintf(im->kernel.name, sizeof(im->kernel.name), "%.*s",
+			 (int)strcspn(name, "."), name);
+	}
+	if (!im->ks.seen_id)
+		im->kernel.id = im->launches;
+	im->rec.kernel = im->kernel;
+	return emit(im, f, PROG_REC_KERNEL);
+}
+
 static int read_kernel(struct imp *im, const char *name)
 {
 	enum tb_state st = TB_OUT;
@@ -1875,22 +1893,8 @@ static int read_kernel(struct imp *im, const char *name)
 				break;
 			}
 			/* The first block: the header is complete. */
-			if (!im->ks.seen_grid || !im->ks.seen_block) {
-				ret = imp_fail(im, &f, im->ks.seen_grid ?
-					       "-block dim" : "-grid dim",
-					       "missing from the header");
-				break;
-			}
-			if (!im->ks.seen_name) {
-				/* Accel-Sim names it by its file. */
-				snprintf(im->kernel.name, sizeof(im->kernel.name),
-					 "%.*s", (int)strcspn(name, "."), name);
-			}
-			if (!im->ks.seen_id)
-				im->kernel.id = im->launches;
 			header = false;
-			im->rec.kernel = im->kernel;
-			ret = emit(im, &f, PROG_REC_KERNEL);
+			ret = end_header(im, &f, name);
 			if (ret)
 				break;
 		}
@@ -2036,8 +2040,16 @@ static int read_kernel(struct imp *im, const char *name)
 			snprintf(im->err, im->errlen, "%s: empty file", f.path);
 			ret = -EINVAL;
 		} else if (header) {
-			ret = imp_fail(im, &f, "#BEGIN_TB",
-				       "no thread block in the file");
+			/*
+			 * A header and no block: the tracer recorded no
+			 * instruction of the launch (INSTR_BEGIN/INSTR_END
+			 * left its code out), and the post-processor wrote
+			 * no block. A launch without blocks, as Accel-Sim
+			 * reads it.
+			 */
+			ret = end_header(im, &f, name);
+			if (!ret)
+				ret = emit(im, &f, PROG_REC_KERNEL_END);
 		} else if (st != TB_OUT) {
 			ret = imp_fail(im, &f, "#END_TB",
 				       "missing at the end of the file (truncated)");

@@ -17,6 +17,7 @@
  * comments, then per thread block
  *   #BEGIN_TB / thread block = x,y,z / (warp = N / insts = M / M lines)*
  *   / #END_TB
+ * (a header and no block: a launch without blocks)
  * and an instruction line
  *   [line] PC MASK NDST [Rd..] OPCODE NSRC [Rs..] WIDTH [MODE ADDRS] [IMM]
  * where WIDTH > 0 makes it a memory instruction with addresses for the
