@@ -665,6 +665,7 @@ TEST(objects_inferred_from_touched_blocks)
  * ending in a blank, blocks out of the grid's order, a negative immediate
  * (the tracer prints its 64 bits with %d), predicated-off lines (mask 0),
  * a memory mnemonic with width 0, several sources and no destination,
+ * two destinations (Accel-Sim's tracer writes at most one; others more),
  * negative strides and deltas, one-lane deltas, addresses at 0 and near
  * 2^64 that wrap, line numbers with the immediate, and no newline at
  * either file's end.
@@ -692,7 +693,7 @@ TEST(real_shapes_with_their_addresses)
 		"#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 9\n"
 		/* predicated off: no lane, the tracer's mode 1 base 0 */
 		"7 0010 00000000 0 STG.E 2 R2 R255 4 1 0x0 0 0 \n"
-		"7 0020 00000000 1 R5 IMAD.MOV.U32 2 R255 R255 0 -1 \n"
+		"7 0020 00000000 2 R5 R6 IMAD.WIDE.U32 2 R255 R255 0 -1 \n"
 		/* four sources, no destination, width 0 on a memory mnemonic */
 		"8 0030 ffffffff 0 LDG.E 4 R1 R2 R3 R255 0 0 \n"
 		/* negative stride over lanes 4..7 */
@@ -746,7 +747,9 @@ TEST(real_shapes_with_their_addresses)
 	in = &v.r[i++].inst;
 	EXPECT_EQ(PROG_OP_INT, in->op);
 	EXPECT_EQ(0, in->mask);
+	EXPECT_EQ(2, in->ndst);
 	EXPECT_EQ(5, in->dst[0]);
+	EXPECT_EQ(6, in->dst[1]);
 	in = &v.r[i++].inst;
 	EXPECT_EQ(PROG_OP_OTHER, in->op);
 	EXPECT_EQ(0, in->width);
@@ -1044,7 +1047,15 @@ static const struct bad_case {
 	  "kernel-1.traceg:9: dest: 'R70000' is not a register" },
 	{ NULL, HDR TB0 "insts = 1\n0000 ffffffff 0 NOP 0 999\n#END_TB\n",
 	  "kernel-1.traceg:9: mem_width: 999 is more than 128" },
-	{ NULL, HDR TB0 "insts = x\n", "kernel-1.traceg:8: insts: not a number" },
+	{ NULL, HDR TB0 "insts = x\n", "kernel-1.traceg:8: insts: not a 32-bit number" },
+	{ NULL, HDR TB0 "insts = 4294967296\n",
+	  "kernel-1.traceg:8: insts: not a 32-bit number" },
+	/* a huge count that lies */
+	{ NULL, HDR TB0 "insts = 4294967295\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
+	  "kernel-1.traceg:10: insts: warp 0 declares 4294967295 instructions, 1 follow" },
+	/* a mask written as '-' */
+	{ NULL, HDR TB0 "insts = 1\n0000 - 0 EXIT 0 0 0\n#END_TB\n",
+	  "kernel-1.traceg:9: mask: '-' is not hex" },
 	{ NULL, HDR "#BEGIN_TB\nthread block = 0,0\n",
 	  "kernel-1.traceg:6: thread block: x,y,z expected" },
 	/* more registers than the program keeps */

@@ -2009,7 +2009,7 @@ static int read_kernel(struct imp *im, const char *name)
 				break;
 			}
 			if (!parse_u32(&val, &warp_id)) {
-				ret = imp_fail(im, &f, "warp", "not a number");
+				ret = imp_fail(im, &f, "warp", "not a 32-bit number");
 				break;
 			}
 			st = TB_WARP;
@@ -2021,7 +2021,7 @@ static int read_kernel(struct imp *im, const char *name)
 			break;
 		}
 		if (!parse_u32(&val, &insts)) {
-			ret = imp_fail(im, &f, "insts", "not a number");
+			ret = imp_fail(im, &f, "insts", "not a 32-bit number");
 			break;
 		}
 		memset(&im->rec.warp, 0, sizeof(im->rec.warp));
