@@ -1146,6 +1146,11 @@ static const struct bad_case {
 	{ "kernel-7.traceg\nnonsense\n", NULL, "kernel-7.traceg: No such file" },
 	{ "cudaFree,0x10\n", NULL,
 	  "kernelslist.g:1: command: 'cudaFree,0x10' is not MemcpyHtoD" },
+	/* the tracer's output before post-processing */
+	{ "kernel-1.trace\n", NULL,
+	  "kernelslist.g:1: kernel: kernel-1.trace is the tracer's raw trace" },
+	{ "MemcpyHtoD,0x10,16\nkernel-2.trace.xz\n", NULL,
+	  "kernelslist.g:2: kernel: kernel-2.trace.xz is the tracer's raw trace" },
 	{ "kernel-9.traceg.xz\n", NULL,
 	  "kernelslist.g:1: kernel: kernel-9.traceg.xz is compressed" },
 };
@@ -1278,12 +1283,21 @@ TEST(missing_directory_and_sidecar_errors)
 		"kernelslist.g", "MemcpyHtoD,0x10,16\n",
 		"mcmgpu-objects", "object 0x10 sixteen a\n", NULL
 	};
+	const char *const raw_dir[] = {
+		"kernelslist", "kernel-1.trace\n", "kernel-1.trace", "-kernel id = 1\n",
+		NULL
+	};
 	struct recs v = { 0 };
 	char err[512];
 
 	EXPECT_EQ(-ENOENT, accelsim_import("/nonexistent/accelsim", collect, &v,
 					   err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "/nonexistent/accelsim/kernelslist.g: "));
+	EXPECT_EQ(NULL, strstr(err, "post-process")) TH_LOG("%s", err);
+	/* The tracer's directory before post-processing: said so. */
+	EXPECT_EQ(-ENOENT, import_mem(raw_dir, &v, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "kernelslist.g: No such file or directory (the directory holds the tracer's kernelslist: post-process it first"))
+		TH_LOG("%s", err);
 	EXPECT_EQ(-EINVAL, import_mem(bad_side, &v, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "mcmgpu-objects: position: object a"))
 		TH_LOG("%s", err);

@@ -910,6 +910,33 @@ static int xz_spawn(struct in_file *f)
 	return 0;
 }
 
+/* Whether the directory (or the files in memory) holds name. */
+static bool has_file(const struct imp *im, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	if (!im->dir) {
+		for (i = 0; i < im->nfiles; i++)
+			if (!strcmp(im->files[i].name, name))
+				return true;
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s", im->dir, name);
+	return !stat(path, &st);
+}
+
+/* kernel-N.trace[.xz]: the tracer's output before post-processing. */
+static bool is_raw_trace(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (has_xz_suffix(name))
+		n -= 3;
+	return n >= 6 && !memcmp(name + n - 6, ".trace", 6);
+}
+
 static int imp_open(struct imp *im, struct in_file *f, const char *name,
 		    bool optional)
 {
@@ -2113,6 +2140,13 @@ static int read_list(struct imp *im)
 	int ret;
 
 	ret = imp_open(im, &f, ACCELSIM_KERNELSLIST, false);
+	if (ret == -ENOENT && has_file(im, "kernelslist")) {
+		/* The tracer's own list: the directory is not post-processed. */
+		size_t n = strlen(im->err);
+
+		snprintf(im->err + n, im->errlen - n,
+			 " (the directory holds the tracer's kernelslist: post-process it first with Accel-Sim's post-traces-processing)");
+	}
 	if (ret)
 		return ret;
 	im->entries = 0;
@@ -2141,6 +2175,12 @@ static int read_list(struct imp *im)
 			}
 			memcpy(name, line.p, n);
 			name[n] = '\0';
+			if (is_raw_trace(name)) {
+				ret = imp_fail(im, &f, "kernel",
+					       "%s is the tracer's raw trace (block ids on every line): post-process it first with Accel-Sim's post-traces-processing",
+					       name);
+				break;
+			}
 			/*
 			 * A compressed trace: its decompressed copy if there
 			 * is one, else decompressed as it is read (from a
