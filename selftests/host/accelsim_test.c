@@ -1221,6 +1221,34 @@ TEST(a_kernel_with_no_block)
 	recs_free(&v);
 }
 
+/*
+ * kernelslist.g's names are paths relative to DIR (Accel-Sim prefixes
+ * the directory to any line starting "kernel"): a subdirectory works, and
+ * a kernel without "-kernel name" is named by its path up to the first
+ * '.'.
+ */
+TEST(kernel_files_in_a_subdirectory)
+{
+	static const char k[] =
+		"-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		"0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+	char err[512], sub[256], *dir = make_dir();
+	struct recs v = { 0 };
+
+	snprintf(sub, sizeof(sub), "%s/kernels", dir);
+	ASSERT_EQ(0, mkdir(sub, 0755));
+	write_file(dir, "kernelslist.g", "kernels/kernel-1.traceg\n");
+	write_file(sub, "kernel-1.traceg", k);
+	ASSERT_EQ(0, accelsim_import(dir, collect, &v, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(7, v.n);
+	EXPECT_STREQ("kernels/kernel-1", v.r[0].kernel.name);
+	EXPECT_EQ(1, v.r[0].kernel.id);
+	remove_dir(dir);
+	recs_free(&v);
+}
+
 /* Kernel ids from the headers must increase; an empty copy is dropped. */
 TEST(kernel_ids_increase_and_empty_copies)
 {
