@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -968,18 +968,20 @@ static int imp_open(struct imp *im, struct in_file *f, const char *name,
 				 strerror(e));
 		return -e;
 	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
 	if (has_xz_suffix(name)) {
 		int ret = xz_spawn(f);
 
 		if (ret) {
+			close(f->fd);
+			f->fd = -1;
 			snprintf(im->err, im->errlen, "%s: %s", f->path,
 				 strerror(-ret));
 			return ret;
 		}
 	}
-#ifdef POSIX_FADV_SEQUENTIAL
-	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
 	f->buf = malloc(READ_CHUNK);
 	if (!f->buf) {
 		close(f->fd);
