@@ -661,7 +661,8 @@ TEST(objects_inferred_from_touched_blocks)
 
 /*
  * Shapes the tracer and its post-processor really write, together:
- * context-named trace files, a demangled name with blanks and '=', lines
+ * a kernelslist.g with a comment and a blank line, context-named trace
+ * files, a demangled name with blanks and '=', lines
  * ending in a blank, blocks out of the grid's order, a negative immediate
  * (the tracer prints its 64 bits with %d), predicated-off lines (mask 0),
  * a memory mnemonic with width 0, several sources and no destination,
@@ -673,6 +674,7 @@ TEST(objects_inferred_from_touched_blocks)
 TEST(real_shapes_with_their_addresses)
 {
 	static const char list[] =
+		"# traced on an RTX 3070\n"
 		"MemcpyHtoD,0x0000000502000000,800000\n"
 		"\n"
 		"kernel-1-ctx_0x6165bdd7ec90.traceg";
