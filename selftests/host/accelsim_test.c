@@ -467,6 +467,19 @@ TEST(xz_compressed_traces)
 	EXPECT_EQ(-EINVAL, accelsim_import(dir, collect, &b, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: xz -dc failed"))
 		TH_LOG("%s", err);
+	recs_free(&b);
+	/* No xz to run. */
+	{
+		char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+
+		setenv("PATH", "/nonexistent", 1);
+		EXPECT_EQ(-ENOENT, accelsim_import(dir, collect, &b, err,
+						   sizeof(err)));
+		setenv("PATH", path, 1);
+		free(path);
+	}
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: cannot run xz"))
+		TH_LOG("%s", err);
 	remove_dir(dir);
 	recs_free(&a);
 	recs_free(&b);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #include "accelsim.h"
+
+extern char **environ;		/* xz's, as ours */
 
 #define READ_CHUNK	(1u << 20)	/* bytes a read() asks for */
 #define LINE_MAX_LEN	(1u << 20)	/* longer lines are refused */
@@ -872,39 +875,38 @@ static bool has_xz_suffix(const char *name)
 /*
  * Replaces f->fd, the compressed file, by a pipe from "xz -dc" reading it
  * (Accel-Sim reads .xz traces the same way): the text streams through, and
- * xz's end is checked when the pipe ends (in_getline()).
+ * xz's end is checked when the pipe ends (in_getline()). posix_spawn, not
+ * fork: the importer may hold much memory by then.
  */
 static int xz_spawn(struct in_file *f)
 {
-	int p[2], e;
+	static char *const argv[] = { "xz", "-dc", NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], ret;
 	pid_t pid;
 
 	if (pipe(p))
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		e = errno;
-		close(p[0]);
-		close(p[1]);
-		return -e;
-	}
-	if (!pid) {
-		/* The child: the file on stdin, the pipe on stdout. */
-		int null = open("/dev/null", O_WRONLY);
-
-		if (dup2(f->fd, STDIN_FILENO) < 0 ||
-		    dup2(p[1], STDOUT_FILENO) < 0)
-			_exit(126);
-		close(p[0]);
-		close(p[1]);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);	/* the message is ours */
-		execlp("xz", "xz", "-dc", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	close(f->fd);
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	ret = posix_spawn_file_actions_init(&fa);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, f->fd, STDIN_FILENO);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	/* xz's own message would be a second one: ours names the file. */
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
+						       "/dev/null", O_WRONLY, 0);
+	if (!ret)
+		ret = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (ret) {
+		close(p[0]);
+		return -ret;
+	}
+	close(f->fd);
 	f->fd = p[0];
 	f->xz = pid;
 	return 0;
@@ -977,8 +979,8 @@ static int imp_open(struct imp *im, struct in_file *f, const char *name,
 		if (ret) {
 			close(f->fd);
 			f->fd = -1;
-			snprintf(im->err, im->errlen, "%s: %s", f->path,
-				 strerror(-ret));
+			snprintf(im->err, im->errlen, "%s: cannot run xz to decompress it: %s",
+				 f->path, strerror(-ret));
 			return ret;
 		}
 	}
