@@ -425,6 +425,66 @@ TEST(memory_entry_agrees_with_the_directory)
 	recs_free(&b);
 }
 
+/*
+ * The tracer compresses its traces with xz by default (kernelslist.g
+ * names kernel-N.traceg.xz): they are decompressed as they are read and
+ * give the same records; a corrupt one is an error naming it.
+ */
+TEST(xz_compressed_traces)
+{
+	static const char list_xz[] =
+		"MemcpyHtoD,0x00007f1000000000,4096\n"
+		"MemcpyHtoD,0x00007f1000001000,256\n"
+		"kernel-1.traceg.xz\n"
+		"MemcpyDtoH,0x00007f1000000000,4096\n";
+	const char *const files[] = {
+		"kernelslist.g", v5_list, "kernel-1.traceg", v5_trace, NULL
+	};
+	struct recs a = { 0 }, b = { 0 };
+	char err[512], cmd[4200], *dir;
+
+	if (system("xz --version >/dev/null 2>&1"))
+		SKIP(return, "no xz to compress with");
+	ASSERT_EQ(0, import_files(files, &a, err, sizeof(err))) TH_LOG("%s", err);
+	dir = make_dir();
+	write_file(dir, "kernelslist.g", list_xz);
+	write_file(dir, "kernel-1.traceg", v5_trace);
+	snprintf(cmd, sizeof(cmd), "xz '%s/kernel-1.traceg'", dir);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, accelsim_import(dir, collect, &b, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, recs_cmp(&a, &b, err, sizeof(err))) TH_LOG("%s", err);
+	recs_free(&b);
+	/* Cut short: xz's failure, not the text's truncation. */
+	snprintf(cmd, sizeof(cmd), "truncate -s 60 '%s/kernel-1.traceg.xz'", dir);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(-EINVAL, accelsim_import(dir, collect, &b, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: xz -dc failed"))
+		TH_LOG("%s", err);
+	recs_free(&b);
+	/* Not xz at all. */
+	write_file(dir, "kernel-1.traceg.xz", v5_trace);
+	EXPECT_EQ(-EINVAL, accelsim_import(dir, collect, &b, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: xz -dc failed"))
+		TH_LOG("%s", err);
+	recs_free(&b);
+	/* No xz to run. */
+	{
+		char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+
+		setenv("PATH", "/nonexistent", 1);
+		EXPECT_EQ(-ENOENT, accelsim_import(dir, collect, &b, err,
+						   sizeof(err)));
+		setenv("PATH", path, 1);
+		free(path);
+	}
+	EXPECT_NE(NULL, strstr(err, "/kernel-1.traceg.xz: cannot run xz"))
+		TH_LOG("%s", err);
+	remove_dir(dir);
+	recs_free(&a);
+	recs_free(&b);
+}
+
 /* Tracer 4 with line numbers: the first token of a line is dropped. */
 TEST(v4_line_numbers)
 {
@@ -612,6 +672,140 @@ TEST(objects_inferred_from_touched_blocks)
 	recs_free(&v);
 }
 
+/*
+ * Shapes the tracer and its post-processor really write, together:
+ * a kernelslist.g with a comment and a blank line, context-named trace
+ * files, a demangled name with blanks and '=', lines
+ * ending in a blank, blocks out of the grid's order, a negative immediate
+ * (the tracer prints its 64 bits with %d), predicated-off lines (mask 0),
+ * a memory mnemonic with width 0, several sources and no destination,
+ * two destinations (Accel-Sim's tracer writes at most one; others more),
+ * negative strides and deltas, one-lane deltas, addresses at 0 and near
+ * 2^64 that wrap, line numbers with the immediate, and no newline at
+ * either file's end.
+ */
+TEST(real_shapes_with_their_addresses)
+{
+	static const char list[] =
+		"# traced on an RTX 3070\n"
+		"MemcpyHtoD,0x0000000502000000,800000\n"
+		"\n"
+		"kernel-1-ctx_0x6165bdd7ec90.traceg";
+	static const char trace[] =
+		"-kernel name = void k<int, 3>(float*, int) [with T = int]\n"
+		"-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (64,1,1)\n"
+		"-shmem = 0\n-nregs = 24\n-binary version = 86\n"
+		"-cuda stream id = 0\n"
+		"-shmem base_addr = 0x00007f0000000000\n"
+		"-local mem base_addr = 0x00007f0002000000\n"
+		"-nvbit version = 1.5.5\n-accelsim tracer version = 5\n"
+		"-enable lineinfo = 1\n\n"
+		"#traces format = [line_num] PC mask dest_num [reg_dests] opcode "
+		"src_num [reg_srcs] mem_width [adrrescompress?] [mem_addresses] "
+		"immediate\n\n"
+		"#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 1\n"
+		"12 0000 ffffffff 0 EXIT 0 0 0 \n\nwarp = 1\ninsts = 0\n\n#END_TB\n\n"
+		"#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 9\n"
+		/* predicated off: no lane, the tracer's mode 1 base 0 */
+		"7 0010 00000000 0 STG.E 2 R2 R255 4 1 0x0 0 0 \n"
+		"7 0020 00000000 2 R5 R6 IMAD.WIDE.U32 2 R255 R255 0 -1 \n"
+		/* four sources, no destination, width 0 on a memory mnemonic */
+		"8 0030 ffffffff 0 LDG.E 4 R1 R2 R3 R255 0 0 \n"
+		/* negative stride over lanes 4..7 */
+		"9 0040 000000f0 1 R6 LDG.E 1 R2 4 1 0x502000100 -4 0 \n"
+		/* one lane: a base and no delta */
+		"9 0050 00010000 0 STG.E.64 2 R2 R4 8 2 0x502000200 0 \n"
+		/*
+		 * deltas across the top of the address space and the
+		 * lowest a delta can be, then the immediate
+		 */
+		"10 0060 80000003 1 R8 LDG.E 1 R2 4 2 0xfffffffffffffffc 8 "
+		"-9223372036854775808 -2147483648 \n"
+		/* a list: addresses 0 and 2^64 - 1 */
+		"11 0070 00000005 1 R9 LDG.E.U8 1 R2 1 0 0x0000000000000000 "
+		"0xffffffffffffffff 0 \n"
+		/* a generic store into the shared window */
+		"11 0080 00000001 0 ST.E 2 R2 R3 4 0 0x00007f0000000040 0 \n"
+		"12 0090 ffffffff 0 EXIT 0 0 0 \n"
+		"\nwarp = 1\ninsts = 0\n\n#END_TB";
+	const char *const files[] = {
+		"kernelslist.g", list,
+		"kernel-1-ctx_0x6165bdd7ec90.traceg", trace, NULL
+	};
+	struct recs v = { 0 };
+	const struct prog_inst *in;
+	char err[512];
+	size_t i, k = 0;
+
+	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	for (i = 0; i < v.n && v.r[i].type != PROG_REC_KERNEL; i++)
+		;
+	ASSERT_LT(i, v.n);
+	EXPECT_STREQ("void k<int, 3>(float*, int) [with T = int]",
+		     v.r[i].kernel.name);
+	EXPECT_EQ(86, v.r[i].kernel.binary_version);
+	i++;
+	EXPECT_EQ(PROG_REC_BLOCK, v.r[i].type);
+	EXPECT_EQ(1, v.r[i].block.x);
+	for (; i < v.n && !(v.r[i].type == PROG_REC_BLOCK && !v.r[i].block.x); i++)
+		;
+	ASSERT_LT(i + 2, v.n);
+	EXPECT_EQ(PROG_REC_WARP, v.r[i + 1].type);
+	EXPECT_EQ(9, v.r[i + 1].warp.insts);
+	i += 2;
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0x10, in->pc);
+	EXPECT_EQ(0, in->mask);
+	EXPECT_EQ(PROG_OP_MEMORY, in->op);
+	EXPECT_EQ(PROG_KIND_STORE, in->kind);
+	EXPECT_EQ(4, in->width);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_OP_INT, in->op);
+	EXPECT_EQ(0, in->mask);
+	EXPECT_EQ(2, in->ndst);
+	EXPECT_EQ(5, in->dst[0]);
+	EXPECT_EQ(6, in->dst[1]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_OP_OTHER, in->op);
+	EXPECT_EQ(0, in->width);
+	EXPECT_EQ(0, in->ndst);
+	EXPECT_EQ(4, in->nsrc);
+	EXPECT_EQ(3, in->src[2]);
+	EXPECT_EQ(255, in->src[3]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0xf0, in->mask);
+	EXPECT_EQ(0, in->addr[3]);
+	EXPECT_EQ(0x502000100ull, in->addr[4]);
+	EXPECT_EQ(0x5020000fcull, in->addr[5]);
+	EXPECT_EQ(0x5020000f4ull, in->addr[7]);
+	EXPECT_EQ(0, in->addr[8]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(8, in->width);
+	EXPECT_EQ(0x502000200ull, in->addr[16]);
+	EXPECT_EQ(0, in->addr[0]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0xfffffffffffffffcull, in->addr[0]);
+	EXPECT_EQ(0x4ull, in->addr[1]);
+	EXPECT_EQ(0x8000000000000004ull, in->addr[31]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(1, in->width);
+	EXPECT_EQ(0, in->addr[0]);
+	EXPECT_EQ(UINT64_MAX, in->addr[2]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(PROG_SPACE_SHARED, in->space);
+	EXPECT_EQ(0x7f0000000040ull, in->addr[0]);
+	in = &v.r[i++].inst;
+	EXPECT_EQ(0x90, in->pc);
+	EXPECT_EQ(PROG_OP_BRANCH, in->op);
+	EXPECT_EQ(PROG_REC_WARP, v.r[i].type);
+	EXPECT_EQ(0, v.r[i].warp.insts);
+	for (i = 0; i < v.n; i++)
+		k += v.r[i].type == PROG_REC_INST;
+	EXPECT_EQ(10, k);
+	EXPECT_EQ(PROG_REC_END, v.r[v.n - 1].type);
+	recs_free(&v);
+}
+
 /* Kernels on two streams, a cluster line, an unknown header key. */
 TEST(kernels_and_streams)
 {
@@ -745,6 +939,39 @@ TEST(real_long_mnemonics_and_names)
 	recs_free(&v);
 }
 
+/*
+ * A name past what the program keeps (CuTe's mangled names run to many
+ * KiB) labels the kernel only: cut to its first PROG_NAME_MAX - 1 bytes,
+ * the trace imported.
+ */
+TEST(kernel_names_longer_than_kept_are_cut)
+{
+	static char trace[PROG_NAME_MAX * 2 + 512];
+	static char name[PROG_NAME_MAX * 2];
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\n", "kernel-1.traceg", trace,
+		NULL
+	};
+	struct recs v = { 0 };
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(name) - 1; i++)
+		name[i] = "_ZN4cute6TensorI"[i % 16];
+	snprintf(trace, sizeof(trace),
+		 "-kernel name = %s\n-grid dim = (1,1,1)\n"
+		 "-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+		 "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		 "0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n", name);
+	ASSERT_EQ(0, import_mem(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(7, v.n);
+	EXPECT_EQ(PROG_NAME_MAX - 1, strlen(v.r[0].kernel.name));
+	EXPECT_EQ(0, memcmp(name, v.r[0].kernel.name, PROG_NAME_MAX - 1));
+	for (i = 0; i < PROG_WARP_SIZE; i++)
+		EXPECT_EQ(0, v.r[3].inst.addr[i]);
+	recs_free(&v);
+}
+
 /* The sidecar gives the objects exactly, at their places in the list. */
 TEST(sidecar_objects)
 {
@@ -835,7 +1062,15 @@ static const struct bad_case {
 	  "kernel-1.traceg:9: dest: 'R70000' is not a register" },
 	{ NULL, HDR TB0 "insts = 1\n0000 ffffffff 0 NOP 0 999\n#END_TB\n",
 	  "kernel-1.traceg:9: mem_width: 999 is more than 128" },
-	{ NULL, HDR TB0 "insts = x\n", "kernel-1.traceg:8: insts: not a number" },
+	{ NULL, HDR TB0 "insts = x\n", "kernel-1.traceg:8: insts: not a 32-bit number" },
+	{ NULL, HDR TB0 "insts = 4294967296\n",
+	  "kernel-1.traceg:8: insts: not a 32-bit number" },
+	/* a huge count that lies */
+	{ NULL, HDR TB0 "insts = 4294967295\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
+	  "kernel-1.traceg:10: insts: warp 0 declares 4294967295 instructions, 1 follow" },
+	/* a mask written as '-' */
+	{ NULL, HDR TB0 "insts = 1\n0000 - 0 EXIT 0 0 0\n#END_TB\n",
+	  "kernel-1.traceg:9: mask: '-' is not hex" },
 	{ NULL, HDR "#BEGIN_TB\nthread block = 0,0\n",
 	  "kernel-1.traceg:6: thread block: x,y,z expected" },
 	/* more registers than the program keeps */
@@ -855,6 +1090,17 @@ static const struct bad_case {
 	  "kernel-1.traceg:2: header: '-key = value' expected" },
 	{ NULL, "-kernel name = t\n-accelsim tracer version = 2\n",
 	  "kernel-1.traceg:2: -accelsim tracer version: 2 is before 3" },
+	/* no version: a tracer's before 3 has block ids first, said so */
+	{ NULL, "-kernel name = t\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+	  TB0 "insts = 1\n0 0 0 0 0000 ffffffff 0 EXIT 0 0\n#END_TB\n",
+	  "kernel-1.traceg:8: mem_width: 'ffffffff' is not a number (no -accelsim tracer version in the header: a trace before version 3" },
+	/* a later tracer's lines carry more fields: refused at the header */
+	{ NULL, "-kernel name = t\n-accelsim tracer version = 6\n",
+	  "kernel-1.traceg:2: -accelsim tracer version: 6 is after 5" },
+	{ NULL, "", "kernel-1.traceg: empty file" },
+	{ NULL, "\n\n", "kernel-1.traceg:2: -grid dim: missing from the header" },
+	{ NULL, "-kernel name = t\n-grid dim = (1,1,1)\n#traces format = x\n",
+	  "kernel-1.traceg:3: -block dim: missing from the header" },
 	{ NULL, "-kernel name = t\n-enable lineinfo = yes\n",
 	  "kernel-1.traceg:2: -enable lineinfo: 0 or 1 expected" },
 	{ NULL, "-kernel name = t\n-cuda stream id = -1\n",
@@ -866,7 +1112,6 @@ static const struct bad_case {
 	  "kernel-1.traceg:10: dest_num: 'NOP' is not a number" },
 	/* block structure */
 	{ NULL, HDR TB0 "insts = 0\n", "kernel-1.traceg:8: #END_TB: missing at the end" },
-	{ NULL, HDR, "kernel-1.traceg:4: #BEGIN_TB: no thread block in the file" },
 	{ NULL, HDR TB0 "insts = 0\n#BEGIN_TB\n",
 	  "kernel-1.traceg:9: #BEGIN_TB: inside a thread block" },
 	{ NULL, HDR "#BEGIN_TB\nwarp = 0\n",
@@ -904,6 +1149,8 @@ static const struct bad_case {
 	/* kernelslist.g and files */
 	{ "kernel-1.traceg\nkernel-2.traceg\n", HDR TB0 "insts = 0\n#END_TB\n",
 	  "kernel-2.traceg: No such file" },
+	{ "MemcpyHtoD\n", NULL,
+	  "kernelslist.g:1: MemcpyHtoD: ',ADDR,BYTES' expected" },
 	{ "MemcpyHtoD,0x10\n", NULL,
 	  "kernelslist.g:1: MemcpyHtoD: 'MemcpyHtoD,ADDR,BYTES' expected" },
 	{ "\nMemcpyDtoH,0xzz,16\n", NULL,
@@ -914,6 +1161,11 @@ static const struct bad_case {
 	{ "kernel-7.traceg\nnonsense\n", NULL, "kernel-7.traceg: No such file" },
 	{ "cudaFree,0x10\n", NULL,
 	  "kernelslist.g:1: command: 'cudaFree,0x10' is not MemcpyHtoD" },
+	/* the tracer's output before post-processing */
+	{ "kernel-1.trace\n", NULL,
+	  "kernelslist.g:1: kernel: kernel-1.trace is the tracer's raw trace" },
+	{ "MemcpyHtoD,0x10,16\nkernel-2.trace.xz\n", NULL,
+	  "kernelslist.g:2: kernel: kernel-2.trace.xz is the tracer's raw trace" },
 	{ "kernel-9.traceg.xz\n", NULL,
 	  "kernelslist.g:1: kernel: kernel-9.traceg.xz is compressed" },
 };
@@ -944,6 +1196,72 @@ TEST(every_error_names_file_line_and_field)
 			TH_LOG("case %zu: got '%s', want '%s'", i, err, c->want);
 		recs_free(&v);
 	}
+}
+
+/*
+ * A header and no block (the tracer recorded nothing of the launch, as
+ * when INSTR_BEGIN/INSTR_END leave its code out): a kernel without
+ * blocks, between the others.
+ */
+TEST(a_kernel_with_no_block)
+{
+	static const char k1[] =
+		"-kernel name = empty\n-kernel id = 1\n-grid dim = (4,1,1)\n"
+		"-block dim = (64,1,1)\n-accelsim tracer version = 5\n\n"
+		"#traces format = [line_num] PC mask dest_num [reg_dests] "
+		"opcode src_num [reg_srcs] mem_width [adrrescompress?] "
+		"[mem_addresses] immediate\n\n";
+	static const char k2[] =
+		"-kernel name = full\n-kernel id = 2\n-grid dim = (1,1,1)\n"
+		"-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
+		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		"0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
+		"kernel-1.traceg", k1, "kernel-2.traceg", k2, NULL
+	};
+	struct recs v = { 0 };
+	char err[512];
+
+	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(9, v.n);
+	EXPECT_EQ(PROG_REC_KERNEL, v.r[0].type);
+	EXPECT_STREQ("empty", v.r[0].kernel.name);
+	EXPECT_EQ(4, v.r[0].kernel.grid[0]);
+	EXPECT_EQ(PROG_REC_KERNEL_END, v.r[1].type);
+	EXPECT_EQ(PROG_REC_KERNEL, v.r[2].type);
+	EXPECT_EQ(2, v.r[2].kernel.id);
+	EXPECT_EQ(PROG_REC_BLOCK, v.r[3].type);
+	EXPECT_EQ(PROG_REC_END, v.r[8].type);
+	recs_free(&v);
+}
+
+/*
+ * kernelslist.g's names are paths relative to DIR (Accel-Sim prefixes
+ * the directory to any line starting "kernel"): a subdirectory works, and
+ * a kernel without "-kernel name" is named by its path up to the first
+ * '.'.
+ */
+TEST(kernel_files_in_a_subdirectory)
+{
+	static const char k[] =
+		"-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+		"0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
+	char err[512], sub[256], *dir = make_dir();
+	struct recs v = { 0 };
+
+	snprintf(sub, sizeof(sub), "%s/kernels", dir);
+	ASSERT_EQ(0, mkdir(sub, 0755));
+	write_file(dir, "kernelslist.g", "kernels/kernel-1.traceg\n");
+	write_file(sub, "kernel-1.traceg", k);
+	ASSERT_EQ(0, accelsim_import(dir, collect, &v, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(7, v.n);
+	EXPECT_STREQ("kernels/kernel-1", v.r[0].kernel.name);
+	EXPECT_EQ(1, v.r[0].kernel.id);
+	remove_dir(dir);
+	recs_free(&v);
 }
 
 /* Kernel ids from the headers must increase; an empty copy is dropped. */
@@ -979,7 +1297,8 @@ TEST(nul_bytes_are_refused)
 	static const char list[] = "kernel-1.traceg\n";
 	static const char name[] = "-kernel name = ab\0cd\n";
 	static const char opc[] = "-kernel name = k\n-grid dim = (1,1,1)\n"
-		"-block dim = (1,1,1)\n#BEGIN_TB\nthread block = 0,0,0\n"
+		"-block dim = (1,1,1)\n-accelsim tracer version = 5\n"
+		"#BEGIN_TB\nthread block = 0,0,0\n"
 		"warp = 0\ninsts = 1\n0000 00000001 0 NO\0P 0 0\n#END_TB\n";
 	struct accelsim_mem_file f[2] = {
 		{ "kernelslist.g", list, sizeof(list) - 1 },
@@ -993,7 +1312,7 @@ TEST(nul_bytes_are_refused)
 	f[1].data = opc;
 	f[1].len = sizeof(opc) - 1;
 	EXPECT_EQ(-EINVAL, accelsim_import_mem(f, 2, collect, &v, err, sizeof(err)));
-	EXPECT_STREQ("kernel-1.traceg:8: opcode: a NUL byte", err);
+	EXPECT_STREQ("kernel-1.traceg:9: opcode: a NUL byte", err);
 	recs_free(&v);
 }
 
@@ -1007,12 +1326,21 @@ TEST(missing_directory_and_sidecar_errors)
 		"kernelslist.g", "MemcpyHtoD,0x10,16\n",
 		"mcmgpu-objects", "object 0x10 sixteen a\n", NULL
 	};
+	const char *const raw_dir[] = {
+		"kernelslist", "kernel-1.trace\n", "kernel-1.trace", "-kernel id = 1\n",
+		NULL
+	};
 	struct recs v = { 0 };
 	char err[512];
 
 	EXPECT_EQ(-ENOENT, accelsim_import("/nonexistent/accelsim", collect, &v,
 					   err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "/nonexistent/accelsim/kernelslist.g: "));
+	EXPECT_EQ(NULL, strstr(err, "post-process")) TH_LOG("%s", err);
+	/* The tracer's directory before post-processing: said so. */
+	EXPECT_EQ(-ENOENT, import_mem(raw_dir, &v, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "kernelslist.g: No such file or directory (the directory holds the tracer's kernelslist: post-process it first"))
+		TH_LOG("%s", err);
 	EXPECT_EQ(-EINVAL, import_mem(bad_side, &v, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "mcmgpu-objects: position: object a"))
 		TH_LOG("%s", err);
@@ -1221,6 +1549,7 @@ TEST(classify_mnemonics)
 		{ "STG.E.STRONG.GPU", PROG_OP_MEMORY, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 0 },
 		{ "ATOMG.E.CAS.STRONG.GPU", PROG_OP_MEMORY, PROG_SPACE_GLOBAL, PROG_KIND_ATOMIC, 0 },
 		{ "RED.E.ADD.F32.FTZ.RN", PROG_OP_MEMORY, PROG_SPACE_GLOBAL, PROG_KIND_REDUCTION, 0 },
+		{ "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", PROG_OP_MEMORY, PROG_SPACE_GLOBAL, PROG_KIND_REDUCTION, 0 },
 		{ "LDS.U.128", PROG_OP_MEMORY, PROG_SPACE_SHARED, PROG_KIND_LOAD, 0 },
 		{ "LDSM.16.M88.4", PROG_OP_MEMORY, PROG_SPACE_SHARED, PROG_KIND_LOAD, 0 },
 		{ "STS.64", PROG_OP_MEMORY, PROG_SPACE_SHARED, PROG_KIND_STORE, 0 },

@@ -22,6 +22,7 @@ this script must give too (so a mistake here does not hide one in C).
 """
 import argparse
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -40,6 +41,7 @@ MEM_OPS = {
     "STG": ("global", "store"),
     "ATOMG": ("global", "atomic"),
     "RED": ("global", "red"),
+    "REDG": ("global", "red"),      # Hopper on: RED's global form
     "LDGSTS": ("global", "load"),   # the post-processor keeps the global line
     "LDS": ("shared", "load"),
     "LDSM": ("shared", "load"),
@@ -64,8 +66,13 @@ class TraceError(Exception):
 
 
 def read_lines(path):
-    """A file's lines without their line ends (LF or CRLF)."""
-    with open(path, "rb") as f:
+    """A file's lines without their line ends (LF or CRLF); a name ending
+    in .xz (the tracer's default) is decompressed, unless its decompressed
+    copy is beside it."""
+    if path.endswith(".xz") and os.path.exists(path[:-3]):
+        path = path[:-3]
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rb") as f:
         data = f.read().decode("ascii", errors="replace")
     return [ln.rstrip("\r") for ln in data.split("\n")]
 
@@ -431,7 +438,7 @@ def main():
     for d in opts.dirs:
         try:
             mine = dir_stats(d, opts)
-        except (TraceError, OSError) as e:
+        except (TraceError, OSError, lzma.LZMAError) as e:
             print(f"{d}: {e}")
             status = 1
             continue

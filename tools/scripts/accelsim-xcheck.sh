@@ -4,7 +4,8 @@
 # the hand-written directories in selftests/accelsim-xcheck/ (each with
 # hand-derived counts), two generated ones (accelsim-gen.py) and the
 # Accel-Sim exports of two applications, with and without the objects
-# sidecar (so the inferred objects are compared too).
+# sidecar (so the inferred objects are compared too), and one directory
+# again with its traces xz-compressed as the tracer writes them.
 # Usage: tools/scripts/accelsim-xcheck.sh [MCMGPU]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +21,11 @@ for app in spmv bfs; do
 	cp -r "$tmp/$app" "$tmp/$app-inferred"
 	rm "$tmp/$app-inferred/mcmgpu-objects"
 done
+# The tracer's default output: every kernel trace compressed with xz.
+cp -r "$top/selftests/accelsim-xcheck/v5-real" "$tmp/v5-real-xz"
+xz "$tmp"/v5-real-xz/kernel-*.traceg
+sed -i 's/\.traceg$/.traceg.xz/' "$tmp/v5-real-xz/kernelslist.g"
 python3 "$top/tools/scripts/accelsim-stats.py" --tool "$tool" \
 	"$top"/selftests/accelsim-xcheck/*/ "$tmp"/gen1 "$tmp"/gen2 \
-	"$tmp"/spmv "$tmp"/spmv-inferred "$tmp"/bfs "$tmp"/bfs-inferred
+	"$tmp"/spmv "$tmp"/spmv-inferred "$tmp"/bfs "$tmp"/bfs-inferred \
+	"$tmp"/v5-real-xz

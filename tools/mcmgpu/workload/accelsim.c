@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "accelsim.h"
+
+extern char **environ;		/* xz's, as ours */
 
 #define READ_CHUNK	(1u << 20)	/* bytes a read() asks for */
 #define LINE_MAX_LEN	(1u << 20)	/* longer lines are refused */
@@ -29,6 +34,7 @@
 #define SHARED_WINDOW	(16ull << 20)	/* if the local window is not above */
 #define LOCAL_WINDOW	(512ull << 10)	/* CUDA's local memory a thread */
 #define MIN_TRACER	3
+#define MAX_TRACER	5		/* later ones add fields to a line */
 #define OPC_CACHE	1024		/* classified mnemonics kept */
 
 /* ---------------------------------------------------------------------
@@ -190,6 +196,7 @@ static const struct sass_class sass_classes[] = {
 	C("R2P", INT),
 	C("R2UR", INT),
 	M("RED", GLOBAL, REDUCTION),
+	M("REDG", GLOBAL, REDUCTION),	/* Hopper on: RED's global form */
 	C("REDUX", INT),
 	C("RET", BRANCH),
 	C("RPCMOV", OTHER),
@@ -347,6 +354,7 @@ static void class_of(const struct prog_kernel *k, bool has_addr,
 struct in_file {
 	char path[4096];		/* for messages */
 	int fd;				/* -1: in memory */
+	pid_t xz;			/* the decompressor fd reads, or 0 */
 	const char *mem;
 	size_t memlen;
 	char *buf;
@@ -360,11 +368,42 @@ static int imp_fail(struct imp *im, const struct in_file *f,
 		    const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * Reaps the decompressor: 0 if it ended well, else a negative errno with
+ * the message in err. Stopped early (an error in the text), it is killed
+ * first and its end is no error.
+ */
+static int xz_reap(struct in_file *f, bool kill_it, char *err, size_t errlen)
+{
+	int status = 0;
+	pid_t r;
+
+	if (f->xz <= 0)
+		return 0;
+	if (kill_it)
+		kill(f->xz, SIGKILL);
+	do {
+		r = waitpid(f->xz, &status, 0);
+	} while (r < 0 && errno == EINTR);
+	f->xz = 0;
+	if (kill_it || (r > 0 && WIFEXITED(status) && !WEXITSTATUS(status)))
+		return 0;
+	if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		snprintf(err, errlen, "%s: cannot run xz to decompress it (is xz installed?)",
+			 f->path);
+		return -ENOENT;
+	}
+	snprintf(err, errlen, "%s: xz -dc failed (status %d): not xz data, or corrupt or truncated",
+		 f->path, r > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return -EINVAL;
+}
+
 static void in_close(struct in_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+	xz_reap(f, true, NULL, 0);
 	free(f->buf);
 	f->buf = NULL;
 }
@@ -433,8 +472,13 @@ static int in_getline(struct in_file *f, const char **s, const char **e,
 			snprintf(err, errlen, "%s: %s", f->path, strerror(e2));
 			return -e2;
 		}
-		if (!n)
+		if (!n) {
+			int ret = xz_reap(f, false, err, errlen);
+
+			if (ret)
+				return ret;
 			f->eof = true;
+		}
 		f->len += n;
 	}
 found:
@@ -821,6 +865,80 @@ static int imp_fail(struct imp *im, const struct in_file *f,
 	return -EINVAL;
 }
 
+static bool has_xz_suffix(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, ".xz");
+}
+
+/*
+ * Replaces f->fd, the compressed file, by a pipe from "xz -dc" reading it
+ * (Accel-Sim reads .xz traces the same way): the text streams through, and
+ * xz's end is checked when the pipe ends (in_getline()). posix_spawn, not
+ * fork: the importer may hold much memory by then.
+ */
+static int xz_spawn(struct in_file *f)
+{
+	static char *const argv[] = { "xz", "-dc", NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], ret;
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	ret = posix_spawn_file_actions_init(&fa);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, f->fd, STDIN_FILENO);
+	if (!ret)
+		ret = posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	/* xz's own message would be a second one: ours names the file. */
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO,
+						       "/dev/null", O_WRONLY, 0);
+	if (!ret)
+		ret = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (ret) {
+		close(p[0]);
+		return -ret;
+	}
+	close(f->fd);
+	f->fd = p[0];
+	f->xz = pid;
+	return 0;
+}
+
+/* Whether the directory (or the files in memory) holds name. */
+static bool has_file(const struct imp *im, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	size_t i;
+
+	if (!im->dir) {
+		for (i = 0; i < im->nfiles; i++)
+			if (!strcmp(im->files[i].name, name))
+				return true;
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s", im->dir, name);
+	return !stat(path, &st);
+}
+
+/* kernel-N.trace[.xz]: the tracer's output before post-processing. */
+static bool is_raw_trace(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (has_xz_suffix(name))
+		n -= 3;
+	return n >= 6 && !memcmp(name + n - 6, ".trace", 6);
+}
+
 static int imp_open(struct imp *im, struct in_file *f, const char *name,
 		    bool optional)
 {
@@ -855,6 +973,17 @@ static int imp_open(struct imp *im, struct in_file *f, const char *name,
 #ifdef POSIX_FADV_SEQUENTIAL
 	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+	if (has_xz_suffix(name)) {
+		int ret = xz_spawn(f);
+
+		if (ret) {
+			close(f->fd);
+			f->fd = -1;
+			snprintf(im->err, im->errlen, "%s: cannot run xz to decompress it: %s",
+				 f->path, strerror(-ret));
+			return ret;
+		}
+	}
 	f->buf = malloc(READ_CHUNK);
 	if (!f->buf) {
 		close(f->fd);
@@ -1584,6 +1713,25 @@ static int parse_inst(struct imp *im, const struct in_file *f,
 	return 0;
 }
 
+/*
+ * parse_inst(), and when the header names no tracer version (Accel-Sim
+ * then reads the lines as a tracer's before 3, block ids first), a hint
+ * that the trace may be one of those.
+ */
+static int parse_inst_hint(struct imp *im, const struct in_file *f,
+			   const char *s, const char *e)
+{
+	int ret = parse_inst(im, f, s, e);
+	size_t n;
+
+	if (ret != -EINVAL || im->ks.version)
+		return ret;
+	n = strlen(im->err);
+	snprintf(im->err + n, im->errlen - n,
+		 " (no -accelsim tracer version in the header: a trace before version 3, block ids on every line, is not supported)");
+	return ret;
+}
+
 /* A "-key = value" header line. */
 static int parse_header(struct imp *im, const struct in_file *f,
 			const char *s, const char *e)
@@ -1603,11 +1751,15 @@ static int parse_header(struct imp *im, const struct in_file *f,
 	if (tok_is(&key, "kernel name")) {
 		if (val.p == val.end)
 			return imp_fail(im, f, "-kernel name", "empty");
-		if (val.end - val.p >= PROG_NAME_MAX)
-			return imp_fail(im, f, "-kernel name",
-					"longer than %d bytes", PROG_NAME_MAX - 1);
 		if (memchr(val.p, '\0', val.end - val.p))
 			return imp_fail(im, f, "-kernel name", "a NUL byte");
+		/*
+		 * Mangled template names (CUTLASS, CuTe) can run past what
+		 * the program keeps: the name only labels the kernel, so it
+		 * is cut rather than the trace refused.
+		 */
+		if (val.end - val.p >= PROG_NAME_MAX)
+			val.end = val.p + PROG_NAME_MAX - 1;
 		/* A second name replaces the first, all of it. */
 		memset(k->name, 0, sizeof(k->name));
 		memcpy(k->name, val.p, val.end - val.p);
@@ -1651,6 +1803,10 @@ static int parse_header(struct imp *im, const struct in_file *f,
 			return imp_fail(im, f, "-accelsim tracer version",
 					"%llu is before %d (block ids on every line): not supported",
 					(unsigned long long)v, MIN_TRACER);
+		if (v > MAX_TRACER)
+			return imp_fail(im, f, "-accelsim tracer version",
+					"%llu is after %d (lines with fields this importer does not know): not supported",
+					(unsigned long long)v, MAX_TRACER);
 		im->ks.version = v;
 	} else if (tok_is(&key, "enable lineinfo")) {
 		if (!parse_udec(&val, &v) || v > 1)
@@ -1702,6 +1858,24 @@ static inline bool is_inst_line(const char *s, const char *e)
 	       !(e - s >= 7 && !memcmp(s, "cluster", 7));
 }
 
+/* The kernel record, once its header is read. */
+static int end_header(struct imp *im, const struct in_file *f,
+		      const char *name)
+{
+	if (!im->ks.seen_grid || !im->ks.seen_block)
+		return imp_fail(im, f, im->ks.seen_grid ? "-block dim" : "-grid dim",
+				"missing from the header");
+	if (!im->ks.seen_name) {
+		/* Accel-Sim names it by its file. */
+		snprintf(im->kernel.name, sizeof(im->kernel.name), "%.*s",
+			 (int)strcspn(name, "."), name);
+	}
+	if (!im->ks.seen_id)
+		im->kernel.id = im->launches;
+	im->rec.kernel = im->kernel;
+	return emit(im, f, PROG_REC_KERNEL);
+}
+
 static int read_kernel(struct imp *im, const char *name)
 {
 	enum tb_state st = TB_OUT;
@@ -1729,7 +1903,7 @@ static int read_kernel(struct imp *im, const char *name)
 		if (!header && im->pass == PASS_TOUCH) {
 			/* The first pass: instruction lines only, unchecked. */
 			if (is_inst_line(s, e)) {
-				ret = parse_inst(im, &f, s, e);
+				ret = parse_inst_hint(im, &f, s, e);
 				if (ret)
 					break;
 			}
@@ -1750,22 +1924,8 @@ static int read_kernel(struct imp *im, const char *name)
 				break;
 			}
 			/* The first block: the header is complete. */
-			if (!im->ks.seen_grid || !im->ks.seen_block) {
-				ret = imp_fail(im, &f, im->ks.seen_grid ?
-					       "-block dim" : "-grid dim",
-					       "missing from the header");
-				break;
-			}
-			if (!im->ks.seen_name) {
-				/* Accel-Sim names it by its file. */
-				snprintf(im->kernel.name, sizeof(im->kernel.name),
-					 "%.*s", (int)strcspn(name, "."), name);
-			}
-			if (!im->ks.seen_id)
-				im->kernel.id = im->launches;
 			header = false;
-			im->rec.kernel = im->kernel;
-			ret = emit(im, &f, PROG_REC_KERNEL);
+			ret = end_header(im, &f, name);
 			if (ret)
 				break;
 		}
@@ -1810,7 +1970,7 @@ static int read_kernel(struct imp *im, const char *name)
 			break;
 		}
 		if (st == TB_INSTS) {
-			ret = parse_inst(im, &f, s, e);
+			ret = parse_inst_hint(im, &f, s, e);
 			if (ret)
 				break;
 			ret = emit(im, &f, PROG_REC_INST);
@@ -1880,7 +2040,7 @@ static int read_kernel(struct imp *im, const char *name)
 				break;
 			}
 			if (!parse_u32(&val, &warp_id)) {
-				ret = imp_fail(im, &f, "warp", "not a number");
+				ret = imp_fail(im, &f, "warp", "not a 32-bit number");
 				break;
 			}
 			st = TB_WARP;
@@ -1892,7 +2052,7 @@ static int read_kernel(struct imp *im, const char *name)
 			break;
 		}
 		if (!parse_u32(&val, &insts)) {
-			ret = imp_fail(im, &f, "insts", "not a number");
+			ret = imp_fail(im, &f, "insts", "not a 32-bit number");
 			break;
 		}
 		memset(&im->rec.warp, 0, sizeof(im->rec.warp));
@@ -1907,9 +2067,20 @@ static int read_kernel(struct imp *im, const char *name)
 	if (!ret && im->pass == PASS_TOUCH) {
 		/* Structure is the full passes' business. */
 	} else if (!ret) {
-		if (header) {
-			ret = imp_fail(im, &f, "#BEGIN_TB",
-				       "no thread block in the file");
+		if (header && !f.line) {
+			snprintf(im->err, im->errlen, "%s: empty file", f.path);
+			ret = -EINVAL;
+		} else if (header) {
+			/*
+			 * A header and no block: the tracer recorded no
+			 * instruction of the launch (INSTR_BEGIN/INSTR_END
+			 * left its code out), and the post-processor wrote
+			 * no block. A launch without blocks, as Accel-Sim
+			 * reads it.
+			 */
+			ret = end_header(im, &f, name);
+			if (!ret)
+				ret = emit(im, &f, PROG_REC_KERNEL_END);
 		} else if (st != TB_OUT) {
 			ret = imp_fail(im, &f, "#END_TB",
 				       "missing at the end of the file (truncated)");
@@ -1973,6 +2144,13 @@ static int read_list(struct imp *im)
 	int ret;
 
 	ret = imp_open(im, &f, ACCELSIM_KERNELSLIST, false);
+	if (ret == -ENOENT && has_file(im, "kernelslist")) {
+		/* The tracer's own list: the directory is not post-processed. */
+		size_t n = strlen(im->err);
+
+		snprintf(im->err + n, im->errlen - n,
+			 " (the directory holds the tracer's kernelslist: post-process it first with Accel-Sim's post-traces-processing)");
+	}
 	if (ret)
 		return ret;
 	im->entries = 0;
@@ -1990,9 +2168,9 @@ static int read_list(struct imp *im)
 				break;
 		}
 		n = line.end - line.p;
-		if (n > 10 && !memcmp(line.p, "MemcpyHtoD", 10)) {
+		if (n >= 10 && !memcmp(line.p, "MemcpyHtoD", 10)) {
 			ret = copy_line(im, &f, line, PROG_COPY_H2D);
-		} else if (n > 10 && !memcmp(line.p, "MemcpyDtoH", 10)) {
+		} else if (n >= 10 && !memcmp(line.p, "MemcpyDtoH", 10)) {
 			ret = copy_line(im, &f, line, PROG_COPY_D2H);
 		} else if (n >= 6 && !memcmp(line.p, "kernel", 6)) {
 			if (n >= sizeof(name) - 8) {
@@ -2001,14 +2179,26 @@ static int read_list(struct imp *im)
 			}
 			memcpy(name, line.p, n);
 			name[n] = '\0';
-			/* Compressed traces: their decompressed copy, if any. */
-			if (n > 3 && !strcmp(name + n - 3, ".xz")) {
+			if (is_raw_trace(name)) {
+				ret = imp_fail(im, &f, "kernel",
+					       "%s is the tracer's raw trace (block ids on every line): post-process it first with Accel-Sim's post-traces-processing",
+					       name);
+				break;
+			}
+			/*
+			 * A compressed trace: its decompressed copy if there
+			 * is one, else decompressed as it is read (from a
+			 * directory; in memory, there is no xz to run).
+			 */
+			if (has_xz_suffix(name)) {
 				struct in_file probe;
 
 				name[n - 3] = '\0';
 				ret = imp_open(im, &probe, name, true);
 				in_close(&probe);
-				if (ret) {
+				if (ret && im->dir)
+					name[n - 3] = '.';
+				else if (ret) {
 					ret = imp_fail(im, &f, "kernel",
 						       "%s.xz is compressed: decompress it first (xz -dk)",
 						       name);

@@ -8,6 +8,8 @@
  *   MemcpyHtoD,0xADDR,BYTES     a host-to-device copy
  *   MemcpyDtoH,0xADDR,BYTES     a device-to-host copy (some tracers)
  *   kernel-N.traceg             a launch: its trace file, relative to DIR
+ *                               (ending in .xz: read through "xz -dc",
+ *                               unless DIR holds the decompressed copy)
  * and one trace file per launch: a header of "-key = value" lines (kernel
  * name, id, grid dim = (x,y,z), block dim, shmem, nregs, binary version,
  * cuda stream id, shmem base_addr, local mem base_addr, nvbit version,
@@ -15,6 +17,7 @@
  * comments, then per thread block
  *   #BEGIN_TB / thread block = x,y,z / (warp = N / insts = M / M lines)*
  *   / #END_TB
+ * (a header and no block: a launch without blocks)
  * and an instruction line
  *   [line] PC MASK NDST [Rd..] OPCODE NSRC [Rs..] WIDTH [MODE ADDRS] [IMM]
  * where WIDTH > 0 makes it a memory instruction with addresses for the
@@ -24,7 +27,9 @@
  * delta for each further active lane, from the previous active lane).
  * Tracer versions 3 to 5 share this line; 5 appends the immediate (read
  * and dropped); with "-enable lineinfo = 1" a line number comes first
- * (dropped too). Versions before 3 (block ids on every line) are refused.
+ * (dropped too). Versions before 3 (block ids on every line) and after 5
+ * (more fields a line) are refused at the header. A kernel name longer
+ * than PROG_NAME_MAX - 1 bytes is cut to that (it only labels the kernel).
  *
  * Classes: accelsim_classify() maps the mnemonic's part before the first
  * '.' to a class, and for memory instructions a space and kind. Generic

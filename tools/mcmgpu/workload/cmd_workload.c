@@ -240,9 +240,10 @@ static void import_usage(FILE *f)
 	fprintf(f,
 		"usage: mcmgpu workload import DIR -o PROG [--text|--binary]\n\n"
 		"Reads the Accel-Sim trace directory DIR (kernelslist.g and the\n"
-		"kernel-N.traceg files it names, tracer versions 3 to 5) and writes\n"
-		"it as a program. Binary unless --text or PROG ends in .txt; '-'\n"
-		"is stdout. Errors name the file, the line and the field.\n\n"
+		"kernel-N.traceg files it names, tracer versions 3 to 5; files\n"
+		"ending in .xz are read through xz -dc) and writes it as a\n"
+		"program. Binary unless --text or PROG ends in .txt; '-' is\n"
+		"stdout. Errors name the file, the line and the field.\n\n"
 		"  -o, --output PROG   the program to write\n"
 		"  --text, --binary    its encoding\n");
 }
