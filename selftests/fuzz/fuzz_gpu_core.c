@@ -684,6 +684,8 @@ static void pick_mechanism(struct run *r)
 		set(&r->cfg, "l3_size=%u", GPU_LINE_BYTES << ((m >> 44) & 15));
 		set(&r->cfg, "l3_ways=%u", 1u << ((m >> 48) & 3));
 		set(&r->cfg, "l3_lat=%u", 1 + ((m >> 50) & 15) * 8);
+		/* Remote lines forwarded (the paper's) or cached. */
+		set(&r->cfg, "cpe_remote=%u", (unsigned int)((m >> 41) & 1));
 		if ((m >> 40) & 1)
 			set(&r->cfg, "finepack=%u",
 			    1 + (m >> 24) % (GPU_FP_NR - 1));

@@ -408,6 +408,35 @@ TEST(forward_invalidates_the_home_after_a_remote_write)
 	tp_free(&p);
 }
 
+/*
+ * A remote read leaves no copy anywhere under forward, the home's L2
+ * included: chiplet 1 reads a page homed on 0, then chiplet 0 reads it
+ * and misses every sector too.
+ */
+TEST(forward_fills_no_l2_on_a_remote_read)
+{
+	const uint32_t r1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
+	const uint32_t r0[4] = { 0, NONE_PAGE, NONE_PAGE, NONE_PAGE };
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	tp_object(&p, OBJ, PAGES * PAGE, "a");
+	kernel(&p, 1, r1, PROG_KIND_LOAD);
+	kernel(&p, 2, r0, PROG_KIND_LOAD);
+	tp_add(&p, PROG_REC_END);
+	for (i = 0; i < 2; i++) {
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
+
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(2 * PAGE / 32, st.l2_misses) TH_LOG("policy %u", policies[i]);
+		EXPECT_EQ(0, st.l2_hits) TH_LOG("policy %u", policies[i]);
+	}
+	tp_free(&p);
+}
+
 TEST(off_counts_nothing)
 {
 	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_OFF);
@@ -637,7 +666,7 @@ TEST(with_finepack_spmv)
  * policy.
  */
 static void check_policies(struct __test_metadata *_metadata,
-			   const char *app, uint32_t chiplets)
+			   const char *app, uint32_t chiplets, uint32_t remote)
 {
 	struct gpu_run_result r = { 0 };
 	uint64_t cycles[4];
@@ -653,6 +682,7 @@ static void check_policies(struct __test_metadata *_metadata,
 		o.cfg = gpu_preset_find("cpelide")->cfg;
 		o.cfg.cpelide = policies[i];
 		o.cfg.chiplets = chiplets;
+		o.cfg.cpe_remote = remote;
 		ASSERT_EQ(0, gpu_run_host(path, &o, &r, err, sizeof(err)))
 			TH_LOG("%s", err);
 		EXPECT_EQ(0, s->oracle_violations)
@@ -679,8 +709,19 @@ static void check_policies(struct __test_metadata *_metadata,
 #define BOUND_TEST(name, app)			\
 	TEST(ideal_bounds_##name)		\
 	{					\
-		check_policies(_metadata, app, 4);	\
+		check_policies(_metadata, app, 4, 0);	\
 	}
+
+/* The same with every policy keeping remote lines (cpe_remote=cache). */
+TEST(ideal_bounds_cache_bfs)
+{
+	check_policies(_metadata, "bfs", 4, 1);
+}
+
+TEST(ideal_bounds_cache_lud)
+{
+	check_policies(_metadata, "lud", 4, 1);
+}
 
 BOUND_TEST(babelstream, "babelstream")
 BOUND_TEST(backprop, "backprop")
@@ -713,11 +754,11 @@ BOUND_TEST(sssp, "sssp")
 #define SCALE_TEST(name, app)				\
 	TEST(scale_8_##name)				\
 	{						\
-		check_policies(_metadata, app, 8);	\
+		check_policies(_metadata, app, 8, 0);	\
 	}						\
 	TEST(scale_16_##name)				\
 	{						\
-		check_policies(_metadata, app, 16);	\
+		check_policies(_metadata, app, 16, 0);	\
 	}
 
 SCALE_TEST(babelstream, "babelstream")

@@ -317,7 +317,8 @@ if cpe_rows:
     out["cpelide_ideal_not_fastest"] = ideal_bad
     lines += ["### CPElide's policies on CPElide's configuration", "",
               "`--config cpelide` (four chiplets, the paper's gem5 GPU; "
-              "translation off; the L2s cache local and remote data, the "
+              "translation off; each L2 caches its own chiplet's memory, "
+              "HMG's and ideal's remote data too, the "
               "homes' L3 slices are the ordering point): at each kernel "
               "boundary the baseline flushes and invalidates every L2, "
               "CPElide only what its table says a later kernel needs, HMG "

@@ -5,6 +5,8 @@
 # rebuilds incrementally. Prints the path of the binary on stdout.
 # --fuzz: instead, QEMU's libFuzzer binary qemu-fuzz-x86_64 (clang,
 # --enable-fuzzing --enable-sanitizers) in its own build tree beside it.
+# --plugins: instead, qemu-system-x86_64 with TCG plugins (--enable-plugins)
+# in a third tree, linked as qemu-system-x86_64-plugins (tcg-profile.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,11 +20,17 @@ dir=$cache/qemu-$ver
 src=$dir/src
 build=$dir/build
 target=qemu-system-x86_64
+link=$target
 extra=()
 if [ "${1:-}" = "--fuzz" ]; then
 	build=$dir/build-fuzz
 	target=qemu-fuzz-x86_64
+	link=$target
 	extra=(--cc=clang --cxx=clang++ --enable-fuzzing --enable-sanitizers)
+elif [ "${1:-}" = "--plugins" ]; then
+	build=$dir/build-plugins
+	link=qemu-system-x86_64-plugins
+	extra=(--enable-plugins)
 fi
 
 if [ ! -f "$src/.mcmgpu-extracted" ]; then
@@ -97,5 +105,5 @@ if grep -q 'hw/mcmgpu/.*warning:' "$build/ninja.log"; then
 	grep -A4 'hw/mcmgpu/.*warning:' "$build/ninja.log" >&2
 	exit 1
 fi
-ln -sfn "$build/$target" "$cache/$target"
+ln -sfn "$build/$target" "$cache/$link"
 echo "$build/$target"

@@ -569,6 +569,7 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		json_break(j, " ");
 		json_open(j, "cpelide", '{');
 		json_string(j, "policy", cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
+		json_string(j, "remote", o->cfg.cpe_remote ? "cache" : "forward");
 		stats_json(j, &cpe_table, &r->core.cpelide);
 		if (o->streams) {
 			/* Concurrent streams only: every other run unchanged. */
