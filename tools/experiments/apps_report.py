@@ -92,7 +92,9 @@ else:
 # CPElide Table II.
 lines += ["### CPElide Table II: L2 reuse across kernels", "",
           "`mcmgpu run --host --config cpelide --cpelide baseline` and "
-          "`ideal` (no flush or invalidation, no cost): the L2 miss rate's "
+          "`ideal` (no flush or invalidation, no cost), both with "
+          "`--set cpe_remote=cache` so that only the boundary syncs "
+          "differ: the L2 miss rate's "
           "reduction from inter-kernel reuse; more than 15 % is moderate-to-"
           "high (the paper's threshold, §V-A).", ""]
 lines += head("application", "L2 miss rate, baseline", "L2 miss rate, ideal",
