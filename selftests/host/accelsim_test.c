@@ -192,6 +192,18 @@ static int import_files(const char *const *files, struct recs *out, char *err,
 	return ret;
 }
 
+/* A directory of two launches: kernelslist.g naming k1's and k2's files. */
+static int import_two(const char *k1, const char *k2, struct recs *out,
+		      char *err, size_t errlen)
+{
+	const char *const files[] = {
+		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
+		"kernel-1.traceg", k1, "kernel-2.traceg", k2, NULL
+	};
+
+	return import_files(files, out, err, errlen);
+}
+
 /* The same through the in-memory entry: must agree with the directory. */
 static int import_mem(const char *const *files, struct recs *out, char *err,
 		      size_t errlen)
@@ -578,10 +590,6 @@ TEST(generic_addresses_resolve_by_window)
 		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
 		"0000 00000001 1 R1 LD.E 1 R2 4 0 0x00007f0000000010\n"
 		"#END_TB\n";
-	const char *const files[] = {
-		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
-		"kernel-1.traceg", trace, "kernel-2.traceg", nowin, NULL
-	};
 	static const u8 want[] = {
 		PROG_SPACE_SHARED, PROG_SPACE_SHARED, PROG_SPACE_LOCAL,
 		PROG_SPACE_LOCAL, PROG_SPACE_GLOBAL, PROG_SPACE_GLOBAL,
@@ -590,7 +598,7 @@ TEST(generic_addresses_resolve_by_window)
 	char err[512];
 	size_t i, k = 0;
 
-	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, import_two(trace, nowin, &v, err, sizeof(err))) TH_LOG("%s", err);
 	for (i = 0; i < v.n; i++) {
 		if (v.r[i].type != PROG_REC_INST)
 			continue;
@@ -824,14 +832,10 @@ TEST(kernels_and_streams)
 		"-block dim = (32,1,1)\n-cuda stream id = 7\n"
 		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
 		"0000 ffffffff 1 R4 DFMA 3 R1 R2 R3 0\n#END_TB\n";
-	const char *const files[] = {
-		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
-		"kernel-1.traceg", k1, "kernel-2.traceg", k2, NULL
-	};
 	struct recs v = { 0 };
 	char err[512];
 
-	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, import_two(k1, k2, &v, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(17, v.n);
 	EXPECT_STREQ("first", v.r[0].kernel.name);
 	EXPECT_EQ(0, v.r[0].kernel.name[6]);	/* the longer name is gone */
@@ -1216,14 +1220,10 @@ TEST(a_kernel_with_no_block)
 		"-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
 		"#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
 		"0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n";
-	const char *const files[] = {
-		"kernelslist.g", "kernel-1.traceg\nkernel-2.traceg\n",
-		"kernel-1.traceg", k1, "kernel-2.traceg", k2, NULL
-	};
 	struct recs v = { 0 };
 	char err[512];
 
-	ASSERT_EQ(0, import_files(files, &v, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, import_two(k1, k2, &v, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(9, v.n);
 	EXPECT_EQ(PROG_REC_KERNEL, v.r[0].type);
 	EXPECT_STREQ("empty", v.r[0].kernel.name);
