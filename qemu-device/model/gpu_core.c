@@ -4392,25 +4392,6 @@ static void cpe_evict(struct gpu_core *g, u32 c, struct line *l)
     }
 }
 
-/* Chiplet c's L2 takes a copy of sector addr (a present one stays). */
-static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
-                     bool dirty, u32 ver)
-{
-    struct line *set = l2_set(g, c, addr);
-    struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
-    bool fresh = !l;
-
-    if (fresh) {
-        l = line_victim(set, g->cfg.l2_ways);
-        l2_evict(g, c, l);
-    } else if ((l->valid & sector_bit(addr)) && !dirty) {
-        l->lru = ++g->lru;
-        return;
-    }
-    line_put(g, l, fresh, addr, home, dirty);
-    *cpe_cver(g, l, addr) = ver;
-}
-
 /*
  * Whether a chiplet's L2 keeps lines homed elsewhere: HMG does (§IV-C),
  * ideal does (a monolithic GPU's one L2 would, so it bounds HMG), the
@@ -4422,6 +4403,33 @@ static bool cpe_caches_remote(const struct gpu_core *g)
 {
     return g->cfg.cpelide == GPU_CPE_HMG || g->cfg.cpelide == GPU_CPE_IDEAL ||
            g->cfg.cpe_remote;
+}
+
+/*
+ * Chiplet c's L2 takes a copy of sector addr (a present one stays), if
+ * it keeps lines of home's memory at all (cpe_caches_remote()).
+ */
+static void cpe_copy(struct gpu_core *g, u32 c, u64 addr, u32 home,
+                     bool dirty, u32 ver)
+{
+    struct line *set, *l;
+    bool fresh;
+
+    if (c != home && !cpe_caches_remote(g)) {
+        return;
+    }
+    set = l2_set(g, c, addr);
+    l = line_find(set, g->cfg.l2_ways, addr >> 7);
+    fresh = !l;
+    if (fresh) {
+        l = line_victim(set, g->cfg.l2_ways);
+        l2_evict(g, c, l);
+    } else if ((l->valid & sector_bit(addr)) && !dirty) {
+        l->lru = ++g->lru;
+        return;
+    }
+    line_put(g, l, fresh, addr, home, dirty);
+    *cpe_cver(g, l, addr) = ver;
 }
 
 /*
@@ -4496,8 +4504,7 @@ static void cpe_local(struct gpu_core *g, u32 ri)
          * (allocated: a load's fill still on its way keeps it), the home
          * gets them when the request (or the queue) delivers.
          */
-        if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE) &&
-            (!remote || cpe_caches_remote(g))) {
+        if (!(g->cpe_test & GPU_CPE_TEST_NO_STORE_UPDATE)) {
             cpe_copy(g, r->src, r->addr, r->home, false,
                      gpu_cpe_version(g->cpe));
             if (hit) {
@@ -4671,9 +4678,6 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
     if (g->cfg.cpelide == GPU_CPE_HMG && r->src != r->home &&
         !gpu_cpe_dir_has(g->cpe, r->home, r->addr >> GPU_CPE_DIR_SHIFT,
                          r->src)) {
-        return;
-    }
-    if (r->src != r->home && !cpe_caches_remote(g)) {
         return;
     }
     cpe_copy(g, r->src, r->addr, r->home, false, r->ver);
