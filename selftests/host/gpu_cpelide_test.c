@@ -81,19 +81,27 @@ static void build_pc(struct tprog *p)
 }
 
 /*
- * Write after a remote read (notes §4.3): chiplet 1 reads a page homed
- * on 0, chiplet 0 writes it, chiplet 1 reads it again.
+ * Write after read: chiplet reader reads page 0 (homed on chiplet 0),
+ * chiplet writer writes it, the reader reads it again.
  */
+static void build_war_by(struct tprog *p, uint32_t reader, uint32_t writer)
+{
+	uint32_t rd[4] = { NONE_PAGE, NONE_PAGE, NONE_PAGE, NONE_PAGE };
+	uint32_t wr[4] = { NONE_PAGE, NONE_PAGE, NONE_PAGE, NONE_PAGE };
+
+	rd[reader] = 0;
+	wr[writer] = 0;
+	tp_object(p, OBJ, PAGES * PAGE, "a");
+	kernel(p, 1, rd, PROG_KIND_LOAD);
+	kernel(p, 2, wr, PROG_KIND_STORE);
+	kernel(p, 3, rd, PROG_KIND_LOAD);
+	tp_add(p, PROG_REC_END);
+}
+
+/* Write after a remote read (notes §4.3): the reader is chiplet 1. */
 static void build_war(struct tprog *p)
 {
-	const uint32_t r1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
-	const uint32_t w0[4] = { 0, NONE_PAGE, NONE_PAGE, NONE_PAGE };
-
-	tp_object(p, OBJ, PAGES * PAGE, "a");
-	kernel(p, 1, r1, PROG_KIND_LOAD);
-	kernel(p, 2, w0, PROG_KIND_STORE);
-	kernel(p, 3, r1, PROG_KIND_LOAD);
-	tp_add(p, PROG_REC_END);
+	build_war_by(p, 1, 0);
 }
 
 /*
@@ -381,19 +389,13 @@ TEST(forward_keeps_remote_lines_at_their_home)
  */
 TEST(forward_invalidates_the_home_after_a_remote_write)
 {
-	const uint32_t r0[4] = { 0, NONE_PAGE, NONE_PAGE, NONE_PAGE };
-	const uint32_t w1[4] = { NONE_PAGE, 0, NONE_PAGE, NONE_PAGE };
 	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_CPELIDE);
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
 	uint32_t i;
 
-	tp_object(&p, OBJ, PAGES * PAGE, "a");
-	kernel(&p, 1, r0, PROG_KIND_LOAD);
-	kernel(&p, 2, w1, PROG_KIND_STORE);
-	kernel(&p, 3, r0, PROG_KIND_LOAD);
-	tp_add(&p, PROG_REC_END);
+	build_war_by(&p, 0, 1);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(1, st.cpelide.l2_invalidates);
 	EXPECT_EQ(PAGE / 32, st.cpelide.sectors_invalidated);
