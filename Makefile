@@ -202,14 +202,16 @@ sparse: deps $(CXL_HDRS)
 check: guest host-tests fuzzers debug-guest
 	@bash tools/scripts/check.sh
 
-# make run [JOBS=finepack,cxl] [WORKERS=N] [FRESH=1], from the command line
-# only (an environment's JOBS or WORKERS may mean something else).
+# make run [JOBS=finepack,cxl] [WORKERS=N] [FRESH=1] [TRACES=DIR], from the
+# command line only (an environment's JOBS or WORKERS may mean something
+# else).
 run_arg = $(if $(filter command line,$(origin $(1))),$($(1)))
 run: guest
 	@bash tools/scripts/run-experiments.sh \
 		$(if $(call run_arg,JOBS),--only '$(call run_arg,JOBS)') \
 		$(if $(call run_arg,WORKERS),--workers '$(call run_arg,WORKERS)') \
-		$(if $(filter 1,$(call run_arg,FRESH)),--fresh)
+		$(if $(filter 1,$(call run_arg,FRESH)),--fresh) \
+		$(if $(call run_arg,TRACES),--traces '$(call run_arg,TRACES)')
 
 bench: guest
 	@bash tools/scripts/bench.sh

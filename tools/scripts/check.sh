@@ -56,6 +56,11 @@ lint "gpu config" bash tools/scripts/gpu-config-check.sh build/tools/mcmgpu
 # good run's JSON holds the counter identities and is the same twice.
 lint "gpu run" bash tools/scripts/gpu-run-check.sh build/tools/mcmgpu
 
+# make run TRACES=DIR: every paper's comparison on a user's traces (a
+# real-shaped Accel-Sim trace, an exported one with an .xz kernel, a text
+# program); bad directories refused by name.
+lint "traces experiment" bash tools/scripts/traces-check.sh build/tools/mcmgpu
+
 # make run's runners on two small experiments: GNU parallel with 1 vs 2
 # workers, interrupt and resume, a failing job; then the same lists as a
 # Slurm job array on a one-node cluster this machine runs (as root:

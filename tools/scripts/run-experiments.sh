@@ -8,7 +8,8 @@ results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
 
 usage() {
 	cat <<'USAGE'
-usage: tools/scripts/run-experiments.sh [options]     (make run [JOBS=...] [WORKERS=N])
+usage: tools/scripts/run-experiments.sh [options]
+       (make run [JOBS=...] [WORKERS=N] [FRESH=1] [TRACES=DIR])
 
 Writes each experiment's job list (results/jobs/NAME.jobs; one line a job,
 a self-contained command run from the repository's top directory), runs the
@@ -25,8 +26,15 @@ options:
   -j, --workers N   jobs at a time (default: the cores, at most one per
                     3 GiB of available memory, since a guest job takes 1-2 GiB)
   --only LIST       only these experiments (comma separated):
-                    foundation finepack cpelide barre fbarre cxl adsm gpu cxl-core apps
-                    barre-migrate barre-mgvm
+                    foundation finepack cpelide barre fbarre cxl adsm gpu barre-core
+                    cpelide-scale cxl-core apps barre-migrate barre-mgvm
+                    cpelide-streams traces
+  --traces DIR      the traces experiment runs every paper's comparison on
+                    DIR's Accel-Sim trace directories (each holding
+                    kernelslist.g; or DIR itself) and programs (*.prog,
+                    *.txt) instead of its two round-tripped applications;
+                    with --only traces (make run JOBS=traces TRACES=DIR)
+                    nothing else runs
   --fresh           forget the selected experiments' earlier results
   --list            print the job list and exit
   --reduce-only     rebuild the report from the results there are
@@ -38,7 +46,7 @@ MCMGPU_GUEST_CHUNK sets how many workloads one guest boot replays.
 USAGE
 }
 
-workers="" only="" list=0 reduce_only=0
+workers="" only="" list=0 reduce_only=0 traces=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-j|--workers) workers=${2:?$1 needs a number}; shift 2 ;;
@@ -47,6 +55,8 @@ while [ $# -gt 0 ]; do
 	--only) only=${2?--only needs a list}; shift 2 ;;
 	--only=*) only=${1#*=}; shift ;;
 	--fresh) export FRESH=1; shift ;;
+	--traces) traces=${2?--traces needs a directory}; shift 2 ;;
+	--traces=*) traces=${1#*=}; shift ;;
 	--list) list=1; shift ;;
 	--reduce-only) reduce_only=1; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -63,6 +73,12 @@ case "$workers" in
 ''|*[!0-9]*|0) echo "run-experiments: --workers must be a positive number, got '$workers'" >&2; exit 2 ;;
 esac
 
+if [ -n "$traces" ]; then
+	[ -d "$traces" ] ||
+		{ echo "run-experiments: --traces: '$traces' is not a directory" >&2; exit 2; }
+	MCMGPU_TRACES=$(realpath "$traces")
+	export MCMGPU_TRACES
+fi
 exps=$(select_experiments "$only") || exit 2
 # shellcheck disable=SC2086
 set -- $exps

@@ -25,6 +25,7 @@ jobs that still have no result; it refuses while an earlier array runs.
 
 options:
   --only LIST     only these experiments (comma separated), as make run JOBS=
+  --traces DIR    the traces experiment's traces, as make run TRACES=
   --chunk K       jobs per array task (default 1; more amortizes start-up;
                   a task takes every T-th job of the longest-first list)
   --fresh         forget the selected experiments' earlier results
@@ -41,12 +42,14 @@ results/logs/EXP/JOB.log. Exit status 1 if a job has no result.
 USAGE
 }
 
-only="" chunk=1 wait=1 build=1 timeout=0
+only="" chunk=1 wait=1 build=1 timeout=0 traces=""
 extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--only) only=${2?--only needs a list}; shift 2 ;;
 	--only=*) only=${1#*=}; shift ;;
+	--traces) traces=${2?--traces needs a directory}; shift 2 ;;
+	--traces=*) traces=${1#*=}; shift ;;
 	--chunk) chunk=${2:?--chunk needs a number}; shift 2 ;;
 	--chunk=*) chunk=${1#*=}; shift ;;
 	--fresh) export FRESH=1; shift ;;
@@ -68,6 +71,12 @@ esac
 command -v sbatch >/dev/null ||
 	{ echo "slurm-run: sbatch not found (tools/scripts/slurm-localhost.sh sets up a one-node cluster)" >&2; exit 1; }
 
+if [ -n "$traces" ]; then
+	[ -d "$traces" ] ||
+		{ echo "slurm-run: --traces: '$traces' is not a directory" >&2; exit 2; }
+	MCMGPU_TRACES=$(realpath "$traces")
+	export MCMGPU_TRACES
+fi
 exps=$(select_experiments "$only") || exit 2
 # shellcheck disable=SC2086
 set -- $exps
