@@ -7,8 +7,8 @@ import os
 import sys
 
 from paper_tables import BARRE_CORE_FIGS as P
-from paper_tables import BARRE_TABLE1
-from report import head, load, mean, row, write_section
+from paper_tables import BARRE_FIG15, BARRE_TABLE1
+from report import gmean, gnuplot, head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 
@@ -84,6 +84,59 @@ if not apps:
     lines += ["No application measured.", ""]
     write_section(results, "62-barre-core", lines)
     sys.exit(0)
+
+fig = f"{results}/figures"
+os.makedirs(fig, exist_ok=True)
+LOGTICS = ("set ytics (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, "
+           "20, 50, 100)")
+
+# ---- Fig 15 (a figure only): Barre and F-Barre over Least ----------------
+F15 = (("on", "Barre", ("barre", "least")),
+       ("fb1", "F-Barre (NoMerge)", ("fbarre", "least")),
+       ("fb2", "F-Barre-2Merge", ("fbarre2", "least")))
+v15 = {a: [sp(a, "least", m) for m, _, _ in F15] for a in apps}
+with open(f"{raw}/fig15.dat", "w") as f:
+    for a in apps:
+        f.write(f"{a} " + " ".join(f"{v:.4f}" for v in v15[a]) + "\n")
+lo = min(min(v) for v in v15.values())
+hi = max(max(max(v) for v in v15.values()), *(BARRE_FIG15[k] for *_, k in F15))
+log15 = hi / lo > 4      # a slowdown or outlier would flatten the rest
+odd15 = ", ".join(f"{n} {v15[ODD][k]:.2f}x" for k, (_, n, _) in enumerate(F15)) \
+    if ODD in v15 else None
+gnuplot(f"""
+set terminal pngcairo size 1100,500 font ",10" noenhanced
+set output "{fig}/barre_core_fig15.png"
+set title "Barre Chord Fig 15 through the GPU core: speedup over Least, 4 chiplets"
+set style data histograms; set style histogram clustered gap 1
+set style fill solid 0.8 border -1; set boxwidth 0.9
+set xtics rotate by -45 scale 0; set grid y
+set ylabel "speedup over Least (Least cycles / cycles)"
+{"set logscale y; set yrange [%g:%g]; %s" % (lo / 1.25, hi * 1.6, LOGTICS) if log15 else "set yrange [0:%g]" % (hi * 1.15)}
+set key top left horizontal maxcols 3 opaque
+plot "{raw}/fig15.dat" u 2:xtic(1) lc rgb "#4477aa" t "Barre", \
+     "" u 3 lc rgb "#66ccee" t "F-Barre (NoMerge)", \
+     "" u 4 lc rgb "#ee6677" t "F-Barre-2Merge", \
+     {BARRE_FIG15["barre", "least"]} w l dt 2 lw 2 lc rgb "#4477aa" t "paper mean: Barre", \
+     {BARRE_FIG15["fbarre", "least"]} w l dt 2 lw 2 lc rgb "#33aacc" t "paper mean: NoMerge", \
+     {BARRE_FIG15["fbarre2", "least"]} w l dt 2 lw 2 lc rgb "#ee6677" t "paper mean: 2Merge (derived)", \
+     1 w l lc rgb "black" notitle
+""")
+m15 = [mean(v[k] for v in v15.values()) for k in range(len(F15))]
+lines += ["### Fig 15: Barre and F-Barre over Least", "",
+          "Each application's speedup over Least (`--barre least`) at the "
+          "default point, Barre (`on`), F-Barre-NoMerge (`fb1`) and "
+          "F-Barre-2Merge (`fb2`, also Fig 20's 4-chiplet column); the "
+          "dashed lines are the paper's means (Fig 15; 2Merge derived as "
+          f"1.36 x 1.34). Ours, mean over {len(apps)} applications: "
+          + ", ".join(f"{n} {x(m)} (paper {x(BARRE_FIG15[k])})"
+                      for m, (_, n, k) in zip(m15, F15)) + "."
+          + (" The y axis is logarithmic" if log15 else "")
+          + (f"; {ODD} is the outlier ({odd15}): its L2 TLBs thrash, "
+             "so answers that come sooner evict entries waiting warps still "
+             "need (docs/barre.md, \"Figures through the GPU core\")." if odd15 else
+             ("." if log15 else "")), "",
+          "![Barre Chord Fig 15 through the GPU core](figures/barre_core_fig15.png)",
+          ""]
 
 # ---- Fig 16 --------------------------------------------------------------
 lines += ["### Fig 16: ATS processing time, coalesced share, ATS traffic", "",
@@ -221,6 +274,54 @@ sweep("### Fig 20: chiplets",
       {2: ("least-c2", "fb-c2"), 4: ("least", "fb2"),
        8: ("least-c8", "fb-c8"), 16: ("least-c16", "fb-c16")},
       P["fig20"], "fig20")
+
+
+def fig20_plot():
+    """Fig 20 as a figure: F-Barre over Least against chiplets, geomean
+    with and without ODD, the table's arithmetic means, the paper's."""
+    ns = (2, 4, 8, 16)
+    col = {n: [out["apps"][a]["fig20"][str(n)] for a in apps] for n in ns}
+    but = {n: [v for a, v in zip(apps, col[n]) if a != ODD] for n in ns}
+    with open(f"{raw}/fig20.dat", "w") as f:
+        f.write("# chiplets geomean geomean_without mean mean_without paper\n")
+        for n in ns:
+            f.write(" ".join([str(n), f"{gmean(col[n]):.4f}",
+                              f"{gmean(but[n]):.4f}" if but[n] else "?",
+                              f"{out['fig20_mean'][str(n)]:.4f}",
+                              f"{mean_but(col[n]):.4f}" if but[n] else "?",
+                              str(P["fig20"].get(n, "?"))]) + "\n")
+    gnuplot(f"""
+set terminal pngcairo size 800,480 font ",11" noenhanced
+set output "{fig}/barre_core_fig20.png"
+set title "Barre Chord Fig 20 through the GPU core: F-Barre over Least"
+set xlabel "chiplets"; set logscale x 2; set xtics (2, 4, 8, 16)
+set xrange [1.7:19]; set grid y; set key top left opaque
+set ylabel "speedup over Least (Least cycles / F-Barre cycles)"
+set datafile missing "?"; set yrange [0:*]
+plot "{raw}/fig20.dat" u 1:2 w lp lw 2 pt 7 lc rgb "#4477aa" t "geomean, {len(apps)} applications", \
+     "" u 1:3 w lp lw 2 pt 5 lc rgb "#228833" t "geomean without {ODD}", \
+     "" u 1:4 w lp lw 1 dt 2 pt 6 lc rgb "#4477aa" t "arithmetic mean (the table's)", \
+     "" u 1:5 w lp lw 1 dt 2 pt 4 lc rgb "#228833" t "arithmetic mean without {ODD}", \
+     "" u 1:6 w lp lw 2 pt 9 ps 1.6 lc rgb "#ee6677" t "paper (mean of 19)", \
+     "" u 1:6:(sprintf("%.2f", $6)) w labels offset 0,1 tc rgb "#ee6677" notitle, \
+     1 w l lc rgb "black" notitle
+""")
+    g = ", ".join(f"{n}: {gmean(col[n]):.3f}x" for n in ns)
+    t = ", ".join(f"{n}: {out['apps'][ODD]['fig20'][str(n)]:.2f}x"
+                  for n in ns) if ODD in out["apps"] else None
+    return ["Geomean F-Barre over Least by chiplets " + g + " (paper " +
+            ", ".join(f"{n}: {P['fig20'][n]}x" for n in ns if n in P["fig20"])
+            + "; the paper does not say which mean)."
+            + (f" {ODD} is the outlier ({t}): its L2 TLBs thrash at 2 and "
+               "4 chiplets and hold more at 8 and 16 (docs/barre.md, "
+               "\"Figures through the GPU core\"), which pulls the "
+               "arithmetic mean far up at 16; the geomeans and the lines "
+               "without it show the rest." if t else ""), "",
+            "![Barre Chord Fig 20 through the GPU core]"
+            "(figures/barre_core_fig20.png)", ""]
+
+
+lines += fig20_plot()
 sweep("### Fig 23: page-table walkers",
       "F-Barre-2Merge's speedup over Least with the same number of "
       "walkers.", (8, 16, 32),
