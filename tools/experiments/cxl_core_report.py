@@ -103,6 +103,51 @@ if missing:
     lines += ["", "Not measured: " + ", ".join(missing) + "."]
 lines.append("")
 
+
+def fig9b_plot():
+    """Fig 9b as the paper draws it: per workload, CXL, CXL-SR and CXL-DS
+    cycles over GPU-DRAM's (log y); returns the caption and link."""
+    fig = f"{results}/figures"
+    os.makedirs(fig, exist_ok=True)
+    b = out["fig9b"]
+    runs = ("znand-sr-off", "znand-sr-sr", "znand-ds-on")
+    with open(f"{raw}/fig9b.dat", "w") as f:
+        for a in b:
+            c = b[a]["cycles"]
+            f.write(f'"{a} ({b[a]["class"]})" '
+                    + " ".join(f"{c[m] / c['off']:.4f}" for m in runs) + "\n")
+    top = max(b[a]["cycles"][m] / b[a]["cycles"]["off"] for a in b for m in runs)
+    gnuplot(f"""
+set terminal pngcairo size 1000,500 font ",10" noenhanced
+set output "{fig}/cxl_core_fig9b.png"
+set title "CXL-GPU Fig 9b through the GPU core: Z-NAND endpoints, cycles over GPU-DRAM's"
+set style data histograms; set style histogram clustered gap 1
+set style fill solid 0.8 border -1; set boxwidth 0.9
+set xtics rotate by -45 scale 0; set grid y
+set logscale y; set yrange [0.8:{top * 2.5:.1f}]
+set ytics (1, 1.5, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500)
+set ylabel "cycles / GPU-DRAM cycles (lower is better)"
+set key top right opaque
+plot "{raw}/fig9b.dat" u 2:xtic(1) lc rgb "#bbbbbb" t "CXL (no SR)", \
+     "" u 3 lc rgb "#9400d3" t "CXL-SR", "" u 4 lc rgb "#009e73" t "CXL-DS (SR + DS)", \
+     1 w l lc rgb "black" t "GPU-DRAM"
+""")
+    s = out["fig9b_summary"]
+    return ["Each workload's cycles under CXL, CXL-SR and CXL-DS over its "
+            "GPU-DRAM cycles (the table's ratios; log scale, lower is "
+            "better; each name's class as in the table). SR over CXL, mean "
+            f"of the workloads: ours {x(s['sr_over_cxl_mean'])}, the "
+            f"paper's {CXL_FIG9['sr_over_cxl']}x ({CXL_FIG9['sr_over_cxl_seq']}x "
+            "on vadd and saxpy"
+            + (f", ours {x(s['sr_over_cxl_seq'])}" if seq else "")
+            + "); the paper prints no per-workload bar values.", "",
+            "![CXL-GPU Fig 9b through the GPU core](figures/cxl_core_fig9b.png)",
+            ""]
+
+
+if apps:
+    lines += fig9b_plot()
+
 # ---- Fig 9c -------------------------------------------------------------
 lines += ["### Fig 9c: the media (Optane, Z-NAND, NAND) on vadd, path, bfs", "",
           "Each endpoint's media latencies are notes §5.1.10's datasheet-class "
