@@ -98,11 +98,11 @@ v15 = {a: [sp(a, "least", m) for m, _, _ in F15] for a in apps}
 with open(f"{raw}/fig15.dat", "w") as f:
     for a in apps:
         f.write(f"{a} " + " ".join(f"{v:.4f}" for v in v15[a]) + "\n")
-lo = min(min(v) for v in v15.values())
+lo = min((v for vs in v15.values() for v in vs if v > 0), default=1.0)
 hi = max(max(max(v) for v in v15.values()), *(BARRE_FIG15[k] for *_, k in F15))
 log15 = hi / lo > 4      # a slowdown or outlier would flatten the rest
 odd15 = ", ".join(f"{n} {v15[ODD][k]:.2f}x" for k, (_, n, _) in enumerate(F15)) \
-    if ODD in v15 else None
+    if ODD in v15 and len(apps) > 1 else None
 gnuplot(f"""
 set terminal pngcairo size 1100,500 font ",10" noenhanced
 set output "{fig}/barre_core_fig15.png"
@@ -130,11 +130,11 @@ lines += ["### Fig 15: Barre and F-Barre over Least", "",
           f"1.36 x 1.34). Ours, mean over {len(apps)} applications: "
           + ", ".join(f"{n} {x(m)} (paper {x(BARRE_FIG15[k])})"
                       for m, (_, n, k) in zip(m15, F15)) + "."
-          + (" The y axis is logarithmic" if log15 else "")
-          + (f"; {ODD} is the outlier ({odd15}): its L2 TLBs thrash, "
+          + (" The y axis is logarithmic." if log15 else "")
+          + (f" {ODD} is the outlier ({odd15}): its L2 TLBs thrash, "
              "so answers that come sooner evict entries waiting warps still "
-             "need (docs/barre.md, \"Figures through the GPU core\")." if odd15 else
-             ("." if log15 else "")), "",
+             "need (docs/barre.md, \"Figures through the GPU core\")."
+             if odd15 else ""), "",
           "![Barre Chord Fig 15 through the GPU core](figures/barre_core_fig15.png)",
           ""]
 
@@ -280,12 +280,16 @@ def fig20_plot():
     """Fig 20 as a figure: F-Barre over Least against chiplets, geomean
     with and without ODD, the table's arithmetic means, the paper's."""
     ns = (2, 4, 8, 16)
+    # A run without cycles has no ratio (sp gives 0): left out of the
+    # geomeans.
     col = {n: [out["apps"][a]["fig20"][str(n)] for a in apps] for n in ns}
-    but = {n: [v for a, v in zip(apps, col[n]) if a != ODD] for n in ns}
+    pos = {n: [v for v in col[n] if v > 0] for n in ns}
+    but = {n: [v for a, v in zip(apps, col[n]) if a != ODD and v > 0]
+           for n in ns}
     with open(f"{raw}/fig20.dat", "w") as f:
         f.write("# chiplets geomean geomean_without mean mean_without paper\n")
         for n in ns:
-            f.write(" ".join([str(n), f"{gmean(col[n]):.4f}",
+            f.write(" ".join([str(n), f"{gmean(pos[n]):.4f}",
                               f"{gmean(but[n]):.4f}" if but[n] else "?",
                               f"{out['fig20_mean'][str(n)]:.4f}",
                               f"{mean_but(col[n]):.4f}" if but[n] else "?",
@@ -306,17 +310,16 @@ plot "{raw}/fig20.dat" u 1:2 w lp lw 2 pt 7 lc rgb "#4477aa" t "geomean, {len(ap
      "" u 1:6:(sprintf("%.2f", $6)) w labels offset 0,1 tc rgb "#ee6677" notitle, \
      1 w l lc rgb "black" notitle
 """)
-    g = ", ".join(f"{n}: {gmean(col[n]):.3f}x" for n in ns)
+    g = ", ".join(f"{n}: {gmean(pos[n]):.3f}x" for n in ns)
     t = ", ".join(f"{n}: {out['apps'][ODD]['fig20'][str(n)]:.2f}x"
-                  for n in ns) if ODD in out["apps"] else None
+                  for n in ns) if ODD in out["apps"] and len(apps) > 1 else None
     return ["Geomean F-Barre over Least by chiplets " + g + " (paper " +
             ", ".join(f"{n}: {P['fig20'][n]}x" for n in ns if n in P["fig20"])
             + "; the paper does not say which mean)."
-            + (f" {ODD} is the outlier ({t}): its L2 TLBs thrash at 2 and "
-               "4 chiplets and hold more at 8 and 16 (docs/barre.md, "
-               "\"Figures through the GPU core\"), which pulls the "
-               "arithmetic mean far up at 16; the geomeans and the lines "
-               "without it show the rest." if t else ""), "",
+            + (f" {ODD} is the outlier ({t}; its L2 TLBs thrash, "
+               "docs/barre.md, \"Figures through the GPU core\"): it pulls "
+               "the arithmetic means up at 8 and 16 chiplets; the geomeans "
+               "and the lines without it show the rest." if t else ""), "",
             "![Barre Chord Fig 20 through the GPU core]"
             "(figures/barre_core_fig20.png)", ""]
 
