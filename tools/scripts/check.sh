@@ -56,6 +56,10 @@ lint "gpu config" bash tools/scripts/gpu-config-check.sh build/tools/mcmgpu
 # good run's JSON holds the counter identities and is the same twice.
 lint "gpu run" bash tools/scripts/gpu-run-check.sh build/tools/mcmgpu
 
+# The report's headline table: means, spreads and the 25 % verdict on
+# results written by hand.
+lint "report headlines" python3 tools/scripts/headlines-check.py
+
 # make run TRACES=DIR: every paper's comparison on a user's traces (a
 # real-shaped Accel-Sim trace, an exported one with an .xz kernel, a text
 # program); bad directories refused by name.

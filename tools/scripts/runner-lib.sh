@@ -147,6 +147,11 @@ write_report() {
 			"Every figure comes from a guest booted under QEMU (TCG) with the"
 		echo "mcmgpu device, or from the host core the device's replays equal;"
 		echo "each job's raw JSON is in \`results/raw/\`."
+		# Each paper's headlines beside ours, from the results/*.json the
+		# reducers wrote (tools/experiments/headlines.py).
+		echo
+		(cd "$top/tools/experiments" && python3 headlines.py "$results") ||
+			echo "(the headline table failed: python3 tools/experiments/headlines.py $results)"
 		for s in "$results"/sections/*.md; do
 			[ -e "$s" ] || continue
 			echo
