@@ -438,11 +438,13 @@ static uint32_t gpu_start_run(MCMGPUState *s, GpuContext *gc,
     if (mcmgpu_host_read(s, args[0], st, sizeof(*st)) != MEMTX_OK) {
         return MCMGPU_CMPL_DMA_FAULT;
     }
-    if (le32_to_cpu(st->nfields) != gpu_config_nfields || st->flags) {
+    if (le32_to_cpu(st->nfields) != gpu_config_nfields || st->flags ||
+        st->reserved) {
         return gpu_refuse(res, MCMGPU_CMPL_BAD_ARG, "GPU_START",
-                          "nfields %u (the device has %u) or flags 0x%x",
-                          le32_to_cpu(st->nfields), gpu_config_nfields,
-                          le32_to_cpu(st->flags));
+                          "nfields %u (the device has %u), flags 0x%x or "
+                          "reserved 0x%x", le32_to_cpu(st->nfields),
+                          gpu_config_nfields, le32_to_cpu(st->flags),
+                          le32_to_cpu(st->reserved));
     }
     for (i = 0; i < gpu_config_nfields; i++) {
         *gpu_config_u32(&cfg, &gpu_config_fields[i]) =
@@ -494,6 +496,10 @@ static uint32_t gpu_start_run(MCMGPUState *s, GpuContext *gc,
     err = gpu_core_init(gc->core, &cfg,
                         cfg.translate ? &gpu_ops : &gpu_ops_identity, gc,
                         gpu_source, gc);
+    /* The program's streams on chiplet groups, as --host --streams. */
+    if (!err && st->streams) {
+        err = gpu_core_streams(gc->core, le32_to_cpu(st->streams));
+    }
     if (err) {
         res->error = err;
         ret = gpu_refuse(res, err == -ENOMEM ? MCMGPU_CMPL_NO_MEMORY :

@@ -31,12 +31,15 @@
 /*
  * GPU_START's block: the configuration as nfields u32 values in the order
  * of gpu_config_fields (qemu-device/model/gpu_config.c; nfields must be
- * the device's count), then flags (zero).
+ * the device's count), then flags (zero), then the chiplet groups the
+ * program's streams run on concurrently (gpu_core_streams(); 0 off).
  */
 struct mcmgpu_gpu_start {
 	__u32 nfields;
 	__u32 flags;		/* zero */
 	__u32 fields[MCMGPU_GPU_CONFIG_MAX_FIELDS];
+	__u32 streams;		/* 0: one kernel after another */
+	__u32 reserved;		/* zero */
 };
 
 /*

@@ -251,7 +251,10 @@ struct mcmgpu_gpu_load {
  * order (each allocated with MCMGPU_IOCTL_ALLOC), and the core's TLB
  * misses are served by barre_iommu.ko epoch by epoch, as
  * MCMGPU_IOCTL_BARRE_RUN's (F_SHADOW: check every coalesced answer with a
- * walk). On an error msg_ptr (if not 0) gets why, NUL-terminated: the
+ * walk). streams (0: off) runs the program's streams concurrently on
+ * that many groups of chiplets, as mcmgpu run --host --streams does
+ * (gpu_core_streams(); it must divide the chiplets). On an error msg_ptr
+ * (if not 0) gets why, NUL-terminated: the
  * field, or the core's kernel, block, warp and instruction. Errors:
  * EINVAL a bad field or configuration, or the program refused; EFAULT;
  * EBADFD nothing loaded (or the device lost it); ENODEV translation
@@ -267,10 +270,13 @@ struct mcmgpu_gpu_run {
 	__u64 objects_ptr;	/* __u64 [nobjects] */
 	__u64 nobjects;		/* 0..MCMGPU_GPU_MAX_OBJECTS */
 	__u64 msg_ptr;
+	__u32 streams;		/* chiplet groups, 0 off (since size 56) */
+	__u32 reserved;		/* zero */
 };
 
 #define MCMGPU_GPU_RUN_F_SHADOW		(1U << 0)
 #define MCMGPU_GPU_RUN_SIZE_VER0	48
+#define MCMGPU_GPU_RUN_SIZE_VER1	56	/* streams */
 
 /*
  * GPU_STATS: the last run's counters (struct gpu_core_stats, stats_size

@@ -164,7 +164,8 @@ static int mcmgpu_ioctl_gpu_run(void *file, void *arg, u32 usize)
 
 	if (gr->flags & ~MCMGPU_GPU_RUN_F_SHADOW || !gr->nfields ||
 	    gr->nfields > MCMGPU_GPU_CONFIG_MAX_FIELDS ||
-	    gr->nobjects > MCMGPU_GPU_MAX_OBJECTS)
+	    gr->nobjects > MCMGPU_GPU_MAX_OBJECTS ||
+	    gr->streams > MCMGPU_MAX_CHIPLETS || gr->reserved)
 		return -EINVAL;
 	if (!gr->config_ptr || (gr->nobjects && !gr->objects_ptr) ||
 	    (gr->msg_size && !gr->msg_ptr))
@@ -180,6 +181,7 @@ static int mcmgpu_ioctl_gpu_run(void *file, void *arg, u32 usize)
 		goto free;
 	}
 	st->nfields = gr->nfields;
+	st->streams = gr->streams;
 	if (copy_from_user(st->fields, u64_to_user_ptr(gr->config_ptr),
 			   gr->nfields * sizeof(u32)) ||
 	    (va_bytes && copy_from_user(st + 1, u64_to_user_ptr(gr->objects_ptr),

@@ -125,7 +125,9 @@ TEST(abi_layout)
 	EXPECT_EQ(24, offsetof(struct mcmgpu_dma, length));
 	/* The GPU core's ioctls and DMA records. */
 	EXPECT_EQ(MCMGPU_GPU_LOAD_SIZE_VER0, sizeof(struct mcmgpu_gpu_load));
-	EXPECT_EQ(MCMGPU_GPU_RUN_SIZE_VER0, sizeof(struct mcmgpu_gpu_run));
+	EXPECT_EQ(MCMGPU_GPU_RUN_SIZE_VER1, sizeof(struct mcmgpu_gpu_run));
+	EXPECT_EQ(MCMGPU_GPU_RUN_SIZE_VER0,
+		  offsetof(struct mcmgpu_gpu_run, streams));
 	EXPECT_EQ(MCMGPU_GPU_STATS_SIZE_VER0, sizeof(struct mcmgpu_gpu_stats));
 	EXPECT_EQ(MCMGPU_GPU_OBJECTS_SIZE_VER0,
 		  sizeof(struct mcmgpu_gpu_objects));
@@ -133,7 +135,7 @@ TEST(abi_layout)
 	EXPECT_EQ(16, sizeof(struct mcmgpu_gpu_object));
 	EXPECT_EQ(40, offsetof(struct mcmgpu_gpu_run, msg_ptr));
 	EXPECT_EQ(80, offsetof(struct mcmgpu_gpu_stats, error));
-	EXPECT_EQ(520, sizeof(struct mcmgpu_gpu_start));
+	EXPECT_EQ(528, sizeof(struct mcmgpu_gpu_start));
 	EXPECT_EQ(312, sizeof(struct mcmgpu_gpu_result));
 	EXPECT_EQ(56, offsetof(struct mcmgpu_gpu_result, msg));
 	/* Registers of the last chiplet stay below the MSI-X table. */

@@ -89,15 +89,18 @@ static int load(int fd, const void *p, uint64_t len, uint32_t flags)
 	return ioctl(fd, MCMGPU_IOCTL_GPU_LOAD, &ld) ? -errno : 0;
 }
 
-static int run_cfg(int fd, const struct gpu_config *c, uint32_t nfields,
-		   const uint64_t *va, uint64_t n, char *msg)
+/* GPU_RUN with its struct's size, streams and reserved words as given. */
+static int run_ext(int fd, const struct gpu_config *c, uint32_t nfields,
+		   const uint64_t *va, uint64_t n, char *msg, uint32_t size,
+		   uint32_t streams, uint32_t reserved)
 {
 	uint32_t fields[MCMGPU_GPU_CONFIG_MAX_FIELDS] = { 0 };
 	struct mcmgpu_gpu_run run = {
-		.size = sizeof(run), .config_ptr = (uintptr_t)fields,
+		.size = size, .config_ptr = (uintptr_t)fields,
 		.nfields = nfields, .objects_ptr = (uintptr_t)va,
 		.nobjects = n, .msg_ptr = (uintptr_t)msg,
-		.msg_size = MCMGPU_GPU_MSG_MAX,
+		.msg_size = MCMGPU_GPU_MSG_MAX, .streams = streams,
+		.reserved = reserved,
 	};
 	uint32_t i;
 
@@ -106,6 +109,13 @@ static int run_cfg(int fd, const struct gpu_config *c, uint32_t nfields,
 		fields[i] = *gpu_config_u32((struct gpu_config *)c,
 					    &gpu_config_fields[i]);
 	return ioctl(fd, MCMGPU_IOCTL_GPU_RUN, &run) ? -errno : 0;
+}
+
+static int run_cfg(int fd, const struct gpu_config *c, uint32_t nfields,
+		   const uint64_t *va, uint64_t n, char *msg)
+{
+	return run_ext(fd, c, nfields, va, n, msg,
+		       sizeof(struct mcmgpu_gpu_run), 0, 0);
 }
 
 static int stats(int fd, struct run *r)
@@ -466,6 +476,27 @@ TEST_F(gpu, bad_inputs_then_a_good_run)
 	EXPECT_EQ(-EINVAL, load(self->fd, prog, 0, 0));
 	EXPECT_EQ(-EINVAL, load(self->fd, prog, 16, 0x80));
 	bad_pointers(_metadata, self->fd, &r);
+	/*
+	 * Streams: groups that do not divide the chiplets are refused by
+	 * the core, by name; more than a device's chiplets and a reserved
+	 * word by the driver. A caller of the 48-byte struct (before
+	 * streams) still runs, one kernel after another.
+	 */
+	config(&c, 0);
+	EXPECT_EQ(-EINVAL, run_ext(self->fd, &c, gpu_config_nfields, NULL, 0,
+				   msg, sizeof(struct mcmgpu_gpu_run),
+				   3, 0));
+	EXPECT_NE(NULL, strstr(msg, "streams")) TH_LOG("%s", msg);
+	EXPECT_EQ(-EINVAL, run_ext(self->fd, &c, gpu_config_nfields, NULL, 0,
+				   msg, sizeof(struct mcmgpu_gpu_run),
+				   MCMGPU_MAX_CHIPLETS + 1, 0));
+	EXPECT_EQ(-EINVAL, run_ext(self->fd, &c, gpu_config_nfields, NULL, 0,
+				   msg, sizeof(struct mcmgpu_gpu_run), 0, 1));
+	EXPECT_EQ(0, run_ext(self->fd, &c, gpu_config_nfields, NULL, 0, msg,
+			     MCMGPU_GPU_RUN_SIZE_VER0, 0, 0)) TH_LOG("%s", msg);
+	EXPECT_EQ(0, run_ext(self->fd, &c, gpu_config_nfields, NULL, 0, msg,
+			     sizeof(struct mcmgpu_gpu_run), c.chiplets, 0))
+		TH_LOG("%s", msg);
 	/* The device keeps working: the same file runs the program. */
 	ASSERT_EQ(0, full_run(self->fd, 0, &r)) TH_LOG("%s", r.msg);
 	check_identities(_metadata, &r);

@@ -625,6 +625,9 @@ static int one_op(struct arena *a, int fd, const struct mcmgpu_info *info)
 				.nobjects = rnd() % 4 ? rnd() % 4 : rnd(),
 				.msg_ptr = (uintptr_t)msg,
 				.msg_size = rnd() % 4 ? sizeof(msg) : rnd() % 8,
+				.streams = rnd() % 2 ? 0 : rnd() % 4 ? rnd() % 10 :
+					   rnd(),
+				.reserved = rnd() % 8 ? 0 : rnd(),
 			};
 			unsigned int i;
 

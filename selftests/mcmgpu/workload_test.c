@@ -292,4 +292,53 @@ TEST_F_TIMEOUT(wl, program_runs_on_device_as_on_host, 600)
 	EXPECT_STREQ(host, dev);
 }
 
+/*
+ * Two programs as two streams (mcmgpu workload streams), run concurrently
+ * on two chiplet groups (--streams 2) under CPElide, HMG and Barre: the
+ * device's JSON equals --host's, and differs from the streams run one
+ * after another (so the option reached the device's core).
+ */
+TEST_F_TIMEOUT(wl, streams_run_on_device_as_on_host, 600)
+{
+	static const char *const modes[] = {
+		"--config cpelide --cpelide cpelide",
+		"--config cpelide --cpelide hmg",
+		"--barre on",
+	};
+	static char dev[1 << 16], host[1 << 16], serial[1 << 16];
+	unsigned int i, n = mt_expect_chiplets();
+	unsigned long long vram = mt_expect_vram_per_chiplet() >> 20;
+	char cmd[512];
+
+	if (access("/dev/mcmgpu0", F_OK))
+		SKIP(return, "no mcmgpu device");
+	ASSERT_EQ(0, sh("mcmgpu workload gen bfs --size 10 -o " DIR "/s1.prog &&"
+			" mcmgpu workload gen transpose --size 64 -o " DIR
+			"/s2.prog && mcmgpu workload streams " DIR "/s1.prog "
+			DIR "/s2.prog -o " DIR "/two.prog")) TH_LOG("%s", out);
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
+			 "--set vram_mib=%llu %s --streams 2 " DIR "/two.prog",
+			 n, vram, modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, dev, sizeof(dev))) TH_LOG("%s: %s", cmd, dev);
+		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --host --chiplets %u "
+			 "--set vram_mib=%llu %s --streams 2 " DIR "/two.prog",
+			 n, vram, modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, host, sizeof(host))) TH_LOG("%s: %s", cmd, host);
+		EXPECT_STREQ(host, dev) TH_LOG("%s", modes[i]);
+		snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
+			 "--set vram_mib=%llu %s " DIR "/two.prog", n, vram,
+			 modes[i]);
+		ASSERT_EQ(0, mt_run_cmd(cmd, serial, sizeof(serial)))
+			TH_LOG("%s: %s", cmd, serial);
+		EXPECT_STRNE(serial, dev) TH_LOG("%s", modes[i]);
+	}
+	/* Groups that do not divide the chiplets: refused by name. */
+	snprintf(cmd, sizeof(cmd), "mcmgpu run --json --chiplets %u "
+		 "--set vram_mib=%llu --set translate=0 --streams 3 " DIR
+		 "/two.prog 2>&1", n, vram);
+	EXPECT_NE(0, mt_run_cmd(cmd, dev, sizeof(dev)));
+	EXPECT_NE(NULL, strstr(dev, "streams")) TH_LOG("%s", dev);
+}
+
 TEST_HARNESS_MAIN

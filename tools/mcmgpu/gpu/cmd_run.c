@@ -87,7 +87,7 @@ static void usage(FILE *f)
 		"                     the storage, default znand), each with\n"
 		"                     [:batch=N][:page=BYTES][:gpu=KIB][:rt=NS] (--set\n"
 		"                     uvm=on|gds, uvm_*=...; docs/gpu.md)\n"
-		"  --streams G        --host: run the program's streams concurrently on G\n"
+		"  --streams G        run the program's streams concurrently on G\n"
 		"                     equal groups of chiplets, stream s >= 1 on group\n"
 		"                     (s - 1) %% G, stream 0 alone on every chiplet\n"
 		"                     (default: kernels one after another; docs/cpelide.md)\n"
@@ -375,8 +375,6 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
-	if (o.streams && !co.host)
-		die_usage("--streams runs with --host only");
 	if (o.timeline && !co.host)
 		die_usage("--timeline runs with --host only (the device's result "
 			  "has no room for samples)");

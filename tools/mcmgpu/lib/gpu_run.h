@@ -39,7 +39,7 @@ struct gpu_run_opts {
 	 */
 	uint32_t cut;
 	/*
-	 * --host: concurrent streams on this many chiplet groups
+	 * Concurrent streams on this many chiplet groups
 	 * (gpu_core_streams(); 0: off, kernels one after another).
 	 */
 	uint32_t streams;

@@ -333,16 +333,12 @@ int gpu_run_device(int fd, const char *path, const struct gpu_run_opts *o,
 		.nfields = gpu_config_nfields, .msg_ptr = (uintptr_t)msg,
 		.msg_size = sizeof(msg),
 		.flags = o->shadow ? MCMGPU_GPU_RUN_F_SHADOW : 0,
+		.streams = o->streams,
 	};
 	uint64_t *va = NULL;
 	struct mcmgpu_barre_stats alloc_st = { 0 };
 	uint32_t i;
 	int ret;
-
-	if (o->streams) {
-		snprintf(err, errlen, "--streams runs with --host only");
-		return -EINVAL;
-	}
 
 	memset(r, 0, sizeof(*r));
 	if (gpu_config_nfields > MCMGPU_GPU_CONFIG_MAX_FIELDS)
