@@ -510,7 +510,7 @@ static void ep_program(struct srds *s, struct ep *e, bool force)
  */
 static u64 ep_fill(struct srds *s, struct ep *e, u64 first, u32 n)
 {
-    u64 ready = s->now, end = 0;
+    u64 ready = s->now, at = 0;
     u32 k, missing = 0;
 
     for (k = 0; k < n; k++) {
@@ -520,10 +520,15 @@ static u64 ep_fill(struct srds *s, struct ep *e, u64 first, u32 n)
         u32 ch = chan_of(first * SECTOR);
         u64 page = first / SECTORS_PER_PAGE + 1;
 
-        /* tR brings the page into the register; then sectors stream out. */
-        end = chan_op(e, ch, s->now, missing * SECTOR_XFER_PS +
-                      (e->open_page[ch] == page ? 0 :
-                       srds_media[e->media].read_ps));
+        /*
+         * tR brings the page into the register; then the missing sectors
+         * stream out in address order, each ready as its own transfer
+         * ends (a demand read that joins waits only for its sector).
+         */
+        at = chan_op(e, ch, s->now, missing * SECTOR_XFER_PS +
+                     (e->open_page[ch] == page ? 0 :
+                      srds_media[e->media].read_ps)) -
+             missing * SECTOR_XFER_PS;
         e->open_page[ch] = page;
         s->res->media_reads++;
     }
@@ -531,7 +536,8 @@ static u64 ep_fill(struct srds *s, struct ep *e, u64 first, u32 n)
         u32 i = cache_find(&e->c, first + k);
 
         if (i == UINT32_MAX) {
-            i = cache_insert(&e->c, first + k, end);
+            at += SECTOR_XFER_PS;
+            i = cache_insert(&e->c, first + k, at);
         } else {
             cache_touch(&e->c, i);
         }

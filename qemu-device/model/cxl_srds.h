@@ -33,12 +33,15 @@
  *  - Endpoint: an ingress FIFO (DevLoad from its depth: < 8 ll, < 16 ol,
  *    < 24 mo, else so [A]; so also while garbage collection is imminent
  *    or running, "advertised before"), a controller taking one request a
- *    nanosecond. DRAM endpoints: 8 channels. SSD endpoints: an internal
- *    DRAM cache of 256 B sectors (8 MiB, LRU [A]) before 8 media channels
- *    with FIFO service; a demand read that misses reads its sector (the
- *    MemSpecRd unit), a MemSpecRd reads its whole range with one media
- *    read per 4 KiB page; a read that finds its sector still being filled
- *    waits for it and counts as a miss. Writes are buffered in the DRAM
+ *    nanosecond. DRAM endpoints: 32 channels. SSD endpoints: an internal
+ *    DRAM cache of 256 B sectors (2 MiB, LRU [A]) before 32 media
+ *    channels with FIFO service; a demand read that misses reads its
+ *    sector (the MemSpecRd unit), a MemSpecRd reads its whole range with
+ *    one media read per 4 KiB page: tR (unless the page is still in the
+ *    die's register), then the missing sectors one by one in address
+ *    order, each ready when its own transfer ends [A]; a read that finds
+ *    its sector still being filled waits for that sector only and counts
+ *    as a miss (a join). Writes are buffered in the DRAM
  *    (write-back, 1024 dirty sectors at most [A]) and programmed 16
  *    sectors (one 4 KiB page) at a time; each program uses a free page;
  *    at 256 free pages garbage collection holds every channel for the

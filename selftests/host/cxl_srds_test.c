@@ -185,6 +185,53 @@ TEST(latency_ordering)
 	free(r);
 }
 
+/* Completion times by tag, for the event-by-event interface. */
+static void note_done(void *priv, uint64_t tag, uint64_t t_ps)
+{
+	((uint64_t *)priv)[tag] = t_ps;
+}
+
+/*
+ * A MemSpecRd's 256 B units become ready one by one: tR opens the page,
+ * then each unit's transfer ends in address order (cxl_srds.c ep_fill).
+ * Z-NAND, always-1 KiB SR, one port: at t = 0 a load of line 0 sends
+ * MemSpecRd [0, 1 KiB) and then its MemRd; a load of line 768 (the 4th
+ * unit, inside the ring's range) sends only its MemRd. By hand, in ps:
+ * flits leave every 2100 and cross the 40000 half round trip, so the
+ * MemSpecRd reaches the endpoint at 42100 and its page read runs
+ * 42100 + 3000000 (tR) + 4 x 256000; unit k is ready at 42100 + 3000000
+ * + (k + 1) x 256000. Both MemRds join (a miss each), read the internal
+ * DRAM (46000) and return in two flits (4200) plus 40000. Line 0:
+ * 3298100 + 46000 + 4200 + 40000 = 3388300, before the whole range's
+ * 4066100 + 90200 = 4156300, which is when line 768 completes. With the
+ * whole range ready at its end, line 0 would also take 4156300.
+ */
+TEST(a_demand_read_waits_only_for_its_own_unit)
+{
+	struct srds_config c = config(MCMGPU_CXL_MEDIA_ZNAND,
+				      MCMGPU_CXL_SR_MAX, 0);
+	struct mcmgpu_cxl_sim_result res;
+	uint64_t done[2] = { 0, 0 };
+	struct srds *s;
+	void *mem;
+
+	c.route_priv = &c;
+	mem = malloc(srds_state_size(&c));
+	ASSERT_NE(NULL, mem);
+	s = srds_start(&c, mem, &res, note_done, done);
+	ASSERT_TRUE(srds_submit(s, 0, MCMGPU_CXL_REC_LOAD, 0, 0));
+	ASSERT_TRUE(srds_submit(s, 0, MCMGPU_CXL_REC_LOAD, 768, 1));
+	srds_advance(s, UINT64_MAX);
+	EXPECT_EQ(1, res.specrd_sent);
+	EXPECT_EQ(1024, res.specrd_bytes);
+	EXPECT_EQ(1, res.media_reads);
+	EXPECT_EQ(0, res.dram_hits);
+	EXPECT_EQ(2, res.dram_joins);
+	EXPECT_EQ(3388300, done[0]);
+	EXPECT_EQ(4156300, done[1]);
+	free(mem);
+}
+
 TEST(bad_records_named)
 {
 	struct srds_config c = config(MCMGPU_CXL_MEDIA_ZNAND, 0, 0);
