@@ -8,7 +8,7 @@ import sys
 
 from paper_tables import BARRE_CORE_FIGS as P
 from paper_tables import BARRE_FIG15, BARRE_TABLE1
-from report import gmean, gnuplot, head, load, mean, row, write_section
+from report import bars, gmean, gnuplot, head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 
@@ -104,11 +104,7 @@ log15 = hi / lo > 4      # a slowdown or outlier would flatten the rest
 odd15 = ", ".join(f"{n} {v15[ODD][k]:.2f}x" for k, (_, n, _) in enumerate(F15)) \
     if ODD in v15 and len(apps) > 1 else None
 gnuplot(f"""
-set terminal pngcairo size 1100,500 font ",10" noenhanced
-set output "{fig}/barre_core_fig15.png"
-set title "Barre Chord Fig 15 through the GPU core: speedup over Least, 4 chiplets"
-set style data histograms; set style histogram clustered gap 1
-set style fill solid 0.8 border -1; set boxwidth 0.9
+{bars(f"{fig}/barre_core_fig15.png", "Barre Chord Fig 15 through the GPU core: speedup over Least, 4 chiplets", "1100,500")}
 set xtics rotate by -45 scale 0; set grid y
 set ylabel "speedup over Least (Least cycles / cycles)"
 {"set logscale y; set yrange [%g:%g]; %s" % (lo / 1.25, hi * 1.6, LOGTICS) if log15 else "set yrange [0:%g]" % (hi * 1.15)}

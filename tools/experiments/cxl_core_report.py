@@ -10,7 +10,7 @@ import sys
 from paper_tables import (CXL_FIG9, CXL_FIG9B_GRAPH_SR_PCT, CXL_FIG9C,
                           CXL_FIG9C_SR_GAIN, CXL_FIG9D, CXL_FIG9D_HITS,
                           CXL_FIG9D_PATTERNS, CXL_TABLE, cxl_class)
-from report import (differences, gmean, gnuplot, head, load, mean, row,
+from report import (bars, differences, gmean, gnuplot, head, load, mean, row,
                     write_section)
 
 raw, results = sys.argv[1], sys.argv[2]
@@ -118,11 +118,7 @@ def fig9b_plot():
                     + " ".join(f"{c[m] / c['off']:.4f}" for m in runs) + "\n")
     top = max(b[a]["cycles"][m] / b[a]["cycles"]["off"] for a in b for m in runs)
     gnuplot(f"""
-set terminal pngcairo size 1000,500 font ",10" noenhanced
-set output "{fig}/cxl_core_fig9b.png"
-set title "CXL-GPU Fig 9b through the GPU core: Z-NAND endpoints, cycles over GPU-DRAM's"
-set style data histograms; set style histogram clustered gap 1
-set style fill solid 0.8 border -1; set boxwidth 0.9
+{bars(f"{fig}/cxl_core_fig9b.png", "CXL-GPU Fig 9b through the GPU core: Z-NAND endpoints, cycles over GPU-DRAM's")}
 set xtics rotate by -45 scale 0; set grid y
 set logscale y; set yrange [0.8:{top * 2.5:.1f}]
 set ytics (1, 1.5, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500)

@@ -12,7 +12,7 @@ import sys
 from paper_tables import (BARRE_FIG15, BARRE_TABLE1, FINEPACK_APPS,
                           FINEPACK_PAPER, barre_class)
 from paper_tables import CPELIDE_PAPER_SPEEDUP, CXL_FIG9
-from report import gnuplot, head, load, mean, row, write_section
+from report import bars, gnuplot, head, load, mean, row, write_section
 
 raw, results = sys.argv[1], sys.argv[2]
 
@@ -253,11 +253,7 @@ def fp_schemes_plot(P, gm):
                                        for m in FP_MODES[1:]) + "\n")
     fp, dma = P["finepack_over_p2p"][0], P["dma_over_p2p"][0]
     gnuplot(f"""
-set terminal pngcairo size 1000,540 font ",10" noenhanced
-set output "{fig}/gpu_finepack_schemes.png"
-set title "FinePack's applications through the GPU core (--config finepack): speedup over P2P stores"
-set style data histograms; set style histogram clustered gap 1
-set style fill solid 0.8 border -1; set boxwidth 0.9
+{bars(f"{fig}/gpu_finepack_schemes.png", "FinePack's applications through the GPU core (--config finepack): speedup over P2P stores", "1000,540")}
 set xtics scale 0; set grid y; set yrange [0:{max(fp, dma) * 1.15:.2f}]
 set ylabel "speedup over P2P (P2P cycles / cycles)"
 set key below horizontal maxrows 2 spacing 1.3; set bmargin 6

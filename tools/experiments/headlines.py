@@ -82,20 +82,18 @@ def fp(v, num, den, key="cycles"):
 
 
 P = FINEPACK_PAPER
-add("FinePack", "FinePack over P2P stores (Fig 9)", P["finepack_over_p2p"][0],
-    pick(ga, lambda v: fp(v, "p2p", "finepack")), "ratio",
-    "finepack.md#differences-from-the-paper")
-add("FinePack", "P2P's wire bytes over FinePack's (Fig 10)",
-    P["p2p_bytes_over_finepack"][0],
-    pick(ga, lambda v: fp(v, "p2p", "finepack", "link_bytes")), "ratio",
-    "finepack.md#differences-from-the-paper")
-add("FinePack", "GPS over FinePack (§VI-B)", P["gps_over_finepack"][0],
-    pick(ga, lambda v: fp(v, "finepack", "gps")), "ratio",
-    "finepack.md#differences-from-the-paper")
-add("FinePack", "§VI-B design's wire bytes over FinePack's",
-    P["alt_bytes_over_finepack"][0],
-    pick(ga, lambda v: fp(v, "alt", "finepack", "link_bytes")), "ratio",
-    "finepack.md#differences-from-the-paper")
+for what, key, num, den, field in (
+        ("FinePack over P2P stores (Fig 9)", "finepack_over_p2p", "p2p",
+         "finepack", "cycles"),
+        ("P2P's wire bytes over FinePack's (Fig 10)",
+         "p2p_bytes_over_finepack", "p2p", "finepack", "link_bytes"),
+        ("GPS over FinePack (§VI-B)", "gps_over_finepack", "finepack", "gps",
+         "cycles"),
+        ("§VI-B design's wire bytes over FinePack's",
+         "alt_bytes_over_finepack", "alt", "finepack", "link_bytes")):
+    add("FinePack", what, P[key][0],
+        pick(ga, lambda v, n=num, d=den, f=field: fp(v, n, d, f)), "ratio",
+        "finepack.md#differences-from-the-paper")
 
 cs = (js("cpelide_scale.json") or {}).get("apps", {})
 add("CPElide", "CPElide over baseline, 4 chiplets (Fig 8)",

@@ -68,6 +68,14 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+def bars(path, title, size="1000,500"):
+    """The gnuplot lines that open a clustered bar chart written to PATH."""
+    return (f'set terminal pngcairo size {size} font ",10" noenhanced\n'
+            f'set output "{path}"\nset title "{title}"\n'
+            "set style data histograms; set style histogram clustered gap 1\n"
+            "set style fill solid 0.8 border -1; set boxwidth 0.9")
+
+
 def differences(name):
     """The "Differences from the paper" section of docs/NAME.md, its links
     made relative to results/ (one text, kept with the mechanism's docs)."""
