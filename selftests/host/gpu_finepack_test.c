@@ -263,6 +263,54 @@ TEST(stores_at_one_page_offset_keep_their_own_bytes)
 	tp_free(&p);
 }
 
+/*
+ * The finepack preset's L1 keeps 512 sectors in flight (Accel-Sim's V100
+ * L1): one SM's warps, each a load of 32 scattered sectors, miss
+ * together, so 8 warps (256 sectors) take about one warp's round trip.
+ * With 32 MSHRs (the old value) they took eight.
+ */
+static uint64_t gather_cycles(uint32_t warps)
+{
+	struct gpu_config c = gpu_preset_find("finepack")->cfg;
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t w;
+
+	c.chiplets = 1;
+	c.sms = 1;
+	tp_object(&p, OBJ, OBJ_SIZE, "a");
+	tp_kernel(&p, 1, "gather", 1, 32 * warps, 0);
+	tp_block(&p, 0);
+	for (w = 0; w < warps; w++) {
+		tp_warp(&p, w, 1);
+		tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4, 0xffffffff,
+		       OBJ + (uint64_t)w * 32 * 132, 132, 2);
+	}
+	tp_add(&p, PROG_REC_BLOCK_END);
+	tp_add(&p, PROG_REC_KERNEL_END);
+	tp_add(&p, PROG_REC_END);
+	if (tp_run(&c, &p, 1000, 0, &st, err)) {
+		fprintf(stderr, "%s\n", err);
+		st.cycles = 0;
+	}
+	tp_free(&p);
+	return st.cycles;
+}
+
+TEST(finepack_preset_l1_keeps_many_misses_in_flight)
+{
+	uint64_t one = gather_cycles(1), eight = gather_cycles(8);
+
+	ASSERT_GT(one, 0);
+	ASSERT_GT(eight, 0);
+	EXPECT_EQ(512, gpu_preset_find("finepack")->cfg.l1_mshrs);
+	/* 256 sectors: the L2's and DRAM's rates add a little, no trip. */
+	EXPECT_LT(eight, one + one / 2) TH_LOG("%llu vs %llu",
+					       (unsigned long long)eight,
+					       (unsigned long long)one);
+}
+
 TEST(off_counts_nothing_and_keeps_the_sector_path)
 {
 	struct gpu_finepack_stats zero = { 0 };
