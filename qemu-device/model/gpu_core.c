@@ -4457,6 +4457,12 @@ static void cpe_local(struct gpu_core *g, u32 ri)
     }
     r->looked = 1;
     if (r->kind != PROG_KIND_LOAD && r->kind != PROG_KIND_STORE) {
+        /*
+         * Noted as a store is: a fill of the sector still on its way
+         * is older than this write, though it may reach the home later
+         * (gpu_cpe_fill_stale()).
+         */
+        gpu_cpe_write(g->cpe, r->addr, r->src);
         if (hit) {
             if (l->dirty & bit) {
                 cpe_writeback(g, r->src, l, (r->addr >> 5) & 3, g->now);
@@ -4666,7 +4672,8 @@ static void cpe_fill(struct gpu_core *g, u32 ri)
     /*
      * The requester's own store, still on its way home, overtook it
      * after its copy was dropped (a directory invalidation of another
-     * line of the region, an eviction): the copy would go back in time.
+     * line of the region, an eviction), or its own atomic did (it drops
+     * the copy): the copy would go back in time.
      */
     if (gpu_cpe_fill_stale(g->cpe, r->addr, r->src, r->ver)) {
         return;

@@ -136,8 +136,9 @@ void gpu_cpe_read(struct gpu_cpe *p, u64 sector, u32 ver);
 void gpu_cpe_write(struct gpu_cpe *p, u64 sector, u32 chiplet);
 /*
  * A fill of version ver for chiplet is older than a write chiplet made
- * to sector in the running kernel (its store overtook the fill: the
- * transient state of a line with a fill pending drops the fill).
+ * to sector in the running kernel (its store or atomic, noted when it
+ * left the chiplet, overtook the fill: the transient state of a line
+ * with a fill pending drops the fill).
  */
 bool gpu_cpe_fill_stale(struct gpu_cpe *p, u64 sector, u32 chiplet, u32 ver);
 /* The version the sector's home (its L2 and DRAM) holds. */
