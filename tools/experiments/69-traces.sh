@@ -34,6 +34,11 @@ fingerprint() {
 	fi | sha256sum | cut -c1-12
 }
 
+# Whether DIR is an Accel-Sim trace directory (kernelslist.g, plain or xz).
+is_trace_dir() {
+	[ -d "$1" ] && { [ -e "$1/kernelslist.g" ] || [ -e "$1/kernelslist.g.xz" ]; }
+}
+
 # The job name of a trace: its file name without extension, in the
 # characters a job name may hold.
 trace_name() {
@@ -57,12 +62,12 @@ list_jobs() {
 	[ -d "$dir" ] || { echo "traces: TRACES=$dir is not a directory" >&2; return 2; }
 	dir=$(realpath "$dir")
 	n=0
-	if [ -e "$dir/kernelslist.g" ] || [ -e "$dir/kernelslist.g.xz" ]; then
+	if is_trace_dir "$dir"; then
 		emit "trace-$(trace_name "$dir")" accelsim "$dir" "$(fingerprint "$dir")"
 		return
 	fi
 	for e in "$dir"/*; do
-		if [ -d "$e" ] && { [ -e "$e/kernelslist.g" ] || [ -e "$e/kernelslist.g.xz" ]; }; then
+		if is_trace_dir "$e"; then
 			kind=accelsim
 		elif [ -f "$e" ] && [[ "$e" == *.prog || "$e" == *.txt ]]; then
 			kind=prog

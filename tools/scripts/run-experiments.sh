@@ -74,10 +74,7 @@ case "$workers" in
 esac
 
 if [ -n "$traces" ]; then
-	[ -d "$traces" ] ||
-		{ echo "run-experiments: --traces: '$traces' is not a directory" >&2; exit 2; }
-	MCMGPU_TRACES=$(realpath "$traces")
-	export MCMGPU_TRACES
+	use_traces run-experiments "$traces" || exit 2
 fi
 exps=$(select_experiments "$only") || exit 2
 # shellcheck disable=SC2086

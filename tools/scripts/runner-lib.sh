@@ -8,6 +8,16 @@ expdir=${MCMGPU_EXPERIMENTS:-$top/tools/experiments}
 
 # The experiment scripts named by a comma or space separated list of names
 # (finepack, cxl, ...), or all of them for an empty list.
+# --traces DIR (make run TRACES=DIR): the traces experiment's directory,
+# exported as an absolute MCMGPU_TRACES; WHO names the runner in the error.
+use_traces() {
+	local who=$1 dir=$2
+	[ -d "$dir" ] ||
+		{ echo "$who: --traces: '$dir' is not a directory" >&2; return 2; }
+	MCMGPU_TRACES=$(realpath "$dir")
+	export MCMGPU_TRACES
+}
+
 select_experiments() {
 	local want=${1//,/ } e name found
 	for w in $want; do

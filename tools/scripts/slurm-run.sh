@@ -72,10 +72,7 @@ command -v sbatch >/dev/null ||
 	{ echo "slurm-run: sbatch not found (tools/scripts/slurm-localhost.sh sets up a one-node cluster)" >&2; exit 1; }
 
 if [ -n "$traces" ]; then
-	[ -d "$traces" ] ||
-		{ echo "slurm-run: --traces: '$traces' is not a directory" >&2; exit 2; }
-	MCMGPU_TRACES=$(realpath "$traces")
-	export MCMGPU_TRACES
+	use_traces slurm-run "$traces" || exit 2
 fi
 exps=$(select_experiments "$only") || exit 2
 # shellcheck disable=SC2086
