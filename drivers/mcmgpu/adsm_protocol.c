@@ -408,8 +408,16 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 	u8 s = adsm_state(o, unit);
 	int ret;
 
-	/* The thread's previous store is done, or this is its next try. */
 	c->thread = NULL;
+	/*
+	 * A write waiting for its block's eviction is the same try again:
+	 * the half of a split store it holds stays held, or other threads'
+	 * faults evict it meanwhile and the two halves chase each other.
+	 * (Batch has no evictions.)
+	 */
+	if (write && (s & MCMGPU_ADSM_EVICTING))
+		return -EAGAIN;
+	/* The thread's previous store is done, or this is its next try. */
 	if (t)
 		adsm_unhold(c, t);
 	adsm_unit_range(o, unit, uoff, ulen);
@@ -430,8 +438,6 @@ int adsm_fault(struct adsm_ctx *c, struct adsm_obj *o, u64 off, bool write,
 		*writable = true;
 		return 0;
 	}
-	if (write && (s & MCMGPU_ADSM_EVICTING))
-		return -EAGAIN;
 	s &= ADSM_STATE_MASK;
 	*writable = false;
 	switch (s) {

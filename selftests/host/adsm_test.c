@@ -530,11 +530,7 @@ TEST(split_stores_of_two_threads_complete_at_r1)
 	}
 }
 
-/* ---- random programs: one memory, whatever the protocol --------------- */
-
-#define RND_OBJS	3
-#define RND_BYTES	(40 * KiB)
-
+/* xorshift64 */
 static uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -542,6 +538,148 @@ static uint64_t rnd(uint64_t *s)
 	*s ^= *s << 17;
 	return *s;
 }
+
+/*
+ * A thread whose split store waits for its first half's eviction keeps
+ * its second half held: other threads' faults meanwhile do not evict it,
+ * so after the wait both halves are writable and the store completes.
+ */
+TEST(a_split_store_waiting_for_an_eviction_keeps_its_held_half)
+{
+	static const int a, b;
+	struct cell_env e;
+	u64 off, len, u;
+	bool w;
+
+	cell_init(&e, MCMGPU_ADSM_ROLLING, 1, 32 * KiB);
+	e.async_evict = true;
+	/* A's store at 4096 - 4: block 0 first. */
+	adsm_thread(&e.c, &a, 100, 4096 - 4, false);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096 - 4, true, &w, &off, &len));
+	/* B's new store evicts A's block 0 (beyond R = 1). */
+	adsm_thread(&e.c, &b, 200, 5 * 4096 - 4, false);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4 * 4096, true, &w, &off, &len));
+	EXPECT_EQ(MCMGPU_ADSM_READONLY | MCMGPU_ADSM_EVICTING,
+		  adsm_state(&e.o, 0));
+	/* A's second half: held alone, its first is on its way out. */
+	adsm_thread(&e.c, &a, 100, 4096, false);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096, true, &w, &off, &len));
+	EXPECT_TRUE(e.state[1] & ADSM_HELD);
+	/* A's next try: block 0 is still in flight, A waits ... */
+	adsm_thread(&e.c, &a, 100, 4096 - 4, false);
+	EXPECT_EQ(-EAGAIN, adsm_fault(&e.c, &e.o, 4096 - 4, true, &w, &off,
+				      &len));
+	EXPECT_TRUE(e.state[1] & ADSM_HELD);
+	/* ... while B's next store evicts down to R: not A's held half. */
+	adsm_thread(&e.c, &b, 300, 6 * 4096 + 8, false);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 6 * 4096 + 8, true, &w, &off,
+				&len));
+	EXPECT_EQ(MCMGPU_ADSM_DIRTY, adsm_state(&e.o, 1));
+	EXPECT_TRUE(cell_writable(&e, 4096));
+	/* The eviction lands; A's fault again: both halves writable. */
+	for (u = 0; u < 8; u++)
+		if (adsm_state(&e.o, u) & MCMGPU_ADSM_EVICTING)
+			adsm_evict_done(&e.c, &e.o, u);
+	adsm_thread(&e.c, &a, 100, 4096 - 4, true);
+	ASSERT_EQ(0, adsm_fault(&e.c, &e.o, 4096 - 4, true, &w, &off, &len));
+	EXPECT_TRUE(cell_writable(&e, 4096 - 4));
+	EXPECT_TRUE(cell_writable(&e, 4096));
+}
+
+/*
+ * Eight threads' split stores at R = 1 with evictions that take a while
+ * to land (a DMA in flight), the threads' turns in a random order, and
+ * either page of a store faulting first: every thread completes its
+ * stores, on every seed.
+ */
+TEST(split_stores_of_eight_threads_complete_with_slow_evictions)
+{
+	enum { THREADS = 8, STORES = 40, SEEDS = 20 };
+	static const char keys[THREADS];
+	u64 seed;
+
+	for (seed = 1; seed <= SEEDS; seed++) {
+		u64 pending[64], done[THREADS] = { 0 }, step, total = 0;
+		uint64_t r = seed * 0x9e3779b97f4a7c15ULL;
+		bool waiting[THREADS] = { false };
+		u32 npending = 0, land[64];
+		struct cell_env e;
+
+		memset(&e, 0, sizeof(e));
+		adsm_ctx_init(&e.c, MCMGPU_ADSM_ROLLING, 12, 1, 0, 0, 1,
+			      &cell_ops, &e);
+		adsm_fifo_move(&e.c, e.fifo, 64);
+		e.o.bytes = 64 * 4096;
+		e.o.state = e.state;
+		adsm_obj_add(&e.c, &e.o);
+		e.async_evict = true;
+		for (step = 0; step < 200000 && total < THREADS * STORES;
+		     step++) {
+			/* Thread j's blocks 8j + 2k, 8j + 2k + 1 (k < 4). */
+			int j = rnd(&r) % THREADS;
+			u64 at, off = (8 * j + 1 + 2 * (done[j] % 4)) * 4096 - 4;
+			u64 uoff, ulen, before = e.xfers;
+			bool w;
+			u32 i;
+			int ret;
+
+			/* An eviction lands 1-16 turns after it was issued. */
+			for (i = 0; i < npending; i++) {
+				if (--land[i])
+					continue;
+				adsm_evict_done(&e.c, &e.o, pending[i]);
+				pending[i] = pending[--npending];
+				land[i--] = land[npending];
+			}
+			if (done[j] == STORES)
+				continue;
+			/* Either page may fault first when neither allows it. */
+			at = !cell_writable(&e, off) ? off :
+			     !cell_writable(&e, off + 4) ? off + 4 : ~0ULL;
+			if (at == off && !cell_writable(&e, off + 4) &&
+			    rnd(&r) % 2)
+				at = off + 4;
+			if (at == ~0ULL) {
+				done[j]++;
+				total++;
+				waiting[j] = false;
+				continue;
+			}
+			if (waiting[j] && (adsm_state(&e.o, at >> 12) &
+					   MCMGPU_ADSM_EVICTING))
+				continue;
+			adsm_thread(&e.c, &keys[j], 100 + j, at, waiting[j]);
+			ret = adsm_fault(&e.c, &e.o, at, true, &w, &uoff,
+					 &ulen);
+			ASSERT_TRUE(ret == 0 || ret == -EAGAIN);
+			waiting[j] = ret == -EAGAIN;
+			for (i = 0; i < 64 && e.xfers > before; i++) {
+				u32 k;
+
+				if (!(adsm_state(&e.o, i) &
+				      MCMGPU_ADSM_EVICTING))
+					continue;
+				for (k = 0; k < npending; k++)
+					if (pending[k] == i)
+						break;
+				if (k == npending) {
+					pending[npending] = i;
+					land[npending++] = 1 + rnd(&r) % 16;
+				}
+			}
+			ASSERT_GE(1 + 2 * THREADS, cell_dirty(&e));
+		}
+		TH_LOG("seed %llu: %llu stores in %llu turns",
+		       (unsigned long long)seed, (unsigned long long)total,
+		       (unsigned long long)step);
+		ASSERT_EQ(THREADS * STORES, total);
+	}
+}
+
+/* ---- random programs: one memory, whatever the protocol --------------- */
+
+#define RND_OBJS	3
+#define RND_BYTES	(40 * KiB)
 
 /* Checks I3 and I5 on the core's state of every object. */
 static void check_invariants(struct __test_metadata *_metadata,
