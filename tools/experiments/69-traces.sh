@@ -115,7 +115,15 @@ one() {
 	echo "mcmgpu run $*${wide[*]:+ ${wide[*]}}: $(tail -n 3 run.err | tr '\n' ' ')" >"$out_dir/$out.err"
 }
 
-RUNS=27
+# Each paper's modes, in the order the report reads them.
+BARRE_MODES=(off on fbarre least valkyrie)
+FP_MODES=(p2p wc finepack dma gps alt)
+CPE_MODES=(baseline cpelide hmg ideal)
+CXL_MODES=(off znand:sr=off znand znand:ds=on uvm gds dram)
+ADSM_MODES=(off batch lazy rolling)
+# The progress line's total: translation off, then every mode.
+RUNS=$((1 + ${#BARRE_MODES[@]} + ${#FP_MODES[@]} + ${#CPE_MODES[@]} +
+	${#CXL_MODES[@]} + ${#ADSM_MODES[@]}))
 
 run_job() {
 	local job=$1 kind=$2 src=$3 m
@@ -144,23 +152,23 @@ run_job() {
 	"$tool" workload stats --json prog.prog >"$out_dir/stats.json"
 	# Barre Chord (Table II's preset; Fig 15's baselines).
 	one barre-notlb --set translate=0
-	for m in off on fbarre least valkyrie; do
+	for m in "${BARRE_MODES[@]}"; do
 		one "barre-$m" --barre "$m" --shadow
 	done
 	# FinePack (§VI, §VI-B).
-	for m in p2p wc finepack dma gps alt; do
+	for m in "${FP_MODES[@]}"; do
 		one "fp-$m" --config finepack --finepack "$m"
 	done
 	# CPElide (§V: its three policies and the ideal bound).
-	for m in baseline cpelide hmg ideal; do
+	for m in "${CPE_MODES[@]}"; do
 		one "cpe-$m" --config cpelide --cpelide "$m"
 	done
 	# CXL-GPU (Fig 9b on Z-NAND; Fig 9a's UVM, GDS and the DRAM endpoint).
-	for m in off znand:sr=off znand znand:ds=on uvm gds dram; do
+	for m in "${CXL_MODES[@]}"; do
 		one "cxl-${m//[:=]/-}" --config cxl --cxl "$m"
 	done
 	# ADSM (Fig 7: CUDA's explicit copies, then each protocol).
-	for m in off batch lazy rolling; do
+	for m in "${ADSM_MODES[@]}"; do
 		one "adsm-$m" --config adsm --adsm "$m"
 	done
 }

@@ -7,7 +7,11 @@ results=$(realpath -m "${MCMGPU_RESULTS:-$top/results}")
 . "$top/tools/scripts/runner-lib.sh"
 
 usage() {
-	cat <<'USAGE'
+	# The experiments' list, from tools/experiments/NN-NAME.sh.
+	local names
+	names=$(experiment_names | tr '\n' ' ' | fold -s -w 56 |
+		sed 's/ *$//; s/^/                    /')
+	cat <<'USAGE' | awk -v names="$names" '$0 == "EXPERIMENTS" { print names; next } { print }'
 usage: tools/scripts/run-experiments.sh [options]
        (make run [JOBS=...] [WORKERS=N] [FRESH=1] [TRACES=DIR])
 
@@ -26,9 +30,7 @@ options:
   -j, --workers N   jobs at a time (default: the cores, at most one per
                     3 GiB of available memory, since a guest job takes 1-2 GiB)
   --only LIST       only these experiments (comma separated):
-                    foundation finepack cpelide barre fbarre cxl adsm gpu barre-core
-                    cpelide-scale cxl-core apps barre-migrate barre-mgvm
-                    cpelide-streams traces
+EXPERIMENTS
   --traces DIR      the traces experiment runs every paper's comparison on
                     DIR's Accel-Sim trace directories (each holding
                     kernelslist.g; or DIR itself) and programs (*.prog,
