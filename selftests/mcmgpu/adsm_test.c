@@ -13,10 +13,12 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -892,6 +894,14 @@ TEST_F(adsm, madv_dofork_child_shares_the_object)
 	munmap(o.p, o.bytes);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 struct splitter {
 	uint8_t *p;
 	int blocks, rounds;
@@ -924,13 +934,15 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 {
 	struct mcmgpu_adsm_kernel k;
 	struct splitter w[SPLIT_THREADS];
+	struct mcmgpu_adsm_stats st = { .size = sizeof(st) };
 	pthread_t t[SPLIT_THREADS];
-	uint64_t got;
+	uint64_t got, t0;
 	struct obj o;
 	int j;
 
 	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 1));
 	ASSERT_EQ(0, share(self->fd, SPLIT_THREADS * 64 * KiB, &o));
+	t0 = now_ns();
 	for (j = 0; j < SPLIT_THREADS; j++) {
 		w[j] = (struct splitter){ (uint8_t *)o.p + j * 64 * KiB, 8,
 					  500, (uint64_t)j << 32 };
@@ -938,6 +950,12 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 	}
 	for (j = 0; j < SPLIT_THREADS; j++)
 		pthread_join(t[j], NULL);
+	ASSERT_EQ(0, stats(self->fd, &st));
+	TH_LOG("%d stores: %llu faults (%llu calls), %llu evictions, %llu ms",
+	       SPLIT_THREADS * 500, (unsigned long long)st.faults,
+	       (unsigned long long)st.hw_faults,
+	       (unsigned long long)st.evictions,
+	       (unsigned long long)(now_ns() - t0) / 1000000);
 	k = scale_add(&o, 1, 0);
 	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
 	for (j = 0; j < SPLIT_THREADS; j++) {
@@ -947,86 +965,101 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 	munmap(o.p, o.bytes);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 struct toucher {
 	volatile uint32_t *p;
-	volatile bool started;
-	uint64_t ns;
+	volatile pid_t tid;
+	volatile bool done;
 };
 
-static void *touch_and_time(void *arg)
+static void *touch_in_a_fault(void *arg)
 {
 	struct toucher *t = arg;
-	uint64_t t0 = now_ns();
 
-	t->started = true;
+	t->tid = syscall(SYS_gettid);
 	(void)t->p[0];		/* waits for the kernel */
-	t->ns = now_ns() - t0;
+	t->done = true;
 	return NULL;
+}
+
+/* A thread's state letter from /proc (R running, D in a killable wait). */
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	end = strrchr(buf, ')');
+	return end && end[1] ? end[2] : '?';
 }
 
 /*
  * A fault that waits for a kernel does not hold mmap_lock (issue 32): the
- * process's mmap and munmap go on meanwhile (VM_FAULT_RETRY).
+ * process's mmap and munmap go on meanwhile (VM_FAULT_RETRY). Ordered,
+ * not timed: once the toucher sleeps in its fault, mmap and munmap return
+ * while that fault is still unfinished (the driver counts a fault in
+ * hw_faults, under its lock, before it returns). Held, mmap_lock would let
+ * them return only after it; a try whose kernel ended first proves
+ * nothing and is repeated.
  */
 TEST_F_TIMEOUT(adsm, a_fault_waiting_for_a_kernel_leaves_mmap_free, 120)
 {
+	uint32_t tail = 0;	/* o.p[o.bytes / 8]: 3 x previous + 1 a run */
+	struct mcmgpu_adsm_stats st;
 	struct mcmgpu_adsm_kernel k;
-	struct toucher t = { 0 };
-	uint64_t t0, mmap_ns = 0;
-	pthread_t th;
+	uint64_t faults;
+	bool shown = false;
 	struct obj o;
-	void *q;
+	int try;
 
 	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_LAZY, 0, 0));
 	ASSERT_EQ(0, share(self->fd, 128 * MiB, &o));
-	/*
-	 * The host writes one block only: what the toucher's retried fault
-	 * does after the kernel (the acquire's invalidation of what the
-	 * host has mapped, a block's fetch), under mmap_lock as it may, is
-	 * then short, even on a debug kernel.
-	 */
-	memset(o.p, 1, 4096);
-	t.p = o.p;
-	k = scale_add(&o, 3, 1);
-	ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
-	ASSERT_EQ(0, pthread_create(&th, NULL, touch_and_time, &t));
-	while (!t.started)
-		;
-	usleep(20000);		/* the toucher is in its fault by now */
-	t0 = now_ns();
-	q = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, q);
-	munmap(q, 4096);
-	mmap_ns = now_ns() - t0;
-	pthread_join(th, NULL);
-	TH_LOG("fault waited %llu us, mmap+munmap took %llu us",
-	       (unsigned long long)t.ns / 1000,
-	       (unsigned long long)mmap_ns / 1000);
-	/*
-	 * Only meaningful if the kernel outlasts the toucher's head start
-	 * (20 ms). Not asserted on the debug kernel (kmemleak's file is
-	 * there): on a 2-core AMD host, 2 of 3 of its runs had the mmap
-	 * wait about 100 ms, as long as the fault, where the Debian kernel's
-	 * take well under 1 ms; not explained yet (docs/testing.md).
-	 */
-	if (t.ns > 50000000ULL && !access("/sys/kernel/debug/kmemleak", F_OK)) {
-		if (t.ns / 4 <= mmap_ns)
-			TH_LOG("debug kernel: the mmap waited for the fault");
-	} else if (t.ns > 50000000ULL) {
-		EXPECT_GT(t.ns / 4, mmap_ns);
+	for (try = 0; try < 5 && !shown; try++) {
+		struct toucher t = { .p = o.p };
+		bool waiting;
+		pthread_t th;
+		int spins;
+		void *q;
+
+		/*
+		 * The host writes one block only: what the toucher's retried
+		 * fault does after the kernel is then short.
+		 */
+		memset(o.p, 1, 4096);
+		ASSERT_EQ(0, stats(self->fd, &st));
+		faults = st.hw_faults;
+		k = scale_add(&o, 3, 1);
+		ASSERT_EQ(0, launch(self->fd, &k, false, NULL));
+		ASSERT_EQ(0, pthread_create(&th, NULL, touch_in_a_fault, &t));
+		for (spins = 0; spins < 100000 && !t.done &&
+		     (!t.tid || task_state(t.tid) != 'D'); spins++)
+			usleep(100);
+		if (!t.done) {
+			q = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			ASSERT_NE(MAP_FAILED, q);
+			munmap(q, 4096);
+		}
+		ASSERT_EQ(0, stats(self->fd, &st));
+		waiting = !t.done && st.hw_faults == faults;
+		pthread_join(th, NULL);
+		ASSERT_EQ(0, sync_kernel(self->fd, NULL));
+		tail = 3 * tail + 1;
+		EXPECT_EQ(0x01010101U * 3 + 1, o.p[5]);
+		EXPECT_EQ(tail, o.p[o.bytes / 8]);
+		shown = waiting;
+		TH_LOG("try %d: mmap and munmap returned %s the fault", try,
+		       waiting ? "during" : "after");
 	}
-	ASSERT_EQ(0, sync_kernel(self->fd, NULL));
-	EXPECT_EQ(0x01010101U * 3 + 1, o.p[5]);
-	EXPECT_EQ(1, o.p[o.bytes / 8]);	/* 3 x 0 + 1 */
+	EXPECT_TRUE(shown);
 	munmap(o.p, o.bytes);
 }
 
