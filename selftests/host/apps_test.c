@@ -312,6 +312,26 @@ TEST_F_TIMEOUT(all_apps, apps_name_the_kernels_they_launch_in_order, 900)
 	}
 }
 
+/*
+ * pns launches a full wave of ADSM's GTX 280 at a time (120 blocks of 256
+ * threads: 30 SMs x 1024 threads), as Parboil's launch fills its device
+ * memory with trajectories: 250 trajectories are 120 + 120 + 10.
+ */
+TEST(pns_launches_a_full_wave_of_the_gtx280)
+{
+	const struct app_desc *app = app_find("pns");
+	struct prog_counts c;
+	struct prog_mem b;
+	char err[256];
+
+	ASSERT_NE(NULL, app);
+	ASSERT_EQ(0, run_app(app, 250, 1, &b, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, read_back(&b, &c));
+	EXPECT_EQ(3, c.kernels);
+	EXPECT_EQ(250, c.blocks);
+	free(b.bytes);
+}
+
 TEST(hpcc_starts_jumps_ahead_along_the_stream)
 {
 	uint64_t ran = 1, n;
