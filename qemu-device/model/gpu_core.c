@@ -212,6 +212,7 @@ struct sm {
     u64 last_issue;
     u64 acct_from;      /* stall cycles counted up to here */
     u32 mshr_used;
+    u32 mshr_free;      /* its free L1 MSHRs' list, NONE if none */
     u32 fifo_head, fifo_tail;   /* requests waiting for an L1 MSHR */
     /*
      * The slot of the oldest unfinished warp (least wseq), NONE if none,
@@ -223,10 +224,15 @@ struct sm {
     u64 ready_slots, seq_slots;
 };
 
+/*
+ * An SM's L1 MSHRs: busy ones chained by next from their hash bucket
+ * (gpu_core_mshr_bucket()), free ones from sm->mshr_free, so a lookup
+ * costs the same with 16 MSHRs as with gem5's 2560.
+ */
 struct l1_mshr {
-    u64 addr;           /* NO_ADDR: free (one compare finds a match) */
+    u64 addr;           /* the sector; NO_ADDR: free */
     u32 head;           /* requests waiting for this sector */
-    u32 pad;
+    u32 next;           /* the next in its bucket or in the free list */
 };
 
 struct line {
@@ -344,6 +350,8 @@ struct gpu_core {
     struct line *l1, *l2;
     struct tlb_entry *l1t, *l2t;
     struct l1_mshr *l1m;
+    u32 *l1mh;          /* L1 MSHR hash buckets, 1 << l1mh_bits an SM */
+    u32 l1mh_bits;
     struct tlb_mshr *l2m;
     struct chiplet *chip;
     struct server *egress, *ingress, *l2s, *drams;
@@ -1801,27 +1809,46 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     }
 }
 
+/* SM s's hash bucket of sector addr: the link to its first MSHR. */
+static u32 *l1_mshr_bucket(struct gpu_core *g, u32 s, u64 addr)
+{
+    return &g->l1mh[((u64)s << g->l1mh_bits) +
+                    gpu_core_mshr_bucket(addr, g->l1mh_bits)];
+}
+
+/*
+ * The link (a bucket or an MSHR's next) to SM s's MSHR of sector addr,
+ * or to NONE if none has it.
+ */
+static u32 *l1_mshr_find(struct gpu_core *g, u32 s, u64 addr)
+{
+    struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
+    u32 *link = l1_mshr_bucket(g, s, addr);
+
+    while (*link != NONE && m[*link].addr != addr) {
+        link = &m[*link].next;
+    }
+    return link;
+}
+
 /* A load's miss: merge with one in flight, take an MSHR or wait. */
 static void l1_mshr_try(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
-    u32 s = r->sm, i, free_i = NONE;
+    u32 s = r->sm, free_i, *b;
     struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
     struct sm *sm = &g->sms[s];
 
-    for (i = 0; i < g->cfg.l1_mshrs && sm->mshr_used; i++) {
-        if (m[i].addr == r->addr) {
+    if (sm->mshr_used) {
+        u32 i = *l1_mshr_find(g, s, r->addr);
+
+        if (i != NONE) {
             r->next = m[i].head;
             m[i].head = ri;
             return;
         }
-        if (m[i].addr == NO_ADDR && free_i == NONE) {
-            free_i = i;
-        }
     }
-    if (!sm->mshr_used) {
-        free_i = 0;     /* none busy: nothing to merge with */
-    }
+    free_i = sm->mshr_free;
     if (free_i == NONE) {
         sm_touch(g, s);
         r->next = NONE;
@@ -1834,8 +1861,12 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
         g->memops[r->memop].nmshr++;
         return;
     }
+    sm->mshr_free = m[free_i].next;
+    b = l1_mshr_bucket(g, s, r->addr);
     m[free_i].addr = r->addr;
     m[free_i].head = NONE;
+    m[free_i].next = *b;
+    *b = free_i;
     sm->mshr_used++;
     r->next = NONE;
     go(g, g->now + g->cfg.l1_lat, EV_DEPART, ri);
@@ -2131,7 +2162,7 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
         struct line *set = l1_set(g, s, r->addr);
         struct line *l = line_find(set, g->cfg.l1_ways, r->addr >> 7);
         struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
-        u32 i, w;
+        u32 *link = l1_mshr_find(g, s, r->addr), i = *link, w;
 
         if (!l) {
             l = line_victim(set, g->cfg.l1_ways);
@@ -2140,14 +2171,12 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
         }
         l->valid |= sector_bit(r->addr);
         l->lru = ++g->lru;
-        for (i = 0; i < g->cfg.l1_mshrs; i++) {
-            if (m[i].addr == r->addr) {
-                break;
-            }
-        }
-        if (i < g->cfg.l1_mshrs) {
+        if (i != NONE) {
             w = m[i].head;
+            *link = m[i].next;
             m[i].addr = NO_ADDR;
+            m[i].next = g->sms[s].mshr_free;
+            g->sms[s].mshr_free = i;
             g->sms[s].mshr_used--;
             while (w != NONE) {
                 u32 nx = g->reqs[w].next, oi = g->reqs[w].memop;
@@ -3926,6 +3955,10 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
     TABLE(g, g->l1, nsms * (cfg->l1_size / GPU_LINE_BYTES));
     TABLE(g, g->l2, (u64)cfg->chiplets * (cfg->l2_size / GPU_LINE_BYTES));
     TABLE(g, g->l1m, nsms * cfg->l1_mshrs);
+    while ((1u << g->l1mh_bits) < cfg->l1_mshrs) {
+        g->l1mh_bits++;     /* at most one MSHR a bucket on average */
+    }
+    TABLE(g, g->l1mh, nsms << g->l1mh_bits);
     TABLE(g, g->chip, cfg->chiplets);
     TABLE(g, g->egress, cfg->chiplets);
     TABLE(g, g->ingress, cfg->chiplets);
@@ -3965,8 +3998,15 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         sm->oldest = NONE;
     }
     for (i = 0; i < nsms * cfg->l1_mshrs; i++) {
+        u32 j = (u32)(i % cfg->l1_mshrs) + 1;   /* an SM's own index */
+
         g->l1m[i].addr = NO_ADDR;
+        g->l1m[i].next = j < cfg->l1_mshrs ? j : NONE;
     }
+    for (i = 0; i < nsms; i++) {
+        g->sms[i].mshr_free = 0;
+    }
+    memset(g->l1mh, 0xff, (nsms << g->l1mh_bits) * sizeof(*g->l1mh));
     TABLE(g, g->wready, nsms * cfg->warps_per_sm);
     TABLE(g, g->wseq, nsms * cfg->warps_per_sm);
     TABLE(g, g->whead, WHEEL);
@@ -4089,6 +4129,7 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->l1dir);
     g->l1dir = NULL;
     zfree(g, g->l1m);
+    zfree(g, g->l1mh);
     zfree(g, g->l2m);
     zfree(g, g->chip);
     zfree(g, g->egress);
@@ -4120,6 +4161,7 @@ void gpu_core_destroy(struct gpu_core *g)
     g->l1 = g->l2 = NULL;
     g->l1t = g->l2t = NULL;
     g->l1m = NULL;
+    g->l1mh = NULL;
     g->l2m = NULL;
     g->chip = NULL;
     g->egress = g->ingress = g->l2s = g->drams = NULL;

@@ -300,4 +300,15 @@ int gpu_core_cxl_samples(struct gpu_core *g,
  */
 u32 gpu_object_page_home(const struct gpu_object *o, u64 page, u32 n);
 
+/*
+ * The bucket of an SM's L1 MSHR hash (2^bits buckets, bits 0..12) that
+ * sector address addr falls in: Fibonacci hashing of the sector number,
+ * so strided sectors spread too. Here so tests can build collisions.
+ */
+static inline u32 gpu_core_mshr_bucket(u64 addr, u32 bits)
+{
+    return bits ? (u32)(((addr >> 5) * 0x9E3779B97F4A7C15ULL) >>
+                        (64 - bits)) : 0;
+}
+
 #endif /* MCMGPU_GPU_CORE_H */
