@@ -147,6 +147,17 @@ struct gpu_core_migrate_stats {
     u64 held_fills;         /* answers held until copy and shootdown end */
 };
 
+/*
+ * cfg.dram_wq: the memories' write queues (all 0 when unbounded). A
+ * write waited when its memory's queue was full on arrival.
+ */
+struct gpu_core_wq_stats {
+    u64 writes;             /* sector writes into memory */
+    u64 waited;
+    u64 wait_cycles;        /* sum over writes of cycles waiting for room */
+    u64 max_wait;
+};
+
 /* The counters; every u64, totals over the chiplets. */
 struct gpu_core_stats {
     /* Execution */
@@ -202,6 +213,8 @@ struct gpu_core_stats {
     struct gpu_uvm_stats uvm;
     /* cfg.migrate on: ACUD's migrations (all 0 off) */
     struct gpu_core_migrate_stats migrate;
+    /* cfg.dram_wq on: its queues */
+    struct gpu_core_wq_stats wq;
 };
 
 /* One kernel, as it finished. */

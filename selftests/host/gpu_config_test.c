@@ -43,7 +43,7 @@ TEST(table_rows_name_their_own_fields)
 {
 	uint32_t i, j;
 
-	ASSERT_EQ(83, gpu_config_nfields);
+	ASSERT_EQ(84, gpu_config_nfields);
 	for (i = 0; i < gpu_config_nfields; i++) {
 		const struct gpu_config_field *f = &gpu_config_fields[i];
 
