@@ -809,8 +809,8 @@ static const char *const cpelide_sources[CF_NR] = {
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
     [CF_dram_wq] = "gem5 MemCtrl's default write_buffer_size, 64 entries"
-                   " (CPElide's simulator, Table I; the paper gives none):"
-                   " an entry a sector write",
+                   " (gem5 is CPElide's simulator; the paper gives no"
+                   " memory controller): an entry a sector write",
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
