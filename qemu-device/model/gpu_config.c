@@ -778,9 +778,10 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_l1_size] = "Table I: L1D 16 KB a CU (64 B lines)",
     [CF_l1_ways] = "Table I: L1D 16-way",
     [CF_l1_lat] = "Table I: L1 latency 140 cycles",
-    [CF_l1_mshrs] = "gem5 GPU_VIPER's 2560 TCP TBEs, \"set to max"
-                    " outstanding requests\" (4 SIMDs x 10 wavefronts x 64"
-                    " lanes; CPElide's simulator, the paper gives none)",
+    [CF_l1_mshrs] = "gem5 configs/ruby/GPU_VIPER.py: 2560 TCP TBEs, \"set"
+                    " to max outstanding requests\" (4 SIMDs x 10"
+                    " wavefronts x 64 lanes; gem5 is the paper's"
+                    " simulator, the paper gives none)",
     [CF_l2_size] = "Table I: L2 8 MB a chiplet (64 B lines)",
     [CF_l2_ways] = "Table I: L2 32-way",
     [CF_l2_lat] = "Table I: local L2 latency 269 cycles",
@@ -808,9 +809,9 @@ static const char *const cpelide_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
-    [CF_dram_wq] = "gem5 MemCtrl's default write_buffer_size, 64 entries"
-                   " (gem5 is CPElide's simulator; the paper gives no"
-                   " memory controller): an entry a sector write",
+    [CF_dram_wq] = "gem5 src/mem/MemCtrl.py: write_buffer_size 64, the"
+                   " default (gem5 is the paper's simulator; the paper"
+                   " gives no memory controller): an entry a sector write",
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
