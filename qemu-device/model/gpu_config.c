@@ -35,6 +35,7 @@ enum gpu_config_field_index {
     CF_migrate, CF_migrate_threshold,
     CF_mgvm, CF_mgvm_lat,
     CF_cpe_remote,
+    CF_dram_wq,
     CF_NR
 };
 
@@ -128,6 +129,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(mgvm, "off=0 on=1", 0, 1),
     F(mgvm_lat, "cycles", 1, 10000),
     F(cpe_remote, "forward=0 cache=1", 0, 1),
+    F(dram_wq, "", 0, 65536),
 };
 #undef F
 
@@ -577,6 +579,17 @@ int gpu_config_set(struct gpu_config *c, const char *assignment,
 #define CPE_REMOTE_VALUES \
     .cpe_remote = 0
 
+/*
+ * A memory's write queue (docs/gpu.md, the write queue): 0 unbounded in
+ * the presets whose papers give no memory controller.
+ */
+#define DRAM_WQ_SOURCES \
+    [CF_dram_wq] = "ours: 0, unbounded (the paper gives no memory" \
+                   " controller's queues)"
+
+#define DRAM_WQ_VALUES \
+    .dram_wq = 0
+
 #define KERNEL_MIB_SOURCE \
     "ours: 512 MiB of decoded instructions a kernel, a bound no paper" \
     " sets (a larger kernel is refused, not swapped)"
@@ -652,6 +665,7 @@ static const char *const barre_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
+    DRAM_WQ_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("8000")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -725,6 +739,7 @@ static const char *const finepack_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
+    DRAM_WQ_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("5229")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -763,7 +778,10 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_l1_size] = "Table I: L1D 16 KB a CU (64 B lines)",
     [CF_l1_ways] = "Table I: L1D 16-way",
     [CF_l1_lat] = "Table I: L1 latency 140 cycles",
-    [CF_l1_mshrs] = "ours: 16 (the paper gives none)",
+    [CF_l1_mshrs] = "gem5 configs/ruby/GPU_VIPER.py: 2560 TCP TBEs, \"set"
+                    " to max outstanding requests\" (4 SIMDs x 10"
+                    " wavefronts x 64 lanes; gem5 is the paper's"
+                    " simulator, the paper gives none)",
     [CF_l2_size] = "Table I: L2 8 MB a chiplet (64 B lines)",
     [CF_l2_ways] = "Table I: L2 32-way",
     [CF_l2_lat] = "Table I: local L2 latency 269 cycles",
@@ -791,6 +809,9 @@ static const char *const cpelide_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
+    [CF_dram_wq] = "gem5 src/mem/MemCtrl.py: write_buffer_size 64, the"
+                   " default (gem5 is the paper's simulator; the paper"
+                   " gives no memory controller): an entry a sector write",
     UVM_SOURCES(UVM_LINK_AS_PCIE("4442")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -863,6 +884,7 @@ static const char *const cxl_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
+    DRAM_WQ_SOURCES,
     UVM_SOURCES("Table 10(a): PCIe 5.0 x8, 32 GT/s x 8 x 128/130 / 8"
                 " = 31.5 GB/s = 31507 B/kcycle at 1000 MHz"),
     CPELIDE_L3_SOURCES,
@@ -933,6 +955,7 @@ static const char *const adsm_sources[CF_NR] = {
     MIGRATE_SOURCES,
     MGVM_SOURCES,
     CPE_REMOTE_SOURCES,
+    DRAM_WQ_SOURCES,
     UVM_SOURCES(UVM_LINK_AS_PCIE("6173")),
     CPELIDE_L3_SOURCES,
     BARRE_SCHED_SOURCES,
@@ -974,6 +997,7 @@ const struct gpu_preset gpu_presets[] = {
             MIGRATE_VALUES,
             MGVM_VALUES,
             CPE_REMOTE_VALUES,
+            DRAM_WQ_VALUES,
             UVM_VALUES(8000),
             CPELIDE_L3_VALUES,
         },
@@ -1010,6 +1034,7 @@ const struct gpu_preset gpu_presets[] = {
             MIGRATE_VALUES,
             MGVM_VALUES,
             CPE_REMOTE_VALUES,
+            DRAM_WQ_VALUES,
             UVM_VALUES(5229),
             CPELIDE_L3_VALUES,
         },
@@ -1032,7 +1057,7 @@ const struct gpu_preset gpu_presets[] = {
             .shmem_lat = 65, .const_lat = 32,
             .translate = 0,
             UNUSED_TLB_VALUES,
-            .l1_size = 16384, .l1_ways = 16, .l1_lat = 140, .l1_mshrs = 16,
+            .l1_size = 16384, .l1_ways = 16, .l1_lat = 140, .l1_mshrs = 2560,
             .l2_size = 8u << 20, .l2_ways = 32, .l2_lat = 269,
             .l2_bw = 2048000,
             .link_lat = 121, .link_bw = 426430,
@@ -1047,6 +1072,7 @@ const struct gpu_preset gpu_presets[] = {
             MIGRATE_VALUES,
             MGVM_VALUES,
             CPE_REMOTE_VALUES,
+            .dram_wq = 64,
             UVM_VALUES(4442),
             CPELIDE_L3_VALUES,
         },
@@ -1085,6 +1111,7 @@ const struct gpu_preset gpu_presets[] = {
             MIGRATE_VALUES,
             MGVM_VALUES,
             CPE_REMOTE_VALUES,
+            DRAM_WQ_VALUES,
             UVM_VALUES(31507),
             CPELIDE_L3_VALUES,
         },
@@ -1123,6 +1150,7 @@ const struct gpu_preset gpu_presets[] = {
             MIGRATE_VALUES,
             MGVM_VALUES,
             CPE_REMOTE_VALUES,
+            DRAM_WQ_VALUES,
             UVM_VALUES(6173),
             CPELIDE_L3_VALUES,
         },

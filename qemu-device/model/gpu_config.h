@@ -196,6 +196,7 @@ struct gpu_config {
     u32 mgvm;               /* 0 off, 1 on; needs translate, --host */
     u32 mgvm_lat;           /* L2 TLB <-> its chiplet's GMMU, one way */
     u32 cpe_remote;         /* 0: baseline and cpelide forward remote lines */
+    u32 dram_wq;            /* memory write queue entries; 0 unbounded */
 };
 
 /* One parameter: its name, where it is, its unit and what it means. */

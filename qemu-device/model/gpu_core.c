@@ -212,6 +212,7 @@ struct sm {
     u64 last_issue;
     u64 acct_from;      /* stall cycles counted up to here */
     u32 mshr_used;
+    u32 mshr_free;      /* its free L1 MSHRs' list, NONE if none */
     u32 fifo_head, fifo_tail;   /* requests waiting for an L1 MSHR */
     /*
      * The slot of the oldest unfinished warp (least wseq), NONE if none,
@@ -223,10 +224,15 @@ struct sm {
     u64 ready_slots, seq_slots;
 };
 
+/*
+ * An SM's L1 MSHRs: busy ones chained by next from their hash bucket
+ * (gpu_core_mshr_bucket()), free ones from sm->mshr_free, so a lookup
+ * costs the same with 16 MSHRs as with gem5's 2560.
+ */
 struct l1_mshr {
-    u64 addr;           /* NO_ADDR: free (one compare finds a match) */
+    u64 addr;           /* the sector; NO_ADDR: free */
     u32 head;           /* requests waiting for this sector */
-    u32 pad;
+    u32 next;           /* the next in its bucket or in the free list */
 };
 
 struct line {
@@ -268,6 +274,8 @@ struct chiplet {
     u32 cursor, end, step;      /* blocks still to dispatch */
     u32 last_sm;
     u32 fifo_head, fifo_tail;   /* translations waiting for an MSHR */
+    u32 wq_old;                 /* cfg.dram_wq: its memory's oldest entry */
+    u32 pad;
 };
 
 struct server {
@@ -344,9 +352,16 @@ struct gpu_core {
     struct line *l1, *l2;
     struct tlb_entry *l1t, *l2t;
     struct l1_mshr *l1m;
+    u32 *l1mh;          /* L1 MSHR hash buckets, 1 << l1mh_bits an SM */
+    u32 l1mh_bits;
     struct tlb_mshr *l2m;
     struct chiplet *chip;
     struct server *egress, *ingress, *l2s, *drams;
+    /*
+     * cfg.dram_wq: a ring a chiplet's memory of its last dram_wq writes'
+     * drain cycles (0: none), oldest at chip[c].wq_old.
+     */
+    u64 *wq;
     struct gpu_fbarre *fb;      /* F-Barre, NULL when off */
     struct xls_slot *l1dir;     /* Valkyrie: L1 TLBs' pages a chiplet */
     u64 prefetching;            /* Valkyrie: prefetches not yet filled */
@@ -1801,27 +1816,46 @@ static void sector_start(struct gpu_core *g, u32 s, u32 oi, u64 addr,
     }
 }
 
+/* SM s's hash bucket of sector addr: the link to its first MSHR. */
+static u32 *l1_mshr_bucket(struct gpu_core *g, u32 s, u64 addr)
+{
+    return &g->l1mh[((u64)s << g->l1mh_bits) +
+                    gpu_core_mshr_bucket(addr, g->l1mh_bits)];
+}
+
+/*
+ * The link (a bucket or an MSHR's next) to SM s's MSHR of sector addr,
+ * or to NONE if none has it.
+ */
+static u32 *l1_mshr_find(struct gpu_core *g, u32 s, u64 addr)
+{
+    struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
+    u32 *link = l1_mshr_bucket(g, s, addr);
+
+    while (*link != NONE && m[*link].addr != addr) {
+        link = &m[*link].next;
+    }
+    return link;
+}
+
 /* A load's miss: merge with one in flight, take an MSHR or wait. */
 static void l1_mshr_try(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
-    u32 s = r->sm, i, free_i = NONE;
+    u32 s = r->sm, free_i, *b;
     struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
     struct sm *sm = &g->sms[s];
 
-    for (i = 0; i < g->cfg.l1_mshrs && sm->mshr_used; i++) {
-        if (m[i].addr == r->addr) {
+    if (sm->mshr_used) {
+        u32 i = *l1_mshr_find(g, s, r->addr);
+
+        if (i != NONE) {
             r->next = m[i].head;
             m[i].head = ri;
             return;
         }
-        if (m[i].addr == NO_ADDR && free_i == NONE) {
-            free_i = i;
-        }
     }
-    if (!sm->mshr_used) {
-        free_i = 0;     /* none busy: nothing to merge with */
-    }
+    free_i = sm->mshr_free;
     if (free_i == NONE) {
         sm_touch(g, s);
         r->next = NONE;
@@ -1834,8 +1868,12 @@ static void l1_mshr_try(struct gpu_core *g, u32 ri)
         g->memops[r->memop].nmshr++;
         return;
     }
+    sm->mshr_free = m[free_i].next;
+    b = l1_mshr_bucket(g, s, r->addr);
     m[free_i].addr = r->addr;
     m[free_i].head = NONE;
+    m[free_i].next = *b;
+    *b = free_i;
     sm->mshr_used++;
     r->next = NONE;
     go(g, g->now + g->cfg.l1_lat, EV_DEPART, ri);
@@ -1917,26 +1955,66 @@ static void mig_access(struct gpu_core *g, u32 s, u64 vpn, u64 pfn);
 static bool mig_fill_held(struct gpu_core *g, u32 mi);
 static void uvm_event(struct gpu_core *g, u64 cycle);
 
-/* Chiplet c's L2 line l leaves: its dirty sectors go home. */
-static void l2_evict(struct gpu_core *g, u32 c, struct line *l)
+/*
+ * A sector written into chiplet c's memory, reaching it at t; returns
+ * when the memory accepted it. With cfg.dram_wq (gem5 MemCtrl's write
+ * queue) a write enters only when an entry is free, and an entry drains
+ * when the DRAM server has served its write. The server serves in
+ * arrival order, so drains are in order and the ring's oldest entry is
+ * the first free: the write waits for it if it has not drained by t.
+ * Unbounded (0), a write is accepted on arrival, as before the queue.
+ */
+static u64 dram_write(struct gpu_core *g, u32 c, u64 t)
 {
+    const struct gpu_config *cf = &g->cfg;
+    struct gpu_core_wq_stats *st = &g->stats.wq;
+    u64 *old, wait;
+
+    if (!cf->dram_wq) {
+        server_use(&g->drams[c], cf->dram_bw, cf->dram_lat, t,
+                   GPU_SECTOR_BYTES);
+        return t;
+    }
+    old = &g->wq[(u64)c * cf->dram_wq + g->chip[c].wq_old];
+    wait = *old > t ? *old - t : 0;
+    st->writes++;
+    if (wait) {
+        st->waited++;
+        st->wait_cycles += wait;
+        st->max_wait = wait > st->max_wait ? wait : st->max_wait;
+        t = *old;
+    }
+    *old = server_use(&g->drams[c], cf->dram_bw, cf->dram_lat, t,
+                      GPU_SECTOR_BYTES) - cf->dram_lat;
+    g->chip[c].wq_old = (g->chip[c].wq_old + 1) % cf->dram_wq;
+    return t;
+}
+
+/*
+ * Chiplet c's L2 line l leaves: its dirty sectors go home. Returns when
+ * its memory accepted the last (0: none went to memory directly).
+ */
+static u64 l2_evict(struct gpu_core *g, u32 c, struct line *l)
+{
+    u64 t = 0;
+
     if (l->valid && l->dirty) {
         u32 n = __builtin_popcount(l->dirty);
 
         if (g->cpe) {
             cpe_evict(g, c, l);     /* to its home's L3 slice */
-            return;
+            return 0;
         }
         if (l->cxl && g->cx) {
             cxl_writeback(g, l);    /* to the root complex */
-            return;
+            return 0;
         }
         g->stats.l2_writebacks += n;
         while (n--) {
-            server_use(&g->drams[c], g->cfg.dram_bw, g->cfg.dram_lat,
-                       g->now, GPU_SECTOR_BYTES);
+            t = dram_write(g, c, g->now);
         }
     }
+    return t;
 }
 
 /*
@@ -1962,26 +2040,35 @@ static void line_put(struct gpu_core *g, struct line *l, bool fresh,
     l->lru = ++g->lru;
 }
 
-/* Puts a sector into home's L2 now; a dirty victim is written back. */
-static void l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+/*
+ * Puts a sector into home's L2 now; a dirty victim is written back.
+ * Returns when memory accepted the victim (0: none): the fill waits.
+ */
+static u64 l2_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
     struct line *set = l2_set(g, home, addr);
     struct line *l = line_find(set, g->cfg.l2_ways, addr >> 7);
     bool fresh = !l;
+    u64 t = 0;
 
     if (fresh) {
         l = line_victim(set, g->cfg.l2_ways);
-        l2_evict(g, home, l);
+        t = l2_evict(g, home, l);
     }
     line_put(g, l, fresh, addr, home, dirty);
+    return t;
 }
 
-/* Puts a sector into home's L3 slice now; a dirty victim goes to DRAM. */
-static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+/*
+ * Puts a sector into home's L3 slice now; a dirty victim goes to DRAM.
+ * Returns when memory accepted the victim (0: none): the fill waits.
+ */
+static u64 l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
     struct line *set = home_set(g, home, addr);
     struct line *l = line_find(set, g->cfg.l3_ways, addr >> 7);
     bool fresh = !l;
+    u64 t = 0;
 
     if (fresh) {
         l = line_victim(set, g->cfg.l3_ways);
@@ -1990,35 +2077,32 @@ static void l3_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 
             gpu_cpe_stats(g->cpe)->l3_writebacks += n;
             while (n--) {
-                server_use(&g->drams[home], g->cfg.dram_bw,
-                           g->cfg.dram_lat, g->now, GPU_SECTOR_BYTES);
+                t = dram_write(g, home, g->now);
             }
         }
     }
     line_put(g, l, fresh, addr, home, dirty);
+    return t;
 }
 
-static void home_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
+static u64 home_fill(struct gpu_core *g, u32 home, u64 addr, bool dirty)
 {
-    if (g->l3) {
-        l3_fill(g, home, addr, dirty);
-    } else {
-        l2_fill(g, home, addr, dirty);
-    }
+    return g->l3 ? l3_fill(g, home, addr, dirty) :
+                   l2_fill(g, home, addr, dirty);
 }
 
 /*
  * HMG "also sends writes through to memory" (CPElide §IV-C): a store
- * sector reaching its home's L3 slice takes the DRAM's time too and
- * leaves the slice's copy clean. True when it did.
+ * sector reaching its home's L3 slice at *t takes the DRAM's time too
+ * and leaves the slice's copy clean; *t becomes when memory accepted
+ * it (its write queue), when the home acknowledges. True when it did.
  */
-static bool hmg_through(struct gpu_core *g, u32 home, u64 t)
+static bool hmg_through(struct gpu_core *g, u32 home, u64 *t)
 {
     if (!g->l3 || g->cfg.cpelide != GPU_CPE_HMG) {
         return false;
     }
-    server_use(&g->drams[home], g->cfg.dram_bw, g->cfg.dram_lat, t,
-               GPU_SECTOR_BYTES);
+    *t = dram_write(g, home, *t);
     gpu_cpe_stats(g->cpe)->memory_writes++;
     return true;
 }
@@ -2038,7 +2122,7 @@ static void ev_l2(struct gpu_core *g, u32 ri)
         t += cpe_home(g, ri);
     }
     if (r->kind == PROG_KIND_STORE) {
-        through = hmg_through(g, r->home, t);
+        through = hmg_through(g, r->home, &t);
     }
     if (hit) {
         l->lru = ++g->lru;
@@ -2050,7 +2134,9 @@ static void ev_l2(struct gpu_core *g, u32 ri)
         return;
     }
     if (r->kind == PROG_KIND_STORE) {
-        home_fill(g, r->home, r->addr, !through);
+        u64 w = home_fill(g, r->home, r->addr, !through);
+
+        t = w > t ? w : t;      /* its victim's write accepted */
         if (r->cxl) {
             cxl_mark(g, ri);
         }
@@ -2079,13 +2165,17 @@ static void ev_dram(struct gpu_core *g, u32 ri)
 static void ev_fill(struct gpu_core *g, u32 ri)
 {
     struct req *r = &g->reqs[ri];
+    u64 w = home_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
 
-    home_fill(g, r->home, r->addr, r->kind != PROG_KIND_LOAD);
     if (r->cxl) {
         cxl_mark(g, ri);
     }
     r->reply = 1;
-    ev_depart(g, ri);
+    if (w > g->now) {
+        push(g, w, EV_DEPART, ri);  /* its victim's write accepted */
+    } else {
+        ev_depart(g, ri);
+    }
 }
 
 /* A freed L1 MSHR: the oldest waiting miss retries. */
@@ -2131,7 +2221,7 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
         struct line *set = l1_set(g, s, r->addr);
         struct line *l = line_find(set, g->cfg.l1_ways, r->addr >> 7);
         struct l1_mshr *m = &g->l1m[(u64)s * g->cfg.l1_mshrs];
-        u32 i, w;
+        u32 *link = l1_mshr_find(g, s, r->addr), i = *link, w;
 
         if (!l) {
             l = line_victim(set, g->cfg.l1_ways);
@@ -2140,14 +2230,12 @@ static void ev_sm_reply(struct gpu_core *g, u32 ri)
         }
         l->valid |= sector_bit(r->addr);
         l->lru = ++g->lru;
-        for (i = 0; i < g->cfg.l1_mshrs; i++) {
-            if (m[i].addr == r->addr) {
-                break;
-            }
-        }
-        if (i < g->cfg.l1_mshrs) {
+        if (i != NONE) {
             w = m[i].head;
+            *link = m[i].next;
             m[i].addr = NO_ADDR;
+            m[i].next = g->sms[s].mshr_free;
+            g->sms[s].mshr_free = i;
             g->sms[s].mshr_used--;
             while (w != NONE) {
                 u32 nx = g->reqs[w].next, oi = g->reqs[w].memop;
@@ -3926,11 +4014,18 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
     TABLE(g, g->l1, nsms * (cfg->l1_size / GPU_LINE_BYTES));
     TABLE(g, g->l2, (u64)cfg->chiplets * (cfg->l2_size / GPU_LINE_BYTES));
     TABLE(g, g->l1m, nsms * cfg->l1_mshrs);
+    while ((1u << g->l1mh_bits) < cfg->l1_mshrs) {
+        g->l1mh_bits++;     /* at most one MSHR a bucket on average */
+    }
+    TABLE(g, g->l1mh, nsms << g->l1mh_bits);
     TABLE(g, g->chip, cfg->chiplets);
     TABLE(g, g->egress, cfg->chiplets);
     TABLE(g, g->ingress, cfg->chiplets);
     TABLE(g, g->l2s, cfg->chiplets);
     TABLE(g, g->drams, cfg->chiplets);
+    if (cfg->dram_wq) {
+        TABLE(g, g->wq, (u64)cfg->chiplets * cfg->dram_wq);
+    }
     if (cfg->translate) {
         TABLE(g, g->l1t, nsms * cfg->l1_tlb_entries);
         TABLE(g, g->l2t, (u64)cfg->chiplets * cfg->l2_tlb_entries);
@@ -3965,8 +4060,15 @@ int gpu_core_init(struct gpu_core *g, const struct gpu_config *cfg,
         sm->oldest = NONE;
     }
     for (i = 0; i < nsms * cfg->l1_mshrs; i++) {
+        u32 j = (u32)(i % cfg->l1_mshrs) + 1;   /* an SM's own index */
+
         g->l1m[i].addr = NO_ADDR;
+        g->l1m[i].next = j < cfg->l1_mshrs ? j : NONE;
     }
+    for (i = 0; i < nsms; i++) {
+        g->sms[i].mshr_free = 0;
+    }
+    memset(g->l1mh, 0xff, (nsms << g->l1mh_bits) * sizeof(*g->l1mh));
     TABLE(g, g->wready, nsms * cfg->warps_per_sm);
     TABLE(g, g->wseq, nsms * cfg->warps_per_sm);
     TABLE(g, g->whead, WHEEL);
@@ -4089,12 +4191,14 @@ void gpu_core_destroy(struct gpu_core *g)
     zfree(g, g->l1dir);
     g->l1dir = NULL;
     zfree(g, g->l1m);
+    zfree(g, g->l1mh);
     zfree(g, g->l2m);
     zfree(g, g->chip);
     zfree(g, g->egress);
     zfree(g, g->ingress);
     zfree(g, g->l2s);
     zfree(g, g->drams);
+    zfree(g, g->wq);
     if (g->fb) {
         zfree(g, g->fb->l2);
         zfree(g, g->fb->reply);
@@ -4120,9 +4224,11 @@ void gpu_core_destroy(struct gpu_core *g)
     g->l1 = g->l2 = NULL;
     g->l1t = g->l2t = NULL;
     g->l1m = NULL;
+    g->l1mh = NULL;
     g->l2m = NULL;
     g->chip = NULL;
     g->egress = g->ingress = g->l2s = g->drams = NULL;
+    g->wq = NULL;
     g->fills.a = g->far.a = NULL;
     g->whead = g->wtail = NULL;
     g->wmap = NULL;
@@ -4314,7 +4420,7 @@ static void fp_event(struct gpu_core *g, const struct event *e)
             if (g->cpe) {
                 done += cpe_fp_home(g, k->src, k->dst, a);
             }
-            through = hmg_through(g, k->dst, done);
+            through = hmg_through(g, k->dst, &done);
             sectors++;
             home_count(g, false, hit);
             if (hit) {
@@ -4323,7 +4429,9 @@ static void fp_event(struct gpu_core *g, const struct event *e)
                     l->dirty |= sector_bit(a);
                 }
             } else {
-                home_fill(g, k->dst, a, !through);
+                u64 w = home_fill(g, k->dst, a, !through);
+
+                done = w > done ? w : done;
             }
             t = done > t ? done : t;
         }
@@ -4360,7 +4468,7 @@ static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
 {
     const struct gpu_config *cf = &g->cfg;
     struct gpu_cpelide_stats *st = gpu_cpe_stats(g->cpe);
-    u64 addr = (l->tag << 7) | ((u64)i << 5);
+    u64 addr = (l->tag << 7) | ((u64)i << 5), w;
     struct line *hl;
 
     if (l->home != c) {
@@ -4372,7 +4480,8 @@ static u64 cpe_writeback(struct gpu_core *g, u32 c, struct line *l, u32 i,
     hl = line_find(home_set(g, l->home, addr), g->cfg.l3_ways, addr >> 7);
     home_count(g, l->home == c, hl && (hl->valid & sector_bit(addr)));
     t = home_use(g, l->home, t);
-    l3_fill(g, l->home, addr, true);
+    w = l3_fill(g, l->home, addr, true);
+    t = w > t ? w : t;      /* its victim's write accepted */
     gpu_cpe_home_store(g->cpe, addr, *cpe_cver(g, l, addr));
     l->dirty &= ~(1u << i);
     st->sectors_written_back++;

@@ -147,6 +147,17 @@ struct gpu_core_migrate_stats {
     u64 held_fills;         /* answers held until copy and shootdown end */
 };
 
+/*
+ * cfg.dram_wq: the memories' write queues (all 0 when unbounded). A
+ * write waited when its memory's queue was full on arrival.
+ */
+struct gpu_core_wq_stats {
+    u64 writes;             /* sector writes into memory */
+    u64 waited;
+    u64 wait_cycles;        /* sum over writes of cycles waiting for room */
+    u64 max_wait;
+};
+
 /* The counters; every u64, totals over the chiplets. */
 struct gpu_core_stats {
     /* Execution */
@@ -202,6 +213,8 @@ struct gpu_core_stats {
     struct gpu_uvm_stats uvm;
     /* cfg.migrate on: ACUD's migrations (all 0 off) */
     struct gpu_core_migrate_stats migrate;
+    /* cfg.dram_wq on: its queues */
+    struct gpu_core_wq_stats wq;
 };
 
 /* One kernel, as it finished. */
@@ -299,5 +312,16 @@ int gpu_core_cxl_samples(struct gpu_core *g,
  * the chiplet of the PFN the IOMMU returns (pfn / (vram_mib << 8)).
  */
 u32 gpu_object_page_home(const struct gpu_object *o, u64 page, u32 n);
+
+/*
+ * The bucket of an SM's L1 MSHR hash (2^bits buckets, bits 0..12) that
+ * sector address addr falls in: Fibonacci hashing of the sector number,
+ * so strided sectors spread too. Here so tests can build collisions.
+ */
+static inline u32 gpu_core_mshr_bucket(u64 addr, u32 bits)
+{
+    return bits ? (u32)(((addr >> 5) * 0x9E3779B97F4A7C15ULL) >>
+                        (64 - bits)) : 0;
+}
 
 #endif /* MCMGPU_GPU_CORE_H */

@@ -234,6 +234,93 @@ TEST(stream_dram_bound)
 	tp_free(&p);
 }
 
+/* ---- L1 MSHRs ------------------------------------------------------------- */
+
+/*
+ * One warp on one SM loads the sectors at addrs in turn, lane 0 only,
+ * each into its own register (no dependence: all issue back to back,
+ * long before the first is back). Returns the run's stats.
+ */
+static void load_sectors(struct __test_metadata *_metadata, uint32_t mshrs,
+			 const uint64_t *addrs, uint32_t n, struct run *r)
+{
+	struct gpu_config c = small_cfg(1, 1, 0);
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	c.l1_mshrs = mshrs;
+	tp_object(&p, OBJ_A, 1 << 20, "a");
+	tp_kernel(&p, 1, "loads", 1, 32, 0);
+	tp_block(&p, 0);
+	tp_warp(&p, 0, n);
+	for (i = 0; i < n; i++)
+		tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4, 1, addrs[i], 4,
+		       1 + i);
+	tp_add(&p, PROG_REC_BLOCK_END);
+	tp_add(&p, PROG_REC_KERNEL_END);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(r, &c, &p, 1000, 1000)) TH_LOG("%s", r->err);
+	ASSERT_EQ(n, r->st.l1_misses);
+	check_identities(_metadata, &r->st);
+	tp_free(&p);
+}
+
+/* Two loads of one sector in flight: one MSHR, one request to the L2. */
+TEST(l1_mshr_merges_two_loads_of_a_sector)
+{
+	const uint64_t a[2] = { OBJ_A + 0x40, OBJ_A + 0x40 };
+	struct run r;
+
+	load_sectors(_metadata, 16, a, 2, &r);
+	ASSERT_EQ(1, r.st.l2_accesses);
+	ASSERT_EQ(1, r.st.dram.requests);
+}
+
+/*
+ * x, y, x again, z, y again, then u and v: sectors of 5 lines (u and v
+ * fresh), loaded by load_sectors() with mshrs MSHRs.
+ */
+static void xyz_pattern(struct __test_metadata *_metadata, uint32_t mshrs,
+			uint64_t x, uint64_t y, uint64_t z, struct run *r)
+{
+	const uint64_t a[7] = { x, y, x, z, y, OBJ_A + 0x80000,
+				OBJ_A + 0x80100 };
+
+	load_sectors(_metadata, mshrs, a, 7, r);
+}
+
+/*
+ * Sectors of other lines in one bucket of the MSHR hash (2 MSHRs, so 2
+ * buckets) stay apart: x, y, x again, z and y again, all colliding, go
+ * to the L2 once each (x and y merge their second loads; z waits for an
+ * MSHR and takes x's when its data is back, x unlinked from behind y in
+ * its bucket's chain), and the run takes exactly as long as with x and
+ * y in different buckets: the hash only finds MSHRs faster.
+ */
+TEST(l1_mshr_hash_keeps_colliding_sectors_apart)
+{
+	uint64_t x = OBJ_A, y, z, y2;
+	uint32_t bx = gpu_core_mshr_bucket(x, 1);
+	struct run r, apart, r3;
+
+	for (y = x + 128; gpu_core_mshr_bucket(y, 1) != bx; y += 128)
+		;
+	for (z = y + 128; gpu_core_mshr_bucket(z, 1) != bx; z += 128)
+		;
+	for (y2 = x + 128; gpu_core_mshr_bucket(y2, 1) == bx; y2 += 128)
+		;
+	xyz_pattern(_metadata, 2, x, y, z, &r);
+	ASSERT_EQ(5, r.st.l2_accesses);
+	ASSERT_EQ(5, r.st.dram.requests);
+	xyz_pattern(_metadata, 2, x, y2, z, &apart);
+	ASSERT_EQ(5, apart.st.l2_accesses);
+	ASSERT_EQ(apart.st.cycles, r.st.cycles);
+	/* z waited for an MSHR: with a third one free it is faster. */
+	xyz_pattern(_metadata, 3, x, y, z, &r3);
+	ASSERT_EQ(5, r3.st.l2_accesses);
+	ASSERT_GT(r.st.cycles, r3.st.cycles);
+}
+
 /* ---- A mixed kernel with translation --------------------------------------- */
 
 static uint64_t rnd(uint64_t *s)

@@ -269,6 +269,71 @@ TEST(hmg_write_invalidates_its_256_byte_region)
 	tp_free(&p);
 }
 
+/*
+ * The home memory's write queue (cfg.dram_wq, gem5's MemCtrl): block 0
+ * stores one line, 4 sectors of its own chiplet's memory, so under HMG
+ * all 4 reach the home's slice in the same cycle T and are written
+ * through. DRAM at 1 B a cycle serves a sector in 32 cycles, in order:
+ * write k drains at T + 32 (k + 1). With one entry, write k waits for
+ * write k - 1 to drain (32 k cycles: 32 + 64 + 96 = 192 in all), so the
+ * last acknowledgement, and the kernel's end, come 96 cycles later than
+ * unbounded; with two entries write k waits for write k - 2 (32 + 64),
+ * 64 cycles later; with four none waits.
+ */
+static void wq_run(struct __test_metadata *_metadata, uint32_t entries,
+		   struct gpu_core_stats *st)
+{
+	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_HMG);
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t b;
+
+	c.dram_bw = 1000;
+	c.dram_wq = entries;
+	tp_object(&p, OBJ, PAGES * PAGE, "a");
+	tp_kernel(&p, 1, "produce", 4, 32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(&p, b);
+		tp_warp(&p, 0, 1);
+		if (b == 0)
+			tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+			       0xffffffff, OBJ, 4, 1);
+		else
+			tp_alu(&p, PROG_OP_INT, 1, 0);
+		tp_add(&p, PROG_REC_BLOCK_END);
+	}
+	tp_add(&p, PROG_REC_KERNEL_END);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, st, err)) TH_LOG("%s", err);
+	EXPECT_EQ(0, st->cpelide.oracle_violations);
+	EXPECT_EQ(4, st->cpelide.memory_writes);
+	EXPECT_EQ(4 * 32, st->dram.bytes);
+	tp_free(&p);
+}
+
+TEST(hmg_write_waits_for_room_in_the_memory_write_queue)
+{
+	struct gpu_core_stats st0, st1, st2, st4;
+
+	wq_run(_metadata, 0, &st0);
+	EXPECT_EQ(0, st0.wq.writes);
+	wq_run(_metadata, 1, &st1);
+	EXPECT_EQ(4, st1.wq.writes);
+	EXPECT_EQ(3, st1.wq.waited);
+	EXPECT_EQ(32 + 64 + 96, st1.wq.wait_cycles);
+	EXPECT_EQ(96, st1.wq.max_wait);
+	EXPECT_EQ(st0.cycles + 96, st1.cycles);
+	wq_run(_metadata, 2, &st2);
+	EXPECT_EQ(2, st2.wq.waited);
+	EXPECT_EQ(32 + 64, st2.wq.wait_cycles);
+	EXPECT_EQ(64, st2.wq.max_wait);
+	EXPECT_EQ(st0.cycles + 64, st2.cycles);
+	wq_run(_metadata, 4, &st4);
+	EXPECT_EQ(4, st4.wq.writes);
+	EXPECT_EQ(0, st4.wq.waited);
+	EXPECT_EQ(st0.cycles, st4.cycles);
+}
+
 TEST(oracle_clean_under_every_policy_and_ideal_fastest)
 {
 	struct gpu_core_stats st;

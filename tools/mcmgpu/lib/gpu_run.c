@@ -332,6 +332,16 @@ static const char *const cpe_modes[] = {
 	"off", "baseline", "cpelide", "hmg", "ideal"
 };
 
+/* The memories' write queues (cfg.dram_wq; not shown when unbounded). */
+#define WQ(field) STAT(struct gpu_core_wq_stats, field)
+static const struct stat_row wq_rows[] = {
+	WQ(writes), WQ(waited), WQ(wait_cycles), WQ(max_wait),
+};
+
+static const struct stat_table wq_table = STAT_TABLE(wq_rows,
+	"dram_wq: {writes} sector writes, {waited} waited for room "
+	"({wait_cycles} cycles)\n");
+
 /* ADSM's and the host link's, named as `mcmgpu adsm` names its own. */
 #define AS(field) STAT(struct gpu_adsm_stats, field)
 static const struct stat_row adsm_rows[] = {
@@ -578,6 +588,13 @@ void gpu_run_json(struct json *j, const struct gpu_run_opts *o,
 		}
 		json_close(j);
 	}
+	if (o->cfg.dram_wq) {
+		json_break(j, " ");
+		json_open(j, "dram_wq", '{');
+		json_u64(j, "entries", o->cfg.dram_wq);
+		stats_json(j, &wq_table, &r->core.wq);
+		json_close(j);
+	}
 	if (o->cfg.adsm || o->cfg.pcie_copies) {
 		json_break(j, " ");
 		json_open(j, "adsm", '{');
@@ -672,6 +689,8 @@ void gpu_run_text(FILE *f, const struct gpu_run_opts *o,
 			cpe_modes[o->cfg.cpelide % GPU_CPE_NR]);
 		stats_text(f, &cpe_table, &r->core.cpelide);
 	}
+	if (o->cfg.dram_wq)
+		stats_text(f, &wq_table, &r->core.wq);
 	if (o->cfg.adsm || o->cfg.pcie_copies) {
 		fprintf(f, "adsm protocol %s\n",
 			adsm_modes[o->cfg.adsm % GPU_ADSM_NR]);
