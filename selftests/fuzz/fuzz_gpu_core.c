@@ -657,6 +657,10 @@ static void check_counters(const struct run *r, uint64_t insts)
 			CHECK(s->finepack.delivered_bytes ==
 			      s->finepack.store_bytes);
 	}
+	/* The memories' write queues: none waited when unbounded. */
+	CHECK(s->wq.waited <= s->wq.writes);
+	if (!r->cfg.dram_wq)
+		CHECK(!s->wq.writes && !s->wq.waited && !s->wq.wait_cycles);
 	if (r->cfg.cpelide) {
 		CHECK(!s->cpelide.oracle_violations);
 		/* The L3 slices are the homes: every L2 miss reaches one. */
@@ -667,13 +671,17 @@ static void check_counters(const struct run *r, uint64_t insts)
 
 /*
  * FinePack, CPElide, both or neither, from the seed (header bytes 10,
- * 11); half of CPElide's seeds take FinePack too. Independently, Least,
+ * 11); half of CPElide's seeds take FinePack too; half of all seeds a
+ * bounded memory write queue. Independently, Least,
  * Valkyrie (a prefetch degree of 0 to 3) or neither.
  */
 static void pick_mechanism(struct run *r)
 {
 	uint64_t m = mix(r->seed ^ 0x5eedULL);
 
+	/* Half the seeds: a bounded write queue at each memory (1-32). */
+	if ((m >> 54) & 1)
+		set(&r->cfg, "dram_wq=%u", 1 + (unsigned int)((m >> 55) & 31));
 	switch ((m >> 16) % 3) {
 	case 0:
 		set(&r->cfg, "finepack=%u", 1 + m % (GPU_FP_NR - 1));
