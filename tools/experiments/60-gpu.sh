@@ -34,10 +34,11 @@ fp_apps() {
 }
 
 list_jobs() {
-	local a s
+	local a s fp
+	fp=$(fp_apps)	# not in a process substitution: its failure stops us
 	emit validate
 	while read -r a s; do emit "host-$a" "$a" "$s"; done < <(apps)
-	while read -r a s; do emit "fp-$a" "$a" "$s"; done < <(fp_apps)
+	while read -r a s; do emit "fp-$a" "$a" "$s"; done <<<"$fp"
 	emit guest-equal
 }
 
