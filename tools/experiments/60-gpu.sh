@@ -19,18 +19,26 @@ apps() {
 	grep -v '^#' "$top/tools/experiments/gpu-sizes.txt"
 }
 
-# FinePack's applications (§V; paper_tables.py's FINEPACK_APPS) at their
-# large size, each under every remote-store scheme: issue 30's comparison.
+# FinePack's applications (§V; paper_tables.py's FINEPACK_APPS), each
+# under every remote-store scheme (issue 30's comparison), at the size
+# tools/experiments/fp-sizes.txt derives: the smallest that fills the
+# GPUs, or the largest make run affords (docs/finepack.md, The inputs).
 fp_apps() {
-	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import paper_tables; print("\n".join(paper_tables.FINEPACK_APPS))' \
-		"$top/tools/experiments"
+	local a s
+	for a in $(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import paper_tables; print("\n".join(paper_tables.FINEPACK_APPS))' \
+		"$top/tools/experiments"); do
+		s=$(awk -v a="$a" '$1 == a { print $2 }' "$top/tools/experiments/fp-sizes.txt")
+		[ -n "$s" ] || { echo "fp-sizes.txt: no size for $a" >&2; exit 1; }
+		echo "$a $s"
+	done
 }
 
 list_jobs() {
-	local a s
+	local a s fp
+	fp=$(fp_apps)	# not in a process substitution: its failure stops us
 	emit validate
 	while read -r a s; do emit "host-$a" "$a" "$s"; done < <(apps)
-	while read -r a; do emit "fp-$a" "$a"; done < <(fp_apps)
+	while read -r a s; do emit "fp-$a" "$a" "$s"; done <<<"$fp"
 	emit guest-equal
 }
 
@@ -106,9 +114,9 @@ run_job() {
 		# FinePack §VI: P2P stores, write combining, FinePack, bulk DMA,
 		# GPS [31] and §VI-B's config-packet design on FinePack's
 		# configuration (docs/gpu.md, FinePack in the core).
-		a=$1
+		a=$1 s=$2
 		mkdir -p "$JOB_OUT/fp"
-		"$tool" workload gen "$a" --large -o "prog/$a.prog"
+		"$tool" workload gen "$a" --size "$s" -o "prog/$a.prog"
 		for m in p2p wc finepack dma gps alt; do
 			"$tool" run --host --json --config finepack --finepack "$m" \
 				"prog/$a.prog" >"$JOB_OUT/fp/$a-$m.json"

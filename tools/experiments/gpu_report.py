@@ -308,7 +308,8 @@ if fp_app_rows:
     out["fp_schemes_geomean_speedup_over_p2p"] = gm
     out["fp_schemes_geomean_bytes_p2p_over"] = gb
     lines += ["### FinePack's applications under every remote-store scheme", "",
-              "FinePack's eight applications (§V; `--large`) on `--config "
+              "FinePack's eight applications (§V; at "
+              "`tools/experiments/fp-sizes.txt`'s sizes) on `--config "
               "finepack` under each `--finepack` scheme: P2P stores, write "
               "combining, FinePack, bulk DMA at kernel end, GPS (a TLP a "
               "flushed 128 B line, stores to pages their home never read "

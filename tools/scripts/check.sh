@@ -56,6 +56,9 @@ lint "gpu config" bash tools/scripts/gpu-config-check.sh build/tools/mcmgpu
 # good run's JSON holds the counter identities and is the same twice.
 lint "gpu run" bash tools/scripts/gpu-run-check.sh build/tools/mcmgpu
 
+# FinePack's inputs in make run (fp-sizes.txt) follow their rule: the
+# smallest that fills the GPUs, or "budget" where none affordable does.
+lint "finepack sizes" python3 tools/scripts/fp-sizes-check.py build/tools/mcmgpu
 # The report's headline table: means, spreads and the 25 % verdict on
 # results written by hand.
 lint "report headlines" python3 tools/scripts/headlines-check.py
