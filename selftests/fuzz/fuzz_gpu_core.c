@@ -373,6 +373,14 @@ struct pending {
 };
 
 #define MAX_MOVED	64		/* then the driver has no frame: -ENOMEM */
+/*
+ * The test driver's frames: vram_mib <= 2 (512 a chiplet), 4 chiplets.
+ * A page of an object gets a frame no other page has (a driver never
+ * maps two allocations onto one frame; CPElide's table, virtual as the
+ * paper's, could not see such an alias: docs/cpelide.md).
+ */
+#define MAX_FRAMES	2048
+#define PAGE_SLOTS	4096		/* > MAX_FRAMES, a power of two */
 
 struct run {
 	struct gpu_config cfg;
@@ -389,6 +397,11 @@ struct run {
 	/* migrate=acud: pages moved off their hashed frame, and where to. */
 	uint64_t mig_vpn[MAX_MOVED], mig_pfn[MAX_MOVED];
 	uint32_t nmoved;
+	/* translate: each object page's frame (pg_vpn: vpn + 1, 0 free) */
+	uint64_t pg_vpn[PAGE_SLOTS];
+	uint32_t pg_pfn[PAGE_SLOTS];
+	uint8_t frame_used[MAX_FRAMES];
+	uint32_t frames_used;
 	int ret;
 	char msg[GPU_CORE_ERR_MAX];
 	struct gpu_core_stats st;
@@ -416,6 +429,48 @@ static void t_free(void *priv, void *p)
 	free(p);
 }
 
+/* vpn's slot in the page table: its own, or the free one to take. */
+static uint32_t t_slot(const struct run *r, uint64_t vpn)
+{
+	uint32_t i = mix(vpn) & (PAGE_SLOTS - 1);
+
+	while (r->pg_vpn[i] && r->pg_vpn[i] != vpn + 1)
+		i = (i + 1) & (PAGE_SLOTS - 1);
+	return i;
+}
+
+/*
+ * Frames for o's pages not yet mapped (pages shared with an overlapping
+ * object keep theirs): the page's hash, or the next free frame after
+ * it. Objects come in program order, so both runs map alike.
+ */
+static int t_frames(struct run *r, const struct gpu_object *o)
+{
+	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8;
+	uint64_t total = frames * r->cfg.chiplets, vpn, pfn;
+	uint32_t i;
+
+	CHECK(total <= MAX_FRAMES);
+	if (!o->size)
+		return 0;
+	for (vpn = o->gpu_va >> 12; vpn <= (o->gpu_va + o->size - 1) >> 12;
+	     vpn++) {
+		i = t_slot(r, vpn);
+		if (r->pg_vpn[i])
+			continue;
+		if (r->frames_used == total)
+			return -ENOMEM;
+		for (pfn = mix(r->seed + vpn) % total; r->frame_used[pfn];
+		     pfn = (pfn + 1) % total)
+			;
+		r->frame_used[pfn] = 1;
+		r->frames_used++;
+		r->pg_vpn[i] = vpn + 1;
+		r->pg_pfn[i] = (uint32_t)pfn;
+	}
+	return 0;
+}
+
 static int t_object(void *priv, struct gpu_object *o, char *why, size_t len)
 {
 	struct run *r = priv;
@@ -426,9 +481,17 @@ static int t_object(void *priv, struct gpu_object *o, char *why, size_t len)
 		snprintf(why, len, "refused by the test");
 		return -ENOSPC;
 	}
-	/* Compact: objects one after another from 1 MiB, a page apart. */
-	o->gpu_va = r->next_va;
-	r->next_va += ((o->size + 4095) & ~4095ULL) + 4096;
+	if (r->flags & 6) {
+		/* Compact: objects one after another from 1 MiB, a page apart. */
+		o->gpu_va = r->next_va;
+		r->next_va += ((o->size + 4095) & ~4095ULL) + 4096;
+	} else {
+		o->gpu_va = o->base & ~4095ULL;	/* the core's own */
+	}
+	if (r->cfg.translate && t_frames(r, o)) {
+		snprintf(why, len, "the test driver has no frame left");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -452,7 +515,7 @@ static void t_kernel_done(void *priv, const struct gpu_kernel_stats *k)
 	r->kernels_done++;
 }
 
-/* The page's frame: its hash, unless it moved. */
+/* The page's frame (t_frames()), unless it moved; else its hash. */
 static uint64_t t_pfn(const struct run *r, uint64_t vpn)
 {
 	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8;
@@ -461,6 +524,9 @@ static uint64_t t_pfn(const struct run *r, uint64_t vpn)
 	for (i = 0; i < r->nmoved; i++)
 		if (r->mig_vpn[i] == vpn)
 			return r->mig_pfn[i];
+	i = t_slot(r, vpn);
+	if (r->pg_vpn[i])
+		return r->pg_pfn[i];
 	return mix(r->seed + vpn) % (frames * r->cfg.chiplets);
 }
 
@@ -470,6 +536,7 @@ static int t_migrate(void *priv, uint64_t vpn, uint32_t dest, uint64_t *pfn,
 {
 	struct run *r = priv;
 	uint64_t frames = (uint64_t)r->cfg.vram_mib << 8, cur = t_pfn(r, vpn);
+	uint64_t f, np = 0;
 	uint32_t i;
 
 	*n = 0;
@@ -480,9 +547,19 @@ static int t_migrate(void *priv, uint64_t vpn, uint32_t dest, uint64_t *pfn,
 		;
 	if (i == MAX_MOVED)
 		return -ENOMEM;
+	/* A free frame of dest (its hash, or the next); the old one is freed. */
+	for (f = 0; f < frames; f++) {
+		np = dest * frames + (mix(vpn ^ dest) + f) % frames;
+		if (!r->frame_used[np])
+			break;
+	}
+	if (f == frames)
+		return -ENOMEM;
+	r->frame_used[cur] = 0;
+	r->frame_used[np] = 1;
 	r->nmoved += i == r->nmoved;
 	r->mig_vpn[i] = vpn;
-	r->mig_pfn[i] = *pfn = dest * frames + mix(vpn ^ dest) % frames;
+	r->mig_pfn[i] = *pfn = np;
 	vpns[(*n)++] = vpn;
 	return 0;
 }
@@ -553,7 +630,7 @@ static void run_once(struct run *r, struct prog_mem *prog, bool aligned)
 	static struct prog_reader rd;
 	struct gpu_core_ops ops = {
 		.alloc = t_alloc, .free = t_free,
-		.object = (r->flags & 6) ? t_object : NULL,
+		.object = t_object,
 		.ats_request = t_ats_request, .kernel_done = t_kernel_done,
 		.migrate = r->cfg.migrate ? t_migrate : NULL,
 	};
@@ -565,6 +642,9 @@ static void run_once(struct run *r, struct prog_mem *prog, bool aligned)
 	r->next_va = 1 << 20;
 	r->protocol_error = false;
 	r->nmoved = 0;
+	memset(r->pg_vpn, 0, sizeof(r->pg_vpn));
+	memset(r->frame_used, 0, sizeof(r->frame_used));
+	r->frames_used = 0;
 	prog->pos = 0;
 	CHECK(!prog_reader_init(&rd, prog_mem_read, prog));
 	CHECK(size);
