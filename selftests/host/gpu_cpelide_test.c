@@ -932,4 +932,66 @@ TEST(fill_overtaken_by_its_chiplets_atomic)
 	}
 }
 
+/*
+ * One kernel of 4 blocks (block c on chiplet c): block `who` stores the
+ * 16 B at addr (4 lanes of 4 B), the others do one ALU instruction.
+ */
+static void store16(struct tprog *p, uint32_t id, uint32_t who, uint64_t addr)
+{
+	uint32_t b;
+
+	tp_kernel(p, id, "store16", 4, 32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(p, b);
+		tp_warp(p, 0, 1);
+		if (b == who)
+			tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4, 0xf,
+			       addr, 4, 1);
+		else
+			tp_alu(p, PROG_OP_INT, 1, 0);
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/*
+ * Two objects on one sector (fuzz_gpu_core's cpelide-frame-alias, as
+ * the table can see it): a ends 16 B into page 4, b starts there, so
+ * with placement=rr both bytes are homed on chiplet 0. Kernel 1:
+ * chiplet 0 stores a's last 16 B (local: dirty in its L2); kernel 2:
+ * chiplet 1 stores b's first 16 B (remote: to the home's L3). CPElide
+ * must flush chiplet 0 before kernel 2 although the rows differ (b's
+ * hull overlaps a's), or the end's write-back of the kernel-1 sector
+ * lands after the kernel-2 store (an order violation).
+ */
+TEST(cpelide_flushes_a_dirty_row_another_object_shares_a_line_with)
+{
+	const uint64_t edge = OBJ + 4 * PAGE;
+	struct gpu_core_stats st;
+	char err[GPU_CORE_ERR_MAX];
+	struct tprog p = { 0 };
+	uint32_t i;
+
+	tp_object(&p, OBJ, 4 * PAGE + 16, "a");
+	tp_object(&p, edge + 16, PAGE, "b");
+	store16(&p, 1, 0, edge);
+	store16(&p, 2, 1, edge + 16);
+	tp_add(&p, PROG_REC_END);
+	for (i = 0; i < 4; i++) {
+		struct gpu_config c = tp_cpelide_cfg(policies[i]);
+
+		c.placement = GPU_PLACE_RR;
+		ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err))
+			TH_LOG("%s", err);
+		EXPECT_EQ(0, st.cpelide.oracle_violations)
+			TH_LOG("policy %u", policies[i]);
+		if (policies[i] != GPU_CPE_CPELIDE)
+			continue;
+		/* Kernel 2 releases chiplet 0 (its one sector) and no other. */
+		EXPECT_EQ(1, st.cpelide.sectors_written_back);
+		EXPECT_EQ(2, st.cpelide.table_peak_rows);
+	}
+	tp_free(&p);
+}
+
 TEST_HARNESS_MAIN
