@@ -189,12 +189,14 @@ if out["adsm"]:
               "and 18.6x: batch moves every object both ways at every launch, "
               "so its slow-down grows with the objects' bytes over a kernel's "
               "work. Our inputs are make run's (`mcmgpu workload list`): pns "
-              "moves about 160 KiB of nets a launch where Parboil's fills "
-              "750 MB with trajectories a launch, and rpes is our equivalent "
-              "of a program that is not public. Lazy's and rolling's excess "
-              "over CUDA is their faults (2 us each, ours: the paper gives no "
-              "figure) against kernels of a few microseconds at these sizes "
-              "(pns: 32 launches of about 9 us).", ""]
+              "launches one full wave of the GTX 280 (120 trajectories, "
+              "2.46 MB both ways a launch) where Parboil's launch fills "
+              "750 MB with trajectories, many waves with the same bytes to "
+              "work, and rpes is our equivalent of a program that is not "
+              "public. Lazy's and rolling's excess over CUDA is their faults "
+              "(2 us each, ours: the paper gives no figure) against short "
+              "kernels at these sizes (pns: 32 launches of about 51 us).",
+              ""]
 
 # ADSM Figs. 9 and 11 through the core (65-apps.sh's adsm-fig* jobs).
 ADSM_MHZ = 1296     # the adsm preset's clock (GTX 280's shader clock)
@@ -335,8 +337,8 @@ def adsm_fig10():
               f"of {len(res)} programs"
               + (f" (over on {', '.join(over)}: "
                  + ", ".join(f"{a} {pct(res[a]['shares']['signal'])}" for a in over)
-                 + "; each fault costs 2 us, ours, against kernels of a few "
-                 "microseconds at make run's sizes)" if over else "")
+                 + "; each fault costs 2 us, ours, against make run's short "
+                 "kernels)" if over else "")
               + f". GPU is the largest part on {len(gpu_top)} of {len(res)}"
               + (f" (not on {', '.join(a for a in res if a not in gpu_top)}, "
                  "where the host's waits for transfers are larger: the "
