@@ -605,13 +605,7 @@ TEST(split_stores_of_eight_threads_complete_with_slow_evictions)
 		u32 npending = 0, land[64];
 		struct cell_env e;
 
-		memset(&e, 0, sizeof(e));
-		adsm_ctx_init(&e.c, MCMGPU_ADSM_ROLLING, 12, 1, 0, 0, 1,
-			      &cell_ops, &e);
-		adsm_fifo_move(&e.c, e.fifo, 64);
-		e.o.bytes = 64 * 4096;
-		e.o.state = e.state;
-		adsm_obj_add(&e.c, &e.o);
+		cell_init(&e, MCMGPU_ADSM_ROLLING, 1, 64 * 4096);
 		e.async_evict = true;
 		for (step = 0; step < 200000 && total < THREADS * STORES;
 		     step++) {
