@@ -229,6 +229,28 @@ TEST(write_after_remote_read_invalidates_the_reader_only)
 }
 
 /*
+ * Kernel ID of 4 blocks, one a chiplet: block 0 stores the first line of
+ * OBJ (4 B a lane), the others only compute.
+ */
+static void store_one_line(struct tprog *p, uint32_t id)
+{
+	uint32_t b;
+
+	tp_kernel(p, id, "produce", 4, 32, 0);
+	for (b = 0; b < 4; b++) {
+		tp_block(p, b);
+		tp_warp(p, 0, 1);
+		if (b == 0)
+			tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
+			       0xffffffff, OBJ, 4, 1);
+		else
+			tp_alu(p, PROG_OP_INT, 1, 0);
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+/*
  * HMG's directory region is 4 of the paper's 64 B lines (notes §1.3):
  * 256 B, two of the core's 128 B lines. Chiplet 1 reads a page homed on
  * 0, chiplet 0 stores one line of it, chiplet 1 reads the page again:
@@ -242,22 +264,10 @@ TEST(hmg_write_invalidates_its_256_byte_region)
 	struct gpu_core_stats st;
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
-	uint32_t b;
 
 	tp_object(&p, OBJ, PAGES * PAGE, "a");
 	kernel(&p, 1, r1, PROG_KIND_LOAD);
-	tp_kernel(&p, 2, "produce", 4, 32, 0);
-	for (b = 0; b < 4; b++) {
-		tp_block(&p, b);
-		tp_warp(&p, 0, 1);
-		if (b == 0)
-			tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
-			       0xffffffff, OBJ, 4, 1);
-		else
-			tp_alu(&p, PROG_OP_INT, 1, 0);
-		tp_add(&p, PROG_REC_BLOCK_END);
-	}
-	tp_add(&p, PROG_REC_KERNEL_END);
+	store_one_line(&p, 2);
 	kernel(&p, 3, r1, PROG_KIND_LOAD);
 	tp_add(&p, PROG_REC_END);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, &st, err)) TH_LOG("%s", err);
@@ -286,23 +296,11 @@ static void wq_run(struct __test_metadata *_metadata, uint32_t entries,
 	struct gpu_config c = tp_cpelide_cfg(GPU_CPE_HMG);
 	char err[GPU_CORE_ERR_MAX];
 	struct tprog p = { 0 };
-	uint32_t b;
 
 	c.dram_bw = 1000;
 	c.dram_wq = entries;
 	tp_object(&p, OBJ, PAGES * PAGE, "a");
-	tp_kernel(&p, 1, "produce", 4, 32, 0);
-	for (b = 0; b < 4; b++) {
-		tp_block(&p, b);
-		tp_warp(&p, 0, 1);
-		if (b == 0)
-			tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_STORE, 4,
-			       0xffffffff, OBJ, 4, 1);
-		else
-			tp_alu(&p, PROG_OP_INT, 1, 0);
-		tp_add(&p, PROG_REC_BLOCK_END);
-	}
-	tp_add(&p, PROG_REC_KERNEL_END);
+	store_one_line(&p, 1);
 	tp_add(&p, PROG_REC_END);
 	ASSERT_EQ(0, tp_run(&c, &p, ~0ULL >> 1, 0, st, err)) TH_LOG("%s", err);
 	EXPECT_EQ(0, st->cpelide.oracle_violations);

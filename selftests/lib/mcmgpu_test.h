@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mcmgpu_hw.h"
@@ -83,6 +84,15 @@ static inline void mt_fill_random(void *buf, size_t n)
 
 	for (i = 0; i < n; i++)
 		p[i] = mt_rnd();
+}
+
+/* CLOCK_MONOTONIC in ns: the guest's wall time, for progress lines and waits. */
+static inline uint64_t mt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- Expected device properties (tools/vm-run exports them) ------------ */

@@ -894,14 +894,6 @@ TEST_F(adsm, madv_dofork_child_shares_the_object)
 	munmap(o.p, o.bytes);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 struct splitter {
 	uint8_t *p;
 	int blocks, rounds;
@@ -942,7 +934,7 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 
 	ASSERT_EQ(0, config(self->fd, MCMGPU_ADSM_ROLLING, 4 * KiB, 1));
 	ASSERT_EQ(0, share(self->fd, SPLIT_THREADS * 64 * KiB, &o));
-	t0 = now_ns();
+	t0 = mt_now_ns();
 	for (j = 0; j < SPLIT_THREADS; j++) {
 		w[j] = (struct splitter){ (uint8_t *)o.p + j * 64 * KiB, 8,
 					  500, (uint64_t)j << 32 };
@@ -955,7 +947,7 @@ TEST_F_TIMEOUT(adsm, threads_storing_across_blocks_at_r1_complete, 120)
 	       SPLIT_THREADS * 500, (unsigned long long)st.faults,
 	       (unsigned long long)st.hw_faults,
 	       (unsigned long long)st.evictions,
-	       (unsigned long long)(now_ns() - t0) / 1000000);
+	       (unsigned long long)(mt_now_ns() - t0) / 1000000);
 	k = scale_add(&o, 1, 0);
 	ASSERT_EQ(0, launch(self->fd, &k, true, NULL));
 	for (j = 0; j < SPLIT_THREADS; j++) {

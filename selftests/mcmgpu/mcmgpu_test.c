@@ -250,14 +250,6 @@ static uint64_t virt_to_phys(void *p)
 	return (entry & ((1ULL << 55) - 1)) * 4096 + (uintptr_t)p % 4096;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Waits up to 10 s of guest time for reg & mask to equal want: the
  * device's worker thread shares two host cores with a TCG guest under a
@@ -266,9 +258,9 @@ static double now_s(void)
 static void wait_reg(volatile uint8_t *regs, uint32_t reg, uint32_t mask,
 		     uint32_t want)
 {
-	double end = now_s() + 10;
+	uint64_t end = mt_now_ns() + 10000000000ULL;
 
-	while ((mt_rd(regs, reg) & mask) != want && now_s() < end)
+	while ((mt_rd(regs, reg) & mask) != want && mt_now_ns() < end)
 		usleep(1000);
 }
 

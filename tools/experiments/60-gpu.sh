@@ -24,9 +24,15 @@ apps() {
 # tools/experiments/fp-sizes.txt derives: the smallest that fills the
 # GPUs, or the largest make run affords (docs/finepack.md, The inputs).
 fp_apps() {
-	local a s
-	for a in $(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import paper_tables; print("\n".join(paper_tables.FINEPACK_APPS))' \
-		"$top/tools/experiments"); do
+	local a s names
+	# Assigned first: a failure inside a for's word list would be lost.
+	names=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import paper_tables; print("\n".join(paper_tables.FINEPACK_APPS))' \
+		"$top/tools/experiments") || {
+		echo "paper_tables.py: cannot list FINEPACK_APPS" >&2
+		exit 1
+	}
+	[ -n "$names" ] || { echo "paper_tables.py: FINEPACK_APPS is empty" >&2; exit 1; }
+	for a in $names; do
 		s=$(awk -v a="$a" '$1 == a { print $2 }' "$top/tools/experiments/fp-sizes.txt")
 		[ -n "$s" ] || { echo "fp-sizes.txt: no size for $a" >&2; exit 1; }
 		echo "$a $s"
