@@ -19,9 +19,10 @@ set -euo pipefail
 # preset's 8 warps a core are ours (gpu_config.c: Table 10(a)'s 8 threads
 # are a core's lanes), and bfs, gauss and mri launch blocks of 16 warps,
 # so they run with 16 warps a core and the registers for them (docs/cxl.md,
-# Differences). Sizes: each footprint well over the preset's 1 MiB LLC
-# (the paper's inputs are 10x GPU memory; mcmgpu workload list) and each
-# job a few seconds, make run's budget.
+# Differences). Sizes: each job a few seconds, make run's budget; the
+# footprints are 0.06-12 MiB, and stencil, sort, gemm, gauss and mri fit
+# in the preset's 1 MiB LLC (the paper's inputs are 10x GPU memory;
+# mcmgpu workload stats).
 sizes() {
 	cat <<-'EOF'
 		rsum 1048576 -

@@ -413,8 +413,8 @@ if cxl_rows or cxl_skip:
         lines += ["", f"Mean SR speedup over CXL {mean(cxl_sr):.2f}x (spread "
                   f"{min(cxl_sr):.2f}-{max(cxl_sr):.2f}; paper 7.4x). In the core, "
                   f"warps keep many demand reads in flight, which already read ahead, "
-                  f"and a MemSpecRd's sectors are ready only when its whole fill ends "
-                  f"(docs/gpu.md, CXL-GPU in the core: a finding), so SR gains less "
+                  f"and a MemSpecRd leads its demand read by at most the SR queue, "
+                  f"less than a Z-NAND read (docs/gpu.md, CXL-GPU in the core), so SR gains less "
                   f"than in the one-line-a-nanosecond replay and can lose.", ""]
     if cxl_skip:
         lines += ["Not run on this configuration (its cores hold 8 warps): "

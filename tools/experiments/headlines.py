@@ -25,15 +25,19 @@ def js(name):
     return json.load(open(p)) if os.path.exists(p) else None
 
 
-def pick(apps, f):
-    """{app: f(entry)} for the entries f gives a number for."""
+def pick(apps, f, zero_ok=False):
+    """{app: f(entry)} for the entries f gives a number for.
+
+    A ratio of 0 means a run is missing; a share of 0 is a result
+    (zero_ok), and leaving it out would raise the mean.
+    """
     out = {}
     for a, v in (apps or {}).items():
         try:
             x = f(v)
         except (KeyError, TypeError, ZeroDivisionError):
             continue
-        if isinstance(x, (int, float)) and x > 0:
+        if isinstance(x, (int, float)) and (x > 0 or (zero_ok and x == 0)):
             out[a] = x
     return out
 
@@ -61,7 +65,7 @@ add("Barre Chord", "F-Barre-NoMerge over Least (Fig 15)",
 bc = (js("barre-core.json") or {}).get("apps", {})
 add("Barre Chord", "coalesced share of ATS requests, Barre (Fig 16b)",
     BARRE_CORE_FIGS["fig16b_barre"],
-    pick(bc, lambda v: v["fig16"]["coalesced_barre"]), "share",
+    pick(bc, lambda v: v["fig16"]["coalesced_barre"], zero_ok=True), "share",
     "barre.md#differences-from-the-paper")
 add("Barre Chord", "F-Barre over Least at 16 chiplets (Fig 20)",
     BARRE_CORE_FIGS["fig20"][16], pick(bc, lambda v: v["fig20"]["16"]),

@@ -47,8 +47,10 @@ with tempfile.TemporaryDirectory() as d:
                                   "barre_over_valkyrie": 1.0,
                                   "fbarre_over_least": 4.0}}
                     for a, b in (("x", 0.5), ("y", 1.0), ("z", 2.0))}}
+    # r coalesces nothing: a share of 0 is a result and counts.
     core = {"apps": {"p": {"fig16": {"coalesced_barre": 0.1}},
-                     "q": {"fig16": {"coalesced_barre": 0.4}}}}
+                     "q": {"fig16": {"coalesced_barre": 0.4}},
+                     "r": {"fig16": {"coalesced_barre": 0.0}}}}
     json.dump(gpu, open(os.path.join(d, "gpu.json"), "w"))
     json.dump(core, open(os.path.join(d, "barre-core.json"), "w"))
     text, js = run(d)
@@ -60,8 +62,9 @@ with tempfile.TemporaryDirectory() as d:
     if c[3] != "**4.000x**" or c[6] != "no":
         fail(f"F-Barre row {c}")
     c = line(text, "coalesced share of ATS requests, Barre (Fig 16b)")
-    if c[3] != "**25.0 %**" or c[6] != "no":
-        fail(f"share row {c} (mean of 10 % and 40 %)")
+    if c[3] != "**16.7 %**" or c[4] != "0.0 % r / 10.0 % p / 40.0 % q (3)" \
+            or c[6] != "no":
+        fail(f"share row {c} (mean of 10 %, 40 % and 0 %)")
     c = line(text, "FinePack over P2P stores (Fig 9)")
     if c[3] != "not run":
         fail(f"FinePack without results: {c}")
