@@ -86,7 +86,7 @@ const struct gpu_config_field gpu_config_fields[CF_NR] = {
     F(dram_lat, "cycles", 1, 100000),
     F(dram_bw, "B/kcycle", 1000, 1u << 30),
     F(vram_mib, "MiB", 1, 1u << 20),
-    F(placement, "chunk=0 rr=1 kwc=2", 0, GPU_PLACE_NR - 1),
+    F(placement, "chunk=0 rr=1 kwc=2 ft=3", 0, GPU_PLACE_NR - 1),
     F(place_g, "pages", 1, 1u << 20),
     F(kernel_mib, "MiB", 1, 1u << 20),
     F(fbarre, "off=0 on=1", 0, 1),
@@ -205,6 +205,14 @@ int gpu_config_check(const struct gpu_config *c, u32 max_chiplets,
     }
     if (!is_pow2(c->uvm_page)) {
         BAD("uvm_page", "a power of two, 4 KiB to 2 MiB");
+    }
+    /*
+     * First touch homes a page when a kernel first touches it; with
+     * translation the driver maps every frame when the object is made.
+     */
+    if (c->placement == GPU_PLACE_FT && c->translate) {
+        BAD("placement", "ft needs translate off (with translation the"
+            " driver places an object's frames when it is created)");
     }
     if (c->uvm && (c->cxl || c->adsm || c->pcie_copies)) {
         BAD("uvm", "UVM and GDS place every object outside the GPU: not"
@@ -795,9 +803,10 @@ static const char *const cpelide_sources[CF_NR] = {
     [CF_dram_bw] = "ours: one HBM2 stack a chiplet, 1024 bits at 1000 MHz"
                    " DDR = 256 GB/s = 142143 B/kcycle (Table I: clock only)",
     [CF_vram_mib] = VRAM_SOURCE("16 GB HBM (Table I)"),
-    [CF_placement] = "Table I: first touch, which the model lacks; ours:"
-                     " kwc, what first touch gives under chunk scheduling",
-    [CF_place_g] = "unused (placement kwc); ours: 1",
+    [CF_placement] = "Table I: first touch (ft; a page's first toucher:"
+                     " the block first in its chiplet's dispatch order,"
+                     " the lower chiplet on a tie: ours)",
+    [CF_place_g] = "unused (placement ft); ours: 1",
     [CF_kernel_mib] = KERNEL_MIB_SOURCE,
     FBARRE_SOURCES,
     [CF_finepack] = FINEPACK_SOURCE,
@@ -1063,7 +1072,7 @@ const struct gpu_preset gpu_presets[] = {
             .link_lat = 121, .link_bw = 426430,
             .dram_lat = 330, .dram_bw = 142143,
             .vram_mib = 64,
-            .placement = GPU_PLACE_KWC, .place_g = 1,
+            .placement = GPU_PLACE_FT, .place_g = 1,
             .kernel_mib = 512,
             FBARRE_VALUES,
             ADSM_VALUES(4442, 901, 3602),

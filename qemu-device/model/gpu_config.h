@@ -101,11 +101,15 @@ enum gpu_uvm_mode {
     GPU_UVM_NR
 };
 
-/* Where an object's pages live (mcmgpu_barre.h's allocator policies). */
+/*
+ * Where an object's pages live: mcmgpu_barre.h's allocator policies, and
+ * first touch, which only the core places (its pages have no frames).
+ */
 enum gpu_placement {
     GPU_PLACE_CHUNK = 0,    /* place_g pages a chiplet, round by round (LASP) */
     GPU_PLACE_RR,           /* page i on chiplet i mod n */
     GPU_PLACE_KWC,          /* kernel-wide chunking: ceil(pages / n) each */
+    GPU_PLACE_FT,           /* first touch (core only, translate off) */
     GPU_PLACE_NR
 };
 
@@ -245,7 +249,7 @@ int gpu_config_value_name(const struct gpu_config_field *f, u32 v,
 /*
  * An override, "name=value": value is decimal with an optional k, M or
  * G (times 1024, 1024^2, 1024^3), or for an enum field one of its names
- * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc,
+ * (tb_sched=rr|chunk, warp_sched=lrr|gto, placement=chunk|rr|kwc|ft,
  * translate=off|on, fbarre=off|on, finepack=off|p2p|wc|finepack|dma,
  * cpelide=off|baseline|cpelide|hmg|ideal,
  * adsm=off|batch|lazy|rolling, pcie_copies=off|on, cxl=off|on,

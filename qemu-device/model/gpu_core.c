@@ -94,6 +94,22 @@
 #define WHEEL           4096    /* cycles of near events, a power of two */
 #define KIND_FENCE      0xfe    /* decoded: a fence FinePack flushes on */
 #define CPE_HOME_SHIFT  56      /* CPElide, translate off: home in address */
+#define FT_PENDING      31      /* a decoded sector's home, not known yet */
+#define FT_HOMED        (1u << 31)
+#define FT_PEND         (FT_HOMED - 1)  /* touched, first toucher not known */
+#define FT_MAX_POS      ((1u << 25) - 1)
+
+/* Placement ft: a decoded sector whose page the kernel touches first. */
+struct ft_fix {
+    u64 *sect;
+    u32 obj, page, kb, pad;
+};
+
+/* An instruction's pages waiting for a first toucher. */
+struct ft_page {
+    u64 lo;
+    u32 obj, page;
+};
 
 enum ev_type {
     EV_SM = 1,          /* an SM may issue */
@@ -382,6 +398,14 @@ struct gpu_core {
     u32 capxls, freexl;
     struct gpu_object *objs;
     u32 nobjs, capobjs, last_obj;
+    /*
+     * Placement ft: each object's pages (by index), 0 untouched, a first
+     * toucher's key + 1 while its kernel decodes, FT_HOMED | home after.
+     */
+    u32 **ft;
+    u32 capft;
+    struct ft_fix *ftfix;       /* the decoding kernel's unhomed sectors */
+    u32 nftfix, capftfix;
 
     /* The decoded kernel */
     struct chunk *chunks, *cur_chunk;
@@ -1172,6 +1196,7 @@ u32 gpu_object_page_home(const struct gpu_object *o, u64 page, u32 n)
         gr = 1;
         break;
     case GPU_PLACE_KWC:
+    case GPU_PLACE_FT:      /* the core homes touched pages itself */
         gr = (pages + n - 1) / n;
         break;
     default:
@@ -3110,6 +3135,113 @@ static struct gpu_object *obj_lookup(struct gpu_core *g, u64 a)
 }
 
 static u32 s_home(struct gpu_core *g, const struct gpu_object *o, u64 page);
+static void s_range(const struct gpu_core *g, u32 slot, u32 *first, u32 *m);
+
+/*
+ * Placement ft (CPElide's Table I: first touch). A page's home is the
+ * chiplet that touches it first. The core decodes a whole kernel before
+ * it runs, so first is decided among the kernel's blocks by their place
+ * in their chiplet's dispatch order (all chiplets start together), the
+ * lower chiplet on a tie; a page keeps its home from then on.
+ */
+static u32 ft_decode_home(struct gpu_core *g, const struct gpu_object *o,
+                          u64 page)
+{
+    u32 *st = &g->ft[o->index][page];
+
+    if (*st & FT_HOMED) {
+        return *st & 31;
+    }
+    *st = *st ? *st : FT_PEND;
+    return FT_PENDING;
+}
+
+/* Block kb's first-touch key: its dispatch position, then its chiplet. */
+static u32 ft_key(const struct gpu_core *g, u32 kb)
+{
+    u32 first = 0, m = g->cfg.chiplets, nb = g->ndblocks, i, pos;
+
+    if (g->sgroups) {
+        s_range(g, g->s_slot, &first, &m);
+    }
+    if (g->cfg.tb_sched == GPU_TB_RR) {
+        i = kb % m;
+        pos = kb / m;
+    } else {
+        /* chiplet_blocks(): chiplet i starts at ceil(i nb / m) */
+        for (i = m - 1; i && kb < (u32)(((u64)i * nb + m - 1) / m); i--) {
+            ;
+        }
+        pos = kb - (u32)(((u64)i * nb + m - 1) / m);
+    }
+    if (pos > FT_MAX_POS) {
+        pos = FT_MAX_POS;
+    }
+    return ((pos << 5) | (first + i)) + 1;
+}
+
+/* Keeps the sectors of sect[0..n) whose page waits for a first toucher. */
+static int ft_note(struct gpu_core *g, u64 *sect, u32 n,
+                   const struct ft_page *pg, u32 npg)
+{
+    u32 i, j;
+
+    for (i = 0; i < n; i++) {
+        u64 a = sect[i] & ~31ULL;
+        struct ft_fix *f;
+
+        if ((sect[i] & 31) != FT_PENDING) {
+            continue;
+        }
+        for (j = 0; j < npg && (a < pg[j].lo ||
+                                a - pg[j].lo >= (1u << GPU_PAGE_SHIFT)); j++) {
+            ;
+        }
+        if (j == npg) {
+            continue;   /* cannot happen: every pending page is listed */
+        }
+        g->kernel_bytes += sizeof(*f);
+        if (g->kernel_bytes > g->kernel_limit) {
+            return fail_str(g, -E2BIG, "the kernel's first-touch pages"
+                            " exceed kernel_mib");
+        }
+        if (grow(g, (void **)&g->ftfix, &g->capftfix, sizeof(*f),
+                 (u64)g->nftfix + 1)) {
+            return fail_str(g, -ENOMEM, "out of memory for first touch");
+        }
+        f = &g->ftfix[g->nftfix++];
+        f->sect = &sect[i];
+        f->obj = pg[j].obj;
+        f->page = pg[j].page;
+        f->kb = g->ndblocks - 1;
+    }
+    return 0;
+}
+
+/* The decoded kernel's first touches: each page its home, each sector. */
+static void ft_finish(struct gpu_core *g)
+{
+    u32 i;
+
+    for (i = 0; i < g->nftfix; i++) {
+        const struct ft_fix *f = &g->ftfix[i];
+        u32 *st = &g->ft[f->obj][f->page], key = ft_key(g, f->kb);
+
+        if (!(*st & FT_HOMED) && key < *st) {
+            *st = key;
+        }
+    }
+    for (i = 0; i < g->nftfix; i++) {
+        const struct ft_fix *f = &g->ftfix[i];
+        u32 *st = &g->ft[f->obj][f->page];
+
+        if (!(*st & FT_HOMED)) {
+            *st = FT_HOMED | ((*st - 1) & 31);
+        }
+        *f->sect = (*f->sect & ~31ULL) | (*st & 31);
+    }
+    g->nftfix = 0;
+}
 
 /* FinePack: the bytes each sector of a store gets from its lanes. */
 static void fp_masks(struct gpu_core *g, const struct prog_inst *in,
@@ -3138,6 +3270,9 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
     u32 rb = (nregs * 2 + 7) & ~7u;
     struct dinst *d;
     u8 *p;
+
+    struct ft_page ftp[MAX_SECTORS];
+    u32 nftp = 0;
 
     if (in->op == PROG_OP_MEMORY && in->space == PROG_SPACE_GLOBAL) {
         const struct gpu_object *home_obj = NULL;
@@ -3177,9 +3312,19 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                     if (o != home_obj || page != home_page) {
                         home_obj = o;
                         home_page = page;
-                        home = g->sgroups ? s_home(g, o, page) :
-                               gpu_object_page_home(o, page,
-                                                    g->cfg.chiplets);
+                        if (o->policy == GPU_PLACE_FT) {
+                            home = ft_decode_home(g, o, page);
+                            if (home == FT_PENDING && nftp < MAX_SECTORS) {
+                                ftp[nftp].lo = o->gpu_va +
+                                               (page << GPU_PAGE_SHIFT);
+                                ftp[nftp].obj = o->index;
+                                ftp[nftp++].page = (u32)page;
+                            }
+                        } else {
+                            home = g->sgroups ? s_home(g, o, page) :
+                                   gpu_object_page_home(o, page,
+                                                        g->cfg.chiplets);
+                        }
                     }
                     v |= home;
                 }
@@ -3232,6 +3377,9 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
     memcpy((u16 *)(d + 1), in->dst, in->ndst * 2);
     memcpy((u16 *)(d + 1) + in->ndst, in->src, in->nsrc * 2);
     memcpy(p + sizeof(*d) + rb, tmp, n * 8);
+    if (nftp && ft_note(g, (u64 *)(p + sizeof(*d) + rb), n, ftp, nftp)) {
+        return g->err;
+    }
     if (g->fp && in->kind == PROG_KIND_STORE && n) {
         memcpy(p + sizeof(*d) + rb + n * 8, fpm, n * 4);
     }
@@ -3347,6 +3495,18 @@ static int add_object(struct gpu_core *g, const struct prog_object *po)
             (g->nobjs - i) * sizeof(*g->objs));
     g->objs[i] = o;
     g->nobjs++;
+    if (o.policy == GPU_PLACE_FT) {
+        /* A page past the last: an access may run over the object's end. */
+        if (pages + 1 > 0x3fffffffu ||
+            grow(g, (void **)&g->ft, &g->capft, sizeof(*g->ft),
+                 (u64)o.index + 1)) {
+            return fail_str(g, -ENOMEM, "out of memory for first touch");
+        }
+        g->ft[o.index] = zalloc(g, (pages + 1) * sizeof(u32));
+        if (!g->ft[o.index]) {
+            return fail_str(g, -ENOMEM, "out of memory for first touch");
+        }
+    }
     /* Its bytes are [gpu_va, gpu_va + size), translated or not. */
     if (g->cx && gpu_cxl_object(g->cx, o.index, o.gpu_va, o.size)) {
         return fail_str(g, -ENOMEM, "out of memory for the CXL objects");
@@ -3421,6 +3581,7 @@ static int read_kernel(struct gpu_core *g)
     g->ndblocks = g->ndwarps = 0;
     g->kernel_bytes = 0;
     g->cur_chunk = NULL;
+    g->nftfix = 0;
     if (g->cpe) {
         gpu_cpe_kernel_begin(g->cpe);
     }
@@ -3494,6 +3655,7 @@ static int read_kernel(struct gpu_core *g)
             maxw = b->nwarps;
         }
     }
+    ft_finish(g);
     /* Every block must fit an empty SM. */
     threads = (u64)g->kern.block[0] * g->kern.block[1] * g->kern.block[2];
     regs = g->kern.nregs ? (u64)g->kern.nregs * threads : 0;
@@ -3901,8 +4063,8 @@ int gpu_core_streams(struct gpu_core *g, u32 groups)
 /*
  * Streams, translate off: an object's pages live on the chiplets of the
  * first kernel that touches it, placed over them as the configuration
- * places them over the GPU (the cpelide preset's kwc stands for first
- * touch under chunk scheduling; here first touch by that kernel's group).
+ * places them over the GPU (placement ft homes each page on its own
+ * first toucher instead: ft_decode_home()).
  */
 static u32 s_home(struct gpu_core *g, const struct gpu_object *o, u64 page)
 {
@@ -4147,6 +4309,7 @@ void gpu_core_source_checked(struct gpu_core *g)
 void gpu_core_destroy(struct gpu_core *g)
 {
     struct chunk *c = g->chunks;
+    u32 i;
 
     if (!g->ops || !g->ops->free) {
         return;
@@ -4171,6 +4334,13 @@ void gpu_core_destroy(struct gpu_core *g)
     g->mig_hold = NULL;
     gpu_cpe_destroy(g->cpe);
     g->cpe = NULL;
+    for (i = 0; g->ft && i < g->capft; i++) {
+        zfree(g, g->ft[i]);
+    }
+    zfree(g, g->ft);
+    g->ft = NULL;
+    zfree(g, g->ftfix);
+    g->ftfix = NULL;
     gpu_adsm_destroy(g->adsm);
     g->adsm = NULL;
     zfree(g, g->cver);

@@ -750,13 +750,18 @@ static void check_counters(const struct run *r, uint64_t insts)
 /*
  * FinePack, CPElide, both or neither, from the seed (header bytes 10,
  * 11); half of CPElide's seeds take FinePack too; half of all seeds a
- * bounded memory write queue. Independently, Least,
+ * bounded memory write queue; a third without translation first touch. Independently, Least,
  * Valkyrie (a prefetch degree of 0 to 3) or neither.
  */
 static void pick_mechanism(struct run *r)
 {
 	uint64_t m = mix(r->seed ^ 0x5eedULL);
 	uint64_t q = mix(r->seed ^ 0xd7a3ULL);
+	uint64_t f = mix(r->seed ^ 0xf1a7ULL);
+
+	/* A third of the seeds without translation: first-touch homes. */
+	if (!r->cfg.translate && f % 3 == 0)
+		set(&r->cfg, "placement=%u", GPU_PLACE_FT);
 
 	/*
 	 * Half the seeds: a bounded write queue at each memory (1-32), from

@@ -112,6 +112,7 @@ TEST(presets_follow_the_papers)
 	EXPECT_EQ(140, c->l1_lat);
 	EXPECT_EQ(269, c->l2_lat);
 	EXPECT_EQ(390, c->l2_lat + c->link_lat);	/* remote L2 */
+	EXPECT_EQ(GPU_PLACE_FT, c->placement);		/* Table I: first touch */
 	EXPECT_EQ(8u << 20, c->l2_size);
 	EXPECT_EQ(2560, c->l1_mshrs);		/* gem5 GPU_VIPER's TCP TBEs */
 	EXPECT_EQ(64, c->dram_wq);		/* gem5 MemCtrl's default */

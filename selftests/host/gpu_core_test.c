@@ -656,6 +656,123 @@ TEST(page_home)
 	ASSERT_EQ(3, gpu_object_page_home(&o, 9, 4));
 }
 
+/* ---- First touch (placement ft) ---------------------------------------------------- */
+
+/*
+ * Kernel id of nb blocks of one warp: block b loads line id - 1 of each
+ * page in touch[b] (a list ended by ~0u; pages of OBJ_A), so a later
+ * kernel misses the L1s, which keep lines across kernels. 4 chiplets,
+ * chunk scheduling: with 4 blocks block b runs on chiplet b, with 8
+ * blocks 2b and 2b + 1 on chiplet b.
+ */
+static void ft_kernel(struct tprog *p, uint32_t id, uint32_t nb,
+		      const uint32_t (*touch)[4])
+{
+	uint32_t b, i;
+
+	tp_kernel(p, id, "touch", nb, 32, 0);
+	for (b = 0; b < nb; b++) {
+		tp_block(p, b);
+		for (i = 0; i < 4 && touch[b][i] != ~0u; i++)
+			;
+		tp_warp(p, 0, i ? i : 1);
+		if (!i)
+			tp_alu(p, PROG_OP_INT, 1, 0);
+		for (i = 0; i < 4 && touch[b][i] != ~0u; i++)
+			tp_mem(p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+			       0xffffffff, OBJ_A + touch[b][i] * 4096ULL +
+			       (id - 1) * 128ULL, 4, 1 + i);
+		tp_add(p, PROG_REC_BLOCK_END);
+	}
+	tp_add(p, PROG_REC_KERNEL_END);
+}
+
+static struct gpu_config ft_cfg(uint32_t placement)
+{
+	struct gpu_config c = small_cfg(4, 1, 0);
+
+	c.tb_sched = GPU_TB_CHUNK;
+	c.placement = placement;
+	return c;
+}
+
+#define N	~0u
+#define LINE_SECTORS	4	/* a 128 B load: 4 sectors, one L2 access each */
+
+/*
+ * Block b touches page 4 ((b + 1) mod 4), twice: under kwc (4 pages a
+ * chiplet) that page lives on chiplet (b + 1) mod 4, so every access is
+ * remote; under first touch it lives where block b runs.
+ */
+TEST(first_touch_homes_a_page_where_it_is_first_touched)
+{
+	static const uint32_t t[4][4] = {
+		{ 4, N }, { 8, N }, { 12, N }, { 0, N } };
+	struct tprog p = { 0 };
+	struct gpu_config c;
+	struct run r;
+
+	tp_object(&p, OBJ_A, 16 * 4096, "a");
+	ft_kernel(&p, 1, 4, t);
+	ft_kernel(&p, 2, 4, t);
+	tp_add(&p, PROG_REC_END);
+	c = ft_cfg(GPU_PLACE_KWC);
+	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ(0, r.st.l2_local);
+	EXPECT_EQ(2 * 4 * LINE_SECTORS, r.st.l2_remote);
+	c = ft_cfg(GPU_PLACE_FT);
+	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ(2 * 4 * LINE_SECTORS, r.st.l2_local);
+	EXPECT_EQ(0, r.st.l2_remote);
+	tp_free(&p);
+}
+
+/*
+ * Eight blocks, two a chiplet. Page 1: block 1 (chiplet 0, its second
+ * block) and block 2 (chiplet 1, its first) touch it; block 1 is read
+ * first, but block 2 starts first, so page 1 lives on chiplet 1. Page 2:
+ * blocks 0 and 4, each first on its chiplet: the lower chiplet, 0. Page
+ * 3: block 6 (chiplet 3) in kernel 1; kernel 2's block 0 does not move
+ * it. Kernel 1: local b0, b2, b6, remote b1, b4. Kernel 2: block 0 reads
+ * page 2 (local) and page 3 (remote), block 2 page 1 (local).
+ */
+TEST(first_touch_is_by_dispatch_position_and_keeps_its_home)
+{
+	static const uint32_t k1[8][4] = {
+		{ 2, N }, { 1, N }, { 1, N }, { N }, { 2, N }, { N }, { 3, N },
+		{ N } };
+	static const uint32_t k2[8][4] = {
+		{ 2, 3, N }, { N }, { 1, N }, { N }, { N }, { N }, { N },
+		{ N } };
+	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
+	struct tprog p = { 0 };
+	struct run r;
+
+	tp_object(&p, OBJ_A, 16 * 4096, "a");
+	ft_kernel(&p, 1, 8, k1);
+	ft_kernel(&p, 2, 8, k2);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ((3 + 2) * LINE_SECTORS, r.st.l2_local);
+	EXPECT_EQ((2 + 1) * LINE_SECTORS, r.st.l2_remote);
+	tp_free(&p);
+}
+
+TEST(first_touch_needs_translation_off)
+{
+	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
+	const char *field = NULL, *why = NULL;
+
+	ASSERT_EQ(0, gpu_config_check(&c, GPU_MAX_CHIPLETS, &field, &why));
+	c.translate = 1;
+	ASSERT_EQ(-EINVAL, gpu_config_check(&c, GPU_MAX_CHIPLETS, &field,
+					     &why));
+	EXPECT_STREQ("placement", field);
+}
+
+#undef N
+#undef LINE_SECTORS
+
 /* ---- Speed ----------------------------------------------------------------------- */
 
 /* A generated program: blocks of 8 warps, ALU and a coalesced load every period. */

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The applications' characterization beside the papers' (issue 29 item 3,
 # docs/workloads.md "Characterization"): each application a paper's table
-# names, generated at the GPU experiment's size (gpu-sizes.txt) or else its
-# large size, and measured on that paper's configuration of the GPU core:
+# names, generated at the GPU experiment's size (gpu-sizes.txt), FinePack's
+# applications at fp-sizes.txt's, or else its large size, and measured on that paper's configuration of the GPU core:
 # L2 TLB misses per kilo warp instruction on Barre's (a conventional IOMMU,
 # Barre off; Table I), the share of remote stores under 32 B on
 # FinePack's (§I), the L2 miss-rate reduction inter-kernel reuse gives on
@@ -23,6 +23,9 @@ list_jobs() {
 		# An application not written yet is reported as such.
 		case " $have " in *" $a "*) ;; *) continue ;; esac
 		s=$(awk -v a="$a" '$1 == a { print $2 }' "$top/tools/experiments/gpu-sizes.txt")
+		# FinePack's applications at the size its comparison runs them.
+		[ -n "$s" ] || s=$(awk -v a="$a" '$1 == a { print $2 }' \
+			"$top/tools/experiments/fp-sizes.txt")
 		emit "host-$a" "$a" "${s:-large}"
 	done
 	# ADSM's sweeps through the core: Fig. 9's stencil volumes (64^3 and

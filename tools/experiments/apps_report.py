@@ -36,8 +36,9 @@ out = {"barre": {}, "finepack": {}, "cpelide": {}, "cxl": {}, "adsm": {}}
 missing = {k: [] for k in out}
 lines = ["## The applications beside the papers' characterizations", "",
          "Each application a paper's table names, generated at the GPU "
-         "experiment's size (`tools/experiments/gpu-sizes.txt`) or else its "
-         "large size (`mcmgpu workload list`), measured on that paper's "
+         "experiment's size (`tools/experiments/gpu-sizes.txt`), FinePack's "
+         "at the size its comparison runs them (`tools/experiments/fp-sizes.txt`), "
+         "or else its large size (`mcmgpu workload list`), measured on that paper's "
          "configuration of the GPU core (`tools/experiments/65-apps.sh`). A "
          "class that differs from the paper's is reported as measured.", ""]
 
