@@ -7,7 +7,9 @@
 # it simulates (§V-C); 8 and 16 its §VI scaling study, which the paper
 # imitates on 4 chiplets by serializing 2 and 4 sets of acquires and
 # releases a boundary; the core runs 8 and 16 chiplets directly (strong
-# scaling: the same program over more chiplets). One job an application.
+# scaling: the same program over more chiplets). One job an application;
+# and at 4 chiplets, the headline's, one more job an application at the
+# paper's input (Table II, --large; each job 2-165 s of CPU).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -47,11 +49,25 @@ sizes() {
 list_jobs() {
 	local a s
 	while read -r a s; do emit "scale-$a" "$a" "$s"; done < <(sizes)
+	while read -r a s; do emit "paper-$a" "$a"; done < <(sizes)
 }
 
 run_job() {
-	local a=$2 s=$3 n m
+	local a=$2 s=${3:-} n m
 	mkdir -p "$JOB_OUT"
+	case "$1" in
+	paper-*)
+		# Table II's input: 4 chiplets, every policy.
+		"$tool" workload gen "$a" --large -o "$a.prog"
+		"$tool" workload list --json | python3 -c \
+			'import json, sys; print(next(x["large_size"] for x in json.load(sys.stdin)["apps"] if x["name"] == sys.argv[1]))' \
+			"$a" >"$JOB_OUT/$a-paper.size"
+		for m in $POLICIES; do
+			"$tool" run --host --json --config cpelide --chiplets 4 \
+				--cpelide "$m" "$a.prog" >"$JOB_OUT/$a-paper-$m.json"
+		done
+		return ;;
+	esac
 	"$tool" workload gen "$a" --size "$s" -o "$a.prog"
 	echo "$a $s" >"$JOB_OUT/$a-size.txt"
 	for n in $CHIPLETS; do

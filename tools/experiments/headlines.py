@@ -100,13 +100,15 @@ for what, key, num, den, field in (
         "finepack.md#differences-from-the-paper")
 
 cs = (js("cpelide_scale.json") or {}).get("apps", {})
+# Fig 8 at the paper's inputs (Table II), the scale experiment's
+# "paper-APP" jobs; 7 chiplets at the scaling study's sizes.
 add("CPElide", "CPElide over baseline, 4 chiplets (Fig 8)",
     CPELIDE_SCALE_PAPER[4][0],
-    pick(cs, lambda v: v["4"]["cpelide_over_baseline"]), "ratio",
+    pick(cs, lambda v: v["4-paper"]["cpelide_over_baseline"]), "ratio",
     "cpelide.md#differences-from-the-paper")
 add("CPElide", "CPElide over HMG, 4 chiplets (Fig 8)",
     CPELIDE_SCALE_PAPER[4][1],
-    pick(cs, lambda v: v["4"]["cpelide_over_hmg"]), "ratio",
+    pick(cs, lambda v: v["4-paper"]["cpelide_over_hmg"]), "ratio",
     "cpelide.md#differences-from-the-paper")
 add("CPElide", "CPElide over baseline, 7 chiplets (§V-C)",
     CPELIDE_SCALE_PAPER[7][0],
