@@ -95,6 +95,7 @@
 #define KIND_FENCE      0xfe    /* decoded: a fence FinePack flushes on */
 #define CPE_HOME_SHIFT  56      /* CPElide, translate off: home in address */
 #define FT_PENDING      31      /* a decoded sector's home, not known yet */
+_Static_assert(GPU_MAX_CHIPLETS < FT_PENDING, "a home fits below FT_PENDING");
 #define FT_HOMED        (1u << 31)
 #define FT_PEND         (FT_HOMED - 1)  /* touched, first toucher not known */
 #define FT_MAX_POS      ((1u << 25) - 1)
@@ -3198,7 +3199,8 @@ static int ft_note(struct gpu_core *g, u64 *sect, u32 n,
             ;
         }
         if (j == npg) {
-            continue;   /* cannot happen: every pending page is listed */
+            /* Every pending page is listed (at most MAX_SECTORS a lane set). */
+            return fail_str(g, -EINVAL, "first touch lost a page");
         }
         g->kernel_bytes += sizeof(*f);
         if (g->kernel_bytes > g->kernel_limit) {
@@ -3314,6 +3316,12 @@ static int decode_inst(struct gpu_core *g, const struct prog_inst *in,
                         home_page = page;
                         if (o->policy == GPU_PLACE_FT) {
                             home = ft_decode_home(g, o, page);
+                            /*
+                             * A lane set makes at most MAX_SECTORS page
+                             * lookups. Two objects that share a page
+                             * share its addresses: its sectors take the
+                             * first object's entry, as under kwc.
+                             */
                             if (home == FT_PENDING && nftp < MAX_SECTORS) {
                                 ftp[nftp].lo = o->gpu_va +
                                                (page << GPU_PAGE_SHIFT);

@@ -758,6 +758,88 @@ TEST(first_touch_is_by_dispatch_position_and_keeps_its_home)
 	tp_free(&p);
 }
 
+/*
+ * The first toucher under each scheduler. chunk, 6 blocks: chiplets start
+ * at blocks 0, 2, 3 and 5 (ceil(i * 6 / 4)); page 1 is touched by block 1
+ * (chiplet 0, second) and block 4 (chiplet 2, second): a tie, chiplet 0.
+ * Kernel 2's block 0 reads it locally (floor's starts 0, 1, 3, 4 would
+ * put it on chiplet 1). rr, 8 blocks: block 6 runs on chiplet 6 mod 4 =
+ * 2, so page 2 lives there and kernel 2's block 2 reads it locally.
+ */
+TEST(first_touch_follows_the_block_scheduler)
+{
+	static const uint32_t c1[6][4] = {
+		{ N }, { 1, N }, { N }, { N }, { 1, N }, { N } };
+	static const uint32_t c2[6][4] = {
+		{ 1, N }, { N }, { N }, { N }, { N }, { N } };
+	static const uint32_t r1[8][4] = {
+		{ N }, { N }, { N }, { N }, { N }, { N }, { 2, N }, { N } };
+	static const uint32_t r2[8][4] = {
+		{ N }, { N }, { 2, N }, { N }, { N }, { N }, { N }, { N } };
+	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
+	struct tprog p = { 0 }, q = { 0 };
+	struct run r;
+
+	tp_object(&p, OBJ_A, 16 * 4096, "a");
+	ft_kernel(&p, 1, 6, c1);
+	ft_kernel(&p, 2, 6, c2);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ(2 * LINE_SECTORS, r.st.l2_local);	/* blocks 1, then 0 */
+	EXPECT_EQ(1 * LINE_SECTORS, r.st.l2_remote);	/* block 4 */
+	tp_free(&p);
+
+	c.tb_sched = GPU_TB_RR;
+	tp_object(&q, OBJ_A, 16 * 4096, "a");
+	ft_kernel(&q, 1, 8, r1);
+	ft_kernel(&q, 2, 8, r2);
+	tp_add(&q, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(&r, &c, &q, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ(2 * LINE_SECTORS, r.st.l2_local);
+	EXPECT_EQ(0, r.st.l2_remote);
+	tp_free(&q);
+}
+
+/*
+ * Each object keeps its own pages' homes: kernel 1's block 3 (chiplet 3)
+ * touches page 0 of b, and only kernel 2's block 0 touches page 0 of a,
+ * which so lives on chiplet 0: all three reads are local (with one table
+ * for both objects, a's page 0 would be on chiplet 3).
+ */
+TEST(first_touch_keeps_each_objects_pages_apart)
+{
+	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
+	struct tprog p = { 0 };
+	struct run r;
+	uint32_t k, b;
+
+	tp_object(&p, OBJ_A, 4 * 4096, "a");
+	tp_object(&p, OBJ_B, 4 * 4096, "b");
+	for (k = 1; k <= 2; k++) {
+		tp_kernel(&p, k, "touch", 4, 32, 0);
+		for (b = 0; b < 4; b++) {
+			tp_block(&p, b);
+			tp_warp(&p, 0, 1);
+			if (b == 3)
+				tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+				       0xffffffff, OBJ_B + (k - 1) * 128ULL, 4,
+				       1);
+			else if (b == 0 && k == 2)
+				tp_mem(&p, PROG_SPACE_GLOBAL, PROG_KIND_LOAD, 4,
+				       0xffffffff, OBJ_A, 4, 1);
+			else
+				tp_alu(&p, PROG_OP_INT, 1, 0);
+			tp_add(&p, PROG_REC_BLOCK_END);
+		}
+		tp_add(&p, PROG_REC_KERNEL_END);
+	}
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	EXPECT_EQ(3 * LINE_SECTORS, r.st.l2_local);
+	EXPECT_EQ(0, r.st.l2_remote);
+	tp_free(&p);
+}
+
 TEST(first_touch_needs_translation_off)
 {
 	struct gpu_config c = ft_cfg(GPU_PLACE_FT);

@@ -65,7 +65,8 @@ add("Barre Chord", "F-Barre-NoMerge over Least (Fig 15)",
 bc = (js("barre-core.json") or {}).get("apps", {})
 add("Barre Chord", "coalesced share of ATS requests, Barre (Fig 16b)",
     BARRE_CORE_FIGS["fig16b_barre"],
-    pick(bc, lambda v: v["fig16"]["coalesced_barre"], zero_ok=True), "share",
+    pick(bc, lambda v: v["fig16"]["coalesced_barre"]
+         if v["fig16"]["ats_requests_barre"] else None, zero_ok=True), "share",
     "barre.md#differences-from-the-paper")
 add("Barre Chord", "F-Barre over Least at 16 chiplets (Fig 20)",
     BARRE_CORE_FIGS["fig20"][16], pick(bc, lambda v: v["fig20"]["16"]),
@@ -102,15 +103,15 @@ for what, key, num, den, field in (
 cs = (js("cpelide_scale.json") or {}).get("apps", {})
 # Fig 8 at the paper's inputs (Table II), the scale experiment's
 # "paper-APP" jobs; 7 chiplets at the scaling study's sizes.
-add("CPElide", "CPElide over baseline, 4 chiplets (Fig 8)",
+add("CPElide", "CPElide over baseline, 4 chiplets, Table II's inputs (Fig 8)",
     CPELIDE_SCALE_PAPER[4][0],
     pick(cs, lambda v: v["4-paper"]["cpelide_over_baseline"]), "ratio",
     "cpelide.md#differences-from-the-paper")
-add("CPElide", "CPElide over HMG, 4 chiplets (Fig 8)",
+add("CPElide", "CPElide over HMG, 4 chiplets, Table II's inputs (Fig 8)",
     CPELIDE_SCALE_PAPER[4][1],
     pick(cs, lambda v: v["4-paper"]["cpelide_over_hmg"]), "ratio",
     "cpelide.md#differences-from-the-paper")
-add("CPElide", "CPElide over baseline, 7 chiplets (§V-C)",
+add("CPElide", "CPElide over baseline, 7 chiplets, make run's sizes (§V-C)",
     CPELIDE_SCALE_PAPER[7][0],
     pick(cs, lambda v: v["7"]["cpelide_over_baseline"]), "ratio",
     "cpelide.md#differences-from-the-paper")

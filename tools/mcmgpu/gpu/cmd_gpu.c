@@ -28,7 +28,7 @@ static void config_usage(FILE *f)
 		"  --set FIELD=VALUE  override a parameter (repeatable, in order):\n"
 		"                     decimal with an optional k, M or G (x 1024),\n"
 		"                     or a name: tb_sched=rr|chunk,\n"
-		"                     warp_sched=lrr|gto, placement=chunk|rr|kwc,\n"
+		"                     warp_sched=lrr|gto, placement=chunk|rr|kwc|ft,\n"
 		"                     translate=off|on\n"
 		"  --json             {\"preset\", \"title\", \"config\", \"sources\"}\n"
 		"Units: latencies in cycles, bandwidths in bytes a 1000 cycles,\n"
