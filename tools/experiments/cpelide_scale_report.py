@@ -46,6 +46,23 @@ def fmt(x):
     return f"{x:.3f}" if x is not None else None
 
 
+def app_table(items):
+    """A table's rows: (application, size, its numbers, the paper's pair)."""
+    t = head("application", "size", "class (paper)", "cycles, baseline",
+             "cycles, CPElide", "cycles, HMG", "cycles, ideal",
+             "CPElide over baseline", "paper", "CPElide over HMG", "paper",
+             "HMG over baseline", "syncs, baseline", "syncs, CPElide",
+             "oracle violations")
+    for a, size, d, pp in items:
+        c = d["cycles"]
+        t.append(row(a, size, CPELIDE_TABLE2[a], c["baseline"], c["cpelide"],
+                     c["hmg"], c["ideal"], fmt(d["cpelide_over_baseline"]),
+                     fmt(pp[0]), fmt(d["cpelide_over_hmg"]), fmt(pp[1]),
+                     fmt(d["hmg_over_baseline"]), d["syncs_baseline"],
+                     d["syncs_cpelide"], d["oracle_violations"]))
+    return t
+
+
 out = {"chiplets": {}, "apps": {}}
 total_viol = 0
 ideal_bad, viol_where = [], []
@@ -200,45 +217,17 @@ if papps:
           "Table II's input, or the nearest the executor affords), 4 "
           "chiplets, every policy; the headline table's CPElide rows at 4 "
           "chiplets come from here.", ""]
-    L += head("application", "size", "class (paper)", "cycles, baseline",
-              "cycles, CPElide", "cycles, HMG", "cycles, ideal",
-              "CPElide over baseline", "paper", "CPElide over HMG", "paper",
-              "HMG over baseline", "syncs, baseline", "syncs, CPElide",
-              "oracle violations")
-    for a in papps:
-        d, c = pper[a], pper[a]["cycles"]
-        pp = CPELIDE_PAPER_SPEEDUP.get(a, (None, None))
-        L.append(row(a, d["size"], CPELIDE_TABLE2[a], c["baseline"],
-                     c["cpelide"], c["hmg"], c["ideal"],
-                     fmt(d["cpelide_over_baseline"]), fmt(pp[0]),
-                     fmt(d["cpelide_over_hmg"]), fmt(pp[1]),
-                     fmt(d["hmg_over_baseline"]), d["syncs_baseline"],
-                     d["syncs_cpelide"], d["oracle_violations"]))
+    L += app_table((a, pper[a]["size"], pper[a],
+                    CPELIDE_PAPER_SPEEDUP.get(a, (None, None))) for a in papps)
     s = out["paper_inputs"]
     L += ["", f"Geomean at 4 chiplets, Table II's inputs: CPElide over "
           f"baseline {s['cpelide_over_baseline']:.3f}, over HMG "
           f"{s['cpelide_over_hmg']:.3f}.", ""]
 for n in NS:
     L += [f"### {n} chiplets", ""]
-    L += head("application", "size", "class (paper)", "cycles, baseline",
-              "cycles, CPElide", "cycles, HMG", "cycles, ideal",
-              "CPElide over baseline", "paper", "CPElide over HMG", "paper",
-              "HMG over baseline", "syncs, baseline", "syncs, CPElide",
-              "oracle violations")
-    for a in apps:
-        d, c = per[n][a], per[n][a]["cycles"]
-        if n == 4:
-            pp = CPELIDE_PAPER_SPEEDUP.get(a, (None, None))
-        elif n == 7:
-            pp = CPELIDE_PAPER_7.get(a, (None, None))
-        else:
-            pp = (None, None)
-        L.append(row(a, sizes.get(a), CPELIDE_TABLE2[a], c["baseline"],
-                     c["cpelide"], c["hmg"], c["ideal"],
-                     fmt(d["cpelide_over_baseline"]), fmt(pp[0]),
-                     fmt(d["cpelide_over_hmg"]), fmt(pp[1]),
-                     fmt(d["hmg_over_baseline"]), d["syncs_baseline"],
-                     d["syncs_cpelide"], d["oracle_violations"]))
+    paper = CPELIDE_PAPER_SPEEDUP if n == 4 else CPELIDE_PAPER_7 if n == 7 else {}
+    L += app_table((a, sizes.get(a), per[n][a], paper.get(a, (None, None)))
+                   for a in apps)
     s = summary[n]
     L += ["", f"Geomean at {n} chiplets: CPElide over baseline "
           f"{s['cpelide_over_baseline']:.3f}, over HMG {s['cpelide_over_hmg']:.3f}.",
