@@ -34,6 +34,32 @@ enum gpu_tb_sched {
     GPU_TB_NR
 };
 
+/* GPU_TB_CHUNK: chiplet i's first block of nblocks over n chiplets. */
+static inline u32 gpu_tb_chunk_first(u32 i, u32 nblocks, u32 n)
+{
+    return (u32)(((u64)i * nblocks + n - 1) / n);
+}
+
+/*
+ * The chiplet (of n) that tb_sched gives block kb of nblocks, and in *pos
+ * the block's place in that chiplet's dispatch order.
+ */
+static inline u32 gpu_tb_chiplet(u32 kb, u32 nblocks, u32 n, u32 tb_sched,
+                                 u32 *pos)
+{
+    u32 i;
+
+    if (tb_sched == GPU_TB_RR) {
+        *pos = kb / n;
+        return kb % n;
+    }
+    for (i = n - 1; i && kb < gpu_tb_chunk_first(i, nblocks, n); i--) {
+        ;
+    }
+    *pos = kb - gpu_tb_chunk_first(i, nblocks, n);
+    return i;
+}
+
 enum gpu_warp_sched {
     GPU_WS_LRR = 0,         /* loose round-robin */
     GPU_WS_GTO,             /* greedy then oldest */

@@ -3160,21 +3160,12 @@ static u32 ft_decode_home(struct gpu_core *g, const struct gpu_object *o,
 /* Block kb's first-touch key: its dispatch position, then its chiplet. */
 static u32 ft_key(const struct gpu_core *g, u32 kb)
 {
-    u32 first = 0, m = g->cfg.chiplets, nb = g->ndblocks, i, pos;
+    u32 first = 0, m = g->cfg.chiplets, i, pos;
 
     if (g->sgroups) {
         s_range(g, g->s_slot, &first, &m);
     }
-    if (g->cfg.tb_sched == GPU_TB_RR) {
-        i = kb % m;
-        pos = kb / m;
-    } else {
-        /* chiplet_blocks(): chiplet i starts at ceil(i nb / m) */
-        for (i = m - 1; i && kb < (u32)(((u64)i * nb + m - 1) / m); i--) {
-            ;
-        }
-        pos = kb - (u32)(((u64)i * nb + m - 1) / m);
-    }
+    i = gpu_tb_chiplet(kb, g->ndblocks, m, g->cfg.tb_sched, &pos);
     if (pos > FT_MAX_POS) {
         pos = FT_MAX_POS;
     }
@@ -3563,8 +3554,8 @@ static void chiplet_blocks(struct chiplet *ch, u32 tb_sched, u32 i, u32 n,
         ch->end = nblocks;
         ch->step = n;
     } else {
-        ch->cursor = (u32)(((u64)i * nblocks + n - 1) / n);
-        ch->end = (u32)(((u64)(i + 1) * nblocks + n - 1) / n);
+        ch->cursor = gpu_tb_chunk_first(i, nblocks, n);
+        ch->end = gpu_tb_chunk_first(i + 1, nblocks, n);
         ch->step = 1;
     }
     if (ch->cursor > ch->end) {

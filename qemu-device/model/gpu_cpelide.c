@@ -277,22 +277,6 @@ void gpu_cpe_note(struct gpu_cpe *p, u32 kb, u32 obj, u64 lo, u64 hi,
     r->write = write;
 }
 
-/* The chiplet block kb runs on, as the core's scheduler places it. */
-static u32 cpe_block_chiplet(u32 kb, u32 nblocks, u32 n, u32 tb_sched)
-{
-    u32 c;
-
-    if (tb_sched == GPU_TB_RR) {
-        return kb % n;
-    }
-    for (c = n; c > 0; c--) {
-        if (kb >= (u32)(((u64)(c - 1) * nblocks + n - 1) / n)) {
-            return c - 1;
-        }
-    }
-    return 0;
-}
-
 static bool cpe_overlap(u64 alo, u64 ahi, u64 blo, u64 bhi)
 {
     if (alo > ahi || blo > bhi) {
@@ -406,8 +390,8 @@ static bool cpe_summarize(struct gpu_cpe *p, u32 nblocks, u32 tb_sched)
     }
     for (i = 0; i < p->nrecs; i++) {
         const struct cpe_rec *r = &p->recs[i];
-        u32 c = p->map_first +
-                cpe_block_chiplet(r->kb, nblocks, p->map_m, tb_sched);
+        u32 pos, c = p->map_first +
+                gpu_tb_chiplet(r->kb, nblocks, p->map_m, tb_sched, &pos);
         struct cpe_sum *s = &p->sum[(u64)r->obj * p->n + c];
 
         if (r->lo < s->alo) {

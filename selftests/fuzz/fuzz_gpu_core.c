@@ -755,8 +755,9 @@ static void check_counters(const struct run *r, uint64_t insts)
 /*
  * FinePack, CPElide, both or neither, from the seed (header bytes 10,
  * 11); half of CPElide's seeds take FinePack too; half of all seeds a
- * bounded memory write queue; a third without translation first touch. Independently, Least,
- * Valkyrie (a prefetch degree of 0 to 3) or neither.
+ * bounded memory write queue; a third of the seeds without translation
+ * first-touch placement. Independently, Least, Valkyrie (a prefetch
+ * degree of 0 to 3) or neither.
  */
 static void pick_mechanism(struct run *r)
 {

@@ -696,6 +696,25 @@ static struct gpu_config ft_cfg(uint32_t placement)
 	return c;
 }
 
+/*
+ * Runs kernels k1 then k2 (nb blocks each, ft_kernel()) over a 16-page
+ * object on c; r holds the stats.
+ */
+static void ft_run(struct __test_metadata *_metadata,
+		   const struct gpu_config *c, uint32_t nb,
+		   const uint32_t (*k1)[4], const uint32_t (*k2)[4],
+		   struct run *r)
+{
+	struct tprog p = { 0 };
+
+	tp_object(&p, OBJ_A, 16 * 4096, "a");
+	ft_kernel(&p, 1, nb, k1);
+	ft_kernel(&p, 2, nb, k2);
+	tp_add(&p, PROG_REC_END);
+	ASSERT_EQ(0, run_prog(r, c, &p, 1000, 1000)) TH_LOG("%s", r->err);
+	tp_free(&p);
+}
+
 #define N	~0u
 #define LINE_SECTORS	4	/* a 128 B load: 4 sectors, one L2 access each */
 
@@ -708,23 +727,16 @@ TEST(first_touch_homes_a_page_where_it_is_first_touched)
 {
 	static const uint32_t t[4][4] = {
 		{ 4, N }, { 8, N }, { 12, N }, { 0, N } };
-	struct tprog p = { 0 };
-	struct gpu_config c;
+	struct gpu_config c = ft_cfg(GPU_PLACE_KWC);
 	struct run r;
 
-	tp_object(&p, OBJ_A, 16 * 4096, "a");
-	ft_kernel(&p, 1, 4, t);
-	ft_kernel(&p, 2, 4, t);
-	tp_add(&p, PROG_REC_END);
-	c = ft_cfg(GPU_PLACE_KWC);
-	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	ft_run(_metadata, &c, 4, t, t, &r);
 	EXPECT_EQ(0, r.st.l2_local);
 	EXPECT_EQ(2 * 4 * LINE_SECTORS, r.st.l2_remote);
 	c = ft_cfg(GPU_PLACE_FT);
-	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	ft_run(_metadata, &c, 4, t, t, &r);
 	EXPECT_EQ(2 * 4 * LINE_SECTORS, r.st.l2_local);
 	EXPECT_EQ(0, r.st.l2_remote);
-	tp_free(&p);
 }
 
 /*
@@ -745,17 +757,11 @@ TEST(first_touch_is_by_dispatch_position_and_keeps_its_home)
 		{ 2, 3, N }, { N }, { 1, N }, { N }, { N }, { N }, { N },
 		{ N } };
 	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
-	struct tprog p = { 0 };
 	struct run r;
 
-	tp_object(&p, OBJ_A, 16 * 4096, "a");
-	ft_kernel(&p, 1, 8, k1);
-	ft_kernel(&p, 2, 8, k2);
-	tp_add(&p, PROG_REC_END);
-	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	ft_run(_metadata, &c, 8, k1, k2, &r);
 	EXPECT_EQ((3 + 2) * LINE_SECTORS, r.st.l2_local);
 	EXPECT_EQ((2 + 1) * LINE_SECTORS, r.st.l2_remote);
-	tp_free(&p);
 }
 
 /*
@@ -777,27 +783,15 @@ TEST(first_touch_follows_the_block_scheduler)
 	static const uint32_t r2[8][4] = {
 		{ N }, { N }, { 2, N }, { N }, { N }, { N }, { N }, { N } };
 	struct gpu_config c = ft_cfg(GPU_PLACE_FT);
-	struct tprog p = { 0 }, q = { 0 };
 	struct run r;
 
-	tp_object(&p, OBJ_A, 16 * 4096, "a");
-	ft_kernel(&p, 1, 6, c1);
-	ft_kernel(&p, 2, 6, c2);
-	tp_add(&p, PROG_REC_END);
-	ASSERT_EQ(0, run_prog(&r, &c, &p, 1000, 1000)) TH_LOG("%s", r.err);
+	ft_run(_metadata, &c, 6, c1, c2, &r);
 	EXPECT_EQ(2 * LINE_SECTORS, r.st.l2_local);	/* blocks 1, then 0 */
 	EXPECT_EQ(1 * LINE_SECTORS, r.st.l2_remote);	/* block 4 */
-	tp_free(&p);
-
 	c.tb_sched = GPU_TB_RR;
-	tp_object(&q, OBJ_A, 16 * 4096, "a");
-	ft_kernel(&q, 1, 8, r1);
-	ft_kernel(&q, 2, 8, r2);
-	tp_add(&q, PROG_REC_END);
-	ASSERT_EQ(0, run_prog(&r, &c, &q, 1000, 1000)) TH_LOG("%s", r.err);
+	ft_run(_metadata, &c, 8, r1, r2, &r);
 	EXPECT_EQ(2 * LINE_SECTORS, r.st.l2_local);
 	EXPECT_EQ(0, r.st.l2_remote);
-	tp_free(&q);
 }
 
 /*

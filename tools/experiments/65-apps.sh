@@ -2,7 +2,8 @@
 # The applications' characterization beside the papers' (issue 29 item 3,
 # docs/workloads.md "Characterization"): each application a paper's table
 # names, generated at the GPU experiment's size (gpu-sizes.txt), FinePack's
-# applications at fp-sizes.txt's, or else its large size, and measured on that paper's configuration of the GPU core:
+# applications at fp-sizes.txt's, or else its large size, and measured on
+# that paper's configuration of the GPU core:
 # L2 TLB misses per kilo warp instruction on Barre's (a conventional IOMMU,
 # Barre off; Table I), the share of remote stores under 32 B on
 # FinePack's (§I), the L2 miss-rate reduction inter-kernel reuse gives on
